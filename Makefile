@@ -1,0 +1,66 @@
+# boothnet: `make setup` once (as root on Debian 12), then `make test`; `make demo` runs the main job.
+SHELL := /bin/bash
+VENV := .venv
+PY := $(VENV)/bin/python
+BIN := $(VENV)/bin
+NET ?= sc-booth
+export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
+
+DEBIAN_PACKAGES := frr frr-pythontools iperf3 nuttcp strongswan-charon strongswan-swanctl \
+	libcharon-extra-plugins nftables openssh-server openssh-client iproute2 iputils-ping \
+	tcpdump procps psmisc python3-venv git
+
+.PHONY: setup apt venv test lint unit build verify deploy validate demo lab-up lab-down golden bench clean
+
+setup: apt venv
+
+apt:
+	@if [ "$$(id -u)" != 0 ]; then echo "make setup installs Debian packages: run it as root" >&2; exit 1; fi
+	apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(DEBIAN_PACKAGES)
+	# The lab starts its own daemons per namespace; the packaged services must not hold ports or state.
+	-systemctl disable --now frr strongswan-starter strongswan ssh 2>/dev/null || true
+
+venv:
+	test -x $(PY) || python3 -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -r requirements.txt
+	$(BIN)/pip install -q -e .
+
+lint:
+	$(BIN)/ruff check src tests checks plugins bench
+	$(BIN)/yamllint -s .
+	$(BIN)/ansible-lint -q playbooks roles
+
+unit:
+	$(BIN)/pytest -q -m "not lab" tests checks
+
+test: lint
+	$(BIN)/pytest -q tests checks
+
+build:
+	$(BIN)/ansible-playbook -i inventories/$(NET) playbooks/build.yml
+
+verify:
+	$(BIN)/ansible-playbook -i inventories/$(NET) playbooks/verify.yml
+
+lab-up:
+	$(BIN)/ansible-playbook -i inventories/$(NET) playbooks/lab_up.yml
+
+lab-down:
+	$(BIN)/ansible-playbook -i inventories/$(NET) playbooks/lab_down.yml
+
+deploy:
+	$(BIN)/ansible-playbook -i build/$(NET)/lab/inventory.yml playbooks/deploy.yml
+
+validate:
+	$(BIN)/ansible-playbook -i build/$(NET)/lab/inventory.yml playbooks/validate.yml
+
+demo:
+	$(BIN)/boothnet demo --network $(NET)
+
+golden:
+	$(PY) tests/golden/regenerate.py
+
+clean:
+	rm -rf build
