@@ -1,0 +1,174 @@
+"""The validated intent: what the network should be, independent of any platform."""
+
+from __future__ import annotations
+
+from ipaddress import IPv4Address, IPv4Interface, IPv4Network
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Zone = Literal["production", "research", "secure", "outside"]
+ZONES: tuple[str, ...] = ("production", "research", "secure", "outside")
+EndpointRole = Literal["host", "client", "cluster", "fileserver", "server"]
+DeviceRole = Literal[
+    "core_switch", "access_switch", "research_switch", "router", "firewall", "vpn_gateway",
+    "show_network",
+]
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=False, populate_by_name=True)
+
+
+class Port(Strict):
+    name: str
+    speed: int = Field(gt=0, description="Mb/s")
+    mtu: int | None = None
+    description: str | None = None
+
+
+class Device(Strict):
+    name: str
+    role: DeviceRole
+    platform: str
+    mgmt_address: IPv4Address
+    router_id: IPv4Address | None = None
+    managed: bool = True
+    ports: list[Port] = []
+
+
+class Endpoint(Strict):
+    """A host in a VLAN: not configured by boothnet, but built by the lab and used by validation."""
+
+    name: str
+    vlan: str
+    address: IPv4Address
+    attach: str  # "device:port"
+    role: EndpointRole = "host"
+
+
+class Vlan(Strict):
+    id: int
+    name: str
+    zone: Zone
+    subnet: IPv4Network
+    gateway: str
+    gateway_address: IPv4Address | None = None
+    mtu: int | None = None
+    # other L3 devices on this VLAN (transit): device -> its address
+    routers: dict[str, IPv4Address] = {}
+    description: str | None = None
+
+
+class LinkAddresses(Strict):
+    a: IPv4Interface
+    b: IPv4Interface
+
+
+class Link(Strict):
+    a: str  # "device:port"
+    b: str
+    mode: Literal["trunk", "access", "routed"]
+    speed: int | None = Field(default=None, gt=0)
+    mtu: int | None = None
+    vlans: list[int | str] = []  # trunk: ids, names or "110-125" ranges
+    vlan: int | str | None = None  # access
+    addresses: LinkAddresses | None = None  # routed
+    description: str | None = None
+
+
+class MtuPolicy(Strict):
+    default: int = 1500
+    jumbo: int = 9000
+    crypto_inner: int = 8950
+
+
+class OspfSettings(Strict):
+    area: int = 0
+    hello: int = 10
+    dead: int = 40
+
+
+class NetworkSettings(Strict):
+    name: str
+    description: str = ""
+    mgmt_subnet: IPv4Network = IPv4Network("198.18.0.0/24")
+    ospf: OspfSettings = OspfSettings()
+
+
+class Rule(Strict):
+    name: str
+    source: str = Field(alias="from")
+    destination: str = Field(alias="to")
+    proto: Literal["ip", "icmp", "tcp", "udp"] = "ip"
+    ports: list[int] = []
+    action: Literal["permit", "deny"]
+
+
+class Policy(Strict):
+    default_action: Literal["deny", "permit"] = "deny"
+    rules: list[Rule] = []
+
+
+class Uplink(Strict):
+    device: str
+    next_hop: IPv4Address
+
+
+class Vpn(Strict):
+    name: str
+    booth_gateway: str
+    home_gateway: str
+    booth_subnets: list[str]  # "vlan:<name>"
+    home_subnets: list[str]
+    clients: str  # "group:<name>"
+    max_clients: int = 3
+    ike_proposals: list[str] = ["aes256-sha256-modp2048"]
+    esp_proposals: list[str] = ["aes256gcm16-modp2048"]
+    udp_encapsulation: bool = True
+    dpd_delay_s: int = 10
+    rekey_time_s: int = 3600
+    psk_env: str = "BOOTHNET_VPN_PSK"
+
+
+class ThroughputPath(Strict):
+    name: str
+    source: str = Field(alias="from")
+    destination: str = Field(alias="to")
+
+
+class Throughput(Strict):
+    pass_ratio: float = Field(default=0.9, gt=0, le=1)
+    duration_s: int = Field(default=5, gt=0)
+    streams: int = Field(default=1, gt=0)
+    tools: list[Literal["iperf3", "nuttcp"]] = ["iperf3", "nuttcp"]
+    paths: list[ThroughputPath] = []
+
+
+class Network(Strict):
+    settings: NetworkSettings
+    mtu_policy: MtuPolicy = MtuPolicy()
+    devices: dict[str, Device]
+    endpoints: dict[str, Endpoint] = {}
+    vlans: list[Vlan]
+    links: list[Link] = []
+    host_groups: dict[str, list[str]] = {}
+    policy: Policy = Policy()
+    uplink: Uplink | None = None
+    vpn: Vpn | None = None
+    throughput: Throughput = Throughput()
+    # where each part came from, for error messages downstream
+    sources: dict[str, str] = {}
+
+    @property
+    def name(self) -> str:
+        return self.settings.name
+
+    def vlan_by_name(self) -> dict[str, Vlan]:
+        return {vlan.name: vlan for vlan in self.vlans}
+
+    def vlan_mtu(self, vlan: Vlan) -> int:
+        return vlan.mtu or self.mtu_policy.default
+
+    def gateway_address(self, vlan: Vlan) -> IPv4Address:
+        return vlan.gateway_address or next(vlan.subnet.hosts())

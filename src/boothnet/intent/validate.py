@@ -1,0 +1,471 @@
+"""Stage 2: turn raw intent into a validated Network, reporting every error at once.
+
+Each error names the file, the field path (`vlans[3].id`), the value and what is allowed.
+Checks are linear or n log n in the size of the intent (sorting, dictionaries), never
+all-pairs, so a show floor of hundreds of devices validates in well under a second.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from ipaddress import IPv4Address, IPv4Network
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from boothnet.errors import IntentError, IntentInvalid
+from boothnet.intent.loader import RawInventory, load_inventory
+from boothnet.intent.model import (
+    ZONES,
+    Device,
+    Endpoint,
+    Link,
+    MtuPolicy,
+    Network,
+    NetworkSettings,
+    Policy,
+    Throughput,
+    Uplink,
+    Vlan,
+    Vpn,
+)
+from boothnet.platforms import parse_vlan_ranges, platforms, supported
+
+# ESP overhead in bytes for the worst case of each cipher family: outer IPv4 20, SPI and
+# sequence 8, IV, padding to the block, pad length and next header 2, ICV; UDP 8 if encapsulated.
+_ESP_CIPHER_OVERHEAD = {"gcm": 8 + 3 + 2 + 16, "cbc": 16 + 15 + 2 + 16}
+
+
+def esp_overhead(esp_proposal: str, udp_encapsulation: bool) -> int:
+    cipher = "gcm" if "gcm" in esp_proposal else "cbc"
+    return 20 + 8 + _ESP_CIPHER_OVERHEAD[cipher] + (8 if udp_encapsulation else 0)
+
+
+def _path(loc: tuple[Any, ...]) -> str:
+    text = ""
+    for part in loc:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text
+
+
+def _pydantic_errors(exc: ValidationError, file: str, prefix: str, data: Any) -> list[IntentError]:
+    errors = []
+    for err in exc.errors():
+        loc = tuple(err["loc"])
+        value = err.get("input")
+        if err["type"] == "missing":
+            value = "missing"
+        errors.append(IntentError(file, _path((prefix, *loc)) if prefix else _path(loc),
+                                  value if not isinstance(value, dict | list) else type(value).__name__,
+                                  err["msg"]))
+    return errors
+
+
+class _Collector:
+    def __init__(self, raw: RawInventory):
+        self.raw = raw
+        self.errors: list[IntentError] = []
+
+    def var_file(self, key: str) -> str:
+        return self.raw.var_files.get(key, f"{self.raw.root}/group_vars/all/{key}.yml")
+
+    def add(self, file: str, path: str, value: object, allowed: str) -> None:
+        self.errors.append(IntentError(file, path, value, allowed))
+
+    def section(self, key: str, model: type[BaseModel], required: bool = False) -> Any:
+        data = self.raw.vars.get(key)
+        if data is None:
+            if required:
+                self.add(self.var_file(key), key, "missing", f"a `{key}:` section in group_vars/all")
+            return None
+        try:
+            return model.model_validate(data)
+        except ValidationError as exc:
+            self.errors.extend(_pydantic_errors(exc, self.var_file(key), key, data))
+            return None
+
+    def items(self, key: str, model: type[BaseModel]) -> list[Any]:
+        data = self.raw.vars.get(key) or []
+        if not isinstance(data, list):
+            self.add(self.var_file(key), key, type(data).__name__, "a list")
+            return []
+        parsed = []
+        for index, item in enumerate(data):
+            try:
+                parsed.append(model.model_validate(item))
+            except ValidationError as exc:
+                self.errors.extend(_pydantic_errors(exc, self.var_file(key), f"{key}[{index}]", item))
+                parsed.append(None)
+        return parsed
+
+    def hosts(self, hosts: dict[str, dict[str, Any]], model: type[BaseModel], group: str) -> dict:
+        parsed = {}
+        for name, host_vars in hosts.items():
+            file = self.raw.host_files[name]
+            prefix = f"{group}.{name}" if file == self.raw.hosts_file else ""
+            try:
+                parsed[name] = model.model_validate({"name": name, **host_vars})
+            except ValidationError as exc:
+                self.errors.extend(_pydantic_errors(exc, file, prefix, host_vars))
+        return parsed
+
+
+def build_network(raw: RawInventory) -> Network:
+    c = _Collector(raw)
+    settings = c.section("network", NetworkSettings, required=True)
+    mtu_policy = c.section("mtu_policy", MtuPolicy) or MtuPolicy()
+    vlans = c.items("vlans", Vlan)
+    links = c.items("links", Link)
+    policy = c.section("policy", Policy) or Policy()
+    uplink = c.section("uplink", Uplink)
+    vpn = c.section("vpn", Vpn)
+    throughput = c.section("throughput", Throughput) or Throughput()
+    devices = c.hosts(raw.devices, Device, "devices")
+    endpoints = c.hosts(raw.endpoints, Endpoint, "endpoints")
+    host_groups = raw.vars.get("host_groups") or {}
+    if not isinstance(host_groups, dict) or not all(isinstance(v, list) for v in host_groups.values()):
+        c.add(c.var_file("host_groups"), "host_groups", "malformed", "a mapping of group name to a list of endpoint names")
+        host_groups = {}
+    known_keys = {"network", "mtu_policy", "vlans", "links", "policy", "uplink", "vpn", "throughput",
+                  "host_groups"}
+    for key in sorted(set(raw.vars) - known_keys):
+        if not key.startswith(("ansible_", "boothnet_", "vault_")):
+            c.add(raw.var_files[key], key, "unknown key", "one of " + ", ".join(sorted(known_keys)) +
+                  " (or an ansible_/boothnet_/vault_ variable)")
+    if c.errors or settings is None:
+        raise IntentInvalid(c.errors)
+    sources = {key: c.var_file(key) for key in known_keys}
+    sources.update({f"host:{name}": file for name, file in raw.host_files.items()})
+    network = Network(settings=settings, mtu_policy=mtu_policy, devices=devices, endpoints=endpoints,
+                      vlans=[v for v in vlans if v], links=[lk for lk in links if lk],
+                      host_groups=host_groups, policy=policy, uplink=uplink, vpn=vpn,
+                      throughput=throughput, sources=sources)
+    errors = check_network(network)
+    if errors:
+        raise IntentInvalid(errors)
+    return network
+
+
+def load_network(root: Path | str) -> Network:
+    """Read and validate an inventory; raises IntentInvalid with every error found."""
+    return build_network(load_inventory(Path(root)))
+
+
+# --- semantic checks ------------------------------------------------------------------------
+
+
+def check_network(net: Network) -> list[IntentError]:
+    checks = _Checks(net)
+    checks.run()
+    return checks.errors
+
+
+class _Checks:
+    def __init__(self, net: Network):
+        self.net = net
+        self.errors: list[IntentError] = []
+        self.src = net.sources
+        self.vlans_by_name = {}
+        self.vlans_by_id = {}
+        # device -> vlan id -> where it is present (for reserved checks and "carried nowhere")
+        self.vlan_presence: dict[int, list[str]] = defaultdict(list)
+        self.vlan_on_ports: set[int] = set()
+
+    def add(self, file: str, path: str, value: object, allowed: str) -> None:
+        self.errors.append(IntentError(file, path, value, allowed))
+
+    def run(self) -> None:
+        self.devices()
+        self.vlans()
+        ports = self.links()
+        self.endpoints(ports)
+        self.vlan_carriage()
+        self.subnets()
+        self.policy()
+        self.vpn()
+        self.uplink_and_paths()
+
+    # devices ---------------------------------------------------------------------------------
+    def devices(self) -> None:
+        known = platforms()
+        for name, device in sorted(self.net.devices.items()):
+            file = self.src[f"host:{name}"]
+            if device.platform not in known:
+                self.add(file, "platform", device.platform, "supported platforms: " + ", ".join(supported()))
+                continue
+            seen: dict[str, int] = {}
+            for index, port in enumerate(device.ports):
+                if port.name in seen:
+                    self.add(file, f"ports[{index}].name", port.name,
+                             f"each port declared once (also ports[{seen[port.name]}])")
+                seen[port.name] = index
+                limit = known[device.platform].max_mtu
+                if port.mtu is not None and not 576 <= port.mtu <= limit:
+                    self.add(file, f"ports[{index}].mtu", port.mtu, f"576-{limit} on {device.platform}")
+            if device.mgmt_address not in self.net.settings.mgmt_subnet:
+                self.add(file, "mgmt_address", str(device.mgmt_address),
+                         f"an address in the management subnet {self.net.settings.mgmt_subnet}")
+
+    def _port(self, ref: str, file: str, path: str) -> tuple[Device, Any] | None:
+        device_name, _, port_name = ref.partition(":")
+        device = self.net.devices.get(device_name)
+        if device is None or not port_name:
+            self.add(file, path, ref, "device:port with a known device: " + ", ".join(sorted(self.net.devices)))
+            return None
+        port = next((p for p in device.ports if p.name == port_name), None)
+        if port is None:
+            names = [p.name for p in device.ports]
+            shown = ", ".join(names[:3] + (["..."] if len(names) > 4 else []) + names[3:][-1:])
+            self.add(file, path, ref, f"a port declared on {device_name} ({shown or 'none declared'})")
+            return None
+        return device, port
+
+    # vlans -------------------------------------------------------------------------------------
+    def vlans(self) -> None:
+        file = self.src["vlans"]
+        for index, vlan in enumerate(self.net.vlans):
+            path = f"vlans[{index}]"
+            if not 1 <= vlan.id <= 4094:
+                self.add(file, f"{path}.id", vlan.id, "a VLAN ID in 1-4094")
+            if vlan.id in self.vlans_by_id:
+                self.add(file, f"{path}.id", vlan.id, f"unique VLAN IDs (also vlans[{self.vlans_by_id[vlan.id][0]}])")
+            else:
+                self.vlans_by_id[vlan.id] = (index, vlan)
+            if vlan.name in self.vlans_by_name:
+                self.add(file, f"{path}.name", vlan.name,
+                         f"unique VLAN names (also vlans[{self.vlans_by_name[vlan.name][0]}])")
+            else:
+                self.vlans_by_name[vlan.name] = (index, vlan)
+            mtu = self.net.vlan_mtu(vlan)
+            if not 576 <= mtu <= 9216:
+                self.add(file, f"{path}.mtu", mtu, "576-9216")
+            gateway = self.net.devices.get(vlan.gateway)
+            if gateway is None:
+                self.add(file, f"{path}.gateway", vlan.gateway, "a known device: " + ", ".join(sorted(self.net.devices)))
+            else:
+                self.vlan_presence[vlan.id].append(vlan.gateway)
+            address = self.net.gateway_address(vlan)
+            if address not in vlan.subnet or address in (vlan.subnet.network_address, vlan.subnet.broadcast_address):
+                self.add(file, f"{path}.gateway_address", str(address), f"a host address in {vlan.subnet}")
+            for router, router_address in vlan.routers.items():
+                if router not in self.net.devices:
+                    self.add(file, f"{path}.routers.{router}", router, "a known device")
+                else:
+                    self.vlan_presence[vlan.id].append(router)
+                if router_address not in vlan.subnet:
+                    self.add(file, f"{path}.routers.{router}", str(router_address), f"a host address in {vlan.subnet}")
+
+    def _resolve_vlan(self, ref: int | str) -> Vlan | None:
+        if isinstance(ref, int) or str(ref).isdigit():
+            found = self.vlans_by_id.get(int(ref))
+        else:
+            found = self.vlans_by_name.get(str(ref))
+        return found[1] if found else None
+
+    # links ---------------------------------------------------------------------------------------
+    def links(self) -> dict[str, str]:
+        file = self.src["links"]
+        used: dict[str, str] = {}
+        for index, link in enumerate(self.net.links):
+            path = f"links[{index}]"
+            ends = {}
+            for side in ("a", "b"):
+                ref = getattr(link, side)
+                found = self._port(ref, file, f"{path}.{side}")
+                if found is None:
+                    continue
+                if ref in used:
+                    self.add(file, f"{path}.{side}", ref, f"a port used once (already used by {used[ref]})")
+                used[ref] = f"{path}.{side}"
+                ends[side] = found
+            if len(ends) < 2:
+                continue
+            (dev_a, port_a), (dev_b, port_b) = ends["a"], ends["b"]
+            mtu_a, mtu_b = port_a.mtu or link.mtu, port_b.mtu or link.mtu
+            if mtu_a and mtu_b and mtu_a != mtu_b:
+                self.add(file, f"{path}.mtu", f"{link.a} mtu {mtu_a} vs {link.b} mtu {mtu_b}",
+                         "the same MTU on both ends of a link")
+            elif link.mtu and (mtu_a or mtu_b) and link.mtu != (mtu_a or mtu_b):
+                self.add(file, f"{path}.mtu", link.mtu,
+                         f"the MTU of the ports it joins ({mtu_a or mtu_b} on {link.a if mtu_a else link.b})")
+            link_mtu = link.mtu or mtu_a or mtu_b or self.net.mtu_policy.default
+            if link.mode == "trunk":
+                carried = self._trunk_vlans(link, file, path)
+                for vlan in carried:
+                    self.vlan_presence[vlan.id] += [dev_a.name, dev_b.name]
+                    self.vlan_on_ports.add(vlan.id)
+                    if self.net.vlan_mtu(vlan) > link_mtu:
+                        self.add(file, f"{path}.vlans", f"{vlan.name} (mtu {self.net.vlan_mtu(vlan)})",
+                                 f"VLANs with an MTU of at most the trunk MTU {link_mtu}")
+                if not carried:
+                    self.add(file, f"{path}.vlans", link.vlans, "at least one known VLAN on a trunk")
+            elif link.mode == "access":
+                vlan = self._resolve_vlan(link.vlan) if link.vlan is not None else None
+                if vlan is None:
+                    self.add(file, f"{path}.vlan", link.vlan, "a known VLAN id or name")
+                else:
+                    self.vlan_presence[vlan.id] += [dev_a.name, dev_b.name]
+                    self.vlan_on_ports.add(vlan.id)
+                    if self.net.vlan_mtu(vlan) > link_mtu:
+                        self.add(file, f"{path}.vlan", f"{vlan.name} (mtu {self.net.vlan_mtu(vlan)})",
+                                 f"a VLAN with an MTU of at most the link MTU {link_mtu}")
+            else:
+                if link.addresses is None:
+                    self.add(file, f"{path}.addresses", "missing", "addresses {a: A/len, b: B/len} on a routed link")
+                elif link.addresses.a.network != link.addresses.b.network or link.addresses.a.ip == link.addresses.b.ip:
+                    self.add(file, f"{path}.addresses", f"{link.addresses.a} / {link.addresses.b}",
+                             "two different addresses in one subnet")
+        return used
+
+    def _trunk_vlans(self, link: Link, file: str, path: str) -> list[Vlan]:
+        carried: list[Vlan] = []
+        for item in link.vlans:
+            ids = parse_vlan_ranges([item])
+            refs: list[int | str] = list(ids) if ids else [item]
+            for ref in refs:
+                vlan = self._resolve_vlan(ref)
+                if vlan is None:
+                    self.add(file, f"{path}.vlans", ref, "known VLAN ids, names or ranges like 110-125")
+                else:
+                    carried.append(vlan)
+        return carried
+
+    # endpoints -------------------------------------------------------------------------------------
+    def endpoints(self, used: dict[str, str]) -> None:
+        addresses: dict[IPv4Address, str] = {}
+        for name, endpoint in sorted(self.net.endpoints.items()):
+            file = self.src[f"host:{name}"]
+            prefix = f"endpoints.{name}." if file.endswith(("hosts.yml", "hosts.yaml")) else ""
+            vlan = self._resolve_vlan(endpoint.vlan)
+            if vlan is None:
+                self.add(file, f"{prefix}vlan", endpoint.vlan, "a known VLAN name")
+            elif endpoint.address not in vlan.subnet or endpoint.address == self.net.gateway_address(vlan):
+                self.add(file, f"{prefix}address", str(endpoint.address),
+                         f"a host address in {vlan.subnet} other than the gateway {self.net.gateway_address(vlan)}")
+            if endpoint.address in addresses:
+                self.add(file, f"{prefix}address", str(endpoint.address), f"a unique address (also {addresses[endpoint.address]})")
+            addresses[endpoint.address] = name
+            found = self._port(endpoint.attach, file, f"{prefix}attach")
+            if found is None:
+                continue
+            if endpoint.attach in used:
+                self.add(file, f"{prefix}attach", endpoint.attach, f"a port used once (already used by {used[endpoint.attach]})")
+            used[endpoint.attach] = f"endpoint {name}"
+            device, port = found
+            if vlan is not None:
+                self.vlan_presence[vlan.id].append(device.name)
+                self.vlan_on_ports.add(vlan.id)
+                if port.mtu and port.mtu < self.net.vlan_mtu(vlan):
+                    self.add(file, f"{prefix}attach", f"{endpoint.attach} (mtu {port.mtu})",
+                             f"a port with an MTU of at least the VLAN MTU {self.net.vlan_mtu(vlan)}")
+
+    def vlan_carriage(self) -> None:
+        file = self.src["vlans"]
+        known = platforms()
+        for index, vlan in enumerate(self.net.vlans):
+            present = self.vlan_presence.get(vlan.id, [])
+            if vlan.id not in self.vlan_on_ports:
+                self.add(file, f"vlans[{index}]", vlan.name, "a VLAN carried on at least one port (access, trunk or endpoint)")
+            for device_name in sorted(set(present)):
+                device = self.net.devices.get(device_name)
+                platform = known.get(device.platform) if device else None
+                if platform and vlan.id in platform.reserved_vlans:
+                    self.add(file, f"vlans[{index}].id", vlan.id,
+                             f"not reserved on {platform.name} ({device_name}): reserved {platform.reserved_text()}")
+
+    # addressing ----------------------------------------------------------------------------------------
+    def subnets(self) -> None:
+        spans: list[tuple[IPv4Network, str, str]] = [
+            (vlan.subnet, self.src["vlans"], f"vlans[{i}].subnet") for i, vlan in enumerate(self.net.vlans)
+        ]
+        for i, link in enumerate(self.net.links):
+            if link.addresses is not None:
+                spans.append((link.addresses.a.network, self.src["links"], f"links[{i}].addresses"))
+        spans.append((self.net.settings.mgmt_subnet, self.src["network"], "network.mgmt_subnet"))
+        # Sorted by start, an overlap can only be with the widest span seen so far: n log n, not n^2.
+        spans.sort(key=lambda span: (int(span[0].network_address), -span[0].prefixlen))
+        widest: tuple[IPv4Network, str, str] | None = None
+        for span in spans:
+            if widest is not None and span[0].network_address <= widest[0].broadcast_address:
+                self.add(span[1], span[2], str(span[0]),
+                         f"a subnet that overlaps no other (overlaps {widest[2]} {widest[0]})")
+            if widest is None or span[0].broadcast_address > widest[0].broadcast_address:
+                widest = span
+
+    # policy -----------------------------------------------------------------------------------------------
+    def _check_selector(self, selector: str, file: str, path: str) -> None:
+        kind, _, name = selector.partition(":")
+        if selector == "any":
+            return
+        if kind == "zone":
+            if name not in ZONES:
+                self.add(file, path, selector, "zones: " + ", ".join(ZONES))
+        elif kind == "group":
+            if name not in self.net.host_groups:
+                self.add(file, path, selector, "known host groups: " + (", ".join(sorted(self.net.host_groups)) or "none"))
+        elif kind == "vlan":
+            if name not in self.vlans_by_name:
+                self.add(file, path, selector, "a known VLAN name")
+        else:
+            self.add(file, path, selector, "any, zone:<zone>, group:<host group> or vlan:<vlan name>")
+
+    def policy(self) -> None:
+        file = self.src["policy"]
+        names: set[str] = set()
+        for index, rule in enumerate(self.net.policy.rules):
+            path = f"policy.rules[{index}]"
+            if rule.name in names:
+                self.add(file, f"{path}.name", rule.name, "unique rule names")
+            names.add(rule.name)
+            self._check_selector(rule.source, file, f"{path}.from")
+            self._check_selector(rule.destination, file, f"{path}.to")
+            if rule.ports and rule.proto not in ("tcp", "udp"):
+                self.add(file, f"{path}.ports", rule.ports, "ports only with proto tcp or udp")
+            for port in rule.ports:
+                if not 1 <= port <= 65535:
+                    self.add(file, f"{path}.ports", port, "ports 1-65535")
+        groups_file = self.src["host_groups"]
+        for group, members in sorted(self.net.host_groups.items()):
+            for index, member in enumerate(members):
+                if member not in self.net.endpoints:
+                    self.add(groups_file, f"host_groups.{group}[{index}]", member, "a known endpoint")
+
+    def vpn(self) -> None:
+        vpn = self.net.vpn
+        if vpn is None:
+            return
+        file = self.src["vpn"]
+        for field in ("booth_gateway", "home_gateway"):
+            if getattr(vpn, field) not in self.net.devices:
+                self.add(file, f"vpn.{field}", getattr(vpn, field), "a known device")
+        for field in ("booth_subnets", "home_subnets"):
+            for index, ref in enumerate(getattr(vpn, field)):
+                kind, _, name = ref.partition(":")
+                if kind != "vlan" or name not in self.vlans_by_name:
+                    self.add(file, f"vpn.{field}[{index}]", ref, "vlan:<a known VLAN name>")
+        kind, _, group = vpn.clients.partition(":")
+        if kind != "group" or group not in self.net.host_groups:
+            self.add(file, "vpn.clients", vpn.clients, "group:<a known host group>")
+        elif len(self.net.host_groups[group]) > vpn.max_clients:
+            self.add(self.src["host_groups"], f"host_groups.{group}",
+                     f"{len(self.net.host_groups[group])} hosts",
+                     f"at most {vpn.max_clients} VPN clients (vpn.max_clients)")
+        gateway = self.net.devices.get(vpn.booth_gateway)
+        outer = [lk for lk in self.net.links if lk.mode == "routed" and gateway
+                 and gateway.name in (lk.a.partition(":")[0], lk.b.partition(":")[0])]
+        overhead = max(esp_overhead(p, vpn.udp_encapsulation) for p in vpn.esp_proposals)
+        inner = self.net.mtu_policy.crypto_inner
+        for link in outer:
+            if link.mtu and inner + overhead > link.mtu:
+                self.add(self.src["network"], "mtu_policy.crypto_inner", inner,
+                         f"at most {link.mtu - overhead}: ESP adds up to {overhead} bytes and the "
+                         f"outer link {link.a} -- {link.b} has MTU {link.mtu}")
+
+    def uplink_and_paths(self) -> None:
+        if self.net.uplink and self.net.uplink.device not in self.net.devices:
+            self.add(self.src["uplink"], "uplink.device", self.net.uplink.device, "a known device")
+        for index, path in enumerate(self.net.throughput.paths):
+            for field, value in (("from", path.source), ("to", path.destination)):
+                if value not in self.net.endpoints:
+                    self.add(self.src["throughput"], f"throughput.paths[{index}].{field}", value, "a known endpoint")
