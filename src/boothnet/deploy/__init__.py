@@ -1,0 +1,1 @@
+"""Deploy stage: NAPALM frr_linux driver, backups, health checks, result records."""

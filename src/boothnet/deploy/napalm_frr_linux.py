@@ -1,0 +1,498 @@
+"""NAPALM driver for ``frr_linux``: Linux + FRR + nftables + strongSwan, over SSH.
+
+Builds on napalm-linux's :class:`LinuxDriver` (its SSH connection, exec channels and
+getters) and adds config management on a four-part candidate (see
+:mod:`boothnet.deploy.parts`). Everything that must outlive the SSH session lives on the
+device under ``state_dir``::
+
+    bin/ifstate.py   interface state helper (this package's stdlib-only module)
+    bin/apply.sh     applies a folder of parts: strict (commit) or best-effort (revert)
+    bin/revert.sh    the commit-confirm timer
+    candidate/       the parts being committed
+    backup/          the running parts taken just before the last commit (+ ``scope``)
+    pending          present while a commit awaits confirmation; the timer and
+                     confirm_commit race for it with an atomic rename
+    reverted         why and when the timer last restored the backup
+
+optional_args (besides napalm-linux's and netmiko's, e.g. ``key_file``):
+``pathspace`` (FRR ``-N``), ``state_dir``, ``frr_conf_path``, ``frr_reload``,
+``swanctl_conf``, ``swanctl_uri``, ``strongswan_conf``, ``known_hosts`` (an OpenSSH
+known_hosts file: the host's key is required, never trusted on first use), ``netns``
+(informational), ``python`` (device interpreter for the helper).
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from napalm.base.exceptions import (
+    CommitConfirmException,
+    CommitError,
+    ConnectionException,
+    MergeConfigException,
+    ReplaceConfigException,
+)
+from napalm_linux import LinuxDriver
+
+from boothnet.deploy import ifstate
+from boothnet.deploy.known_hosts import host_keys
+from boothnet.deploy.parts import (
+    FRR,
+    INTERFACES,
+    NFT,
+    PARTS,
+    SWANCTL,
+    CandidateError,
+    frr_running_as_file,
+    load_parts,
+    normalize_frr,
+    normalize_nft,
+    normalize_text,
+    unified,
+)
+
+_IFSTATE_SOURCE = Path(ifstate.__file__)
+
+# Applies the parts present in folder $1. "strict" stops at the first failure (a commit,
+# whose caller then restores the backup); "best-effort" applies every part it can (a
+# revert must bring back as much as possible even if one part fails).
+_APPLY_SH = r"""#!/bin/sh
+# boothnet: apply the frr_linux parts in folder $1 ($2 = strict | best-effort)
+dir=$1; mode=$2; rc=0
+step() { if ! "$@"; then rc=1; echo "boothnet-apply: failed: $*" >&2;
+         [ "$mode" = strict ] && exit 1; fi; }
+if [ -f "$dir/interfaces.ip" ]; then
+  step @PYTHON@ @SD@/bin/ifstate.py apply "$dir/interfaces.ip" --scope "$(cat "$dir/scope" 2>/dev/null)"
+fi
+[ -f "$dir/nftables.nft" ] && step nft -f "$dir/nftables.nft"
+if [ -f "$dir/frr.conf" ]; then
+  step @PYTHON@ @FRR_RELOAD@ --reload --stdout --log-level error @PATHSPACE_ARG@ "$dir/frr.conf"
+  step install -m 640 -o frr -g frr "$dir/frr.conf" @FRR_CONF@
+fi
+if [ -f "$dir/swanctl.conf" ]; then
+  step install -D -m 600 "$dir/swanctl.conf" @SWANCTL_CONF@
+  step env @SWAN_ENV@ swanctl --load-all --noprompt --file @SWANCTL_CONF@ @SWAN_URI@
+fi
+exit $rc
+"""
+
+# The commit-confirm timer, started with setsid so it survives the SSH session.
+_REVERT_SH = r"""#!/bin/sh
+# boothnet: restore backup/ after $1 seconds unless confirm_commit takes "pending" first
+sd=@SD@
+echo $$ > "$sd/pending.pid"
+sleep "$1"
+mv "$sd/pending" "$sd/reverting" 2>/dev/null || exit 0
+sh "$sd/bin/apply.sh" "$sd/backup" best-effort > "$sd/revert.log" 2>&1
+echo "reverted at $(date -u +%Y-%m-%dT%H:%M:%SZ): not confirmed within $1 s (apply rc=$?)" \
+  > "$sd/reverted"
+rm -f "$sd/reverting" "$sd/pending.pid"
+"""
+
+
+class FrrLinuxDriver(LinuxDriver):  # type: ignore[misc]
+    """NAPALM driver for Linux routers running FRR, nftables and strongSwan."""
+
+    DRIVER_NAME = "frr_linux"
+    TYPE_LABEL = "FRR on Linux"
+
+    def __init__(
+        self,
+        hostname: str,
+        username: str,
+        password: str = "",
+        timeout: int = 60,
+        optional_args: dict[str, Any] | None = None,
+    ) -> None:
+        args = dict(optional_args or {})
+        port = int(args.get("port", 22))
+        if args.get("known_hosts"):
+            try:
+                args.setdefault("ssh_host_keys", host_keys(args["known_hosts"], hostname, port))
+            except (OSError, LookupError) as exc:
+                raise ConnectionException(f"{hostname}: {exc}") from exc
+        if args.get("key_file"):
+            args.setdefault("use_keys", True)
+            args.setdefault("allow_agent", False)
+        super().__init__(hostname, username, password, timeout, args)
+        self.pathspace: str | None = args.get("pathspace") or None
+        self.netns: str | None = args.get("netns")
+        self.state_dir: str = args.get("state_dir") or (
+            f"/var/lib/boothnet/{self.pathspace or 'default'}"
+        )
+        self.frr_conf_path: str = args.get("frr_conf_path") or (
+            f"/etc/frr/{self.pathspace}/frr.conf" if self.pathspace else "/etc/frr/frr.conf"
+        )
+        self.frr_reload: str = args.get("frr_reload", "/usr/lib/frr/frr-reload.py")
+        self.swanctl_conf: str = args.get("swanctl_conf", "/etc/swanctl/swanctl.conf")
+        self.swanctl_uri: str | None = args.get("swanctl_uri")
+        self.strongswan_conf: str | None = args.get("strongswan_conf")
+        self.python: str = args.get("python", "python3")
+        self._candidate: dict[str, str] | None = None
+        self._tools_ready = False
+
+    # ------------------------------------------------------------------ plumbing
+
+    def open(self) -> None:
+        super().open()
+        self._tools_ready = False
+
+    def _sh(self, command: str, *, stdin: str | None = None, timeout: float = 120) -> Any:
+        """Run *command* as root on an exec channel (real exit status, stderr apart)."""
+        return self.run_command(
+            command,
+            privileged=True,
+            timeout=timeout,
+            stdin=stdin.encode() if stdin is not None else None,
+        )
+
+    def _must(self, command: str, what: str, **kw: Any) -> str:
+        r = self._sh(command, **kw)
+        if r.exit_code != 0:
+            raise CommitError(f"{self.hostname}: {what} failed: {_err(r)}")
+        return str(r.stdout)
+
+    def _vtysh(self, *commands: str) -> str:
+        ps = f"-N {shlex.quote(self.pathspace)} " if self.pathspace else ""
+        cmds = " ".join(f"-c {shlex.quote(c)}" for c in commands)
+        r = self._sh(f"vtysh {ps}{cmds}")
+        if r.exit_code != 0:
+            raise CommitError(f"{self.hostname}: vtysh {commands}: {_err(r)}")
+        return str(r.stdout)
+
+    def _put(self, path: str, text: str) -> None:
+        """Write *text* to *path* on the device (as root; parents created)."""
+        q = shlex.quote(path)
+        if self._is_root():
+            cmd = f"mkdir -p \"$(dirname {q})\" && cat > {q}.tmp && mv -f {q}.tmp {q}"
+            self._must(cmd, f"writing {path}", stdin=text)
+            return
+        self._must(f"mkdir -p \"$(dirname {q})\"", f"creating the folder of {path}")
+        r = self._install_file_as_root(path, text)
+        if r.exit_code != 0:
+            raise CommitError(f"{self.hostname}: writing {path} failed: {_err(r)}")
+
+    def _sd(self, *rel: str) -> str:
+        return "/".join([self.state_dir, *rel])
+
+    def _ensure_tools(self) -> None:
+        """Ship the helper and the scripts (idempotent; once per session)."""
+        if self._tools_ready:
+            return
+        swan_env = f"STRONGSWAN_CONF={shlex.quote(self.strongswan_conf)}" if (
+            self.strongswan_conf) else ""
+        subs = {
+            "@SD@": shlex.quote(self.state_dir),
+            "@PYTHON@": shlex.quote(self.python),
+            "@FRR_RELOAD@": shlex.quote(self.frr_reload),
+            "@PATHSPACE_ARG@": f"--pathspace {shlex.quote(self.pathspace)}"
+            if self.pathspace
+            else "",
+            "@FRR_CONF@": shlex.quote(self.frr_conf_path),
+            "@SWANCTL_CONF@": shlex.quote(self.swanctl_conf),
+            "@SWAN_URI@": f"--uri {shlex.quote(self.swanctl_uri)}" if self.swanctl_uri else "",
+            "@SWAN_ENV@": swan_env,
+        }
+        files = {
+            "bin/ifstate.py": _IFSTATE_SOURCE.read_text(encoding="utf-8"),
+            "bin/apply.sh": _subst(_APPLY_SH, subs),
+            "bin/revert.sh": _subst(_REVERT_SH, subs),
+        }
+        for rel, text in files.items():
+            self._put(self._sd(rel), text)
+        self._tools_ready = True
+
+    # ------------------------------------------------------------------ running state
+
+    def _running_ifstate(self) -> ifstate.State:
+        r = self._sh("ip -j -d link show && echo '\x1e' && ip -j addr show")
+        if r.exit_code != 0:
+            raise CommitError(f"{self.hostname}: ip -j failed: {_err(r)}")
+        links, addrs = r.stdout.split("\x1e")
+        return ifstate.from_ip_json(json.loads(links), json.loads(addrs))
+
+    def _applied_scope(self) -> set[str]:
+        """Interfaces the last commit managed: dropping one from intent still removes it."""
+        r = self._sh(f"cat {shlex.quote(self._sd('applied.scope'))} 2>/dev/null || true")
+        return set(r.stdout.split())
+
+    def get_running_parts(self, parts: tuple[str, ...] = PARTS) -> dict[str, str]:
+        """The running state of each part, as a loadable file (what a backup keeps)."""
+        out: dict[str, str] = {}
+        for part in parts:
+            if part == INTERFACES:
+                names = self._applied_scope() | set(
+                    ifstate.parse_batch((self._candidate or {}).get(INTERFACES, ""))
+                )
+                running = self._running_ifstate()
+                out[part] = ifstate.render_batch(ifstate.snapshot(running, names))
+            elif part == FRR:
+                out[part] = frr_running_as_file(self._vtysh("show running-config"))
+            elif part == NFT:
+                out[part] = "flush ruleset\n" + self._must("nft -s list ruleset", "nft list")
+            elif part == SWANCTL:
+                r = self._sh(f"cat {shlex.quote(self.swanctl_conf)} 2>/dev/null || true")
+                out[part] = str(r.stdout)
+        return out
+
+    def get_config(
+        self, retrieve: str = "all", full: bool = False, sanitized: bool = False
+    ) -> dict[str, str]:
+        parts = tuple(self._candidate) if self._candidate else (INTERFACES, FRR, NFT)
+        running = self.get_running_parts(parts) if retrieve in ("all", "running") else {}
+        cand = self._candidate if retrieve in ("all", "candidate") and self._candidate else {}
+        return {"running": _joined(running), "startup": "", "candidate": _joined(cand)}
+
+    # ------------------------------------------------------------------ candidate
+
+    def load_replace_candidate(
+        self, filename: str | None = None, config: Mapping[str, str] | str | None = None
+    ) -> None:
+        """Load a candidate folder (*filename*) or a dict part -> text (*config*)."""
+        source: Any = filename if filename is not None else config
+        if source is None:
+            raise ReplaceConfigException("give a candidate folder or a dict of parts")
+        if isinstance(source, str) and config is not None:
+            raise ReplaceConfigException(
+                "frr_linux candidates have several parts: pass a folder as filename, "
+                "or config as a dict {'frr.conf': ..., 'interfaces.ip': ...}"
+            )
+        try:
+            parts = load_parts(source)
+            if INTERFACES in parts:
+                ifstate.parse_batch(parts[INTERFACES])
+        except (CandidateError, ifstate.IfStateError, OSError) as exc:
+            raise ReplaceConfigException(f"{self.hostname}: {exc}") from exc
+        self._candidate = parts
+
+    def load_merge_candidate(self, filename: str | None = None, config: str | None = None) -> None:
+        raise MergeConfigException(
+            "frr_linux supports only replace: the rendered candidate is the full intended "
+            "state of each part; use load_replace_candidate"
+        )
+
+    def discard_config(self) -> None:
+        self._candidate = None
+
+    def _need_candidate(self) -> dict[str, str]:
+        if not self._candidate:
+            raise ReplaceConfigException("no candidate loaded (load_replace_candidate first)")
+        return self._candidate
+
+    def _stage(self, folder: str) -> None:
+        """The candidate's parts (and the interface scope) in *folder* on the device."""
+        cand = self._need_candidate()
+        self._ensure_tools()
+        self._must(f"rm -rf {shlex.quote(folder)} && mkdir -p {shlex.quote(folder)}", "staging")
+        for part, text in cand.items():
+            self._put(f"{folder}/{part}", text)
+        if INTERFACES in cand:
+            scope = self._applied_scope() | set(ifstate.parse_batch(cand[INTERFACES]))
+            self._put(f"{folder}/scope", " ".join(sorted(scope)) + "\n")
+
+    # ------------------------------------------------------------------ diff
+
+    def compare_parts(self) -> dict[str, str]:
+        """A unified diff per candidate part against what is running (empty when equal)."""
+        cand = self._need_candidate()
+        self._stage(self._sd("compare"))
+        diffs: dict[str, str] = {}
+        for part, text in cand.items():
+            diffs[part] = getattr(self, "_diff_" + part.split(".")[0])(text)
+        return diffs
+
+    def compare_config(self) -> str:
+        return "".join(d for d in self.compare_parts().values() if d)
+
+    def _diff_interfaces(self, text: str) -> str:
+        target = ifstate.parse_batch(text)
+        scope = self._applied_scope()
+        running = ifstate.restrict(self._running_ifstate(), target, scope)
+        return unified(INTERFACES, ifstate.render_batch(running), ifstate.render_batch(target))
+
+    def _diff_frr(self, text: str) -> str:
+        # frr-reload decides *whether* FRR would change (it knows FRR's defaults and
+        # command forms); the diff shown is of the normalized texts, for a human.
+        self._check_frr(self._sd("compare", FRR))
+        ps = f"--pathspace {shlex.quote(self.pathspace)} " if self.pathspace else ""
+        r = self._sh(f"{self.python} {self.frr_reload} --test {ps}"
+                     f"{shlex.quote(self._sd('compare', FRR))} 2>/dev/null")
+        if r.exit_code != 0:
+            raise ReplaceConfigException(f"{self.hostname}: frr-reload --test: {_err(r)}")
+        if not _frr_plan_has_changes(r.stdout):
+            return ""
+        running = normalize_frr(self._vtysh("show running-config"))
+        return unified(FRR, running, normalize_frr(text))
+
+    def _diff_nftables(self, text: str) -> str:
+        # The candidate is loaded into a throwaway network namespace and listed back by
+        # the same kernel and nft: both sides then print in nft's canonical form.
+        f = shlex.quote(self._sd("compare", NFT))
+        r = self._sh(f"unshare -n sh -c 'nft -f {f} && nft -s list ruleset'")
+        if r.exit_code != 0:
+            raise ReplaceConfigException(f"{self.hostname}: {NFT} rejected: {_err(r)}")
+        running = self._must("nft -s list ruleset", "nft list ruleset")
+        return unified(NFT, normalize_nft(running), normalize_nft(r.stdout))
+
+    def _diff_swanctl(self, text: str) -> str:
+        r = self._sh(f"cat {shlex.quote(self.swanctl_conf)} 2>/dev/null || true")
+        return unified(SWANCTL, normalize_text(r.stdout), normalize_text(text))
+
+    # ------------------------------------------------------------------ checks
+
+    def _check_frr(self, path: str) -> None:
+        ps = f"-N {shlex.quote(self.pathspace)} " if self.pathspace else ""
+        r = self._sh(f"vtysh {ps}-C -f {shlex.quote(path)}")
+        if r.exit_code != 0:
+            raise ReplaceConfigException(f"{self.hostname}: {FRR} rejected by vtysh: {_err(r)}")
+
+    def _check_all(self, folder: str) -> None:
+        """Every part through the device's own checker, before anything is applied."""
+        cand = self._need_candidate()
+        if INTERFACES in cand:
+            r = self._sh(
+                f"{self.python} {self._sd('bin', 'ifstate.py')} apply --dry-run "
+                f"{folder}/{INTERFACES} --scope \"$(cat {folder}/scope)\""
+            )
+            if r.exit_code != 0:
+                raise ReplaceConfigException(f"{self.hostname}: {INTERFACES}: {_err(r)}")
+        if NFT in cand:
+            r = self._sh(f"nft -c -f {folder}/{NFT}")
+            if r.exit_code != 0:
+                raise ReplaceConfigException(f"{self.hostname}: {NFT} rejected: {_err(r)}")
+        if FRR in cand:
+            self._check_frr(f"{folder}/{FRR}")
+
+    # ------------------------------------------------------------------ commit
+
+    def commit_config(self, message: str = "", revert_in: int | None = None) -> None:
+        """Check every part, back up the running parts, arm the timer, apply.
+
+        A part the device rejects raises :class:`ReplaceConfigException` before anything
+        changed. A failure while applying restores the backup at once and raises
+        :class:`CommitError`; with *revert_in*, a lost session is covered by the timer.
+        """
+        cand = self._need_candidate()
+        if self.has_pending_commit():
+            raise CommitError(f"{self.hostname}: a commit is pending confirmation")
+        folder = self._sd("candidate")
+        self._stage(folder)
+        self._check_all(folder)
+        self._backup(tuple(cand))
+        if revert_in is not None:
+            self._arm(int(revert_in), message)
+        r = self._sh(f"sh {self._sd('bin', 'apply.sh')} {folder} strict", timeout=300)
+        if r.exit_code != 0:
+            restore = self._sh(f"sh {self._sd('bin', 'apply.sh')} {self._sd('backup')} "
+                               "best-effort", timeout=300)
+            self._disarm()
+            state = "restored" if restore.exit_code == 0 else f"restore failed: {_err(restore)}"
+            raise CommitError(f"{self.hostname}: apply failed: {_err(r)} (backup {state})")
+        if INTERFACES in cand:
+            self._must(f"cp {folder}/scope {self._sd('applied.scope')}", "recording scope")
+
+    def _backup(self, parts: tuple[str, ...]) -> None:
+        """The running parts to ``backup/``, the previous backup to ``backup.prev/``."""
+        running = self.get_running_parts(parts)
+        new = self._sd("backup.new")
+        self._must(f"rm -rf {new} && mkdir -p {new}", "preparing the backup")
+        for part, text in running.items():
+            self._put(f"{new}/{part}", text)
+        if INTERFACES in parts:
+            self._must(f"cp {self._sd('candidate', 'scope')} {new}/scope", "backup scope")
+        b = self._sd("backup")
+        self._must(f"rm -rf {b}.prev; [ ! -d {b} ] || mv {b} {b}.prev; mv {new} {b}", "backup")
+        self.last_backup = running
+
+    def _arm(self, seconds: int, message: str) -> None:
+        info = json.dumps({"armed": time.time(), "revert_in": seconds, "message": message})
+        self._put(self._sd("pending"), info + "\n")
+        sd = shlex.quote(self.state_dir)
+        self._must(
+            f"rm -f {sd}/reverted {sd}/pending.pid; "
+            f"setsid -f sh {sd}/bin/revert.sh {seconds} </dev/null >{sd}/timer.log 2>&1; "
+            f"for i in $(seq 50); do [ -s {sd}/pending.pid ] && exit 0; sleep 0.05; done; "
+            "echo 'revert timer did not start' >&2; exit 1",
+            "arming the revert timer",
+        )
+
+    def _disarm(self, marker: str = "confirmed") -> bool:
+        """Take ``pending`` from the timer and stop it; False if the timer took it first."""
+        sd = shlex.quote(self.state_dir)
+        r = self._sh(
+            f"mv {sd}/pending {sd}/{marker} 2>/dev/null || exit 3; "
+            f"p=$(cat {sd}/pending.pid 2>/dev/null); [ -n \"$p\" ] && kill -TERM -- -$p "
+            f"2>/dev/null; rm -f {sd}/pending.pid; exit 0"
+        )
+        return bool(r.exit_code == 0)
+
+    def has_pending_commit(self) -> bool:
+        sd = shlex.quote(self.state_dir)
+        r = self._sh(f"[ -e {sd}/pending ] && kill -0 $(cat {sd}/pending.pid) 2>/dev/null")
+        return bool(r.exit_code == 0)
+
+    def confirm_commit(self) -> None:
+        if not self._disarm("confirmed"):
+            why = self.revert_reason() or "no commit is pending"
+            raise CommitConfirmException(f"{self.hostname}: cannot confirm: {why}")
+
+    def revert_reason(self) -> str | None:
+        """Why the timer last restored the backup, if it did since the last commit."""
+        r = self._sh(f"cat {shlex.quote(self._sd('reverted'))} 2>/dev/null")
+        return r.stdout.strip() or None if r.exit_code == 0 else None
+
+    def rollback(self) -> None:
+        """Restore the backup taken by the last commit (stopping a pending timer first)."""
+        self._ensure_tools()
+        self._disarm("rolledback")
+        b = shlex.quote(self._sd("backup"))
+        r = self._sh(f"[ -d {b} ] || {{ echo 'no backup to roll back to' >&2; exit 1; }}; "
+                     f"sh {self._sd('bin', 'apply.sh')} {b} best-effort", timeout=300)
+        if r.exit_code != 0:
+            raise CommitError(f"{self.hostname}: rollback: {_err(r)}")
+
+    # ------------------------------------------------------------------ getters
+
+    def get_ospf_neighbors(self) -> dict[str, list[dict[str, str]]]:
+        """OSPF neighbors by interface: ``{"eth1": [{"router_id", "address", "state"}]}``."""
+        data = json.loads(self._vtysh("show ip ospf neighbor json") or "{}")
+        out: dict[str, list[dict[str, str]]] = {}
+        for rid, entries in data.get("neighbors", {}).items():
+            for e in entries:
+                ifname = str(e.get("ifaceName", "")).split(":", 1)[0]
+                state = str(e.get("converged") or e.get("state", "")).split("/", 1)[0]
+                out.setdefault(ifname, []).append(
+                    {"router_id": rid, "address": str(e.get("ifaceAddress", "")), "state": state}
+                )
+        return out
+
+
+def _frr_plan_has_changes(test_output: str) -> bool:
+    """Whether ``frr-reload.py --test`` printed any line to delete or add."""
+    body = [
+        line
+        for line in test_output.splitlines()
+        if line.strip() and not set(line.strip()) <= {"="}
+        and line.strip() not in ("Lines To Delete", "Lines To Add")
+    ]
+    return bool(body)
+
+
+def _err(result: Any) -> str:
+    text = (str(result.stderr).strip() or str(result.stdout).strip())
+    return text or f"exit status {result.exit_code}"
+
+
+def _subst(template: str, subs: Mapping[str, str]) -> str:
+    for key, value in subs.items():
+        template = template.replace(key, value)
+    return template
+
+
+def _joined(parts: Mapping[str, str]) -> str:
+    return "".join(f"### {name}\n{text}" for name, text in parts.items())
