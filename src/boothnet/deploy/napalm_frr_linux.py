@@ -67,7 +67,8 @@ dir=$1; mode=$2; rc=0
 step() { if ! "$@"; then rc=1; echo "boothnet-apply: failed: $*" >&2;
          [ "$mode" = strict ] && exit 1; fi; }
 if [ -f "$dir/interfaces.ip" ]; then
-  step @PYTHON@ @SD@/bin/ifstate.py apply "$dir/interfaces.ip" --scope "$(cat "$dir/scope" 2>/dev/null)"
+  scope=$(cat "$dir/scope" 2>/dev/null)
+  step @PYTHON@ @SD@/bin/ifstate.py apply "$dir/interfaces.ip" --scope "$scope"
 fi
 [ -f "$dir/nftables.nft" ] && step nft -f "$dir/nftables.nft"
 if [ -f "$dir/frr.conf" ]; then

@@ -10,6 +10,7 @@ torn down by :meth:`DeployFixture.down`, which also runs on a failed ``up``.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -21,7 +22,10 @@ from pathlib import Path
 NETWORK = "bdtest"
 MGMT_BRIDGE = "bdtest-mgmt"
 MGMT_GW = "198.18.210.1/24"
-NODES = {"bdt1": ("198.18.210.11", "198.18.210.65/30"), "bdt2": ("198.18.210.12", "198.18.210.66/30")}
+NODES = {
+    "bdt1": ("198.18.210.11", "198.18.210.65/30"),
+    "bdt2": ("198.18.210.12", "198.18.210.66/30"),
+}
 FRR_DAEMONS = ("zebra", "staticd", "ospfd")
 FRR_BIN = Path("/usr/lib/frr")
 
@@ -190,10 +194,8 @@ class DeployFixture:
             if Path(f"/run/netns/{ns}").exists():
                 pids = sh("ip", "netns", "pids", ns, check=False).split()
                 for pid in pids:
-                    try:
+                    with contextlib.suppress(ProcessLookupError, ValueError):
                         os.kill(int(pid), signal.SIGKILL)
-                    except (ProcessLookupError, ValueError):
-                        pass
                 sh("ip", "netns", "del", ns, check=False)
             shutil.rmtree(Path("/etc/frr") / node, ignore_errors=True)
             shutil.rmtree(Path("/var/run/frr") / node, ignore_errors=True)
@@ -237,7 +239,5 @@ class DeployFixture:
 
 
 def _kill_pidfile(pidfile: Path) -> None:
-    try:
+    with contextlib.suppress(OSError, ValueError, IndexError):
         os.kill(int(pidfile.read_text().split()[0]), signal.SIGTERM)
-    except (OSError, ValueError, IndexError):
-        pass
