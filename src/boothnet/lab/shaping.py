@@ -17,7 +17,7 @@ from __future__ import annotations
 import contextlib
 from typing import Any
 
-from pyroute2 import NetNS
+from pyroute2 import IPRoute
 from pyroute2.netlink.exceptions import NetlinkError
 
 WIRE_OVERHEAD = 24  # preamble 8 + FCS 4 + inter-frame gap 12 (L2 header is in skb->len)
@@ -46,7 +46,8 @@ def shape(netns: str, ifname: str, speed_mbps: int) -> None:
     Idempotent: an existing root qdisc is deleted first. Reads the link's MTU so the
     bucket fits a full frame (call it after the MTU is set).
     """
-    with NetNS(netns) as ns:
+    # flags=0: never create the namespace as a side effect of a typo
+    with IPRoute(netns=netns, flags=0) as ns:
         shape_in(ns, ifname, speed_mbps, where=netns)
 
 

@@ -1,0 +1,143 @@
+"""Namespaces, veth pairs, the management bridge and host addressing, all via pyroute2."""
+
+from __future__ import annotations
+
+import contextlib
+import ipaddress
+import os
+
+from pyroute2 import IPRoute, netns
+from pyroute2.netlink.exceptions import NetlinkError
+
+from boothnet.lab import names
+from boothnet.lab.spec import LabLink, LabNode
+
+
+def ipr(ns: str | None = None) -> IPRoute:
+    # flags=0: opening a namespace must never create it
+    return IPRoute(netns=ns, flags=0) if ns else IPRoute()
+
+
+def list_namespaces() -> list[str]:
+    return sorted(netns.listnetns())
+
+
+def ns_exists(name: str) -> bool:
+    return os.path.exists(f"/run/netns/{name}")
+
+
+def create_namespace(name: str, owner_alias: str) -> None:
+    """Create ``name``, bring lo up and tag lo with ``owner_alias`` (how lab_down tells
+    its own namespaces from a foreign one sharing the name prefix)."""
+    netns.create(name)
+    with ipr(name) as ns:
+        lo = ns.link_lookup(ifname="lo")[0]
+        ns.link("set", index=lo, state="up", ifalias=owner_alias)
+
+
+def namespace_owner(name: str) -> str | None:
+    """The ifalias on lo of ``name`` (None when unset or unreadable)."""
+    try:
+        with ipr(name) as ns:
+            lo = ns.link_lookup(ifname="lo")[0]
+            return ns.get_links(lo)[0].get("IFLA_IFALIAS") or None
+    except (OSError, NetlinkError, IndexError):
+        return None
+
+
+def remove_namespace(name: str) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        netns.remove(name)
+
+
+def create_bridge(name: str, address: str, owner_alias: str) -> None:
+    with ipr() as r:
+        if r.link_lookup(ifname=name):
+            raise RuntimeError(f"management bridge {name} already exists in the root namespace")
+        r.link("add", ifname=name, kind="bridge")
+        idx = r.link_lookup(ifname=name)[0]
+        iface = ipaddress.ip_interface(address)
+        r.addr("add", index=idx, address=str(iface.ip), prefixlen=iface.network.prefixlen)
+        r.link("set", index=idx, state="up", ifalias=owner_alias)
+
+
+def root_links_with_alias(prefix: str) -> list[str]:
+    with ipr() as r:
+        return sorted(
+            lk.get("IFLA_IFNAME")
+            for lk in r.get_links()
+            if (lk.get("IFLA_IFALIAS") or "").startswith(prefix)
+        )
+
+
+def delete_root_link(name: str) -> bool:
+    with ipr() as r:
+        found = r.link_lookup(ifname=name)
+        if not found:
+            return False
+        with contextlib.suppress(NetlinkError):  # may vanish with its namespace meanwhile
+            r.link("del", index=found[0])
+        return True
+
+
+def add_mgmt_veth(ns: str, root_end: str, bridge: str, address: str, owner_alias: str) -> None:
+    """veth ``mgmt0`` in ``ns`` (at ``address``) whose peer ``root_end`` joins ``bridge``."""
+    with ipr() as r:
+        r.link("add", ifname=root_end, kind="veth", peer={"ifname": names.MGMT_IF, "net_ns_fd": ns})
+        idx = r.link_lookup(ifname=root_end)[0]
+        br = r.link_lookup(ifname=bridge)[0]
+        r.link("set", index=idx, master=br, state="up", ifalias=owner_alias)
+    iface = ipaddress.ip_interface(address)
+    with ipr(ns) as n:
+        idx = n.link_lookup(ifname=names.MGMT_IF)[0]
+        n.addr("add", index=idx, address=str(iface.ip), prefixlen=iface.network.prefixlen)
+        n.link("set", index=idx, state="up")
+
+
+def add_link(link: LabLink, ns_a: str, ns_b: str) -> None:
+    """The veth pair of ``link``, created from inside ``ns_a`` with its peer born in ``ns_b``
+    (no moment where either end sits in the root namespace), MTU set, both ends up."""
+    with ipr(ns_a) as a:
+        a.link(
+            "add",
+            ifname=link.a.ifname,
+            kind="veth",
+            peer={"ifname": link.b.ifname, "net_ns_fd": ns_b},
+        )
+        idx = a.link_lookup(ifname=link.a.ifname)[0]
+        a.link("set", index=idx, mtu=link.mtu, state="up")
+    with ipr(ns_b) as b:
+        idx = b.link_lookup(ifname=link.b.ifname)[0]
+        b.link("set", index=idx, mtu=link.mtu, state="up")
+
+
+def configure_host(node: LabNode, ns: str) -> None:
+    """Addresses, MTU and routes of a host node (hosts are not managed devices)."""
+    with ipr(ns) as n:
+        for a in node.addresses:
+            idx = n.link_lookup(ifname=a.ifname)[0]
+            iface = ipaddress.ip_interface(a.address)
+            n.link("set", index=idx, mtu=a.mtu, state="up")
+            n.addr("add", index=idx, address=str(iface.ip), prefixlen=iface.network.prefixlen)
+        for a in node.addresses:
+            if a.gateway:
+                n.route("replace", dst="default", gateway=a.gateway)
+        for prefix, via in node.routes:
+            n.route("replace", dst=prefix, gateway=via)
+
+
+def vlan_probe() -> bool:
+    """True when the kernel can create an 802.1Q device (tried in a throwaway namespace)."""
+    name = f"bnprobe-{os.getpid()}"
+    netns.create(name)
+    try:
+        with ipr(name) as n:
+            n.link("add", ifname="p0", kind="veth", peer={"ifname": "p1"})
+            idx = n.link_lookup(ifname="p0")[0]
+            try:
+                n.link("add", ifname="p0.10", kind="vlan", link=idx, vlan_id=10)
+            except NetlinkError:
+                return False
+            return bool(n.link_lookup(ifname="p0.10"))
+    finally:
+        remove_namespace(name)

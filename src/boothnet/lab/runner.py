@@ -1,0 +1,411 @@
+"""The netns lab runner: a LabSpec becomes namespaces, veths, a management bridge, sshd
+on every node and FRR on every router; ``lab_down`` removes all of it, with or without
+a (complete) state file.
+
+state_dir layout (all generated at lab start, never committed):
+  state.json  inventory.yml  port_map.json  known_hosts  id_ed25519[.pub]  authorized_keys
+  nodes/<node>/{sshd_config, ssh_host_ed25519_key[.pub], sshd.pid, sshd.log}
+"""
+
+from __future__ import annotations
+
+import functools
+import ipaddress
+import json
+import os
+import shutil
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from boothnet.lab import names, net, services, shaping
+from boothnet.lab.spec import LabNode, LabSpec, VlanMode
+from boothnet.lab.specio import spec_hash, spec_to_dict
+
+Progress = Callable[[str], None]
+STATE_VERSION = 1
+WORKERS = 8  # threads for per-node bring-up; the work is mostly waiting on fork/exec
+
+
+@functools.cache
+def detect_vlan_mode() -> VlanMode:
+    """ "dot1q" if an 802.1Q device can be created in a throwaway namespace, else "segment"."""
+    return "dot1q" if net.vlan_probe() else "segment"
+
+
+# --- state -------------------------------------------------------------------------------
+
+
+def _now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%S%z")
+
+
+def read_state(state_dir: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads((Path(state_dir) / "state.json").read_text())
+    except (OSError, ValueError):
+        return None  # missing or torn: lab_down falls back to discovery
+    return data if isinstance(data, dict) else None
+
+
+def _write_json(path: Path, data: Any) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
+    os.replace(tmp, path)  # atomic: a kill never leaves a half-written state file
+
+
+def lab_health(state: dict[str, Any]) -> list[str]:
+    """Problems of a running lab described by ``state`` (empty list: healthy)."""
+    problems: list[str] = []
+    for ns in state.get("namespaces", {}).values():
+        if not net.ns_exists(ns):
+            problems.append(f"namespace {ns} missing")
+    bridge = state.get("bridge")
+    if bridge and not net.root_links_with_alias(names.alias(state["network"], "mgmt")):
+        problems.append(f"bridge {bridge} missing")
+    for node, procs in state.get("pids", {}).items():
+        for proc, pid in procs.items():
+            if not services.alive(pid):
+                problems.append(f"{node}: {proc} (pid {pid}) not running")
+    return problems
+
+
+# --- progress --------------------------------------------------------------------------
+
+
+class _Steps:
+    def __init__(self, total: int, progress: Progress) -> None:
+        self.total, self.done, self.progress = total, 0, progress
+        self.lock = threading.Lock()
+
+    def __call__(self, msg: str) -> None:
+        with self.lock:
+            self.done += 1
+            self.progress(f"[{self.done}/{self.total}] {msg}")
+
+
+# --- lab_up ----------------------------------------------------------------------------
+
+
+def _check_mgmt_subnet_free(spec: LabSpec) -> None:
+    subnet = ipaddress.ip_network(spec.mgmt_subnet)
+    with net.ipr() as r:
+        for a in r.get_addr():
+            ip = ipaddress.ip_address(a.get("IFA_ADDRESS"))
+            if ip in subnet:
+                dev = r.get_links(a["index"])[0].get("IFLA_IFNAME")
+                raise RuntimeError(
+                    f"mgmt_subnet {subnet} of lab {spec.network} overlaps {ip} on {dev} in the "
+                    "root namespace (another lab up? pick another mgmt_subnet)"
+                )
+
+
+def _discover_namespaces(network: str) -> list[str]:
+    """Namespaces of ``network``: name prefix ``<network>-`` and lo tagged by this lab (or
+    untagged: a run killed right after creating it). Foreign tags are left alone."""
+    prefix = f"{network}-"
+    ours = []
+    for ns in net.list_namespaces():
+        if not ns.startswith(prefix):
+            continue
+        owner = net.namespace_owner(ns)
+        if owner is None or owner.startswith(names.alias(network, "")):
+            ours.append(ns)
+    return ours
+
+
+def lab_up(spec: LabSpec, state_dir: Path, progress: Progress = print) -> dict[str, Any]:
+    """Build ``spec`` in namespaces. A no-op (``changed: False``) when ``state_dir`` holds a
+    healthy lab of the same spec hash; otherwise any previous or partial lab of the same
+    network is removed first. On failure the partial lab is removed and the error raised.
+    Returns the state (also written to ``state_dir/state.json``)."""
+    names.validate_spec(spec)
+    state_dir = Path(state_dir).resolve()
+    state_dir.mkdir(parents=True, exist_ok=True)
+    digest = spec_hash(spec)
+    old = read_state(state_dir)
+    if old and old.get("status") == "up" and old.get("spec_hash") == digest:
+        problems = lab_health(old)
+        if not problems:
+            progress(f"lab {spec.network} already up with this spec and healthy: no change")
+            return {**old, "changed": False}
+        progress(f"lab {spec.network} unhealthy ({'; '.join(problems[:3])}): rebuilding")
+    if (
+        (old and old.get("status") != "down")
+        or _discover_namespaces(spec.network)
+        or (net.root_links_with_alias(names.alias(spec.network, "")))
+    ):
+        progress(f"lab {spec.network}: removing previous/partial lab first")
+        lab_down(spec.network, state_dir, progress)
+
+    if spec.vlan_mode == "dot1q" and detect_vlan_mode() != "dot1q":
+        raise RuntimeError(
+            f"lab {spec.network}: spec asks for vlan_mode dot1q but this kernel cannot create "
+            "802.1Q devices; plan the lab with vlan_mode='segment'"
+        )
+    _check_mgmt_subnet_free(spec)
+    try:
+        return _build(spec, state_dir, digest, progress)
+    except BaseException:
+        progress(f"lab {spec.network}: bring-up failed, removing the partial lab")
+        try:
+            lab_down(spec.network, state_dir, progress)
+        except Exception as exc:  # noqa: BLE001 - keep the original error on top
+            progress(f"lab {spec.network}: cleanup after failure also failed: {exc}")
+        raise
+
+
+def _build(spec: LabSpec, state_dir: Path, digest: str, progress: Progress) -> dict[str, Any]:
+    t0 = time.monotonic()
+    nw = spec.network
+    nodes = {n.name: n for n in spec.nodes}
+    nsmap = {n: names.ns_name(nw, n) for n in nodes}
+    bridge = names.bridge_name(nw)
+    gw = next(ipaddress.ip_network(spec.mgmt_subnet).hosts())
+    prefixlen = ipaddress.ip_network(spec.mgmt_subnet).prefixlen
+    state: dict[str, Any] = {
+        "version": STATE_VERSION,
+        "network": nw,
+        "status": "building",
+        "spec_hash": digest,
+        "vlan_mode": spec.vlan_mode,
+        "kernel_vlan_mode": detect_vlan_mode(),
+        "mgmt_subnet": spec.mgmt_subnet,
+        "bridge": bridge,
+        "bridge_address": f"{gw}/{prefixlen}",
+        "nodes": {n.name: {"kind": n.kind, "mgmt_address": n.mgmt_address} for n in spec.nodes},
+        "namespaces": nsmap,
+        "mgmt_veths": {n: names.mgmt_peer_name(nw, n) for n in nodes},
+        "frr_pathspaces": {
+            n.name: names.pathspace(nw, n.name) for n in spec.nodes if n.kind == "router"
+        },
+        "links": [
+            {
+                "a": f"{lk.a.node}:{lk.a.ifname}",
+                "b": f"{lk.b.node}:{lk.b.ifname}",
+                "speed_mbps": lk.speed_mbps,
+                "mtu": lk.mtu,
+                "label": lk.label,
+            }
+            for lk in spec.links
+        ],
+        "pids": {},
+        "pending": {},
+        "started": _now(),
+    }
+    # written before anything exists: a kill from here on leaves a state lab_down can use
+    _write_json(state_dir / "state.json", state)
+    (state_dir / "spec.json").write_text(json.dumps(spec_to_dict(spec), indent=2) + "\n")
+
+    steps = _Steps(len(nodes) * 2 + len(spec.links) + 2, progress)
+    net.create_bridge(bridge, f"{gw}/{prefixlen}", names.alias(nw, "mgmt"))
+    steps(f"mgmt bridge {bridge} {gw}/{prefixlen}")
+    for n in spec.nodes:
+        ns = nsmap[n.name]
+        net.create_namespace(ns, names.alias(nw, n.name))
+        net.add_mgmt_veth(
+            ns,
+            names.mgmt_peer_name(nw, n.name),
+            bridge,
+            n.mgmt_address,
+            names.alias(nw, f"mgmt:{n.name}"),
+        )
+        steps(f"namespace {ns} (mgmt {n.mgmt_address})")
+    for lk in spec.links:
+        net.add_link(lk, nsmap[lk.a.node], nsmap[lk.b.node])
+        steps(
+            f"link {lk.a.node}:{lk.a.ifname} -- {lk.b.node}:{lk.b.ifname} "
+            f"{lk.speed_mbps} Mb/s mtu {lk.mtu}"
+        )
+
+    # keys: one client key per lab, one host key per node (parallel: ssh-keygen per node)
+    nodes_dir = state_dir / "nodes"
+    nodes_dir.mkdir(exist_ok=True)
+    client_pub = services.keygen(state_dir / "id_ed25519", f"boothnet-lab-{nw}")
+    auth = state_dir / "authorized_keys"
+    auth.write_text(client_pub + "\n")
+    auth.chmod(0o600)
+    ends: dict[str, list[tuple[str, int]]] = {n: [] for n in nodes}
+    for lk in spec.links:
+        ends[lk.a.node].append((lk.a.ifname, lk.speed_mbps))
+        ends[lk.b.node].append((lk.b.ifname, lk.speed_mbps))
+
+    def node_up(n: LabNode) -> tuple[str, dict[str, int], list[str], str]:
+        ns = nsmap[n.name]
+        ndir = nodes_dir / n.name
+        ndir.mkdir(exist_ok=True)
+        host_pub = services.keygen(ndir / "ssh_host_ed25519_key", f"{n.name}@{nw}")
+        pids: dict[str, int] = {}
+        pending: list[str] = []
+        if n.kind == "router":
+            assert n.config_dir  # validate_spec
+            cdir = Path(n.config_dir)
+            services.apply_interfaces(ns, cdir / "interfaces.ip", n.name)
+            services.enable_forwarding(ns, n.name)
+            if (cdir / "nftables.nft").is_file():
+                services.load_nftables(ns, cdir / "nftables.nft", n.name)
+        else:
+            net.configure_host(n, ns)
+        # shape after interfaces.ip: it may change MTUs, and the bucket must fit a frame
+        with net.ipr(ns) as h:
+            for ifname, speed in ends[n.name]:
+                shaping.shape_in(h, ifname, speed, where=ns)
+        if n.kind == "router":
+            assert n.config_dir
+            pids.update(
+                services.start_frr(
+                    ns, nw, names.pathspace(nw, n.name), Path(n.config_dir) / "frr.conf", n.name
+                )
+            )
+        hook_pids, pending = services.run_hooks(
+            services.HookContext(network=nw, node=n, ns=ns, node_dir=ndir, progress=progress)
+        )
+        pids.update(hook_pids)
+        pids["sshd"] = services.start_sshd(ns, n, ndir, auth)
+        steps(f"node {ns} up ({', '.join(sorted(pids))})")
+        return n.name, pids, pending, host_pub
+
+    host_keys: dict[str, str] = {}
+    with ThreadPoolExecutor(max_workers=WORKERS) as pool:
+        for name, pids, pending, host_pub in pool.map(node_up, spec.nodes):
+            state["pids"][name] = pids
+            if pending:
+                state["pending"][name] = pending
+            host_keys[name] = host_pub
+
+    _write_known_hosts(state_dir / "known_hosts", spec, host_keys)
+    _write_inventory(state_dir, spec)
+    _write_json(state_dir / "port_map.json", spec.port_map)
+    state.update(status="up", up_seconds=round(time.monotonic() - t0, 2), finished=_now())
+    _write_json(state_dir / "state.json", state)
+    steps(
+        f"lab {nw} up: {len(nodes)} nodes, {len(spec.links)} links in "
+        f"{state['up_seconds']} s; inventory {state_dir / 'inventory.yml'}"
+    )
+    return {**state, "changed": True}
+
+
+def _write_known_hosts(path: Path, spec: LabSpec, host_keys: dict[str, str]) -> None:
+    lines = []
+    for n in spec.nodes:
+        ip = ipaddress.ip_interface(n.mgmt_address).ip
+        keytype, key = host_keys[n.name].split()[:2]
+        lines.append(f"{ip} {keytype} {key}")
+    path.write_text("\n".join(lines) + "\n")
+
+
+def _write_inventory(state_dir: Path, spec: LabSpec) -> None:
+    nw = spec.network
+    common = {
+        "ansible_user": "root",
+        "ansible_ssh_private_key_file": str(state_dir / "id_ed25519"),
+        "ansible_ssh_common_args": (
+            f"-o UserKnownHostsFile={state_dir / 'known_hosts'} -o StrictHostKeyChecking=yes"
+        ),
+        "ansible_python_interpreter": "/usr/bin/python3",
+    }
+    groups: dict[str, dict[str, Any]] = {"routers": {}, "hosts": {}}
+    for n in spec.nodes:
+        hv: dict[str, Any] = {
+            "ansible_host": str(ipaddress.ip_interface(n.mgmt_address).ip),
+            **common,
+            "boothnet_netns": names.ns_name(nw, n.name),
+        }
+        if n.kind == "router":
+            hv["boothnet_frr_pathspace"] = names.pathspace(nw, n.name)
+        groups["routers" if n.kind == "router" else "hosts"][n.name] = hv
+    inv = {
+        "all": {
+            "vars": {"boothnet_lab_network": nw, "boothnet_lab_vlan_mode": spec.vlan_mode},
+            "children": {g: {"hosts": hosts} for g, hosts in groups.items()},
+        }
+    }
+    header = f"# generated by boothnet.lab.runner for lab {nw}; do not edit\n"
+    (state_dir / "inventory.yml").write_text(header + yaml.safe_dump(inv, sort_keys=True))
+
+
+# --- lab_down --------------------------------------------------------------------------
+
+
+RUNTIME_FILES = (
+    "inventory.yml",
+    "known_hosts",
+    "id_ed25519",
+    "id_ed25519.pub",
+    "authorized_keys",
+    "spec.json",
+)
+
+
+def lab_down(network: str, state_dir: Path, progress: Progress = print) -> dict[str, Any]:
+    """Remove every namespace, process, link, FRR dir and key of lab ``network``. Works from
+    state.json when present and by discovery otherwise (``<network>-`` namespaces tagged
+    by this lab, root links with this lab's ifalias, FRR dirs with this lab's marker).
+    Returns what was removed (also recorded in state.json, status "down")."""
+    t0 = time.monotonic()
+    state_dir = Path(state_dir).resolve()
+    st = read_state(state_dir) or {}
+    if st and st.get("network") not in (None, network):
+        raise ValueError(f"{state_dir} holds lab {st.get('network')!r}, not {network!r}")
+    nss = set(st.get("namespaces", {}).values()) if st.get("status") != "down" else set()
+    nss |= set(_discover_namespaces(network))
+    nss = {ns for ns in nss if net.ns_exists(ns)}
+    progress(f"lab {network}: down, {len(nss)} namespaces")
+
+    killed = services.kill_namespaces(sorted(nss))
+    progress(f"lab {network}: {len(killed)} processes stopped")
+
+    links = set(net.root_links_with_alias(names.alias(network, "")))
+    bridge = names.bridge_name(network)
+    removed_links = []
+    # mgmt veth root ends first, the bridge last (its address answers until the end)
+    for name in sorted(links - {bridge}) + [bridge]:
+        if net.delete_root_link(name):
+            removed_links.append(name)
+    removed_ns = []
+    for ns in sorted(nss):
+        net.remove_namespace(ns)
+        removed_ns.append(ns)
+    progress(
+        f"lab {network}: {len(removed_ns)} namespaces, {len(removed_links)} root links removed"
+    )
+    pathspaces = set(st.get("frr_pathspaces", {}).values()) | nss
+    frr_dirs = services.remove_frr_dirs(network, pathspaces)
+
+    files = []
+    for f in RUNTIME_FILES:
+        p = state_dir / f
+        if p.exists():
+            p.unlink()
+            files.append(str(p))
+    if (state_dir / "nodes").is_dir():
+        shutil.rmtree(state_dir / "nodes")
+        files.append(str(state_dir / "nodes"))
+
+    removed = {
+        "namespaces": removed_ns,
+        "processes": killed,
+        "links": removed_links,
+        "frr_dirs": frr_dirs,
+        "files": files,
+    }
+    down_seconds = round(time.monotonic() - t0, 2)
+    if state_dir.is_dir():
+        _write_json(
+            state_dir / "state.json",
+            {
+                "version": STATE_VERSION,
+                "network": network,
+                "status": "down",
+                "down_at": _now(),
+                "down_seconds": down_seconds,
+                "removed": removed,
+            },
+        )
+    progress(f"lab {network}: down in {down_seconds} s")
+    return {"network": network, "status": "down", "down_seconds": down_seconds, "removed": removed}
