@@ -1,0 +1,100 @@
+"""Live Batfish checks: `pytest checks/ --network sc-booth --batfish-host H`.
+
+With no reachable service every check SKIPS with the reason and the docker command (so
+`make test` stays green without Batfish); `--require-batfish` turns that into a failure.
+Options are registered here only (tests/ must not register them again).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from boothnet.batfish.intent import VerifyIntent, load_verify_intent
+from boothnet.batfish.questions import Answers, collect
+from boothnet.batfish.service import ServiceStatus, open_session, probe
+from boothnet.batfish.snapshot import build_snapshot_dir, init_snapshot, read_configs
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("boothnet checks")
+    group.addoption("--network", default=None, help="network under inventories/ to check")
+    group.addoption("--batfish-host", default=os.environ.get("BATFISH_HOST"),
+                    help="Batfish service host (default: $BATFISH_HOST)")
+    group.addoption("--snapshot-dir", default=None,
+                    help="folder of rendered *.cfg (default: build/<network>/configs)")
+    group.addoption("--require-batfish", action="store_true", default=False,
+                    help="fail instead of skip when no Batfish service is reachable")
+
+
+@pytest.fixture(scope="session")
+def batfish_status(request: pytest.FixtureRequest) -> ServiceStatus:
+    status = probe(request.config.getoption("--batfish-host"))
+    if not status.reachable:
+        msg = f"BATFISH CHECKS NOT RUN: {status.skip_reason}"
+        if request.config.getoption("--require-batfish"):
+            pytest.fail(msg)
+        pytest.skip(msg)
+    return status
+
+
+@pytest.fixture(scope="session")
+def network(request: pytest.FixtureRequest, batfish_status: ServiceStatus) -> str:
+    name = request.config.getoption("--network")
+    if not name:
+        pytest.skip("BATFISH CHECKS NOT RUN: give --network <name> (inventories/<name>)")
+    return str(name)
+
+
+@pytest.fixture(scope="session")
+def verify_intent(network: str) -> VerifyIntent:
+    try:
+        return load_verify_intent(network)
+    except NotImplementedError as exc:
+        pytest.skip(f"BATFISH CHECKS NOT RUN: {exc}")
+
+
+@pytest.fixture(scope="session")
+def snapshot_configs(request: pytest.FixtureRequest, network: str) -> Path:
+    given = request.config.getoption("--snapshot-dir")
+    path = Path(given) if given else REPO / "build" / network / "configs"
+    if not any(path.glob("*.cfg")):
+        pytest.skip(f"BATFISH CHECKS NOT RUN: no rendered configs in {path} (run the build)")
+    return path
+
+
+@pytest.fixture(scope="session")
+def configs(snapshot_configs: Path) -> dict[str, str]:
+    return read_configs(snapshot_configs)
+
+
+@pytest.fixture(scope="session")
+def answers(
+    batfish_status: ServiceStatus,
+    verify_intent: VerifyIntent,
+    snapshot_configs: Path,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Answers:
+    snap = build_snapshot_dir(snapshot_configs, verify_intent.links,
+                              tmp_path_factory.mktemp("batfish") / "snapshot")
+    bf = open_session(batfish_status, "boothnet-checks")
+    init_snapshot(bf, snap, "checks")
+    return collect(bf, verify_intent, "checks")
+
+
+@pytest.fixture(scope="session")
+def need(answers: Answers) -> Callable[[Any, str], Any]:
+    """need(value, what): the answer, or a skip naming the question that did not answer."""
+
+    def _need(value: Any, what: str) -> Any:
+        if value is None:
+            pytest.skip(f"Batfish did not answer {what}: {answers.errors}")
+        return value
+
+    return _need
