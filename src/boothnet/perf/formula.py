@@ -1,0 +1,113 @@
+"""The physical throughput limit a path is judged against (see DESIGN.md, "Throughput").
+
+TCP goodput on Ethernet with timestamps = rate x (MTU - 52) / (MTU + 38):
+52 = IPv4 20 + TCP 20 + timestamps 12 per segment; 38 = preamble 8 + header 14 + FCS 4 +
+inter-frame gap 12 per frame. 94.1 % of line rate at MTU 1500, 99.0 % at 9000.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+TCP_IP_HEADERS = 52  # IPv4 20 + TCP 20 + TCP timestamp option 12
+ETH_WIRE_OVERHEAD = 38  # preamble+SFD 8 + MAC header 14 + FCS 4 + inter-frame gap 12
+DEFAULT_PASS_RATIO = 0.9
+
+Verdict = Literal["PASS", "FAIL"]
+
+
+def goodput_fraction(mtu: int) -> float:
+    """Share of the line rate that TCP payload can use at ``mtu``."""
+    if mtu <= TCP_IP_HEADERS:
+        raise ValueError(f"MTU {mtu} leaves no room for TCP payload")
+    return (mtu - TCP_IP_HEADERS) / (mtu + ETH_WIRE_OVERHEAD)
+
+
+def expected_goodput(rate_bps: float, mtu: int) -> float:
+    """Expected TCP goodput in bits/s over a link of ``rate_bps`` at ``mtu``."""
+    if rate_bps <= 0:
+        raise ValueError(f"rate must be > 0 bits/s, got {rate_bps}")
+    return rate_bps * goodput_fraction(mtu)
+
+
+@dataclass(frozen=True)
+class PathLink:
+    """One hop of a path, as the intent declares it."""
+
+    name: str  # e.g. "core1:Gi1/0/1 -- rsw1:Ethernet1"
+    speed_mbps: float
+    mtu: int
+
+
+@dataclass(frozen=True)
+class Bottleneck:
+    speed_mbps: float
+    mtu: int
+    speed_link: str  # the link that sets the speed (first one on ties)
+    mtu_link: str  # the link that sets the path MTU
+
+    @property
+    def expected_bps(self) -> float:
+        return expected_goodput(self.speed_mbps * 1e6, self.mtu)
+
+
+def bottleneck(links: Sequence[PathLink]) -> Bottleneck:
+    """Slowest speed and smallest MTU over ``links`` (they may come from different links)."""
+    if not links:
+        raise ValueError("a path needs at least one link")
+    slow = min(links, key=lambda link: link.speed_mbps)
+    narrow = min(links, key=lambda link: link.mtu)
+    return Bottleneck(slow.speed_mbps, narrow.mtu, slow.name, narrow.name)
+
+
+def path_expected_goodput(links: Sequence[PathLink]) -> float:
+    """Expected goodput of a path in bits/s: its bottleneck speed at its path MTU."""
+    return bottleneck(links).expected_bps
+
+
+def bdp_bytes(rate_bps: float, rtt_ms: float) -> float:
+    """Bandwidth-delay product in bytes: what a single stream must keep in flight."""
+    return rate_bps * (rtt_ms / 1000.0) / 8.0
+
+
+@dataclass(frozen=True)
+class WindowAdvice:
+    rate_bps: float
+    rtt_ms: float
+    bdp_bytes: float
+    window_bytes: int  # BDP rounded up to a power of two: what to pass as -w
+    limited_by_window: bool | None  # True when the given window is below the BDP
+    text: str
+
+
+def _human_bytes(n: float) -> str:
+    for unit, size in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if n >= size:
+            return f"{n / size:.2f} {unit}"
+    return f"{n:.0f} B"
+
+
+def window_advice(rate_bps: float, rtt_ms: float, window_bytes: int | None = None) -> WindowAdvice:
+    """Advice on the TCP window needed to fill ``rate_bps`` at a measured ``rtt_ms``."""
+    bdp = bdp_bytes(rate_bps, rtt_ms)
+    # Power of two because socket buffers are usually configured that way, and headroom
+    # above the BDP costs nothing while a window just below it caps the stream.
+    advised = 1 << max(12, math.ceil(math.log2(max(bdp, 1.0))))
+    limited = None if window_bytes is None else window_bytes < bdp
+    text = (
+        f"{rate_bps / 1e6:.0f} Mb/s x {rtt_ms:g} ms = {_human_bytes(bdp)} in flight; "
+        f"use a window of at least {_human_bytes(advised)} (-w {advised})"
+    )
+    if limited:
+        text += f"; the window used ({_human_bytes(window_bytes or 0)}) caps one stream"
+    return WindowAdvice(rate_bps, rtt_ms, bdp, advised, limited, text)
+
+
+def verdict(measured_bps: float, expected_bps: float, ratio: float = DEFAULT_PASS_RATIO) -> Verdict:
+    """PASS when ``measured_bps >= ratio x expected_bps``."""
+    if not 0 < ratio <= 1.5:
+        raise ValueError(f"pass ratio must be in (0, 1.5], got {ratio}")
+    return "PASS" if measured_bps >= ratio * expected_bps else "FAIL"

@@ -1,0 +1,70 @@
+"""One throughput test end to end: server up, client run, server down, result judged."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from boothnet.perf import iperf3, nuttcp
+from boothnet.perf.formula import DEFAULT_PASS_RATIO
+from boothnet.perf.ports import PortBlock
+from boothnet.perf.runner import Runner, pidfile_for, start_background, stop_background
+from boothnet.perf.schema import ThroughputResult, judge
+
+ToolName = Literal["iperf3", "nuttcp"]
+
+
+def run_throughput(
+    runner: Runner,
+    tool: ToolName,
+    *,
+    server_node: str,
+    client_node: str,
+    destination: str,
+    ports: PortBlock,
+    streams: int = 1,
+    duration: int = 10,
+    window: int | None = None,
+    mss: int | None = None,
+    path: str = "",
+    source: str = "",
+    expected_bps: float | None = None,
+    ratio: float = DEFAULT_PASS_RATIO,
+) -> ThroughputResult:
+    """Measure ``client_node`` -> ``destination`` (an address of ``server_node``).
+
+    The server listens on ``ports.first`` (nuttcp: control; data on the following
+    ports), is bounded in time, and is stopped by pid whatever happens to the client.
+    """
+    if tool == "nuttcp" and streams + 1 > ports.width:
+        raise ValueError(f"nuttcp with {streams} streams needs {streams + 1} ports, "
+                         f"the block has {ports.width}")
+    port = ports.first
+    limit = duration + 60
+    if tool == "iperf3":
+        server = iperf3.server_argv(port)
+        client = iperf3.client_argv(destination, port, streams=streams, duration=duration,
+                                    window=window, mss=mss)
+        client_timeout = iperf3.client_timeout(duration)
+    else:
+        server = nuttcp.server_argv(port)
+        client = nuttcp.client_argv(destination, port, streams=streams, duration=duration,
+                                    window=window, mss=mss)
+        client_timeout = nuttcp.client_timeout(duration)
+    handle = start_background(runner, server_node, server,
+                              pidfile_for(server_node, tool, port), limit_s=limit, port=port)
+    try:
+        res = runner(client_node, client, client_timeout)
+    finally:
+        stop_background(runner, handle)
+    common = {"source": source or client_node, "destination": destination, "path": path,
+              "window": window, "stderr": res.stderr, "returncode": res.returncode}
+    if tool == "iperf3":
+        result = iperf3.parse(res.stdout, **common)  # type: ignore[arg-type]
+    else:
+        result = nuttcp.parse(res.stdout, streams=streams, **common)  # type: ignore[arg-type]
+    if res.timed_out:
+        result = result.model_copy(update={
+            "succeeded": False, "error": f"{tool} client timed out after {client_timeout:g} s"})
+    if expected_bps is not None:
+        result = judge(result, expected_bps, ratio)
+    return result

@@ -1,0 +1,153 @@
+"""How perf code runs a command on a node, and background servers/listeners on top of it.
+
+A ``Runner`` is any callable ``(node, argv, timeout) -> CommandResult``. The default runs
+``ip netns exec <node> argv`` locally; an SSH runner only needs the same signature.
+Background processes are started through the same runner (``setsid -f``) and record
+their pid in a per-node pidfile, so they are stopped by id, never by name.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+
+@dataclass(frozen=True)
+class CommandResult:
+    node: str
+    argv: tuple[str, ...]
+    returncode: int
+    stdout: str
+    stderr: str
+    timed_out: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0 and not self.timed_out
+
+    @property
+    def output(self) -> str:
+        """stdout and stderr together, as a person would have seen them."""
+        return self.stdout + (("\n" + self.stderr) if self.stderr else "")
+
+
+class Runner(Protocol):
+    def __call__(
+        self, node: str, argv: Sequence[str], timeout: float | None = None
+    ) -> CommandResult: ...
+
+
+def _run(
+    node: str, full: Sequence[str], argv: Sequence[str], timeout: float | None
+) -> CommandResult:
+    try:
+        done = subprocess.run(
+            list(full), capture_output=True, text=True, timeout=timeout, check=False
+        )
+    except subprocess.TimeoutExpired as exc:
+        def _text(b: bytes | str | None) -> str:
+            return b.decode(errors="replace") if isinstance(b, bytes) else (b or "")
+
+        return CommandResult(node, tuple(argv), 124, _text(exc.stdout), _text(exc.stderr), True)
+    return CommandResult(node, tuple(argv), done.returncode, done.stdout, done.stderr)
+
+
+def netns_runner(node: str, argv: Sequence[str], timeout: float | None = None) -> CommandResult:
+    """Run ``argv`` inside network namespace ``node`` (needs root)."""
+    return _run(node, ["ip", "netns", "exec", node, *argv], argv, timeout)
+
+
+def local_runner(node: str, argv: Sequence[str], timeout: float | None = None) -> CommandResult:
+    """Run ``argv`` on this host, ignoring ``node`` (tests, or the lead's own wrappers)."""
+    return _run(node, argv, argv, timeout)
+
+
+def prefix_runner(prefix: Sequence[str]) -> Runner:
+    """A runner that puts ``prefix`` (with ``{node}`` substituted) before argv,
+    e.g. ``["ssh", "{node}"]`` or ``["sudo", "ip", "netns", "exec", "{node}"]``."""
+
+    def run(node: str, argv: Sequence[str], timeout: float | None = None) -> CommandResult:
+        full = [part.replace("{node}", node) for part in prefix] + list(argv)
+        return _run(node, full, argv, timeout)
+
+    return run
+
+
+# ---------------------------------------------------------------- background processes
+
+
+@dataclass(frozen=True)
+class Background:
+    """A detached process on ``node`` whose pid is in ``pidfile`` on that node."""
+
+    node: str
+    argv: tuple[str, ...]
+    pidfile: str
+    port: int | None = None
+
+
+def pidfile_for(node: str, tool: str, port: int) -> str:
+    # Lab namespaces share one /tmp, so the node name is part of the file name.
+    return f"/tmp/boothnet-{node}-{tool}-{port}.pid"
+
+
+def detached_argv(argv: Sequence[str], pidfile: str, limit_s: float) -> list[str]:
+    """argv that starts ``argv`` detached, bounded by ``timeout``, pid written to pidfile.
+
+    ``sh`` writes its own pid then execs ``timeout``, so the pid is the one to signal;
+    ``timeout`` passes SIGTERM on to the server and kills it at ``limit_s`` regardless.
+    """
+    script = 'echo $$ >"$0"; exec "$@" </dev/null >/dev/null 2>&1'
+    return ["setsid", "-f", "sh", "-c", script, pidfile,
+            "timeout", "-k", "5", f"{int(limit_s)}", *argv]
+
+
+def start_background(
+    runner: Runner, node: str, argv: Sequence[str], pidfile: str, *,
+    limit_s: float = 300, port: int | None = None, ready_timeout: float = 5.0,
+) -> Background:
+    """Start ``argv`` detached on ``node``; when ``port`` is given, wait until it listens."""
+    started = runner(node, detached_argv(argv, pidfile, limit_s), 10)
+    if not started.ok:
+        raise RuntimeError(
+            f"{node}: could not start {' '.join(argv)}: rc={started.returncode} {started.output}"
+        )
+    handle = Background(node, tuple(argv), pidfile, port)
+    if port is not None and not wait_listening(runner, node, port, ready_timeout):
+        stop_background(runner, handle)
+        raise RuntimeError(f"{node}: {argv[0]} did not listen on TCP port {port} "
+                           f"within {ready_timeout:g} s")
+    return handle
+
+
+def stop_background(runner: Runner, handle: Background) -> None:
+    """Stop the process by the pid in its pidfile (it may have exited already)."""
+    runner(handle.node, ["pkill", "-F", handle.pidfile], 10)
+    runner(handle.node, ["rm", "-f", handle.pidfile], 10)
+
+
+def listening_ports(runner: Runner, node: str) -> set[int]:
+    """TCP ports with a listener on ``node`` (``ss -Hltn``)."""
+    res = runner(node, ["ss", "-Hltn"], 10)
+    ports: set[int] = set()
+    for line in res.stdout.splitlines():
+        fields = line.split()
+        if len(fields) >= 4:
+            local = fields[3]
+            _, _, port = local.rpartition(":")
+            if port.isdigit():
+                ports.add(int(port))
+    return ports
+
+
+def wait_listening(runner: Runner, node: str, port: int, timeout: float = 5.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while True:
+        if port in listening_ports(runner, node):
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.1)
