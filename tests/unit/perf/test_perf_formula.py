@@ -1,0 +1,62 @@
+from __future__ import annotations
+
+import pytest
+
+from boothnet.perf.formula import (
+    PathLink,
+    bdp_bytes,
+    bottleneck,
+    expected_goodput,
+    goodput_fraction,
+    path_expected_goodput,
+    verdict,
+    window_advice,
+)
+from boothnet.perf.schema import ThroughputResult, judge
+
+
+def test_goodput_fractions_from_design() -> None:
+    assert round(goodput_fraction(1500) * 100, 1) == 94.1
+    assert round(goodput_fraction(9000) * 100, 1) == 99.0
+    assert expected_goodput(1e9, 1500) == pytest.approx(1e9 * 1448 / 1538)
+
+
+def test_bottleneck_takes_min_speed_and_min_mtu_from_different_links() -> None:
+    links = [PathLink("core--rsw 10G", 10_000, 9000), PathLink("rsw--node1", 1000, 9000),
+             PathLink("vpn tunnel", 100_000, 8950)]
+    b = bottleneck(links)
+    assert (b.speed_mbps, b.mtu) == (1000, 8950)
+    assert b.speed_link == "rsw--node1" and b.mtu_link == "vpn tunnel"
+    assert path_expected_goodput(links) == pytest.approx(1e9 * (8950 - 52) / (8950 + 38))
+    with pytest.raises(ValueError):
+        bottleneck([])
+
+
+def test_bdp_and_window_advice_design_example() -> None:
+    assert bdp_bytes(622e6, 50) / 1e6 == pytest.approx(3.8875)
+    adv = window_advice(622e6, 50, window_bytes=1 << 20)
+    assert "3.89 MB" in adv.text
+    assert adv.window_bytes == 4 * 1024 * 1024 and adv.window_bytes >= adv.bdp_bytes
+    assert adv.limited_by_window is True
+    assert window_advice(622e6, 50, window_bytes=8 << 20).limited_by_window is False
+
+
+def test_verdict_threshold_and_ratio() -> None:
+    expected = expected_goodput(1e9, 1500)
+    assert verdict(0.9 * expected, expected) == "PASS"
+    assert verdict(0.9 * expected - 1, expected) == "FAIL"
+    assert verdict(0.9 * expected, expected, ratio=0.95) == "FAIL"
+    with pytest.raises(ValueError):
+        verdict(1, 1, ratio=0)
+
+
+def test_judge_fills_expected_and_fails_errors() -> None:
+    ok = ThroughputResult(tool="iperf3", succeeded=True, throughput=93e6, rtt_ms=50.0)
+    judged = judge(ok, expected_goodput(100e6, 1500), path="booth -> home (VPN)")
+    assert judged.verdict == "PASS" and judged.path == "booth -> home (VPN)"
+    assert judged.ratio == pytest.approx(93e6 / expected_goodput(100e6, 1500))
+    assert judged.advice and "ms" in judged.advice
+    shaped = judge(ok, expected_goodput(1e9, 1500))
+    assert shaped.verdict == "FAIL"
+    broken = ThroughputResult(tool="nuttcp", succeeded=False, error="x", throughput=1e12)
+    assert judge(broken, 1e6).verdict == "FAIL"

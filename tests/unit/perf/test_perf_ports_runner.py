@@ -1,0 +1,88 @@
+from __future__ import annotations
+
+import pytest
+
+from boothnet.perf import iperf3, nuttcp
+from boothnet.perf.ports import PortAllocator
+from boothnet.perf.runner import CommandResult, detached_argv, listening_ports, local_runner
+
+
+def test_same_test_id_same_block_across_allocators() -> None:
+    a, b = PortAllocator(), PortAllocator()
+    assert a.allocate("r110 node1->fs1", "fs1").first == b.allocate("r110 node1->fs1", "fs1").first
+
+
+def test_many_tests_on_one_server_never_overlap() -> None:
+    alloc = PortAllocator(slots=64)
+    blocks = [alloc.allocate(f"test-{i}", "fs1") for i in range(64)]
+    ports = [p for blk in blocks for p in blk.ports]
+    assert len(ports) == len(set(ports))
+    with pytest.raises(RuntimeError, match="no free block"):
+        alloc.allocate("one too many", "fs1")
+    # another server node has its own ports
+    assert alloc.allocate("test-0", "fs2").first == blocks[0].first
+
+
+def test_ports_already_listening_are_skipped() -> None:
+    alloc = PortAllocator()
+    natural = PortAllocator().allocate("t", "n")
+    got = alloc.allocate("t", "n", in_use={natural.first + 3})
+    assert got.first != natural.first
+    assert natural.first + 3 not in got.ports
+
+
+def test_release_frees_block() -> None:
+    alloc = PortAllocator(slots=1)
+    blk = alloc.allocate("a", "n")
+    alloc.release(blk)
+    assert alloc.allocate("b", "n").first == blk.first
+
+
+def test_listening_ports_parses_ss() -> None:
+    ss = ("LISTEN 0 4096 0.0.0.0:5201 0.0.0.0:*\n"
+          "LISTEN 0 128 [::]:22 [::]:*\n"
+          "LISTEN 0 1 198.18.0.5%eth0:8462 0.0.0.0:*\n")
+
+    def fake(node: str, argv, timeout=None) -> CommandResult:  # type: ignore[no-untyped-def]
+        assert argv[0] == "ss"
+        return CommandResult(node, tuple(argv), 0, ss, "")
+
+    assert listening_ports(fake, "n") == {5201, 22, 8462}
+
+
+def test_detached_argv_writes_pid_and_bounds_time(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    pidfile = tmp_path / "x.pid"
+    res = local_runner("local", detached_argv(["sleep", "30"], str(pidfile), 1), 10)
+    assert res.ok
+    import time
+
+    for _ in range(50):
+        if pidfile.exists() and pidfile.read_text().strip():
+            break
+        time.sleep(0.05)
+    pid = int(pidfile.read_text())
+    import os
+
+    os.kill(pid, 0)  # running now
+    for _ in range(80):  # timeout kills it at 1 s
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.05)
+    else:
+        os.kill(pid, 15)
+        pytest.fail("detached process outlived its time limit")
+
+
+def test_command_lines() -> None:
+    argv = iperf3.client_argv("10.0.0.2", 5301, streams=4, duration=20, window=4 << 20, mss=8948)
+    assert argv[:4] == ["iperf3", "-c", "10.0.0.2", "-p"] and "-J" in argv
+    assert argv[argv.index("-P") + 1] == "4" and argv[argv.index("-w") + 1] == str(4 << 20)
+    assert argv[argv.index("-M") + 1] == "8948"
+    assert iperf3.server_argv(5301) == ["iperf3", "-s", "-1", "-p", "5301"]
+    n = nuttcp.client_argv("10.0.0.2", 5310, streams=2, duration=5, window=4 << 20, mss=1400)
+    assert {"-fparse", "-N2", "-T5", "-P5310", "-p5311", "-w4096", "-M1400"} <= set(n)
+    assert n[-1] == "10.0.0.2"
+    with pytest.raises(ValueError):
+        iperf3.client_argv("x", 1, streams=0)
