@@ -1,0 +1,79 @@
+"""`boothnet` command line: each pipeline stage as a subcommand, the same code the playbooks run."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from boothnet.errors import IntentInvalid, RenderError
+
+
+def _inventory(args: argparse.Namespace) -> Path:
+    path = Path(args.inventory or f"inventories/{args.network}")
+    if not (path / "hosts.yml").exists():
+        sys.exit(f"boothnet: no inventory at {path} (expected {path}/hosts.yml)")
+    return path
+
+
+def _progress(message: str) -> None:
+    print(f"  .. {message}", file=sys.stderr, flush=True)
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    from boothnet.intent import load_network
+
+    net = load_network(_inventory(args))
+    print(f"{net.name}: intent valid ({len(net.devices)} devices, {len(net.vlans)} VLANs, "
+          f"{len(net.endpoints)} endpoints)")
+    return 0
+
+
+def cmd_build(args: argparse.Namespace) -> int:
+    from boothnet.build import build
+
+    result = build(_inventory(args), Path(args.build_dir), run_tools=not args.no_tools, progress=_progress)
+    print(result.summary_table())
+    print(f"configs in {result.out_dir}")
+    return 0 if result.ok else 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="boothnet", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    def add(name: str, func, help_text: str) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        p.add_argument("-n", "--network", default="sc-booth", help="inventory name under inventories/")
+        p.add_argument("-i", "--inventory", help="inventory folder (default inventories/<network>)")
+        p.add_argument("--build-dir", default="build", help="where artifacts go (default build/)")
+        p.set_defaults(func=func)
+        return p
+
+    add("validate", cmd_validate, "validate the intent and report every error")
+    build = add("build", cmd_build, "validate, derive, render and lint configs into build/<network>/configs")
+    build.add_argument("--no-tools", action="store_true", help="skip the vtysh/nft dry runs")
+    _register_optional(sub, add)
+
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args))
+    except IntentInvalid as exc:
+        print(exc.summary(), file=sys.stderr)
+        print("nothing was written", file=sys.stderr)
+        return 2
+    except RenderError as exc:
+        print(f"render error: {exc}", file=sys.stderr)
+        print("nothing was written", file=sys.stderr)
+        return 3
+
+
+def _register_optional(sub, add) -> None:
+    """Stages that live in their own modules register their subcommands here."""
+    from boothnet import cli_stages
+
+    cli_stages.register(sub, add)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,113 @@
+"""The derived per-device model: everything a template prints, already computed."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from ipaddress import IPv4Address, IPv4Interface, IPv4Network
+from typing import Literal
+
+
+@dataclass(frozen=True)
+class AclEntry:
+    action: Literal["permit", "deny"]
+    proto: str
+    src: IPv4Network | None  # None = any
+    dst: IPv4Network | None
+    rule: str  # the policy rule it comes from, or "default"
+    dst_ports: tuple[int, ...] = ()
+    src_port: int | None = None
+    established: bool = False  # return traffic of a permitted TCP flow (stateless platforms)
+    icmp_type: str | None = None
+    via_tunnel: bool = False  # only when it arrived through the VPN
+    log: bool = False
+    seq: int = 0
+
+
+@dataclass
+class Acl:
+    name: str
+    direction: Literal["in", "out"]
+    interface: str
+    entries: list[AclEntry]
+    lines: list[str] = field(default_factory=list)  # platform syntax, filled by the platform
+
+
+@dataclass
+class Interface:
+    name: str
+    kind: Literal["access", "trunk", "routed", "svi", "bridge_member"]
+    description: str
+    mtu: int
+    speed: int | None = None
+    vlan: int | None = None  # access
+    allowed_vlans: list[int] = field(default_factory=list)  # trunk
+    address: IPv4Interface | None = None
+    acl_in: str | None = None
+    acl_out: str | None = None
+    mss_clamp: int | None = None
+    bridge: str | None = None  # frr_linux: the VLAN bridge this port belongs to
+
+
+@dataclass
+class VlanL2:
+    id: int
+    name: str
+    mtu: int
+
+
+@dataclass
+class Route:
+    prefix: IPv4Network
+    next_hop: IPv4Address
+    description: str
+
+
+@dataclass
+class Ospf:
+    router_id: IPv4Address
+    area: int
+    hello: int
+    dead: int
+    interfaces: list[tuple[str, bool]]  # (interface, passive)
+    networks: list[IPv4Network]
+    default_originate: bool
+    redistribute: list[IPv4Network]  # static prefixes to announce
+
+
+@dataclass
+class VpnPeer:
+    name: str
+    local_address: IPv4Address
+    remote_address: IPv4Address
+    local_subnets: list[IPv4Network]
+    remote_subnets: list[IPv4Network]
+    ike_proposals: list[str]
+    esp_proposals: list[str]
+    dpd_delay_s: int
+    rekey_time_s: int
+    psk_env: str
+    inner_mtu: int
+    mss: int
+    outside_interface: str
+    initiator: bool
+    udp_encapsulation: bool
+
+
+@dataclass
+class DeviceModel:
+    name: str
+    platform: str
+    role: str
+    managed: bool
+    mgmt_interface: str
+    mgmt_address: IPv4Interface
+    vlans: list[VlanL2]
+    interfaces: list[Interface]
+    acls: list[Acl]
+    routes: list[Route]
+    ospf: Ospf | None
+    vpn: VpnPeer | None
+    # frr_linux only: iproute2 batch statements and the nftables rule text per ACL chain
+    linux_statements: list[str] = field(default_factory=list)
+    tunnel_match: str = "meta ipsec exists"
+    uplink_interface: str | None = None

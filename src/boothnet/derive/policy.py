@@ -1,0 +1,159 @@
+"""Compile the ordered zone policy into ACL entries per VLAN interface and direction.
+
+First match wins. Stateless platforms also get return-traffic entries (`established`,
+echo-reply) at the top; stateful ones (nftables) accept established flows instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import replace
+from ipaddress import IPv4Network, collapse_addresses
+
+from boothnet.derive.model import AclEntry
+from boothnet.intent.model import Network, Rule, Vlan
+
+Prefixes = list[IPv4Network | None]  # None = any
+
+
+def acl_name(vlan: Vlan, direction: str) -> str:
+    return f"{vlan.name.upper().replace('-', '_')}_{direction.upper()}"
+
+
+class PolicyCompiler:
+    def __init__(self, net: Network):
+        self.net = net
+        self.zone_subnets: dict[str, list[IPv4Network]] = {}
+        for vlan in net.vlans:
+            self.zone_subnets.setdefault(vlan.zone, []).append(vlan.subnet)
+        self.internal = list(collapse_addresses(v.subnet for v in net.vlans))
+        self.vpn_sources = self._vpn_booth_prefixes()
+
+    def _vpn_booth_prefixes(self) -> list[IPv4Network]:
+        vpn = self.net.vpn
+        if vpn is None:
+            return []
+        by_name = self.net.vlan_by_name()
+        return [by_name[ref.partition(":")[2]].subnet for ref in vpn.booth_subnets]
+
+    def prefixes(self, selector: str) -> Prefixes:
+        kind, _, name = selector.partition(":")
+        if selector == "any":
+            return [None]
+        if kind == "zone":
+            return list(collapse_addresses(self.zone_subnets.get(name, [])))
+        if kind == "vlan":
+            return [self.net.vlan_by_name()[name].subnet]
+        members = self.net.host_groups.get(name, [])
+        return [IPv4Network(f"{self.net.endpoints[m].address}/32") for m in members]
+
+    def part_in(self, selector: str, vlan: Vlan) -> list[IPv4Network]:
+        """The part of a selector that lives in this VLAN."""
+        kind, _, name = selector.partition(":")
+        if selector == "any" or (kind == "zone" and name == vlan.zone) or (kind == "vlan" and name == vlan.name):
+            return [vlan.subnet]
+        if kind == "group":
+            return [IPv4Network(f"{self.net.endpoints[m].address}/32")
+                    for m in self.net.host_groups.get(name, [])
+                    if self.net.endpoints[m].vlan == vlan.name]
+        return []
+
+    def _forward(self, rule: Rule, sources: Iterable[IPv4Network], vlan: Vlan) -> list[AclEntry]:
+        entries: list[AclEntry] = []
+        ports = tuple(rule.ports)
+        for src in sources:
+            if rule.destination == "zone:outside":
+                # outside = anything that is not the booth's or home's own address space
+                entries += [AclEntry("deny", "ip", src, internal, rule.name) for internal in self.internal
+                            if not internal.subnet_of(vlan.subnet)]
+                entries.append(AclEntry(rule.action, rule.proto, src, None, rule.name, dst_ports=ports))
+                continue
+            for dst in self.prefixes(rule.destination):
+                if dst is not None and dst.subnet_of(vlan.subnet):
+                    continue  # stays inside the VLAN: never reaches the router
+                entries.append(AclEntry(rule.action, rule.proto, src, dst, rule.name, dst_ports=ports))
+        return entries
+
+    def _return(self, rule: Rule, local: list[IPv4Network]) -> list[AclEntry]:
+        """Return traffic of a permitted flow toward this VLAN, for stateless platforms."""
+        entries: list[AclEntry] = []
+        remotes = self.prefixes(rule.source)
+        for src in local:
+            for dst in remotes:
+                if dst is not None and dst.subnet_of(src):
+                    continue
+                if rule.proto == "tcp":
+                    entries += [AclEntry("permit", "tcp", src, dst, rule.name, src_port=port, established=True)
+                                for port in rule.ports] or [AclEntry("permit", "tcp", src, dst, rule.name, established=True)]
+                elif rule.proto == "icmp":
+                    entries.append(AclEntry("permit", "icmp", src, dst, rule.name, icmp_type="echo-reply"))
+                elif rule.proto == "udp":
+                    entries += [AclEntry("permit", "udp", src, dst, rule.name, src_port=port) for port in rule.ports]
+                else:
+                    entries.append(AclEntry("permit", "ip", src, dst, rule.name))
+        return entries
+
+    def inbound(self, vlan: Vlan) -> list[AclEntry]:
+        returns: list[AclEntry] = []
+        forward: list[AclEntry] = []
+        for rule in self.net.policy.rules:
+            sources = self.part_in(rule.source, vlan)
+            if sources:
+                forward += self._forward(rule, sources, vlan)
+            local = self.part_in(rule.destination, vlan)
+            if rule.action == "permit" and local and not sources:
+                returns += self._return(rule, local)
+        returns = [replace(e, rule=f"{e.rule} (return)") for e in returns]
+        tail = AclEntry(self.net.policy.default_action, "ip", None, None, "default",
+                        log=self.net.policy.default_action == "deny")
+        return number(dedupe(returns + forward + [tail]))
+
+    def outbound_secure(self, vlan: Vlan) -> list[AclEntry]:
+        """What may enter the secured network: only the listed flows, only through the tunnel."""
+        entries: list[AclEntry] = []
+        for rule in self.net.policy.rules:
+            local = self.part_in(rule.destination, vlan)
+            if not local or rule.source == "any":
+                continue
+            for src in self.prefixes(rule.source):
+                through_vpn = src is not None and any(src.subnet_of(p) for p in self.vpn_sources)
+                entries += [AclEntry(rule.action, rule.proto, src, dst, rule.name, dst_ports=tuple(rule.ports),
+                                     via_tunnel=through_vpn) for dst in local]
+        entries.append(AclEntry("deny", "ip", None, None, "default", log=True))
+        return number(dedupe(entries))
+
+
+def _within(inner: IPv4Network | None, outer: IPv4Network | None) -> bool:
+    return outer is None or (inner is not None and inner.subnet_of(outer))
+
+
+def covers(earlier: AclEntry, later: AclEntry) -> bool:
+    """True when every packet `later` matches was already matched by `earlier`."""
+    if not (_within(later.src, earlier.src) and _within(later.dst, earlier.dst)):
+        return False
+    if earlier.via_tunnel and not later.via_tunnel:
+        return False
+    if earlier.proto == "ip":
+        return True
+    return (earlier.proto == later.proto
+            and (not earlier.dst_ports or bool(later.dst_ports) and set(later.dst_ports) <= set(earlier.dst_ports))
+            and earlier.src_port in (None, later.src_port)
+            and (not earlier.established or later.established)
+            and earlier.icmp_type in (None, later.icmp_type))
+
+
+def dedupe(entries: list[AclEntry]) -> list[AclEntry]:
+    """Drop lines an earlier line already decides, so no ACL line is unreachable."""
+    kept: list[AclEntry] = []
+    for entry in entries:
+        if not any(covers(earlier, entry) for earlier in kept):
+            kept.append(entry)
+    return kept
+
+
+def number(entries: list[AclEntry]) -> list[AclEntry]:
+    return [replace(e, seq=10 * (i + 1)) for i, e in enumerate(entries)]
+
+
+def is_return(entry: AclEntry) -> bool:
+    return entry.rule.endswith("(return)")

@@ -1,0 +1,47 @@
+"""Linux quirks: bridge-per-VLAN SVIs, trunk members by VLAN mode, nftables rule syntax."""
+
+from __future__ import annotations
+
+from boothnet.derive.model import AclEntry
+
+
+def svi_name(vid: int) -> str:
+    return f"br{vid}"
+
+
+def mgmt_interface() -> str:
+    return "mgmt0"
+
+
+def trunk_member(port: str, vid: int, vlan_mode: str) -> str:
+    # Without 802.1Q in the kernel the lab wires one segment per VLAN: eth49v110.
+    return f"{port}.{vid}" if vlan_mode == "dot1q" else f"{port}v{vid}"
+
+
+def acl_lines(entry: AclEntry, tunnel_match: str) -> list[str]:
+    return [nft_rule(entry, tunnel_match)]
+
+
+def nft_rule(entry: AclEntry, tunnel_match: str) -> str:
+    parts: list[str] = []
+    if entry.via_tunnel:
+        parts.append(tunnel_match)
+    if entry.src is not None:
+        parts.append(f"ip saddr {entry.src}")
+    if entry.dst is not None:
+        parts.append(f"ip daddr {entry.dst}")
+    if entry.proto in ("tcp", "udp"):
+        if entry.src_port is not None:
+            parts.append(f"{entry.proto} sport {entry.src_port}")
+        if entry.dst_ports:
+            ports = ", ".join(str(p) for p in entry.dst_ports)
+            parts.append(f"{entry.proto} dport {{ {ports} }}")
+        if not entry.src_port and not entry.dst_ports:
+            parts.append(f"meta l4proto {entry.proto}")
+    elif entry.proto == "icmp":
+        parts.append(f"icmp type {entry.icmp_type}" if entry.icmp_type else "meta l4proto icmp")
+    if entry.log:
+        parts.append(f'log prefix "boothnet {entry.action} {entry.rule} "')
+    parts.append("counter")
+    parts.append("accept" if entry.action == "permit" else "drop")
+    return " ".join(parts)
