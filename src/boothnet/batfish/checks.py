@@ -484,18 +484,19 @@ def _path_findings(pf: Any, row: dict[str, Any], trace: Any, mtu: dict[IfaceRef,
             "path_mtu", low_ref.node,
             f"flow '{pf.name}': path MTU is {low} at {low_ref}, below the intent's {pf.min_mtu}",
             location=low_ref.interface, flow=flow, row=row))
-    peak = known[0][1]
+    # The effective path MTU falls wherever a hop goes below every MTU before it; that device
+    # must clamp the TCP MSS (a later drop to an MTU already seen is covered by that clamp).
+    lowest = known[0][1]
     for ref, m in known[1:]:
-        if m < peak:
-            # Where the MTU drops, TCP must be told a smaller MSS on that device.
+        if m < lowest:
             here = [r for r, _ in known if r.node == ref.node]
             if not any(_clamped(configs, r) for r in here) and any(
                 _clamped(configs, r) is False for r in here
             ):
                 found.append(Finding(
                     "path_mtu", ref.node,
-                    f"flow '{pf.name}': MTU drops from {peak} to {m} at {ref} and this device "
-                    "has no TCP MSS clamping, so large TCP segments black-hole",
+                    f"flow '{pf.name}': MTU drops from {lowest} to {m} at {ref} and this "
+                    "device has no TCP MSS clamping, so large TCP segments black-hole",
                     location=ref.interface, flow=flow, row=row))
-        peak = max(peak, m)
+            lowest = m
     return found
