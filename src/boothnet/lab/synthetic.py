@@ -1,0 +1,88 @@
+"""A synthetic LabSpec of about ``n`` nodes shaped like a booth network: a ring of routers
+(OSPF, short timers), each with several VLAN segments (a bridge per VLAN) of three hosts
+at MTU 9000. Used by bench/lab_updown.py before a real intent is at hand."""
+
+from __future__ import annotations
+
+import ipaddress
+from pathlib import Path
+
+from boothnet.lab.spec import HostAddress, LabEnd, LabLink, LabNode, LabSpec
+
+HOSTS_PER_VLAN = 3
+
+
+def synthetic_spec(
+    n: int, config_root: Path, network: str = "bnt-bench", mgmt_subnet: str = "198.18.230.0/24"
+) -> LabSpec:
+    if n < 4:
+        raise ValueError("synthetic lab needs at least 4 nodes")
+    n_routers = max(2, n // 15)
+    n_hosts = n - n_routers
+    n_vlans = -(-n_hosts // HOSTS_PER_VLAN)
+    mgmt = list(ipaddress.ip_network(mgmt_subnet).hosts())[1:]  # [0] is the bridge
+    plen = ipaddress.ip_network(mgmt_subnet).prefixlen
+    if n > len(mgmt):
+        raise ValueError(f"{n} nodes do not fit {mgmt_subnet}")
+    routers = [f"r{i + 1:02d}" for i in range(n_routers)]
+    iface: dict[str, list[str]] = {r: [] for r in routers}
+    ospf: dict[str, list[str]] = {r: [] for r in routers}
+    passive: dict[str, list[str]] = {r: [] for r in routers}
+    links: list[LabLink] = []
+    nodes: list[LabNode] = []
+
+    # routed ring r01 -> r02 -> ... -> r01 (a single link when there are two routers)
+    pairs = [(i, (i + 1) % n_routers) for i in range(n_routers if n_routers > 2 else 1)]
+    for k, (i, j) in enumerate(pairs):
+        net = ipaddress.ip_network(f"10.254.{k}.0/30")
+        a_ip, b_ip = list(net.hosts())
+        ra, rb = routers[i], routers[j]
+        ia, ib = f"ring{k}a", f"ring{k}b"
+        links.append(LabLink(LabEnd(ra, ia), LabEnd(rb, ib), 10000, 9000, f"{ra}--{rb} ring"))
+        for r, ifn, ip in ((ra, ia, a_ip), (rb, ib, b_ip)):
+            iface[r] += [f"addr add {ip}/30 dev {ifn}", f"link set {ifn} up"]
+            ospf[r].append(f"interface {ifn}\n ip ospf network point-to-point\n"
+                           " ip ospf hello-interval 1\n ip ospf dead-interval 4\nexit")
+            ospf[r].append(f" network {net} area 0")
+
+    host_i = 0
+    for v in range(n_vlans):
+        r = routers[v % n_routers]
+        vid = 100 + v
+        br = f"br{vid}"
+        subnet = ipaddress.ip_network(f"10.{vid}.0.0/24")
+        gw = next(subnet.hosts())
+        iface[r] = [f"link add {br} type bridge"] + iface[r]
+        iface[r] += [f"addr add {gw}/24 dev {br}", f"link set {br} mtu 9000",
+                     f"link set {br} up"]
+        ospf[r].append(f" network {subnet} area 0")
+        passive[r].append(br)
+        for h in range(HOSTS_PER_VLAN):
+            if host_i >= n_hosts:
+                break
+            host = f"h{vid}-{h + 1}"
+            port = f"v{vid}p{h + 1}"
+            links.append(LabLink(LabEnd(r, port), LabEnd(host, "eth1"), 1000, 9000,
+                                 f"{r}:{port} -- {host} vlan {vid}"))
+            iface[r].insert(1, f"link set {port} master {br}")
+            nodes.append(LabNode(
+                name=host, kind="host", mgmt_address=f"{mgmt[n_routers + host_i]}/{plen}",
+                addresses=[HostAddress("eth1", f"{subnet[10 + h]}/24", 9000, str(gw))],
+            ))
+            host_i += 1
+
+    router_nodes = []
+    for i, r in enumerate(routers):
+        cdir = Path(config_root) / r
+        cdir.mkdir(parents=True, exist_ok=True)
+        (cdir / "interfaces.ip").write_text("\n".join(iface[r]) + "\n")
+        ifaces = [x for x in ospf[r] if x.startswith("interface")]
+        nets = [x for x in ospf[r] if x.startswith(" network")]
+        frr = ["frr defaults traditional", f"hostname {r}", "!", *ifaces, "!",
+               "router ospf", f" ospf router-id 10.255.0.{i + 1}",
+               *[f" passive-interface {b}" for b in passive[r]], *nets, "exit", "!"]
+        (cdir / "frr.conf").write_text("\n".join(frr) + "\n")
+        router_nodes.append(LabNode(name=r, kind="router", mgmt_address=f"{mgmt[i]}/{plen}",
+                                    config_dir=str(cdir)))
+    return LabSpec(network=network, vlan_mode="segment", mgmt_subnet=mgmt_subnet,
+                   nodes=router_nodes + nodes, links=links)
