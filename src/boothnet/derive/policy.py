@@ -157,3 +157,44 @@ def number(entries: list[AclEntry]) -> list[AclEntry]:
 
 def is_return(entry: AclEntry) -> bool:
     return entry.rule.endswith("(return)")
+
+
+def matches(entry: AclEntry, src: IPv4Network, dst: IPv4Network, proto: str, port: int | None,
+            established: bool = False, icmp_type: str = "echo-request", via_tunnel: bool = False) -> bool:
+    """Does this ACL line match one packet (addresses given as /32 networks)?"""
+    if not (_within(src, entry.src) and _within(dst, entry.dst)):
+        return False
+    if entry.via_tunnel and not via_tunnel:
+        return False
+    if entry.proto != "ip" and entry.proto != proto:
+        return False
+    if entry.dst_ports and port not in entry.dst_ports:
+        return False
+    if entry.src_port is not None or (entry.established and not established):
+        return False
+    return entry.icmp_type in (None, icmp_type)
+
+
+def acl_decision(entries: list[AclEntry], src: IPv4Network, dst: IPv4Network, proto: str,
+                 port: int | None = None, **flags: bool) -> AclEntry | None:
+    """The first line that matches a new flow's first packet, as the device evaluates it."""
+    return next((e for e in entries if matches(e, src, dst, proto, port, **flags)), None)
+
+
+def policy_decision(compiler: PolicyCompiler, src_vlan: Vlan, src: IPv4Network, dst: IPv4Network,
+                    proto: str, port: int | None = None) -> tuple[str, str]:
+    """What the intent says about a new flow: (action, rule name), first match wins."""
+    for rule in compiler.net.policy.rules:
+        if not any(src.subnet_of(s) for s in compiler.part_in(rule.source, src_vlan)):
+            continue
+        if rule.destination == "zone:outside":
+            if any(dst.subnet_of(p) for p in compiler.internal):
+                continue
+        elif not any(p is None or dst.subnet_of(p) for p in compiler.prefixes(rule.destination)):
+            continue
+        if rule.proto != "ip" and rule.proto != proto:
+            continue
+        if rule.ports and port not in rule.ports:
+            continue
+        return rule.action, rule.name
+    return compiler.net.policy.default_action, "default"

@@ -1,0 +1,42 @@
+"""Shared test helpers: the repository root and copies of reference inventories to break."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+INVENTORIES = ROOT / "inventories"
+
+
+class InventoryCopy:
+    """A reference inventory copied into a temp folder, edited through its YAML files."""
+
+    def __init__(self, path: Path):
+        self.path = path
+
+    def load(self, relative: str):
+        return yaml.safe_load((self.path / relative).read_text())
+
+    def save(self, relative: str, data) -> None:
+        (self.path / relative).write_text(yaml.safe_dump(data, sort_keys=False))
+
+    def edit(self, relative: str, change) -> None:
+        data = self.load(relative)
+        change(data)
+        self.save(relative, data)
+
+
+@pytest.fixture
+def inventory_copy(tmp_path, monkeypatch):
+    """Copy inventories/<name> to ./inv under a temp cwd, so error paths read `inv/...`."""
+
+    def make(name: str = "lab-mini") -> InventoryCopy:
+        shutil.copytree(INVENTORIES / name, tmp_path / "inv")
+        monkeypatch.chdir(tmp_path)
+        return InventoryCopy(Path("inv"))
+
+    return make
