@@ -384,7 +384,7 @@ class _Checks:
                 spans.append((link.addresses.a.network, self.src["links"], f"links[{i}].addresses"))
         spans.append((self.net.settings.mgmt_subnet, self.src["network"], "network.mgmt_subnet"))
         # Sorted by start, an overlap can only be with the widest span seen so far: n log n, not n^2.
-        spans.sort(key=lambda span: (int(span[0].network_address), -span[0].prefixlen))
+        spans.sort(key=lambda span: (int(span[0].network_address), span[0].prefixlen))
         widest: tuple[IPv4Network, str, str] | None = None
         for span in spans:
             if widest is not None and span[0].network_address <= widest[0].broadcast_address:
