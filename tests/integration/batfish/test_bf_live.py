@@ -1,0 +1,61 @@
+"""Live Batfish on the shared snapshots: needs BATFISH_HOST (skips loudly otherwise)."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from pathlib import Path
+
+import pytest
+
+from boothnet.batfish.report import Status
+from boothnet.batfish.review import review_change
+from boothnet.batfish.service import probe
+from boothnet.batfish.verify import run_verify
+
+pytestmark = pytest.mark.batfish
+
+_spec = importlib.util.spec_from_file_location(
+    "bf_recorded_live", Path(__file__).resolve().parents[2] / "unit" / "batfish" / "bf_recorded.py")
+assert _spec and _spec.loader
+rec = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(rec)
+
+
+@pytest.fixture(scope="module")
+def host() -> str:
+    status = probe(os.environ.get("BATFISH_HOST"))
+    if not status.reachable:
+        pytest.skip(f"LIVE BATFISH TESTS NOT RUN: {status.skip_reason}")
+    return str(status.host)
+
+
+def test_verify_base_reports_the_planted_findings(host, tmp_path):
+    intent = rec.booth_intent()
+    report = run_verify(intent, rec.configs_dir("base"), intent.links, tmp_path, host=host,
+                        require=True)
+    assert report.check("references").status == Status.FAIL
+    assert any("MISSING_ACL" in f.message for f in report.check("references").findings)
+    assert any(f.device == "core1" and "eq 23" in (f.location or "")
+               for f in report.check("acl_lines").findings)
+    assert any("9214" in f.message for f in report.check("mtu").findings)
+    assert report.check("ipsec").status == Status.PASS
+    assert report.check("isolation").status == Status.PASS
+    assert report.check("secure_network").status == Status.PASS
+    assert (tmp_path / "verify.json").exists() and (tmp_path / "verify.md").exists()
+
+
+def test_verify_change_breaks_isolation_and_secure_network(host, tmp_path):
+    intent = rec.booth_intent()
+    report = run_verify(intent, rec.configs_dir("change"), intent.links, tmp_path, host=host,
+                        require=True)
+    assert report.check("isolation").status == Status.FAIL
+    assert report.check("secure_network").status == Status.FAIL
+
+
+def test_review_change_vs_base_flags_both_permits(host, tmp_path):
+    result = review_change(rec.configs_dir("base"), rec.configs_dir("change"),
+                           rec.booth_intent(), tmp_path, host=host, require=True)
+    assert result.exit_code == 1
+    assert {v.change.device for v in result.violations} == {"core1", "hgw"}
+    assert (tmp_path / "review.html").exists()
