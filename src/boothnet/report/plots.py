@@ -1,0 +1,130 @@
+"""PNG plots for the report (matplotlib, Agg: no display needed)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402 - the backend must be chosen first
+from matplotlib.colors import ListedColormap  # noqa: E402
+from matplotlib.patches import Patch  # noqa: E402
+
+from boothnet.perf.schema import ThroughputResult  # noqa: E402
+from boothnet.report.schema import IsolationRow  # noqa: E402
+from boothnet.report.summary import throughput_status  # noqa: E402
+
+GREEN, RED, GREY, AMBER = "#2e7d32", "#c62828", "#9e9e9e", "#f9a825"
+
+
+def _label(r: ThroughputResult) -> str:
+    name = r.path or f"{r.source} -> {r.destination}"
+    return f"{name}  [{r.tool} x{r.streams}]"
+
+
+def throughput_plot(results: list[ThroughputResult], out: Path) -> Path | None:
+    """Horizontal bars of measured goodput per path; a black tick marks the expected
+    goodput, a dashed tick the pass threshold."""
+    if not results:
+        return None
+    n = len(results)
+    fig, ax = plt.subplots(figsize=(11, 1.6 + 0.38 * n), dpi=110)
+    ys = list(range(n))[::-1]
+    colors = {"PASS": GREEN, "FAIL": RED, "SKIPPED": GREY}
+    for y, r in zip(ys, results, strict=True):
+        status = throughput_status(r)
+        ax.barh(y, r.throughput / 1e6, height=0.6, color=colors[status])
+        if r.expected:
+            ax.plot([r.expected / 1e6] * 2, [y - 0.4, y + 0.4], color="black", lw=2)
+            if r.pass_ratio:
+                thr = r.expected * r.pass_ratio / 1e6
+                ax.plot([thr] * 2, [y - 0.4, y + 0.4], color="black", lw=1, ls="--")
+            text = f"{r.throughput / r.expected:.0%}" if r.succeeded else "error"
+        else:
+            text = "error" if not r.succeeded else "no expectation"
+        right = max(r.throughput, r.expected or 0) / 1e6
+        ax.text(right * 1.01 + 1, y, text, va="center", fontsize=8,
+                color=RED if status == "FAIL" else "black")
+    ax.set_yticks(ys, [_label(r) for r in results], fontsize=8)
+    ax.set_xlabel("TCP goodput (Mb/s)")
+    ax.set_title("Throughput per path vs expected")
+    top = max([r.throughput for r in results] + [r.expected or 0 for r in results]) / 1e6
+    ax.set_xlim(0, top * 1.12 or 1)
+    ax.grid(axis="x", alpha=0.3)
+    ax.legend(handles=[Patch(color=GREEN, label="pass"), Patch(color=RED, label="fail"),
+                       plt.Line2D([], [], color="black", lw=2, label="expected"),
+                       plt.Line2D([], [], color="black", lw=1, ls="--", label="pass threshold")],
+              loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8)
+    fig.tight_layout()
+    fig.savefig(out)
+    plt.close(fig)
+    return out
+
+
+# cell codes for the heatmap
+_UNTESTED, _DENY, _PARTIAL, _PERMIT, _MISMATCH = range(5)
+_CMAP = ListedColormap(["#ffffff", "#cfd8dc", "#c5e1a5", "#66bb6a", "#e53935"])
+
+
+def matrix_cells(rows: list[IsolationRow], zones: list[str]) -> list[list[tuple[int, int, int]]]:
+    """Per (src zone, dst zone): (code, number of flows, number of mismatches)."""
+    cells: dict[tuple[str, str], list[IsolationRow]] = {}
+    for row in rows:
+        cells.setdefault((row.src_zone, row.dst_zone), []).append(row)
+    grid = []
+    for src in zones:
+        line = []
+        for dst in zones:
+            flows = cells.get((src, dst), [])
+            bad = sum(1 for f in flows if f.verdict == "FAIL")
+            expected = {f.expected for f in flows}
+            if not flows or all(f.verdict == "SKIPPED" for f in flows):
+                code = _UNTESTED
+            elif bad:
+                code = _MISMATCH
+            elif expected == {"permit"}:
+                code = _PERMIT
+            elif expected == {"deny"}:
+                code = _DENY
+            else:
+                code = _PARTIAL
+            line.append((code, len(flows), bad))
+        grid.append(line)
+    return grid
+
+
+def reachability_heatmap(rows: list[IsolationRow], zones: list[str], out: Path) -> Path | None:
+    if not rows:
+        return None
+    grid = matrix_cells(rows, zones)
+    n = len(zones)
+    size = max(5.0, 1.2 + 0.42 * n)
+    fig, ax = plt.subplots(figsize=(size + 2.5, size), dpi=110)
+    ax.imshow([[c[0] for c in line] for line in grid], cmap=_CMAP, vmin=0, vmax=4)
+    for i, line in enumerate(grid):
+        for j, (code, flows, bad) in enumerate(line):
+            if code == _MISMATCH:
+                ax.text(j, i, f"X{bad}", ha="center", va="center", color="white",
+                        fontsize=9, fontweight="bold")
+            elif flows:
+                ax.text(j, i, str(flows), ha="center", va="center", fontsize=7, color="#37474f")
+    ax.set_xticks(range(n), zones, rotation=60, ha="right", fontsize=8)
+    ax.set_yticks(range(n), zones, fontsize=8)
+    ax.set_xlabel("destination zone / VLAN")
+    ax.set_ylabel("source zone / VLAN")
+    ax.set_title("Reachability: expected vs observed (number = flows tested)")
+    ax.set_xticks([x - 0.5 for x in range(1, n)], minor=True)
+    ax.set_yticks([y - 0.5 for y in range(1, n)], minor=True)
+    ax.grid(which="minor", color="white", lw=1.5)
+    ax.tick_params(which="minor", length=0)
+    ax.legend(handles=[Patch(color=_CMAP(_PERMIT), label="permit, as expected"),
+                       Patch(color=_CMAP(_PARTIAL), label="listed services only, as expected"),
+                       Patch(color=_CMAP(_DENY), label="deny, as expected"),
+                       Patch(color=_CMAP(_MISMATCH), label="X: mismatches"),
+                       Patch(facecolor="white", edgecolor="grey", label="not tested")],
+              loc="upper left", bbox_to_anchor=(1.02, 1), fontsize=8)
+    fig.tight_layout()
+    fig.savefig(out)
+    plt.close(fig)
+    return out

@@ -1,0 +1,190 @@
+"""report.json, report.md, report.html (self-contained) and the PNG plots."""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from boothnet.report.plots import reachability_heatmap, throughput_plot
+from boothnet.report.schema import Summary, ValidationResults
+from boothnet.report.summary import summarize, throughput_status
+
+_BADGE = {"PASS": "PASS", "FAIL": "FAIL", "SKIPPED": "SKIPPED",
+          "PASS_WITH_SKIPS": "PASS (incomplete)"}
+
+
+@dataclass(frozen=True)
+class ReportPaths:
+    directory: Path
+    json: Path
+    markdown: Path
+    html: Path
+    throughput_png: Path | None
+    reachability_png: Path | None
+
+
+def _zones(res: ValidationResults) -> list[str]:
+    seen = list(res.zones)
+    for row in res.isolation:
+        for z in (row.src_zone, row.dst_zone):
+            if z not in seen:
+                seen.append(z)
+    return seen
+
+
+def _mbps(bps: float | None) -> str:
+    return "-" if bps is None else f"{bps / 1e6:.1f}"
+
+
+def _tables(res: ValidationResults) -> list[tuple[str, list[str], list[list[str]]]]:
+    """(title, header, rows) per section, shared by Markdown and HTML."""
+    out: list[tuple[str, list[str], list[list[str]]]] = []
+    out.append(("Stages", ["status", "stage", "device", "note"],
+                [[s.status, s.name, s.device or "", s.reason or ""] for s in res.stages]))
+    out.append(("Isolation matrix",
+                ["verdict", "src (zone)", "dst (zone)", "flow", "expected", "observed", "rule"],
+                [[r.verdict or "SKIPPED", f"{r.src} ({r.src_zone})", f"{r.dst} ({r.dst_zone})",
+                  r.flow, r.expected, r.observed or "not measured",
+                  f"{r.rule or ''}{' @ ' + r.device if r.device else ''}"]
+                 for r in sorted(res.isolation, key=lambda r: r.verdict != "FAIL")]))
+    out.append(("MTU probes", ["verdict", "link / path", "MTU", "from -> to", "probe", "cause"],
+                [[m.verdict, m.path, str(m.mtu), f"{m.source} -> {m.destination}", m.kind,
+                  m.cause or ""] for m in sorted(res.mtu, key=lambda m: m.verdict != "FAIL")]))
+    out.append(("Throughput",
+                ["verdict", "path", "tool", "streams", "measured Mb/s", "expected Mb/s", "ratio",
+                 "retransmits", "RTT ms", "MSS", "window advice / error"],
+                [[throughput_status(r), r.path or f"{r.source} -> {r.destination}", r.tool,
+                  str(r.streams), _mbps(r.throughput if r.succeeded else None),
+                  _mbps(r.expected), f"{r.ratio:.3f}" if r.ratio and r.succeeded else "-",
+                  "-" if r.retransmits is None else str(r.retransmits),
+                  "-" if r.rtt_ms is None else f"{r.rtt_ms:.3f}",
+                  "-" if r.mss is None else str(r.mss),
+                  (r.error or "") if not r.succeeded else (r.advice or "")]
+                 for r in res.throughput]))
+    out.append(("VPN", ["verdict", "tunnel", "state", "expected", "recovery s", "max s", "note"],
+                [[v.verdict or "SKIPPED", v.name, v.state, v.expected_state,
+                  "-" if v.recovery_time_s is None else f"{v.recovery_time_s:g}",
+                  "-" if v.max_recovery_s is None else f"{v.max_recovery_s:g}", v.detail or ""]
+                 for v in res.vpn]))
+    return out
+
+
+def _md_cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def render_markdown(res: ValidationResults, summary: Summary, pngs: dict[str, Path | None]) -> str:
+    lines = [f"# Validation report: {res.network}", ""]
+    lines += [f"## {_BADGE[summary.overall]}", "", f"**{summary.headline}**", ""]
+    if summary.failures:
+        lines += ["### Failures", ""]
+        lines += [f"- **{f.section}** · {f.subject}: {f.message}" for f in summary.failures]
+        lines.append("")
+    if summary.skipped:
+        lines += ["### SKIPPED (not checked, not passed)", ""]
+        lines += [f"- {s}" for s in summary.skipped]
+        lines.append("")
+    if res.generated:
+        lines += [f"Run: {res.generated}", ""]
+    lines += ["| section | PASS | FAIL | SKIPPED |", "|---|---|---|---|"]
+    lines += [f"| {k} | {v['PASS']} | {v['FAIL']} | {v['SKIPPED']} |"
+              for k, v in summary.counts.items()]
+    lines.append("")
+    images = {"Isolation matrix": pngs.get("reachability"), "Throughput": pngs.get("throughput")}
+    for title, header, rows in _tables(res):
+        lines += [f"## {title}", ""]
+        if (img := images.get(title)) is not None:
+            lines += [f"![{title}]({img.name})", ""]
+        if not rows:
+            lines += ["_nothing in this section_", ""]
+            continue
+        lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+        lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in rows]
+        lines.append("")
+    return "\n".join(lines)
+
+
+_CSS = """
+body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:1.5em;color:#212121}
+.banner{padding:1em 1.5em;border-radius:6px;color:#fff;margin-bottom:1em}
+.banner h1{margin:0;font-size:2.2em}.banner p{margin:.3em 0 0;font-size:1.1em}
+.PASS{background:#2e7d32}.FAIL{background:#c62828}.SKIPPED{background:#757575}
+.PASS_WITH_SKIPS{background:#f9a825;color:#212121}
+ul.failures li{margin:.3em 0}.subject{font-weight:600}
+table{border-collapse:collapse;margin:.5em 0 1.5em;font-size:.9em}
+th,td{border:1px solid #ddd;padding:.25em .6em;text-align:left;vertical-align:top}
+th{background:#f5f5f5}td.s-PASS{color:#2e7d32;font-weight:600}
+td.s-FAIL{color:#fff;background:#c62828;font-weight:600}
+td.s-SKIPPED{color:#fff;background:#757575;font-weight:600}
+img{max-width:100%;border:1px solid #eee}
+"""
+
+
+def _img(path: Path | None, alt: str) -> str:
+    if path is None:
+        return ""
+    data = base64.b64encode(path.read_bytes()).decode()
+    return f'<p><img alt="{html.escape(alt)}" src="data:image/png;base64,{data}"></p>'
+
+
+def render_html(res: ValidationResults, summary: Summary, pngs: dict[str, Path | None]) -> str:
+    e = html.escape
+    parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+             f"<title>{e(res.network)}: {e(_BADGE[summary.overall])}</title>",
+             f"<style>{_CSS}</style></head><body>",
+             f'<div class="banner {summary.overall}"><h1>{e(_BADGE[summary.overall])}</h1>',
+             f"<p>{e(res.network)}: {e(summary.headline)}</p></div>"]
+    if summary.failures:
+        parts.append("<h2>Failures</h2><ul class=\"failures\">")
+        parts += [f'<li><b>{e(f.section)}</b> · <span class="subject">{e(f.subject)}</span>: '
+                  f"{e(f.message)}</li>" for f in summary.failures]
+        parts.append("</ul>")
+    if summary.skipped:
+        parts.append("<h2>SKIPPED (not checked, not passed)</h2><ul>")
+        parts += [f"<li>{e(s)}</li>" for s in summary.skipped]
+        parts.append("</ul>")
+    if res.generated:
+        parts.append(f"<p>Run: {e(res.generated)}</p>")
+    images = {"Isolation matrix": pngs.get("reachability"), "Throughput": pngs.get("throughput")}
+    for title, header, rows in _tables(res):
+        parts.append(f"<h2>{e(title)}</h2>")
+        parts.append(_img(images.get(title), title))
+        if not rows:
+            parts.append("<p><i>nothing in this section</i></p>")
+            continue
+        parts.append("<table><tr>" + "".join(f"<th>{e(h)}</th>" for h in header) + "</tr>")
+        for row in rows:
+            # the first column is always the verdict/status: colour it
+            cells = [f'<td class="s-{e(row[0])}">{e(row[0])}</td>']
+            cells += [f"<td>{e(c)}</td>" for c in row[1:]]
+            parts.append("<tr>" + "".join(cells) + "</tr>")
+        parts.append("</table>")
+    parts.append("</body></html>")
+    return "\n".join(parts)
+
+
+def write_report(results: ValidationResults | str | Path, out_dir: str | Path) -> ReportPaths:
+    """Write the report files into ``out_dir`` (created) and return their paths.
+
+    ``results``: the model, or a path to a results JSON file.
+    """
+    if not isinstance(results, ValidationResults):
+        results = ValidationResults.model_validate_json(Path(results).read_text())
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    summary = summarize(results)
+    pngs: dict[str, Path | None] = {
+        "throughput": throughput_plot(results.throughput, out / "throughput.png"),
+        "reachability": reachability_heatmap(results.isolation, _zones(results),
+                                             out / "reachability.png"),
+    }
+    doc = {"summary": summary.model_dump(mode="json"),
+           "results": results.model_dump(mode="json", exclude={"throughput": {"__all__": {"raw"}}})}
+    (out / "report.json").write_text(json.dumps(doc, indent=2) + "\n")
+    (out / "report.md").write_text(render_markdown(results, summary, pngs))
+    (out / "report.html").write_text(render_html(results, summary, pngs))
+    return ReportPaths(out, out / "report.json", out / "report.md", out / "report.html",
+                       pngs["throughput"], pngs["reachability"])

@@ -1,0 +1,100 @@
+"""Verdict of a whole run, and the failure list for the first screen."""
+
+from __future__ import annotations
+
+from boothnet.perf.schema import ThroughputResult
+from boothnet.report.schema import Failure, Overall, Status, Summary, ValidationResults
+
+
+def throughput_status(r: ThroughputResult) -> Status:
+    if not r.succeeded:
+        return "FAIL"
+    return r.verdict or "SKIPPED"  # measured but never judged against an expectation
+
+
+def throughput_subject(r: ThroughputResult) -> str:
+    name = r.path or f"{r.source} -> {r.destination}"
+    return f"path {name} ({r.tool}, {r.streams} stream{'s' if r.streams != 1 else ''})"
+
+
+def throughput_message(r: ThroughputResult) -> str:
+    if not r.succeeded:
+        return f"{r.tool} failed: {r.error}"
+    if r.expected is None:
+        return f"{r.throughput / 1e6:.1f} Mb/s measured, no expectation"
+    return (f"{r.throughput / 1e6:.1f} Mb/s measured, {r.throughput / r.expected:.0%} of "
+            f"expected {r.expected / 1e6:.1f} Mb/s (needs >= {r.pass_ratio or 0:.0%})")
+
+
+def _count(statuses: list[Status]) -> dict[str, int]:
+    return {s: statuses.count(s) for s in ("PASS", "FAIL", "SKIPPED")}
+
+
+def summarize(res: ValidationResults) -> Summary:
+    failures: list[Failure] = []
+    skipped: list[str] = []
+    for st in res.stages:
+        where = f" on {st.device}" if st.device else ""
+        if st.status == "FAIL":
+            failures.append(Failure(section="stage", subject=f"stage {st.name}{where}",
+                                    message=st.reason or "failed"))
+        elif st.status == "SKIPPED":
+            skipped.append(f"stage {st.name}: {st.reason or 'skipped'}")
+    for row in res.isolation:
+        if row.verdict == "FAIL":
+            at = f" (rule {row.rule!r} on {row.device})" if row.rule and row.device else \
+                 f" (on {row.device})" if row.device else ""
+            failures.append(Failure(
+                section="isolation",
+                subject=f"flow {row.src_zone} -> {row.dst_zone} {row.flow} "
+                        f"({row.src} -> {row.dst})",
+                message=f"expected {row.expected}, observed {row.observed}{at}"))
+    for m in res.mtu:
+        if m.verdict == "FAIL":
+            dev = f" [{m.device}]" if m.device else ""
+            failures.append(Failure(section="mtu", subject=f"link {m.path}{dev}",
+                                    message=f"MTU {m.mtu} {m.source} -> {m.destination}: "
+                                            f"{m.cause or 'failed'}"))
+    for r in res.throughput:
+        if throughput_status(r) == "FAIL":
+            failures.append(Failure(section="throughput", subject=throughput_subject(r),
+                                    message=throughput_message(r)))
+    for v in res.vpn:
+        if v.verdict == "FAIL":
+            rec = "" if v.recovery_time_s is None else \
+                f", recovered in {v.recovery_time_s:g} s (max {v.max_recovery_s:g} s)" \
+                if v.max_recovery_s is not None else f", recovered in {v.recovery_time_s:g} s"
+            failures.append(Failure(
+                section="vpn", subject=f"tunnel {v.name}" +
+                (f" [{', '.join(v.devices)}]" if v.devices else ""),
+                message=f"state {v.state} (expected {v.expected_state}){rec}"))
+
+    counts = {
+        "stages": _count([s.status for s in res.stages]),
+        "isolation": _count([r.verdict or "SKIPPED" for r in res.isolation]),
+        "mtu": _count([m.verdict for m in res.mtu]),
+        "throughput": _count([throughput_status(r) for r in res.throughput]),
+        "vpn": _count([v.verdict or "SKIPPED" for v in res.vpn]),
+    }
+    for section in ("isolation", "mtu", "throughput", "vpn"):
+        if n := counts[section]["SKIPPED"]:
+            skipped.append(f"{n} {section} check{'s' if n != 1 else ''} not measured")
+    checked = sum(c["PASS"] + c["FAIL"] for c in counts.values())
+
+    overall: Overall
+    if failures:
+        overall = "FAIL"
+        headline = f"FAIL: {len(failures)} failure{'s' if len(failures) != 1 else ''}"
+        if skipped:
+            headline += f"; {len(skipped)} item{'s' if len(skipped) != 1 else ''} SKIPPED"
+    elif checked == 0:
+        overall = "SKIPPED"
+        headline = "SKIPPED: nothing was checked"
+    elif skipped:
+        overall = "PASS_WITH_SKIPS"
+        headline = "PASS for what ran, but incomplete: " + "; ".join(skipped) + " (SKIPPED)"
+    else:
+        overall = "PASS"
+        headline = f"PASS: all {checked} checks passed"
+    return Summary(network=res.network, overall=overall, headline=headline, failures=failures,
+                   skipped=skipped, counts=counts)
