@@ -87,8 +87,8 @@ def build(
     result = BuildResult(net.name, out_dir, len(models), len(net.vlans),
                          [str(p.relative_to(out_dir)) for p in written], findings, tool_checks,
                          round(time.perf_counter() - started, 3))
-    write_model(out_dir.parent / f"{subdir}.model.json", net, models)
-    (out_dir.parent / f"{subdir}.summary.json").write_text(json.dumps(
+    write_model(out_dir.with_name(f"{out_dir.name}.model.json"), net, models)
+    out_dir.with_name(f"{out_dir.name}.summary.json").write_text(json.dumps(
         {**asdict(result), "out_dir": str(out_dir)}, indent=2, sort_keys=True) + "\n")
     return result
 

@@ -1,7 +1,56 @@
-"""Subcommands for the later stages (lab, deploy, verify, validate, report)."""
+"""Subcommands for the lab and later stages, kept apart from the build stage's CLI."""
 
 from __future__ import annotations
 
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+
+def _progress(message: str) -> None:
+    print(f"  .. {message}", file=sys.stderr, flush=True)
+
+
+def _need_root(what: str) -> None:
+    if os.geteuid() != 0:
+        sys.exit(f"boothnet {what}: needs root (network namespaces); run it with sudo or as root")
+
+
+def cmd_lab_up(args: argparse.Namespace) -> int:
+    from boothnet.cli import _inventory
+    from boothnet.lab.plan import plan_lab
+    from boothnet.lab.runner import detect_vlan_mode, lab_up
+
+    _need_root("lab-up")
+    inventory = _inventory(args)
+    mode = args.vlan_mode or detect_vlan_mode()
+    _progress(f"VLAN mode: {mode} ({'802.1Q trunks' if mode == 'dot1q' else 'one L2 segment per VLAN'})")
+    spec, result = plan_lab(inventory, mode, Path(args.build_dir), progress=_progress)
+    if not result.ok:
+        print(result.summary_table(), file=sys.stderr)
+        return 1
+    state_dir = Path(args.build_dir) / spec.network / "lab"
+    state = lab_up(spec, state_dir, progress=_progress)
+    print(f"lab {spec.network}: {'up' if state.get('changed', True) else 'already up, no change'} "
+          f"({len(spec.nodes)} nodes, {len(spec.links)} links, VLAN mode {mode})")
+    print(f"inventory: {state_dir / 'inventory.yml'}")
+    return 0
+
+
+def cmd_lab_down(args: argparse.Namespace) -> int:
+    from boothnet.lab.runner import lab_down
+
+    _need_root("lab-down")
+    state_dir = Path(args.build_dir) / args.network / "lab"
+    removed = lab_down(args.network, state_dir, progress=_progress)
+    print(f"lab {args.network}: down")
+    print(json.dumps({k: v for k, v in removed.items() if k in ("removed", "seconds")}, default=str))
+    return 0
+
 
 def register(sub, add) -> None:  # noqa: ANN001 - argparse internals
-    return None
+    up = add("lab-up", cmd_lab_up, "build the network in Linux network namespaces (root)")
+    up.add_argument("--vlan-mode", choices=["dot1q", "segment"], help="default: what the kernel supports")
+    add("lab-down", cmd_lab_down, "remove every namespace, link and process of the lab (root)")
