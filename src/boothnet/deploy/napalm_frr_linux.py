@@ -434,7 +434,9 @@ class FrrLinuxDriver(LinuxDriver):  # type: ignore[misc]
 
     def has_pending_commit(self) -> bool:
         sd = shlex.quote(self.state_dir)
-        r = self._sh(f"[ -e {sd}/pending ] && kill -0 $(cat {sd}/pending.pid) 2>/dev/null")
+        # "reverting": the timer took the commit and is restoring the backup right now.
+        r = self._sh(f"[ -e {sd}/reverting ] || {{ [ -e {sd}/pending ] && "
+                     f"kill -0 $(cat {sd}/pending.pid) 2>/dev/null; }}")
         return bool(r.exit_code == 0)
 
     def confirm_commit(self) -> None:
@@ -474,12 +476,18 @@ class FrrLinuxDriver(LinuxDriver):  # type: ignore[misc]
 
 
 def _frr_plan_has_changes(test_output: str) -> bool:
-    """Whether ``frr-reload.py --test`` printed any line to delete or add."""
+    """Whether ``frr-reload.py --test`` printed any line to delete or add.
+
+    ``hostname`` lines do not count: vtysh shows the OS hostname (uname), which in a lab
+    namespace sharing the host's UTS namespace can never equal the configured one, so
+    frr-reload would plan the same hostname change forever.
+    """
     body = [
         line
         for line in test_output.splitlines()
         if line.strip() and not set(line.strip()) <= {"="}
         and line.strip() not in ("Lines To Delete", "Lines To Add")
+        and not line.strip().startswith(("hostname ", "no hostname "))
     ]
     return bool(body)
 

@@ -63,13 +63,25 @@ _FRR_NOISE = re.compile(
 
 
 def normalize_frr(text: str) -> str:
-    """FRR config without banners, version, separators and block ends; indentation kept."""
-    out = []
+    """FRR config without banners, version, separators and block ends.
+
+    Lines inside a flat block (one indentation level) are sorted: FRR prints
+    ``ip ospf dead-interval`` before ``hello-interval`` whatever order the file had, and
+    that order carries no meaning. Blocks with nested sub-blocks keep their order.
+    """
+    blocks: list[list[str]] = []
     for raw in text.splitlines():
         line = raw.rstrip()
         if not line.strip() or _FRR_NOISE.match(line.strip()):
             continue
-        out.append(line)
+        if line.startswith(" ") and blocks:
+            blocks[-1].append(line)
+        else:
+            blocks.append([line])
+    out: list[str] = []
+    for head, *body in blocks:
+        flat = all(b.startswith(" ") and not b.startswith("  ") for b in body)
+        out += [head, *(sorted(body) if flat else body)]
     return "".join(f"{line}\n" for line in out)
 
 

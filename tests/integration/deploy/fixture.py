@@ -229,11 +229,11 @@ class DeployFixture:
         )
         path.write_text(
             "all:\n  vars:\n"
-            f"    boothnet_network: {NETWORK}\n"
+            f"    boothnet_lab_network: {NETWORK}\n"
             "    ansible_user: root\n"
             f"    ansible_ssh_private_key_file: {self.key}\n"
-            f"    boothnet_known_hosts: {self.known_hosts}\n"
-            "    boothnet_platform: frr_linux\n"
+            "    ansible_ssh_common_args: >-\n"
+            f"      -o UserKnownHostsFile={self.known_hosts} -o StrictHostKeyChecking=yes\n"
             "  children:\n    routers:\n      hosts:\n" + hosts
         )
 
@@ -241,3 +241,25 @@ class DeployFixture:
 def _kill_pidfile(pidfile: Path) -> None:
     with contextlib.suppress(OSError, ValueError, IndexError):
         os.kill(int(pidfile.read_text().split()[0]), signal.SIGTERM)
+
+
+def render_candidate(node: str, *, extra_net: str | None = None, nft_extra: str = "",
+                     frr_extra: str = "") -> dict[str, str]:
+    """A candidate for *node*: its day-0 state plus an optional bridge with an address."""
+    interfaces = day0_interfaces(node)
+    frr = day0_frr(node)
+    if extra_net:
+        interfaces += f"link add br9 type bridge\nlink set br9 up\naddr add {extra_net} dev br9\n"
+    if frr_extra:
+        frr = frr.replace("router ospf\n", "router ospf\n" + frr_extra)
+    nft = DAY0_NFT.replace("policy accept;\n", "policy accept;\n" + nft_extra)
+    return {"interfaces.ip": interfaces, "frr.conf": frr, "nftables.nft": nft}
+
+
+def write_candidate(folder: Path, parts: dict[str, str]) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    for old in folder.iterdir():
+        old.unlink()
+    for name, text in parts.items():
+        (folder / name).write_text(text)
+    return folder

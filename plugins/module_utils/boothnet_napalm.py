@@ -1,0 +1,71 @@
+"""Shared argument spec and connection for the boothnet_napalm_* modules.
+
+The modules run on the controller (``connection: local``) with the playbook's Python,
+which has napalm and boothnet installed; all logic is in ``boothnet.deploy.steps``.
+"""
+
+from __future__ import annotations
+
+import re
+import traceback
+
+try:
+    from boothnet.deploy import steps
+
+    IMPORT_ERROR = None
+except ImportError:  # reported by fail_json in need_boothnet()
+    steps = None
+    IMPORT_ERROR = traceback.format_exc()
+
+CONNECTION_SPEC = dict(
+    hostname=dict(type="str", required=True),
+    username=dict(type="str", required=True),
+    password=dict(type="str", no_log=True, default=""),
+    driver=dict(type="str", default="frr_linux"),
+    key_file=dict(type="path"),
+    known_hosts=dict(type="path"),
+    ssh_common_args=dict(type="str", default=""),
+    optional_args=dict(type="dict", default={}),
+    timeout=dict(type="int", default=30),
+)
+
+_KNOWN_HOSTS_RE = re.compile(r"UserKnownHostsFile=(\S+)")
+
+
+def need_boothnet(module):
+    if IMPORT_ERROR:
+        module.fail_json(
+            msg="boothnet (and napalm) must be importable by the module's Python: run the "
+            "playbook with ansible_python_interpreter={{ ansible_playbook_python }}",
+            exception=IMPORT_ERROR,
+        )
+
+
+def target(module):
+    """A steps.Target from the module's connection arguments."""
+    need_boothnet(module)
+    p = module.params
+    optional = dict(p["optional_args"] or {})
+    if p["key_file"]:
+        optional.setdefault("key_file", p["key_file"])
+    known = p["known_hosts"]
+    if not known:
+        # The lab inventory gives it the ssh way; hardware inventories may do the same.
+        m = _KNOWN_HOSTS_RE.search(p["ssh_common_args"] or "")
+        known = m.group(1) if m else None
+    if known:
+        optional.setdefault("known_hosts", known)
+    return steps.Target(
+        hostname=p["hostname"],
+        username=p["username"],
+        driver=p["driver"],
+        password=p["password"] or "",
+        optional_args=optional,
+        timeout=p["timeout"],
+    )
+
+
+def spec(**extra):
+    out = dict(CONNECTION_SPEC)
+    out.update(extra)
+    return out

@@ -1,0 +1,97 @@
+#!/usr/bin/python
+"""Run NAPALM getters on a device."""
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+module: boothnet_napalm_facts
+short_description: Run NAPALM getters
+description:
+  - Calls each getter named in O(getters) (C(facts), C(interfaces), C(interfaces_ip),
+    C(ospf_neighbors), ...: the C(get_) prefix is added) and returns their results.
+options:
+  hostname:
+    description: Management address of the device.
+    type: str
+    required: true
+  username:
+    description: SSH user.
+    type: str
+    required: true
+  password:
+    description: SSH password (hardware). Prefer the E(BOOTHNET_DEPLOY_PASSWORD) environment variable or ansible-vault; never a file in the repository.
+    type: str
+    default: ""
+  driver:
+    description: NAPALM driver (C(frr_linux), C(ios), C(eos)).
+    type: str
+    default: frr_linux
+  key_file:
+    description: SSH private key file.
+    type: path
+  known_hosts:
+    description: OpenSSH known_hosts file; the device key must be in it (no trust on first use).
+    type: path
+  ssh_common_args:
+    description: The inventory ssh arguments; C(UserKnownHostsFile=) is taken from them when O(known_hosts) is not set.
+    type: str
+    default: ""
+  optional_args:
+    description: NAPALM optional_args (for frr_linux C(pathspace), C(state_dir), C(netns), C(swanctl_uri), ...).
+    type: dict
+    default: {}
+  timeout:
+    description: Connection timeout in seconds.
+    type: int
+    default: 30
+  getters:
+    description: Getter names without the C(get_) prefix.
+    type: list
+    elements: str
+    default: [facts]
+author: boothnet
+"""
+
+EXAMPLES = r"""
+- name: Facts and OSPF neighbors
+  boothnet_napalm_facts:
+    hostname: "{{ ansible_host }}"
+    username: root
+    getters: [facts, ospf_neighbors]
+"""
+
+RETURN = r"""
+napalm:
+  description: Getter name -> result.
+  returned: always
+  type: dict
+"""
+
+from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.boothnet_napalm import spec, target
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=spec(getters=dict(type="list", elements="str", default=["facts"])),
+        supports_check_mode=True,
+    )
+    t = target(module)
+    out = {}
+    try:
+        dev = t.open()
+    except Exception as exc:
+        module.fail_json(msg=f"cannot connect: {exc}")
+    try:
+        for name in module.params["getters"]:
+            fn = getattr(dev, f"get_{name}", None)
+            if fn is None:
+                module.fail_json(msg=f"driver {t.driver} has no getter get_{name}")
+            out[name] = fn()
+    finally:
+        dev.close()
+    module.exit_json(changed=False, napalm=out)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,105 @@
+#!/usr/bin/python
+"""Roll a device back to the backup of its last commit, or wait for it to do so itself."""
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+module: boothnet_napalm_rollback
+short_description: Roll back the last NAPALM commit, or wait for the device's own revert
+description:
+  - With O(wait_for_device_revert=false) restores the backup taken by the last commit now.
+  - With O(wait_for_device_revert=true) changes nothing and waits until the device's revert
+    timer has restored the backup (the path when management is cut), returning the
+    device's own reason.
+options:
+  hostname:
+    description: Management address of the device.
+    type: str
+    required: true
+  username:
+    description: SSH user.
+    type: str
+    required: true
+  password:
+    description: SSH password (hardware). Prefer the E(BOOTHNET_DEPLOY_PASSWORD) environment variable or ansible-vault; never a file in the repository.
+    type: str
+    default: ""
+  driver:
+    description: NAPALM driver (C(frr_linux), C(ios), C(eos)).
+    type: str
+    default: frr_linux
+  key_file:
+    description: SSH private key file.
+    type: path
+  known_hosts:
+    description: OpenSSH known_hosts file; the device key must be in it (no trust on first use).
+    type: path
+  ssh_common_args:
+    description: The inventory ssh arguments; C(UserKnownHostsFile=) is taken from them when O(known_hosts) is not set.
+    type: str
+    default: ""
+  optional_args:
+    description: NAPALM optional_args (for frr_linux C(pathspace), C(state_dir), C(netns), C(swanctl_uri), ...).
+    type: dict
+    default: {}
+  timeout:
+    description: Connection timeout in seconds.
+    type: int
+    default: 30
+  wait_for_device_revert:
+    description: Wait for the device's timer instead of rolling back.
+    type: bool
+    default: false
+  wait_timeout:
+    description: Seconds to wait for the device (revert_in plus a margin).
+    type: int
+    default: 180
+author: boothnet
+"""
+
+EXAMPLES = r"""
+- name: Wait for the device to revert by itself
+  boothnet_napalm_rollback:
+    hostname: "{{ ansible_host }}"
+    username: root
+    wait_for_device_revert: true
+    wait_timeout: 150
+"""
+
+RETURN = r"""
+reverted:
+  description: True when the previous config is back in force.
+  returned: always
+  type: bool
+reason:
+  description: The device's account of the revert, or why it is not known.
+  returned: always
+  type: str
+"""
+
+from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.boothnet_napalm import spec, steps, target
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=spec(
+            wait_for_device_revert=dict(type="bool", default=False),
+            wait_timeout=dict(type="int", default=180),
+        ),
+        supports_check_mode=False,
+    )
+    t = target(module)
+    p = module.params
+    if p["wait_for_device_revert"]:
+        res = steps.wait_for_revert(t, p["wait_timeout"])
+        module.exit_json(changed=res["reverted"], **res)
+    try:
+        steps.rollback(t)
+    except Exception as exc:
+        module.fail_json(msg=str(exc), reverted=False, reason=str(exc))
+    module.exit_json(changed=True, reverted=True, reason="rolled back on request")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,150 @@
+"""Post-commit health check: what must hold before a commit is confirmed.
+
+Three checks, each a list of failure strings (empty = healthy):
+
+- management: a *new* SSH session reaches the device (the commit's own session can
+  survive a change that blocks new ones, so it proves nothing);
+- adjacencies: every OSPF interface the candidate makes active (not passive) that had a
+  Full neighbor before the commit, or is point-to-point, has a Full neighbor again;
+- device: the device's own view, i.e. the running state equals the candidate (an empty
+  diff after commit) and no part is left half-applied.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from boothnet.deploy import ifstate
+from boothnet.deploy.parts import FRR, INTERFACES
+
+
+@dataclass
+class OspfIntent:
+    """What the candidate's frr.conf says about OSPF, per interface."""
+
+    networks: list[ipaddress.IPv4Network] = field(default_factory=list)
+    area_ifaces: set[str] = field(default_factory=set)  # `ip ospf area` under interface
+    passive: set[str] = field(default_factory=set)
+    passive_default: bool = False
+    non_passive: set[str] = field(default_factory=set)
+    p2p: set[str] = field(default_factory=set)
+    enabled: bool = False
+
+
+_IFACE = re.compile(r"^interface (\S+)")
+
+
+def parse_ospf(frr_conf: str) -> OspfIntent:
+    intent = OspfIntent()
+    section: tuple[str, str] | None = None
+    for raw in frr_conf.splitlines():
+        line = raw.rstrip()
+        if not line.strip() or line.lstrip().startswith("!"):
+            continue
+        if not line.startswith(" "):
+            m = _IFACE.match(line)
+            section = ("interface", m.group(1)) if m else None
+            if line.startswith("router ospf") and not line.startswith("router ospf6"):
+                section, intent.enabled = ("ospf", ""), True
+            continue
+        if section is None:
+            continue
+        words = line.split()
+        if section[0] == "interface":
+            if words[:3] == ["ip", "ospf", "area"]:
+                intent.area_ifaces.add(section[1])
+            elif words[:4] == ["ip", "ospf", "network", "point-to-point"]:
+                intent.p2p.add(section[1])
+        elif words[:1] == ["network"] and len(words) >= 4:
+            intent.networks.append(ipaddress.ip_network(words[1], strict=False))  # type: ignore[arg-type]
+        elif words == ["passive-interface", "default"]:
+            intent.passive_default = True
+        elif words[:1] == ["passive-interface"] and len(words) == 2:
+            intent.passive.add(words[1])
+        elif words[:2] == ["no", "passive-interface"] and len(words) == 3:
+            intent.non_passive.add(words[2])
+    return intent
+
+
+def active_ospf_interfaces(frr_conf: str, interfaces_ip: str) -> set[str]:
+    """Interfaces on which the candidate runs OSPF and sends hellos."""
+    intent = parse_ospf(frr_conf)
+    if not intent.enabled:
+        return set()
+    state = ifstate.parse_batch(interfaces_ip) if interfaces_ip else {}
+    enabled = set(intent.area_ifaces)
+    for name, iface in state.items():
+        for cidr in iface.addrs:
+            addr = ipaddress.ip_interface(cidr)
+            if addr.version == 4 and any(addr.ip in n for n in intent.networks):
+                enabled.add(name)
+    if intent.passive_default:
+        return enabled & intent.non_passive
+    return enabled - intent.passive
+
+
+def expected_adjacencies(
+    candidate: Mapping[str, str], before: Mapping[str, list[dict[str, str]]]
+) -> set[str]:
+    """Interfaces that must have a Full OSPF neighbor after the commit.
+
+    An active interface counts when it had a Full neighbor before (the change must not
+    lose it) or is point-to-point (a routed link always has a router on the other end).
+    A LAN with only hosts on it has no neighbor to expect.
+    """
+    frr = candidate.get(FRR)
+    if frr is None:
+        return set()
+    active = active_ospf_interfaces(frr, candidate.get(INTERFACES, ""))
+    had_full = {i for i, ns in before.items() if any(n.get("state") == "Full" for n in ns)}
+    return {i for i in active if i in had_full or i in parse_ospf(frr).p2p}
+
+
+def adjacency_failures(
+    expected: set[str], neighbors: Mapping[str, list[dict[str, str]]]
+) -> list[str]:
+    out = []
+    for ifname in sorted(expected):
+        states = [n.get("state", "?") for n in neighbors.get(ifname, [])]
+        if "Full" not in states:
+            seen = ", ".join(states) if states else "no neighbor"
+            out.append(f"OSPF on {ifname}: expected a Full neighbor, found {seen}")
+    return out
+
+
+@dataclass
+class HealthReport:
+    management: list[str] = field(default_factory=list)
+    adjacencies: list[str] = field(default_factory=list)
+    device: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not (self.management or self.adjacencies or self.device)
+
+    @property
+    def reason(self) -> str:
+        return "; ".join(self.management + self.adjacencies + self.device)
+
+    def as_dict(self) -> dict[str, object]:
+        return {"ok": self.ok, "management": self.management,
+                "adjacencies": self.adjacencies, "device": self.device}
+
+
+def wait_for(
+    probe: Callable[[], list[str]], timeout: float, interval: float = 1.0,
+    clock: Callable[[], float] | None = None, sleep: Callable[[float], None] | None = None,
+) -> list[str]:
+    """Run *probe* until it returns no failures or *timeout* passes; the last failures."""
+    import time
+
+    now, nap = clock or time.monotonic, sleep or time.sleep
+    end = now() + timeout
+    while True:
+        failures = probe()
+        if not failures or now() >= end:
+            return failures
+        nap(interval)

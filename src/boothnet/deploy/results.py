@@ -1,0 +1,122 @@
+"""Per-device deploy records and the run summary: which config is in force where.
+
+Outcomes (the question a booth team asks on Saturday night is "what is running?"):
+
+- ``new-confirmed``: the new config is in force and confirmed;
+- ``unchanged``: the running config already matched the intent, nothing was committed;
+- ``reverted``: the new config was committed, then the device went back to its previous
+  config (health check failed, session lost, not confirmed): the previous one is in force;
+- ``failed-before-apply``: the device rejected a part (or was unreachable) before
+  anything changed: the previous config is in force;
+- ``unknown``: the device could not be reached after a revert was due; check it by hand.
+- ``check-only``: a ``--check`` run; nothing changed, the diff says what would.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Literal
+
+Outcome = Literal[
+    "new-confirmed", "unchanged", "reverted", "failed-before-apply", "unknown", "check-only"
+]
+IN_FORCE: dict[str, str] = {
+    "new-confirmed": "new",
+    "unchanged": "new (already running)",
+    "reverted": "previous",
+    "failed-before-apply": "previous",
+    "unknown": "unknown",
+    "check-only": "previous (check mode)",
+}
+
+
+@dataclass
+class DeviceResult:
+    device: str
+    outcome: Outcome
+    reason: str = ""
+    changed_parts: list[str] = field(default_factory=list)
+    backup: str | None = None
+    seconds: float = 0.0
+
+    @property
+    def in_force(self) -> str:
+        return IN_FORCE[self.outcome]
+
+    def as_dict(self) -> dict[str, object]:
+        return {**asdict(self), "in_force": self.in_force}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, object]) -> DeviceResult:
+        known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
+        return cls(**known)  # type: ignore[arg-type]
+
+
+def backup_path(build_dir: Path, network: str, device: str, stamp: str | None = None) -> Path:
+    """``build/<network>/backups/<device>/<timestamp>/`` (UTC, sortable, no colons)."""
+    stamp = stamp or time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    return build_dir / network / "backups" / device / stamp
+
+
+def write_backup(folder: Path, parts: dict[str, str]) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, text in parts.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    return folder
+
+
+def record(deploy_dir: Path, result: DeviceResult) -> Path:
+    """Write one device's record and refresh ``summary.json`` from all records.
+
+    Refreshing on every record keeps the summary true even when a batch aborts the play
+    (``max_fail_percentage``) before a final summary step could run.
+    """
+    results = deploy_dir / "results"
+    results.mkdir(parents=True, exist_ok=True)
+    path = results / f"{result.device}.json"
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(result.as_dict(), indent=2) + "\n", encoding="utf-8")
+    tmp.replace(path)
+    write_summary(deploy_dir)
+    return path
+
+
+def load_results(deploy_dir: Path) -> list[DeviceResult]:
+    return [
+        DeviceResult.from_dict(json.loads(p.read_text(encoding="utf-8")))
+        for p in sorted((deploy_dir / "results").glob("*.json"))
+    ]
+
+
+def summarize(results: list[DeviceResult]) -> dict[str, object]:
+    counts: dict[str, int] = {}
+    for r in results:
+        counts[r.outcome] = counts.get(r.outcome, 0) + 1
+    return {
+        "devices": {r.device: r.as_dict() for r in results},
+        "counts": counts,
+        "ok": all(r.outcome in ("new-confirmed", "unchanged", "check-only") for r in results),
+    }
+
+
+def write_summary(deploy_dir: Path) -> Path:
+    path = deploy_dir / "summary.json"
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(summarize(load_results(deploy_dir)), indent=2) + "\n", "utf-8")
+    tmp.replace(path)
+    return path
+
+
+def summary_table(results: list[DeviceResult]) -> str:
+    """A plain-text table: device, outcome, config in force, reason."""
+    rows = [("device", "outcome", "in force", "reason")] + [
+        (r.device, r.outcome, r.in_force, r.reason or "-") for r in results
+    ]
+    widths = [max(len(row[i]) for row in rows) for i in range(3)]
+    return "\n".join(
+        "  ".join(cell.ljust(widths[i]) if i < 3 else cell for i, cell in enumerate(row))
+        for row in rows
+    )
