@@ -20,7 +20,9 @@ options:
     type: str
     required: true
   password:
-    description: SSH password (hardware). Prefer the E(BOOTHNET_DEPLOY_PASSWORD) environment variable or ansible-vault; never a file in the repository.
+    description:
+      - SSH password (hardware), from E(BOOTHNET_DEPLOY_PASSWORD) or ansible-vault.
+      - Never a file in the repository.
     type: str
     default: ""
   driver:
@@ -34,11 +36,15 @@ options:
     description: OpenSSH known_hosts file; the device key must be in it (no trust on first use).
     type: path
   ssh_common_args:
-    description: The inventory ssh arguments; C(UserKnownHostsFile=) is taken from them when O(known_hosts) is not set.
+    description:
+      - The inventory ssh arguments.
+      - C(UserKnownHostsFile=) is taken from them when O(known_hosts) is not set.
     type: str
     default: ""
   optional_args:
-    description: NAPALM optional_args (for frr_linux C(pathspace), C(state_dir), C(netns), C(swanctl_uri), ...).
+    description:
+      - NAPALM optional_args.
+      - For frr_linux C(pathspace), C(state_dir), C(netns), C(swanctl_uri), ...
     type: dict
     default: {}
   timeout:
@@ -80,10 +86,10 @@ report:
   type: dict
 """
 
-from pathlib import Path
+from pathlib import Path  # noqa: E402
 
-from ansible.module_utils.basic import AnsibleModule
-from ansible.module_utils.boothnet_napalm import spec, steps, target
+from ansible.module_utils.basic import AnsibleModule  # noqa: E402
+from ansible.module_utils.boothnet_napalm import spec, steps, target  # noqa: E402
 
 
 def main():
@@ -98,7 +104,8 @@ def main():
     t = target(module)
     p = module.params
     report = steps.health(t, Path(p["config_dir"]), p["ospf_before"], p["health_timeout"])
-    module.exit_json(changed=False, healthy=report.ok, report=report.as_dict(), reason=report.reason)
+    module.exit_json(changed=False, healthy=report.ok, report=report.as_dict(),
+                     reason=report.reason)
 
 
 if __name__ == "__main__":
