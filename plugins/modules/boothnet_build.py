@@ -61,19 +61,27 @@ def main() -> None:
         from boothnet.build import build
         from boothnet.errors import IntentInvalid, RenderError
     except ImportError as exc:
-        module.fail_json(msg=f"boothnet is not importable by {__import__('sys').executable}: {exc}; "
-                             "run with ansible_python_interpreter set to the .venv python")
+        module.fail_json(
+            msg=f"boothnet is not importable by {__import__('sys').executable}: {exc}; "
+            "run with ansible_python_interpreter set to the .venv python"
+        )
     try:
-        result = build(Path(module.params["inventory"]), Path(module.params["build_dir"]),
-                       run_tools=module.params["run_tools"])
+        result = build(
+            Path(module.params["inventory"]), Path(module.params["build_dir"]), run_tools=module.params["run_tools"]
+        )
     except IntentInvalid as exc:
         module.fail_json(msg=exc.summary() + "\nnothing was written", errors=[str(e) for e in exc.errors])
     except RenderError as exc:
         module.fail_json(msg=f"render error: {exc}\nnothing was written")
     summary = {
-        "network": result.network, "devices": result.devices, "vlans": result.vlans,
-        "configs_written": len(result.files), "findings": result.findings,
-        "tool_checks": result.tool_checks, "out_dir": str(result.out_dir), "seconds": result.seconds,
+        "network": result.network,
+        "devices": result.devices,
+        "vlans": result.vlans,
+        "configs_written": len(result.files),
+        "findings": result.findings,
+        "tool_checks": result.tool_checks,
+        "out_dir": str(result.out_dir),
+        "seconds": result.seconds,
         "table": result.summary_table(),
     }
     if not result.ok:

@@ -90,8 +90,9 @@ def main() -> None:
         module.fail_json(msg=exc.summary(), log=log)
     except Exception as exc:  # noqa: BLE001 - report any lab failure with its progress log
         module.fail_json(msg=f"lab {module.params['state']} failed: {exc}", log=log)
-    module.exit_json(changed=state.get("changed", True), inventory=str(state_dir / "inventory.yml"),
-                     vlan_mode=mode, log=log)
+    module.exit_json(
+        changed=state.get("changed", True), inventory=str(state_dir / "inventory.yml"), vlan_mode=mode, log=log
+    )
 
 
 if __name__ == "__main__":

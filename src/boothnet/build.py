@@ -84,18 +84,27 @@ def build(
     written = write_configs(files, out_dir)
     tool_checks = check_with_tools(out_dir, models, progress) if run_tools else {}
     findings += [f"{name}: {status}" for name, status in tool_checks.items() if status.startswith("FAIL")]
-    result = BuildResult(net.name, out_dir, len(models), len(net.vlans),
-                         [str(p.relative_to(out_dir)) for p in written], findings, tool_checks,
-                         round(time.perf_counter() - started, 3))
+    result = BuildResult(
+        net.name,
+        out_dir,
+        len(models),
+        len(net.vlans),
+        [str(p.relative_to(out_dir)) for p in written],
+        findings,
+        tool_checks,
+        round(time.perf_counter() - started, 3),
+    )
     write_model(out_dir.with_name(f"{out_dir.name}.model.json"), net, models)
-    out_dir.with_name(f"{out_dir.name}.summary.json").write_text(json.dumps(
-        {**asdict(result), "out_dir": str(out_dir)}, indent=2, sort_keys=True) + "\n")
+    out_dir.with_name(f"{out_dir.name}.summary.json").write_text(
+        json.dumps({**asdict(result), "out_dir": str(out_dir)}, indent=2, sort_keys=True) + "\n"
+    )
     return result
 
 
 def write_model(path: Path, net: Network, models: dict[str, DeviceModel]) -> None:
-    path.write_text(json.dumps({name: asdict(m) for name, m in models.items()}, default=str, indent=1,
-                               sort_keys=True) + "\n")
+    path.write_text(
+        json.dumps({name: asdict(m) for name, m in models.items()}, default=str, indent=1, sort_keys=True) + "\n"
+    )
 
 
 def _run(argv: list[str]) -> tuple[int, str]:
@@ -103,8 +112,9 @@ def _run(argv: list[str]) -> tuple[int, str]:
     return proc.returncode, (proc.stdout + proc.stderr).strip()
 
 
-def check_with_tools(out_dir: Path, models: dict[str, DeviceModel],
-                     progress: Callable[[str], None] = lambda _: None) -> dict[str, str]:
+def check_with_tools(
+    out_dir: Path, models: dict[str, DeviceModel], progress: Callable[[str], None] = lambda _: None
+) -> dict[str, str]:
     """FRR's own dry run of frr.conf and `nft -c` of each ruleset, where the tools exist."""
     linux = [name for name, m in models.items() if m.platform == "frr_linux"]
     checks: dict[str, str] = {}

@@ -24,8 +24,9 @@ def cmd_validate(args: argparse.Namespace) -> int:
     from boothnet.intent import load_network
 
     net = load_network(_inventory(args))
-    print(f"{net.name}: intent valid ({len(net.devices)} devices, {len(net.vlans)} VLANs, "
-          f"{len(net.endpoints)} endpoints)")
+    print(
+        f"{net.name}: intent valid ({len(net.devices)} devices, {len(net.vlans)} VLANs, {len(net.endpoints)} endpoints)"
+    )
     return 0
 
 

@@ -33,8 +33,10 @@ def cmd_lab_up(args: argparse.Namespace) -> int:
         return 1
     state_dir = Path(args.build_dir) / spec.network / "lab"
     state = lab_up(spec, state_dir, progress=_progress)
-    print(f"lab {spec.network}: {'up' if state.get('changed', True) else 'already up, no change'} "
-          f"({len(spec.nodes)} nodes, {len(spec.links)} links, VLAN mode {mode})")
+    print(
+        f"lab {spec.network}: {'up' if state.get('changed', True) else 'already up, no change'} "
+        f"({len(spec.nodes)} nodes, {len(spec.links)} links, VLAN mode {mode})"
+    )
     print(f"inventory: {state_dir / 'inventory.yml'}")
     return 0
 

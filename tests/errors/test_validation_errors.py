@@ -57,15 +57,17 @@ def test_vlan_id_out_of_range(inventory_copy, vid):
 def test_vlan_reserved_on_platform(inventory_copy):
     inv = inventory_copy("sc-booth")
     inv.edit(VLANS, lambda d: d["vlans"][0].update(id=1003))
-    assert ("inv/group_vars/all/vlans.yml: vlans[0].id: 1003: not reserved on cisco_ios (core1): "
-            "reserved 1002-1005") in errors_of(inv)
+    assert (
+        "inv/group_vars/all/vlans.yml: vlans[0].id: 1003: not reserved on cisco_ios (core1): reserved 1002-1005"
+    ) in errors_of(inv)
 
 
 def test_gateway_address_outside_subnet(inventory_copy):
     inv = inventory_copy()
     inv.edit(VLANS, lambda d: d["vlans"][0].update(gateway_address="10.0.99.1"))
-    assert ("inv/group_vars/all/vlans.yml: vlans[0].gateway_address: '10.0.99.1': "
-            "a host address in 10.0.10.0/24") in errors_of(inv)
+    assert (
+        "inv/group_vars/all/vlans.yml: vlans[0].gateway_address: '10.0.99.1': a host address in 10.0.10.0/24"
+    ) in errors_of(inv)
 
 
 def test_link_to_unknown_device_and_port(inventory_copy):
@@ -80,15 +82,18 @@ def test_link_to_unknown_device_and_port(inventory_copy):
 def test_port_used_twice(inventory_copy):
     inv = inventory_copy()
     inv.edit(LINKS, lambda d: d["links"][0].update(a="r1:eth1"))
-    assert ("inv/hosts.yml: endpoints.h1.attach: 'r1:eth1': a port used once (already used by links[0].a)"
-            in errors_of(inv))
+    assert "inv/hosts.yml: endpoints.h1.attach: 'r1:eth1': a port used once (already used by links[0].a)" in errors_of(
+        inv
+    )
 
 
 def test_different_mtu_on_link_ends(inventory_copy):
     inv = inventory_copy()
     inv.edit("host_vars/r1.yml", lambda d: d["ports"][2].update(mtu=9214))
-    assert ("inv/group_vars/all/links.yml: links[0].mtu: 'r1:eth3 mtu 9214 vs r2:eth3 mtu 9000': "
-            "the same MTU on both ends of a link") in errors_of(inv)
+    assert (
+        "inv/group_vars/all/links.yml: links[0].mtu: 'r1:eth3 mtu 9214 vs r2:eth3 mtu 9000': "
+        "the same MTU on both ends of a link"
+    ) in errors_of(inv)
 
 
 def test_vlan_mtu_above_trunk_mtu(inventory_copy):
@@ -96,16 +101,24 @@ def test_vlan_mtu_above_trunk_mtu(inventory_copy):
     inv.edit(LINKS, lambda d: d["links"][0].update(mtu=1500))
     inv.edit("host_vars/rsw1.yml", lambda d: [p.pop("mtu", None) for p in d["ports"]])
     inv.edit("host_vars/core1.yml", lambda d: [p.pop("mtu", None) for p in d["ports"] if "TenGig" in p["name"]])
-    assert ("inv/group_vars/all/links.yml: links[0].vlans: 'research-01 (mtu 9000)': "
-            "VLANs with an MTU of at most the trunk MTU 1500") in errors_of(inv)
+    assert (
+        "inv/group_vars/all/links.yml: links[0].vlans: 'research-01 (mtu 9000)': "
+        "VLANs with an MTU of at most the trunk MTU 1500"
+    ) in errors_of(inv)
 
 
 def test_vlan_carried_nowhere(inventory_copy):
     inv = inventory_copy()
-    inv.edit(VLANS, lambda d: d["vlans"].append(
-        {"id": 30, "name": "orphan", "zone": "research", "subnet": "10.0.30.0/24", "gateway": "r2"}))
-    assert ("inv/group_vars/all/vlans.yml: vlans[2]: 'orphan': "
-            "a VLAN carried on at least one port (access, trunk or endpoint)") in errors_of(inv)
+    inv.edit(
+        VLANS,
+        lambda d: d["vlans"].append(
+            {"id": 30, "name": "orphan", "zone": "research", "subnet": "10.0.30.0/24", "gateway": "r2"}
+        ),
+    )
+    assert (
+        "inv/group_vars/all/vlans.yml: vlans[2]: 'orphan': "
+        "a VLAN carried on at least one port (access, trunk or endpoint)"
+    ) in errors_of(inv)
 
 
 def test_policy_unknown_zone_and_group(inventory_copy):
@@ -117,8 +130,7 @@ def test_policy_unknown_zone_and_group(inventory_copy):
 
     inv.edit(POLICY, change)
     assert errors_of(inv) == [
-        "inv/group_vars/all/policy.yml: policy.rules[0].from: 'zone:lab': "
-        "zones: production, research, secure, outside",
+        "inv/group_vars/all/policy.yml: policy.rules[0].from: 'zone:lab': zones: production, research, secure, outside",
         "inv/group_vars/all/policy.yml: policy.rules[1].from: 'group:wizards': known host groups: admins",
     ]
 
@@ -127,8 +139,7 @@ def test_more_vpn_clients_than_allowed(inventory_copy):
     inv = inventory_copy("sc-booth")
     inv.edit(POLICY, lambda d: d["host_groups"]["vpn_clients"].append("client4"))
     assert errors_of(inv) == [
-        "inv/group_vars/all/policy.yml: host_groups.vpn_clients: '4 hosts': "
-        "at most 3 VPN clients (vpn.max_clients)",
+        "inv/group_vars/all/policy.yml: host_groups.vpn_clients: '4 hosts': at most 3 VPN clients (vpn.max_clients)",
     ]
 
 
@@ -144,13 +155,17 @@ def test_field_type_errors_name_file_and_path(inventory_copy):
     inv = inventory_copy()
     inv.edit(VLANS, lambda d: d["vlans"][1].update(zone="lab", subnet="10.0.20.0/33"))
     found = errors_of(inv)
-    assert ("inv/group_vars/all/vlans.yml: vlans[1].zone: 'lab': "
-            "Input should be 'production', 'research', 'secure' or 'outside'") in found
+    assert (
+        "inv/group_vars/all/vlans.yml: vlans[1].zone: 'lab': "
+        "Input should be 'production', 'research', 'secure' or 'outside'"
+    ) in found
     assert any(e.startswith("inv/group_vars/all/vlans.yml: vlans[1].subnet: '10.0.20.0/33'") for e in found)
 
 
 def test_crypto_inner_mtu_must_fit_esp_overhead(inventory_copy):
     inv = inventory_copy("sc-booth")
     inv.edit("group_vars/all/network.yml", lambda d: d["mtu_policy"].update(crypto_inner=9050))
-    assert ("inv/group_vars/all/network.yml: mtu_policy.crypto_inner: 9050: at most 9035: ESP adds up to "
-            "65 bytes and the outer link bgw1:eth2 -- show1:eth2 has MTU 9100") in errors_of(inv)
+    assert (
+        "inv/group_vars/all/network.yml: mtu_policy.crypto_inner: 9050: at most 9035: ESP adds up to "
+        "65 bytes and the outer link bgw1:eth2 -- show1:eth2 has MTU 9100"
+    ) in errors_of(inv)

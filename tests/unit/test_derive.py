@@ -108,13 +108,20 @@ def test_routes_ospf_and_vpn(models):
 
 
 def test_lab_context_renames_ports_and_flattens_trunks(booth):
-    ctx = DeriveContext(platform_override="frr_linux", port_map={"core1": {"TenGigabitEthernet1/1/1": "eth49"}},
-                        vlan_mode="segment", tunnel_backend="libipsec")
+    ctx = DeriveContext(
+        platform_override="frr_linux",
+        port_map={"core1": {"TenGigabitEthernet1/1/1": "eth49"}},
+        vlan_mode="segment",
+        tunnel_backend="libipsec",
+    )
     core = derive_network(booth, ctx)["core1"]
     assert core.platform == "frr_linux" and _iface(core, "br110").address is not None
     assert "link set eth49v110 master br110" in core.linux_statements
     assert not any("type vlan" in s for s in core.linux_statements)
     dot1q = derive_network(booth, DeriveContext(platform_override="frr_linux", vlan_mode="dot1q"))["core1"]
-    assert "link add link TenGigabitEthernet1/1/1 name TenGigabitEthernet1/1/1.110 type vlan id 110" in dot1q.linux_statements
+    assert (
+        "link add link TenGigabitEthernet1/1/1 name TenGigabitEthernet1/1/1.110 type vlan id 110"
+        in dot1q.linux_statements
+    )
     # stateful platform: no return-traffic lines, the firewall tracks connections
     assert not any(e.established for acl in core.acls for e in acl.entries)

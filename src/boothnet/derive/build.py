@@ -96,8 +96,9 @@ class _Deriver:
             for side, other in (("a", "b"), ("b", "a")):
                 device, port = _split(getattr(link, side))
                 peer_device, peer_port = _split(getattr(link, other))
-                use = _PortUse(port, link.mode, mtu, speed, f"to {peer_device} {peer_port}",
-                               peer=peer_device, link=link)
+                use = _PortUse(
+                    port, link.mode, mtu, speed, f"to {peer_device} {peer_port}", peer=peer_device, link=link
+                )
                 if link.mode == "trunk":
                     ids = parse_vlan_ranges(link.vlans)
                     names = [v for v in link.vlans if not parse_vlan_ranges([v])]
@@ -112,8 +113,11 @@ class _Deriver:
             device, port = _split(endpoint.attach)
             vlan = self.vlans_by_name[endpoint.vlan]
             mtu = self._port_mtu(device, port) or self.net.vlan_mtu(vlan)
-            self.uses[device].append(_PortUse(port, "access", mtu, self._speed(device, port),
-                                              f"{name} ({endpoint.role})", vlan=vlan, peer=name))
+            self.uses[device].append(
+                _PortUse(
+                    port, "access", mtu, self._speed(device, port), f"{name} ({endpoint.role})", vlan=vlan, peer=name
+                )
+            )
         order = {d: {p.name: i for i, p in enumerate(dev.ports)} for d, dev in self.net.devices.items()}
         for device, uses in self.uses.items():
             uses.sort(key=lambda u: order[device][u.port])
@@ -121,8 +125,9 @@ class _Deriver:
     def _ospf_links(self) -> set[int]:
         """Routed links inside the booth run OSPF; links to the show network do not."""
         outside = {n for n, d in self.net.devices.items() if d.role == "show_network"}
-        return {id(lk) for lk in self.net.links
-                if lk.mode == "routed" and not {_split(lk.a)[0], _split(lk.b)[0]} & outside}
+        return {
+            id(lk) for lk in self.net.links if lk.mode == "routed" and not {_split(lk.a)[0], _split(lk.b)[0]} & outside
+        }
 
     # per device ----------------------------------------------------------------------------------
     def device(self, device: Device) -> DeviceModel:
@@ -135,27 +140,35 @@ class _Deriver:
             name = self.ctx.port(device.name, use.port)
             if use.kind == "access":
                 l2_vlans[use.vlan.id] = use.vlan  # type: ignore[union-attr]
-                interfaces.append(Interface(name, "access", use.description, use.mtu, use.speed,
-                                            vlan=use.vlan.id))  # type: ignore[union-attr]
+                interfaces.append(Interface(name, "access", use.description, use.mtu, use.speed, vlan=use.vlan.id))  # type: ignore[union-attr]
             elif use.kind == "trunk":
                 for vlan in use.vlans:
                     l2_vlans[vlan.id] = vlan
-                interfaces.append(Interface(name, "trunk", use.description, use.mtu, use.speed,
-                                            allowed_vlans=[v.id for v in use.vlans]))
+                interfaces.append(
+                    Interface(
+                        name, "trunk", use.description, use.mtu, use.speed, allowed_vlans=[v.id for v in use.vlans]
+                    )
+                )
             else:
-                interfaces.append(Interface(name, "routed", use.description, use.mtu, use.speed,
-                                            address=use.address))
+                interfaces.append(Interface(name, "routed", use.description, use.mtu, use.speed, address=use.address))
         acls: list[Acl] = []
         svis = self._svis(device, q, l2_vlans, acls)
         routes = self._routes(device)
         vpn = self._vpn(device, interfaces)
         ospf = self._ospf(device, interfaces, svis, routes, vpn)
         model = DeviceModel(
-            name=device.name, platform=platform, role=device.role, managed=device.managed,
+            name=device.name,
+            platform=platform,
+            role=device.role,
+            managed=device.managed,
             mgmt_interface=q.mgmt_interface(),
             mgmt_address=IPv4Interface(f"{device.mgmt_address}/{self.net.settings.mgmt_subnet.prefixlen}"),
             vlans=[VlanL2(v.id, v.name, self.net.vlan_mtu(v)) for v in sorted(l2_vlans.values(), key=lambda v: v.id)],
-            interfaces=interfaces + svis, acls=acls, routes=routes, ospf=ospf, vpn=vpn,
+            interfaces=interfaces + svis,
+            acls=acls,
+            routes=routes,
+            ospf=ospf,
+            vpn=vpn,
         )
         if self.net.uplink and self.net.uplink.device == device.name:
             self._uplink_firewall(model)
@@ -184,8 +197,14 @@ class _Deriver:
                 continue
             l2_vlans[vlan.id] = vlan
             name = q.svi_name(vlan.id)
-            svi = Interface(name, "svi", vlan.name, self.net.vlan_mtu(vlan), vlan=vlan.id,
-                            address=IPv4Interface(f"{address}/{vlan.subnet.prefixlen}"))
+            svi = Interface(
+                name,
+                "svi",
+                vlan.name,
+                self.net.vlan_mtu(vlan),
+                vlan=vlan.id,
+                address=IPv4Interface(f"{address}/{vlan.subnet.prefixlen}"),
+            )
             # Transit VLANs (other routers on them) are not filtered: policy applies at the edge.
             if vlan.gateway == device.name and not vlan.routers:
                 svi.acl_in = acl_name(vlan, "in")
@@ -196,7 +215,9 @@ class _Deriver:
             svis.append(svi)
         return svis
 
-    def _peer_address(self, device: str, role_filter: set[str] | None = None) -> list[tuple[Link, IPv4Address, IPv4Address]]:
+    def _peer_address(
+        self, device: str, role_filter: set[str] | None = None
+    ) -> list[tuple[Link, IPv4Address, IPv4Address]]:
         """(link, my address, peer address) for the device's routed links."""
         found = []
         for link in self.net.links:
@@ -237,8 +258,14 @@ class _Deriver:
     def _vpn_subnets(self, refs: list[str]) -> list[IPv4Network]:
         return [self.vlans_by_name[r.partition(":")[2]].subnet for r in refs]
 
-    def _ospf(self, device: Device, interfaces: list[Interface], svis: list[Interface],
-              routes: list[Route], vpn: VpnPeer | None) -> Ospf | None:
+    def _ospf(
+        self,
+        device: Device,
+        interfaces: list[Interface],
+        svis: list[Interface],
+        routes: list[Route],
+        vpn: VpnPeer | None,
+    ) -> Ospf | None:
         active: list[str] = []
         for use in self.uses.get(device.name, []):
             if use.link is not None and id(use.link) in self.ospf_links:
@@ -250,10 +277,13 @@ class _Deriver:
         settings = self.net.settings.ospf
         passive = [s.name for s in svis if s not in transit]
         networks = [s.address.network for s in svis if s.address] + [
-            i.address.network for i in interfaces if i.kind == "routed" and i.address and i.name in active]
+            i.address.network for i in interfaces if i.kind == "routed" and i.address and i.name in active
+        ]
         return Ospf(
-            router_id=device.router_id or device.mgmt_address, area=settings.area,
-            hello=settings.hello, dead=settings.dead,
+            router_id=device.router_id or device.mgmt_address,
+            area=settings.area,
+            hello=settings.hello,
+            dead=settings.dead,
             interfaces=[(n, False) for n in active] + [(n, True) for n in passive],
             networks=sorted(set(networks), key=lambda n: (int(n.network_address), n.prefixlen)),
             default_originate=bool(self.net.uplink and self.net.uplink.device == device.name),
@@ -279,12 +309,21 @@ class _Deriver:
             if iface.name == outside_name:
                 iface.mss_clamp = inner - 40
         return VpnPeer(
-            name=vpn.name, local_address=local, remote_address=theirs[0][1],
-            local_subnets=local_subnets, remote_subnets=remote_subnets,
-            ike_proposals=vpn.ike_proposals, esp_proposals=vpn.esp_proposals,
-            dpd_delay_s=vpn.dpd_delay_s, rekey_time_s=vpn.rekey_time_s, psk_env=vpn.psk_env,
-            inner_mtu=inner, mss=inner - 40, outside_interface=outside_name,
-            initiator=is_booth, udp_encapsulation=vpn.udp_encapsulation,
+            name=vpn.name,
+            local_address=local,
+            remote_address=theirs[0][1],
+            local_subnets=local_subnets,
+            remote_subnets=remote_subnets,
+            ike_proposals=vpn.ike_proposals,
+            esp_proposals=vpn.esp_proposals,
+            dpd_delay_s=vpn.dpd_delay_s,
+            rekey_time_s=vpn.rekey_time_s,
+            psk_env=vpn.psk_env,
+            inner_mtu=inner,
+            mss=inner - 40,
+            outside_interface=outside_name,
+            initiator=is_booth,
+            udp_encapsulation=vpn.udp_encapsulation,
         )
 
     def _uplink_firewall(self, model: DeviceModel) -> None:
@@ -294,11 +333,20 @@ class _Deriver:
             if iface.kind == "routed" and iface.address and self.net.uplink.next_hop in iface.address.network:
                 iface.acl_in = "OUTSIDE_IN"
                 model.uplink_interface = iface.name
-                model.acls.append(Acl("OUTSIDE_IN", "in", iface.name, [
-                    AclEntry("permit", "tcp", None, None, "return traffic (return)", established=True, seq=10),
-                    AclEntry("permit", "icmp", None, None, "return traffic (return)", icmp_type="echo-reply", seq=20),
-                    AclEntry("deny", "ip", None, None, "default", log=True, seq=30),
-                ]))
+                model.acls.append(
+                    Acl(
+                        "OUTSIDE_IN",
+                        "in",
+                        iface.name,
+                        [
+                            AclEntry("permit", "tcp", None, None, "return traffic (return)", established=True, seq=10),
+                            AclEntry(
+                                "permit", "icmp", None, None, "return traffic (return)", icmp_type="echo-reply", seq=20
+                            ),
+                            AclEntry("deny", "ip", None, None, "default", log=True, seq=30),
+                        ],
+                    )
+                )
 
     def _vpn_firewall(self, model: DeviceModel) -> None:
         """Protected traffic leaves only through the tunnel and only from listed clients."""
@@ -312,8 +360,10 @@ class _Deriver:
             if rule.source != self.net.vpn.clients:
                 continue
             for src in clients:
-                entries += [AclEntry(rule.action, rule.proto, src, dst, rule.name, dst_ports=tuple(rule.ports))
-                            for dst in vpn.remote_subnets]
+                entries += [
+                    AclEntry(rule.action, rule.proto, src, dst, rule.name, dst_ports=tuple(rule.ports))
+                    for dst in vpn.remote_subnets
+                ]
         entries += [AclEntry("deny", "ip", None, dst, "default", log=True) for dst in vpn.remote_subnets]
         model.acls.append(Acl("TO_HOME", "out", vpn.outside_interface, number(entries)))
 
@@ -326,7 +376,10 @@ class _Deriver:
             bridges.append(f"link add {q.svi_name(vlan.id)} type bridge")
         for iface in model.interfaces:
             if iface.kind == "access":
-                members += [f"link set {iface.name} mtu {iface.mtu}", f"link set {iface.name} master {q.svi_name(iface.vlan)}"]
+                members += [
+                    f"link set {iface.name} mtu {iface.mtu}",
+                    f"link set {iface.name} master {q.svi_name(iface.vlan)}",
+                ]
                 ups.append(iface.name)
             elif iface.kind == "trunk":
                 if self.ctx.vlan_mode == "dot1q":

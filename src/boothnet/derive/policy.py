@@ -53,9 +53,11 @@ class PolicyCompiler:
         if selector == "any" or (kind == "zone" and name == vlan.zone) or (kind == "vlan" and name == vlan.name):
             return [vlan.subnet]
         if kind == "group":
-            return [IPv4Network(f"{self.net.endpoints[m].address}/32")
-                    for m in self.net.host_groups.get(name, [])
-                    if self.net.endpoints[m].vlan == vlan.name]
+            return [
+                IPv4Network(f"{self.net.endpoints[m].address}/32")
+                for m in self.net.host_groups.get(name, [])
+                if self.net.endpoints[m].vlan == vlan.name
+            ]
         return []
 
     def _forward(self, rule: Rule, sources: Iterable[IPv4Network], vlan: Vlan) -> list[AclEntry]:
@@ -64,8 +66,11 @@ class PolicyCompiler:
         for src in sources:
             if rule.destination == "zone:outside":
                 # outside = anything that is not the booth's or home's own address space
-                entries += [AclEntry("deny", "ip", src, internal, rule.name) for internal in self.internal
-                            if not internal.subnet_of(vlan.subnet)]
+                entries += [
+                    AclEntry("deny", "ip", src, internal, rule.name)
+                    for internal in self.internal
+                    if not internal.subnet_of(vlan.subnet)
+                ]
                 entries.append(AclEntry(rule.action, rule.proto, src, None, rule.name, dst_ports=ports))
                 continue
             for dst in self.prefixes(rule.destination):
@@ -83,8 +88,10 @@ class PolicyCompiler:
                 if dst is not None and dst.subnet_of(src):
                     continue
                 if rule.proto == "tcp":
-                    entries += [AclEntry("permit", "tcp", src, dst, rule.name, src_port=port, established=True)
-                                for port in rule.ports] or [AclEntry("permit", "tcp", src, dst, rule.name, established=True)]
+                    entries += [
+                        AclEntry("permit", "tcp", src, dst, rule.name, src_port=port, established=True)
+                        for port in rule.ports
+                    ] or [AclEntry("permit", "tcp", src, dst, rule.name, established=True)]
                 elif rule.proto == "icmp":
                     entries.append(AclEntry("permit", "icmp", src, dst, rule.name, icmp_type="echo-reply"))
                 elif rule.proto == "udp":
@@ -104,8 +111,9 @@ class PolicyCompiler:
             if rule.action == "permit" and local and not sources:
                 returns += self._return(rule, local)
         returns = [replace(e, rule=f"{e.rule} (return)") for e in returns]
-        tail = AclEntry(self.net.policy.default_action, "ip", None, None, "default",
-                        log=self.net.policy.default_action == "deny")
+        tail = AclEntry(
+            self.net.policy.default_action, "ip", None, None, "default", log=self.net.policy.default_action == "deny"
+        )
         return number(dedupe(returns + forward + [tail]))
 
     def outbound_secure(self, vlan: Vlan) -> list[AclEntry]:
@@ -117,8 +125,18 @@ class PolicyCompiler:
                 continue
             for src in self.prefixes(rule.source):
                 through_vpn = src is not None and any(src.subnet_of(p) for p in self.vpn_sources)
-                entries += [AclEntry(rule.action, rule.proto, src, dst, rule.name, dst_ports=tuple(rule.ports),
-                                     via_tunnel=through_vpn) for dst in local]
+                entries += [
+                    AclEntry(
+                        rule.action,
+                        rule.proto,
+                        src,
+                        dst,
+                        rule.name,
+                        dst_ports=tuple(rule.ports),
+                        via_tunnel=through_vpn,
+                    )
+                    for dst in local
+                ]
         entries.append(AclEntry("deny", "ip", None, None, "default", log=True))
         return number(dedupe(entries))
 
@@ -135,11 +153,13 @@ def covers(earlier: AclEntry, later: AclEntry) -> bool:
         return False
     if earlier.proto == "ip":
         return True
-    return (earlier.proto == later.proto
-            and (not earlier.dst_ports or bool(later.dst_ports) and set(later.dst_ports) <= set(earlier.dst_ports))
-            and earlier.src_port in (None, later.src_port)
-            and (not earlier.established or later.established)
-            and earlier.icmp_type in (None, later.icmp_type))
+    return (
+        earlier.proto == later.proto
+        and (not earlier.dst_ports or bool(later.dst_ports) and set(later.dst_ports) <= set(earlier.dst_ports))
+        and earlier.src_port in (None, later.src_port)
+        and (not earlier.established or later.established)
+        and earlier.icmp_type in (None, later.icmp_type)
+    )
 
 
 def dedupe(entries: list[AclEntry]) -> list[AclEntry]:
@@ -159,8 +179,16 @@ def is_return(entry: AclEntry) -> bool:
     return entry.rule.endswith("(return)")
 
 
-def matches(entry: AclEntry, src: IPv4Network, dst: IPv4Network, proto: str, port: int | None,
-            established: bool = False, icmp_type: str = "echo-request", via_tunnel: bool = False) -> bool:
+def matches(
+    entry: AclEntry,
+    src: IPv4Network,
+    dst: IPv4Network,
+    proto: str,
+    port: int | None,
+    established: bool = False,
+    icmp_type: str = "echo-request",
+    via_tunnel: bool = False,
+) -> bool:
     """Does this ACL line match one packet (addresses given as /32 networks)?"""
     if not (_within(src, entry.src) and _within(dst, entry.dst)):
         return False
@@ -175,14 +203,16 @@ def matches(entry: AclEntry, src: IPv4Network, dst: IPv4Network, proto: str, por
     return entry.icmp_type in (None, icmp_type)
 
 
-def acl_decision(entries: list[AclEntry], src: IPv4Network, dst: IPv4Network, proto: str,
-                 port: int | None = None, **flags: bool) -> AclEntry | None:
+def acl_decision(
+    entries: list[AclEntry], src: IPv4Network, dst: IPv4Network, proto: str, port: int | None = None, **flags: bool
+) -> AclEntry | None:
     """The first line that matches a new flow's first packet, as the device evaluates it."""
     return next((e for e in entries if matches(e, src, dst, proto, port, **flags)), None)
 
 
-def policy_decision(compiler: PolicyCompiler, src_vlan: Vlan, src: IPv4Network, dst: IPv4Network,
-                    proto: str, port: int | None = None) -> tuple[str, str]:
+def policy_decision(
+    compiler: PolicyCompiler, src_vlan: Vlan, src: IPv4Network, dst: IPv4Network, proto: str, port: int | None = None
+) -> tuple[str, str]:
     """What the intent says about a new flow: (action, rule name), first match wins."""
     for rule in compiler.net.policy.rules:
         if not any(src.subnet_of(s) for s in compiler.part_in(rule.source, src_vlan)):

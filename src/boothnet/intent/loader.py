@@ -106,8 +106,11 @@ def load_inventory(root: Path) -> RawInventory:
             continue
         for key, value in data.items():
             if key in raw.var_files:
-                errors.append(IntentError(_rel(path), key, "defined twice",
-                                          f"each intent key in one file (also in {raw.var_files[key]})"))
+                errors.append(
+                    IntentError(
+                        _rel(path), key, "defined twice", f"each intent key in one file (also in {raw.var_files[key]})"
+                    )
+                )
                 continue
             raw.vars[key] = value
             raw.var_files[key] = _rel(path)
@@ -131,8 +134,11 @@ def load_inventory(root: Path) -> RawInventory:
         elif group == DEVICE_GROUP:
             raw.devices[name] = host_vars
         else:
-            errors.append(IntentError(raw.hosts_file, f"all.hosts.{name}", name,
-                                      f"every host in group {DEVICE_GROUP} or {ENDPOINT_GROUP}"))
+            errors.append(
+                IntentError(
+                    raw.hosts_file, f"all.hosts.{name}", name, f"every host in group {DEVICE_GROUP} or {ENDPOINT_GROUP}"
+                )
+            )
     if errors:
         raise IntentInvalid(errors)
     return raw

@@ -11,7 +11,12 @@ Zone = Literal["production", "research", "secure", "outside"]
 ZONES: tuple[str, ...] = ("production", "research", "secure", "outside")
 EndpointRole = Literal["host", "client", "cluster", "fileserver", "server"]
 DeviceRole = Literal[
-    "core_switch", "access_switch", "research_switch", "router", "firewall", "vpn_gateway",
+    "core_switch",
+    "access_switch",
+    "research_switch",
+    "router",
+    "firewall",
+    "vpn_gateway",
     "show_network",
 ]
 

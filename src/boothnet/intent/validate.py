@@ -56,9 +56,14 @@ def _pydantic_errors(exc: ValidationError, file: str, prefix: str, data: Any) ->
         value = err.get("input")
         if err["type"] == "missing":
             value = "missing"
-        errors.append(IntentError(file, _path((prefix, *loc)) if prefix else _path(loc),
-                                  value if not isinstance(value, dict | list) else type(value).__name__,
-                                  err["msg"]))
+        errors.append(
+            IntentError(
+                file,
+                _path((prefix, *loc)) if prefix else _path(loc),
+                value if not isinstance(value, dict | list) else type(value).__name__,
+                err["msg"],
+            )
+        )
     return errors
 
 
@@ -125,22 +130,37 @@ def build_network(raw: RawInventory) -> Network:
     endpoints = c.hosts(raw.endpoints, Endpoint, "endpoints")
     host_groups = raw.vars.get("host_groups") or {}
     if not isinstance(host_groups, dict) or not all(isinstance(v, list) for v in host_groups.values()):
-        c.add(c.var_file("host_groups"), "host_groups", "malformed", "a mapping of group name to a list of endpoint names")
+        c.add(
+            c.var_file("host_groups"), "host_groups", "malformed", "a mapping of group name to a list of endpoint names"
+        )
         host_groups = {}
-    known_keys = {"network", "mtu_policy", "vlans", "links", "policy", "uplink", "vpn", "throughput",
-                  "host_groups"}
+    known_keys = {"network", "mtu_policy", "vlans", "links", "policy", "uplink", "vpn", "throughput", "host_groups"}
     for key in sorted(set(raw.vars) - known_keys):
         if not key.startswith(("ansible_", "boothnet_", "vault_")):
-            c.add(raw.var_files[key], key, "unknown key", "one of " + ", ".join(sorted(known_keys)) +
-                  " (or an ansible_/boothnet_/vault_ variable)")
+            c.add(
+                raw.var_files[key],
+                key,
+                "unknown key",
+                "one of " + ", ".join(sorted(known_keys)) + " (or an ansible_/boothnet_/vault_ variable)",
+            )
     if c.errors or settings is None:
         raise IntentInvalid(c.errors)
     sources = {key: c.var_file(key) for key in known_keys}
     sources.update({f"host:{name}": file for name, file in raw.host_files.items()})
-    network = Network(settings=settings, mtu_policy=mtu_policy, devices=devices, endpoints=endpoints,
-                      vlans=[v for v in vlans if v], links=[lk for lk in links if lk],
-                      host_groups=host_groups, policy=policy, uplink=uplink, vpn=vpn,
-                      throughput=throughput, sources=sources)
+    network = Network(
+        settings=settings,
+        mtu_policy=mtu_policy,
+        devices=devices,
+        endpoints=endpoints,
+        vlans=[v for v in vlans if v],
+        links=[lk for lk in links if lk],
+        host_groups=host_groups,
+        policy=policy,
+        uplink=uplink,
+        vpn=vpn,
+        throughput=throughput,
+        sources=sources,
+    )
     errors = check_network(network)
     if errors:
         raise IntentInvalid(errors)
@@ -197,15 +217,23 @@ class _Checks:
             seen: dict[str, int] = {}
             for index, port in enumerate(device.ports):
                 if port.name in seen:
-                    self.add(file, f"ports[{index}].name", port.name,
-                             f"each port declared once (also ports[{seen[port.name]}])")
+                    self.add(
+                        file,
+                        f"ports[{index}].name",
+                        port.name,
+                        f"each port declared once (also ports[{seen[port.name]}])",
+                    )
                 seen[port.name] = index
                 limit = known[device.platform].max_mtu
                 if port.mtu is not None and not 576 <= port.mtu <= limit:
                     self.add(file, f"ports[{index}].mtu", port.mtu, f"576-{limit} on {device.platform}")
             if device.mgmt_address not in self.net.settings.mgmt_subnet:
-                self.add(file, "mgmt_address", str(device.mgmt_address),
-                         f"an address in the management subnet {self.net.settings.mgmt_subnet}")
+                self.add(
+                    file,
+                    "mgmt_address",
+                    str(device.mgmt_address),
+                    f"an address in the management subnet {self.net.settings.mgmt_subnet}",
+                )
 
     def _port(self, ref: str, file: str, path: str) -> tuple[Device, Any] | None:
         device_name, _, port_name = ref.partition(":")
@@ -233,8 +261,12 @@ class _Checks:
             else:
                 self.vlans_by_id[vlan.id] = (index, vlan)
             if vlan.name in self.vlans_by_name:
-                self.add(file, f"{path}.name", vlan.name,
-                         f"unique VLAN names (also vlans[{self.vlans_by_name[vlan.name][0]}])")
+                self.add(
+                    file,
+                    f"{path}.name",
+                    vlan.name,
+                    f"unique VLAN names (also vlans[{self.vlans_by_name[vlan.name][0]}])",
+                )
             else:
                 self.vlans_by_name[vlan.name] = (index, vlan)
             mtu = self.net.vlan_mtu(vlan)
@@ -242,7 +274,9 @@ class _Checks:
                 self.add(file, f"{path}.mtu", mtu, "576-9216")
             gateway = self.net.devices.get(vlan.gateway)
             if gateway is None:
-                self.add(file, f"{path}.gateway", vlan.gateway, "a known device: " + ", ".join(sorted(self.net.devices)))
+                self.add(
+                    file, f"{path}.gateway", vlan.gateway, "a known device: " + ", ".join(sorted(self.net.devices))
+                )
             else:
                 self.vlan_presence[vlan.id].append(vlan.gateway)
             address = self.net.gateway_address(vlan)
@@ -284,11 +318,19 @@ class _Checks:
             (dev_a, port_a), (dev_b, port_b) = ends["a"], ends["b"]
             mtu_a, mtu_b = port_a.mtu or link.mtu, port_b.mtu or link.mtu
             if mtu_a and mtu_b and mtu_a != mtu_b:
-                self.add(file, f"{path}.mtu", f"{link.a} mtu {mtu_a} vs {link.b} mtu {mtu_b}",
-                         "the same MTU on both ends of a link")
+                self.add(
+                    file,
+                    f"{path}.mtu",
+                    f"{link.a} mtu {mtu_a} vs {link.b} mtu {mtu_b}",
+                    "the same MTU on both ends of a link",
+                )
             elif link.mtu and (mtu_a or mtu_b) and link.mtu != (mtu_a or mtu_b):
-                self.add(file, f"{path}.mtu", link.mtu,
-                         f"the MTU of the ports it joins ({mtu_a or mtu_b} on {link.a if mtu_a else link.b})")
+                self.add(
+                    file,
+                    f"{path}.mtu",
+                    link.mtu,
+                    f"the MTU of the ports it joins ({mtu_a or mtu_b} on {link.a if mtu_a else link.b})",
+                )
             link_mtu = link.mtu or mtu_a or mtu_b or self.net.mtu_policy.default
             if link.mode == "trunk":
                 carried = self._trunk_vlans(link, file, path)
@@ -296,8 +338,12 @@ class _Checks:
                     self.vlan_presence[vlan.id] += [dev_a.name, dev_b.name]
                     self.vlan_on_ports.add(vlan.id)
                     if self.net.vlan_mtu(vlan) > link_mtu:
-                        self.add(file, f"{path}.vlans", f"{vlan.name} (mtu {self.net.vlan_mtu(vlan)})",
-                                 f"VLANs with an MTU of at most the trunk MTU {link_mtu}")
+                        self.add(
+                            file,
+                            f"{path}.vlans",
+                            f"{vlan.name} (mtu {self.net.vlan_mtu(vlan)})",
+                            f"VLANs with an MTU of at most the trunk MTU {link_mtu}",
+                        )
                 if not carried:
                     self.add(file, f"{path}.vlans", link.vlans, "at least one known VLAN on a trunk")
             elif link.mode == "access":
@@ -308,14 +354,22 @@ class _Checks:
                     self.vlan_presence[vlan.id] += [dev_a.name, dev_b.name]
                     self.vlan_on_ports.add(vlan.id)
                     if self.net.vlan_mtu(vlan) > link_mtu:
-                        self.add(file, f"{path}.vlan", f"{vlan.name} (mtu {self.net.vlan_mtu(vlan)})",
-                                 f"a VLAN with an MTU of at most the link MTU {link_mtu}")
+                        self.add(
+                            file,
+                            f"{path}.vlan",
+                            f"{vlan.name} (mtu {self.net.vlan_mtu(vlan)})",
+                            f"a VLAN with an MTU of at most the link MTU {link_mtu}",
+                        )
             else:
                 if link.addresses is None:
                     self.add(file, f"{path}.addresses", "missing", "addresses {a: A/len, b: B/len} on a routed link")
                 elif link.addresses.a.network != link.addresses.b.network or link.addresses.a.ip == link.addresses.b.ip:
-                    self.add(file, f"{path}.addresses", f"{link.addresses.a} / {link.addresses.b}",
-                             "two different addresses in one subnet")
+                    self.add(
+                        file,
+                        f"{path}.addresses",
+                        f"{link.addresses.a} / {link.addresses.b}",
+                        "two different addresses in one subnet",
+                    )
         return used
 
     def _trunk_vlans(self, link: Link, file: str, path: str) -> list[Vlan]:
@@ -341,24 +395,42 @@ class _Checks:
             if vlan is None:
                 self.add(file, f"{prefix}vlan", endpoint.vlan, "a known VLAN name")
             elif endpoint.address not in vlan.subnet or endpoint.address == self.net.gateway_address(vlan):
-                self.add(file, f"{prefix}address", str(endpoint.address),
-                         f"a host address in {vlan.subnet} other than the gateway {self.net.gateway_address(vlan)}")
+                self.add(
+                    file,
+                    f"{prefix}address",
+                    str(endpoint.address),
+                    f"a host address in {vlan.subnet} other than the gateway {self.net.gateway_address(vlan)}",
+                )
             if endpoint.address in addresses:
-                self.add(file, f"{prefix}address", str(endpoint.address), f"a unique address (also {addresses[endpoint.address]})")
+                self.add(
+                    file,
+                    f"{prefix}address",
+                    str(endpoint.address),
+                    f"a unique address (also {addresses[endpoint.address]})",
+                )
             addresses[endpoint.address] = name
             found = self._port(endpoint.attach, file, f"{prefix}attach")
             if found is None:
                 continue
             if endpoint.attach in used:
-                self.add(file, f"{prefix}attach", endpoint.attach, f"a port used once (already used by {used[endpoint.attach]})")
+                self.add(
+                    file,
+                    f"{prefix}attach",
+                    endpoint.attach,
+                    f"a port used once (already used by {used[endpoint.attach]})",
+                )
             used[endpoint.attach] = f"endpoint {name}"
             device, port = found
             if vlan is not None:
                 self.vlan_presence[vlan.id].append(device.name)
                 self.vlan_on_ports.add(vlan.id)
                 if port.mtu and port.mtu < self.net.vlan_mtu(vlan):
-                    self.add(file, f"{prefix}attach", f"{endpoint.attach} (mtu {port.mtu})",
-                             f"a port with an MTU of at least the VLAN MTU {self.net.vlan_mtu(vlan)}")
+                    self.add(
+                        file,
+                        f"{prefix}attach",
+                        f"{endpoint.attach} (mtu {port.mtu})",
+                        f"a port with an MTU of at least the VLAN MTU {self.net.vlan_mtu(vlan)}",
+                    )
 
     def vlan_carriage(self) -> None:
         file = self.src["vlans"]
@@ -366,13 +438,22 @@ class _Checks:
         for index, vlan in enumerate(self.net.vlans):
             present = self.vlan_presence.get(vlan.id, [])
             if vlan.id not in self.vlan_on_ports:
-                self.add(file, f"vlans[{index}]", vlan.name, "a VLAN carried on at least one port (access, trunk or endpoint)")
+                self.add(
+                    file,
+                    f"vlans[{index}]",
+                    vlan.name,
+                    "a VLAN carried on at least one port (access, trunk or endpoint)",
+                )
             for device_name in sorted(set(present)):
                 device = self.net.devices.get(device_name)
                 platform = known.get(device.platform) if device else None
                 if platform and vlan.id in platform.reserved_vlans:
-                    self.add(file, f"vlans[{index}].id", vlan.id,
-                             f"not reserved on {platform.name} ({device_name}): reserved {platform.reserved_text()}")
+                    self.add(
+                        file,
+                        f"vlans[{index}].id",
+                        vlan.id,
+                        f"not reserved on {platform.name} ({device_name}): reserved {platform.reserved_text()}",
+                    )
 
     # addressing ----------------------------------------------------------------------------------------
     def subnets(self) -> None:
@@ -388,8 +469,12 @@ class _Checks:
         widest: tuple[IPv4Network, str, str] | None = None
         for span in spans:
             if widest is not None and span[0].network_address <= widest[0].broadcast_address:
-                self.add(span[1], span[2], str(span[0]),
-                         f"a subnet that overlaps no other (overlaps {widest[2]} {widest[0]})")
+                self.add(
+                    span[1],
+                    span[2],
+                    str(span[0]),
+                    f"a subnet that overlaps no other (overlaps {widest[2]} {widest[0]})",
+                )
             if widest is None or span[0].broadcast_address > widest[0].broadcast_address:
                 widest = span
 
@@ -403,7 +488,9 @@ class _Checks:
                 self.add(file, path, selector, "zones: " + ", ".join(ZONES))
         elif kind == "group":
             if name not in self.net.host_groups:
-                self.add(file, path, selector, "known host groups: " + (", ".join(sorted(self.net.host_groups)) or "none"))
+                self.add(
+                    file, path, selector, "known host groups: " + (", ".join(sorted(self.net.host_groups)) or "none")
+                )
         elif kind == "vlan":
             if name not in self.vlans_by_name:
                 self.add(file, path, selector, "a known VLAN name")
@@ -448,19 +535,29 @@ class _Checks:
         if kind != "group" or group not in self.net.host_groups:
             self.add(file, "vpn.clients", vpn.clients, "group:<a known host group>")
         elif len(self.net.host_groups[group]) > vpn.max_clients:
-            self.add(self.src["host_groups"], f"host_groups.{group}",
-                     f"{len(self.net.host_groups[group])} hosts",
-                     f"at most {vpn.max_clients} VPN clients (vpn.max_clients)")
+            self.add(
+                self.src["host_groups"],
+                f"host_groups.{group}",
+                f"{len(self.net.host_groups[group])} hosts",
+                f"at most {vpn.max_clients} VPN clients (vpn.max_clients)",
+            )
         gateway = self.net.devices.get(vpn.booth_gateway)
-        outer = [lk for lk in self.net.links if lk.mode == "routed" and gateway
-                 and gateway.name in (lk.a.partition(":")[0], lk.b.partition(":")[0])]
+        outer = [
+            lk
+            for lk in self.net.links
+            if lk.mode == "routed" and gateway and gateway.name in (lk.a.partition(":")[0], lk.b.partition(":")[0])
+        ]
         overhead = max(esp_overhead(p, vpn.udp_encapsulation) for p in vpn.esp_proposals)
         inner = self.net.mtu_policy.crypto_inner
         for link in outer:
             if link.mtu and inner + overhead > link.mtu:
-                self.add(self.src["network"], "mtu_policy.crypto_inner", inner,
-                         f"at most {link.mtu - overhead}: ESP adds up to {overhead} bytes and the "
-                         f"outer link {link.a} -- {link.b} has MTU {link.mtu}")
+                self.add(
+                    self.src["network"],
+                    "mtu_policy.crypto_inner",
+                    inner,
+                    f"at most {link.mtu - overhead}: ESP adds up to {overhead} bytes and the "
+                    f"outer link {link.a} -- {link.b} has MTU {link.mtu}",
+                )
 
     def uplink_and_paths(self) -> None:
         if self.net.uplink and self.net.uplink.device not in self.net.devices:

@@ -31,8 +31,9 @@ def port_map(net: Network) -> dict[str, dict[str, str]]:
 
 def lab_context(net: Network, vlan_mode: VlanMode) -> DeriveContext:
     # The lab kernel has no ESP: strongSwan's kernel-libipsec tunnels over a TUN device.
-    return DeriveContext(platform_override=LAB_PLATFORM, port_map=port_map(net), vlan_mode=vlan_mode,
-                         tunnel_backend="libipsec")
+    return DeriveContext(
+        platform_override=LAB_PLATFORM, port_map=port_map(net), vlan_mode=vlan_mode, tunnel_backend="libipsec"
+    )
 
 
 def _endpoint_mgmt(net: Network) -> dict[str, IPv4Address]:
@@ -43,27 +44,41 @@ def _endpoint_mgmt(net: Network) -> dict[str, IPv4Address]:
     return {name: next(free) for name in sorted(net.endpoints)}
 
 
-def plan_lab(inventory: Path, vlan_mode: VlanMode, build_root: Path = Path("build"),
-             progress=lambda _: None) -> tuple[LabSpec, BuildResult]:
+def plan_lab(
+    inventory: Path, vlan_mode: VlanMode, build_root: Path = Path("build"), progress=lambda _: None
+) -> tuple[LabSpec, BuildResult]:
     net = load_network(inventory)
     ports = port_map(net)
-    result = build(inventory, build_root, ctx=lab_context(net, vlan_mode), subdir="lab/configs",
-                   progress=progress)
+    result = build(inventory, build_root, ctx=lab_context(net, vlan_mode), subdir="lab/configs", progress=progress)
     prefix = net.settings.mgmt_subnet.prefixlen
     nodes = [
-        LabNode(name=name, kind="router", mgmt_address=f"{device.mgmt_address}/{prefix}",
-                config_dir=str((result.out_dir / name).resolve()))
+        LabNode(
+            name=name,
+            kind="router",
+            mgmt_address=f"{device.mgmt_address}/{prefix}",
+            config_dir=str((result.out_dir / name).resolve()),
+        )
         for name, device in sorted(net.devices.items())
     ]
     vlans = net.vlan_by_name()
     for name, mgmt in _endpoint_mgmt(net).items():
         endpoint = net.endpoints[name]
         vlan = vlans[endpoint.vlan]
-        nodes.append(LabNode(
-            name=name, kind="host", mgmt_address=f"{mgmt}/{prefix}",
-            addresses=[HostAddress(HOST_IFNAME, f"{endpoint.address}/{vlan.subnet.prefixlen}",
-                                   net.vlan_mtu(vlan), str(net.gateway_address(vlan)))],
-        ))
+        nodes.append(
+            LabNode(
+                name=name,
+                kind="host",
+                mgmt_address=f"{mgmt}/{prefix}",
+                addresses=[
+                    HostAddress(
+                        HOST_IFNAME,
+                        f"{endpoint.address}/{vlan.subnet.prefixlen}",
+                        net.vlan_mtu(vlan),
+                        str(net.gateway_address(vlan)),
+                    )
+                ],
+            )
+        )
     links: list[LabLink] = []
     speeds = {(d, p.name): p for d, dev in net.devices.items() for p in dev.ports}
     for link in net.links:
@@ -75,20 +90,38 @@ def plan_lab(inventory: Path, vlan_mode: VlanMode, build_root: Path = Path("buil
         if link.mode == "trunk" and vlan_mode == "segment":
             ids = parse_vlan_ranges(link.vlans) + [vlans[v].id for v in link.vlans if str(v) in vlans]
             for vid in sorted(set(ids)):
-                links.append(LabLink(LabEnd(dev_a, frr_linux.trunk_member(name_a, vid, vlan_mode)),
-                                     LabEnd(dev_b, frr_linux.trunk_member(name_b, vid, vlan_mode)),
-                                     speed, mtu, f"{label} vlan {vid}"))
+                links.append(
+                    LabLink(
+                        LabEnd(dev_a, frr_linux.trunk_member(name_a, vid, vlan_mode)),
+                        LabEnd(dev_b, frr_linux.trunk_member(name_b, vid, vlan_mode)),
+                        speed,
+                        mtu,
+                        f"{label} vlan {vid}",
+                    )
+                )
         else:
             links.append(LabLink(LabEnd(dev_a, name_a), LabEnd(dev_b, name_b), speed, mtu, label))
     for name, endpoint in sorted(net.endpoints.items()):
         device, port = endpoint.attach.split(":", 1)
         spec_port = speeds[(device, port)]
         mtu = spec_port.mtu or net.vlan_mtu(vlans[endpoint.vlan])
-        links.append(LabLink(LabEnd(name, HOST_IFNAME), LabEnd(device, ports[device][port]),
-                             spec_port.speed, mtu, f"{name} -- {endpoint.attach}"))
-    spec = LabSpec(network=net.name, vlan_mode=vlan_mode, mgmt_subnet=str(net.settings.mgmt_subnet),
-                   nodes=nodes, links=links,
-                   port_map={d: m for d, m in ports.items() if net.devices[d].platform != LAB_PLATFORM})
+        links.append(
+            LabLink(
+                LabEnd(name, HOST_IFNAME),
+                LabEnd(device, ports[device][port]),
+                spec_port.speed,
+                mtu,
+                f"{name} -- {endpoint.attach}",
+            )
+        )
+    spec = LabSpec(
+        network=net.name,
+        vlan_mode=vlan_mode,
+        mgmt_subnet=str(net.settings.mgmt_subnet),
+        nodes=nodes,
+        links=links,
+        port_map={d: m for d, m in ports.items() if net.devices[d].platform != LAB_PLATFORM},
+    )
     lab_dir = build_root / net.name / "lab"
     (lab_dir / "port_map.json").write_text(json.dumps(spec.port_map, indent=1, sort_keys=True) + "\n")
     return spec, result
