@@ -52,7 +52,27 @@ def cmd_lab_down(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_verify(args: argparse.Namespace) -> int:
+    from boothnet.batfish.service import BatfishUnavailable
+    from boothnet.cli import _inventory
+    from boothnet.verify_stage import run_verify_stage
+
+    try:
+        report = run_verify_stage(
+            _inventory(args), Path(args.build_dir), args.batfish_host, args.require_batfish, progress=_progress
+        )
+    except BatfishUnavailable as exc:
+        print(f"verify: FAIL: {exc}", file=sys.stderr)
+        return 4
+    print(report.to_markdown())
+    print(f"verify: {report.status} -> {Path(args.build_dir) / args.network / 'verify'}")
+    return 1 if str(report.status) == "FAIL" else 0
+
+
 def register(sub, add) -> None:  # noqa: ANN001 - argparse internals
     up = add("lab-up", cmd_lab_up, "build the network in Linux network namespaces (root)")
     up.add_argument("--vlan-mode", choices=["dot1q", "segment"], help="default: what the kernel supports")
     add("lab-down", cmd_lab_down, "remove every namespace, link and process of the lab (root)")
+    verify = add("verify", cmd_verify, "offline lint plus Batfish checks (SKIPPED without a service)")
+    verify.add_argument("--batfish-host", help="Batfish service (default: $BATFISH_HOST)")
+    verify.add_argument("--require-batfish", action="store_true", help="fail when no Batfish service answers")

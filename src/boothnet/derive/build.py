@@ -25,13 +25,14 @@ STATEFUL_PLATFORMS = {"frr_linux"}
 class DeriveContext:
     """How to derive: for hardware (defaults), for the lab, or for the Batfish view."""
 
-    platform_override: str | None = None  # lab: "frr_linux"; Batfish view: "cisco_ios"
+    platform_override: str | None = None  # lab: every device "frr_linux"
+    substitute: dict[str, str] = field(default_factory=dict)  # Batfish view: {"frr_linux": "cisco_ios"}
     port_map: dict[str, dict[str, str]] = field(default_factory=dict)  # device -> port -> name
     vlan_mode: str = "dot1q"
     tunnel_backend: str = "xfrm"  # "libipsec" where the kernel has no ESP (the lab)
 
     def platform(self, device: Device) -> str:
-        return self.platform_override or device.platform
+        return self.platform_override or self.substitute.get(device.platform, device.platform)
 
     def port(self, device: str, port: str) -> str:
         return self.port_map.get(device, {}).get(port, port)

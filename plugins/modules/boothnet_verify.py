@@ -1,0 +1,87 @@
+#!/usr/bin/python
+"""Ansible module: boothnet's verify stage (offline lint + Batfish checks)."""
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+module: boothnet_verify
+short_description: Verify rendered configs offline and with Batfish
+description:
+  - Builds and lints the configs, renders the Batfish view, and runs every Batfish check
+    derived from the intent. Writes build/<network>/verify/verify.json and verify.md.
+  - Without a reachable Batfish service the Batfish checks are SKIPPED (never passed), with
+    the command that starts one; I(require_batfish=true) makes that fatal.
+options:
+  inventory:
+    description: Inventory folder with the intent.
+    type: path
+    required: true
+  build_dir:
+    description: Root of the build artifacts.
+    type: path
+    default: build
+  batfish_host:
+    description: Batfish service host; empty means the BATFISH_HOST environment variable.
+    type: str
+    default: ""
+  require_batfish:
+    description: Fail when no Batfish service answers.
+    type: bool
+    default: false
+author: boothnet
+"""
+
+EXAMPLES = r"""
+- name: Verify
+  boothnet_verify:
+    inventory: inventories/sc-booth
+    require_batfish: false
+"""
+
+RETURN = r"""
+status:
+  description: PASS, FAIL or SKIPPED (some checks did not run).
+  type: str
+  returned: always
+markdown:
+  description: The verify report as Markdown.
+  type: str
+  returned: always
+"""
+
+from pathlib import Path
+
+from ansible.module_utils.basic import AnsibleModule
+
+
+def main() -> None:
+    module = AnsibleModule(
+        argument_spec={
+            "inventory": {"type": "path", "required": True},
+            "build_dir": {"type": "path", "default": "build"},
+            "batfish_host": {"type": "str", "default": ""},
+            "require_batfish": {"type": "bool", "default": False},
+        },
+        supports_check_mode=True,
+    )
+    from boothnet.batfish.service import BatfishUnavailable
+    from boothnet.errors import IntentInvalid
+    from boothnet.verify_stage import run_verify_stage
+
+    try:
+        report = run_verify_stage(
+            Path(module.params["inventory"]),
+            Path(module.params["build_dir"]),
+            module.params["batfish_host"] or None,
+            module.params["require_batfish"],
+        )
+    except (IntentInvalid, BatfishUnavailable) as exc:
+        module.fail_json(msg=str(exc), status="FAIL")
+    markdown = report.to_markdown()
+    if str(report.status) == "FAIL":
+        module.fail_json(msg="verify failed:\n" + markdown, status="FAIL", markdown=markdown)
+    module.exit_json(changed=False, status=str(report.status), markdown=markdown)
+
+
+if __name__ == "__main__":
+    main()

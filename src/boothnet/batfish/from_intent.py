@@ -1,0 +1,164 @@
+"""Bridge from the intent to Batfish: the Batfish view of the configs and the VerifyIntent.
+
+Batfish reads no nftables or swanctl, so in the Batfish view each frr_linux device is rendered
+with the cisco_ios templates from the same derived model (ACLs, routes, OSPF, IKEv1 crypto
+map, which Batfish models); Cisco and Arista devices render as themselves.
+"""
+
+from __future__ import annotations
+
+from ipaddress import IPv4Network
+from pathlib import Path
+
+from boothnet.batfish.intent import (
+    AclBinding,
+    IfaceRef,
+    L1Link,
+    PathFlow,
+    SecureNetwork,
+    Service,
+    ServiceRule,
+    SwitchVlans,
+    VerifyIntent,
+    Zone,
+)
+from boothnet.build import BuildResult, build
+from boothnet.derive import DeriveContext, DeviceModel, derive_network
+from boothnet.intent import Network, load_network
+
+BATFISH_PLATFORM = "cisco_ios"
+
+
+def batfish_context(net: Network) -> DeriveContext:
+    ports = {
+        name: {p.name: f"GigabitEthernet0/{i}" for i, p in enumerate(device.ports, start=1)}
+        for name, device in net.devices.items()
+        if device.platform == "frr_linux"
+    }
+    return DeriveContext(substitute={"frr_linux": BATFISH_PLATFORM}, port_map=ports)
+
+
+def build_batfish_view(inventory: Path, build_root: Path = Path("build")) -> tuple[BuildResult, Network]:
+    net = load_network(inventory)
+    return build(inventory, build_root, ctx=batfish_context(net), subdir="batfish/configs", run_tools=False), net
+
+
+def verify_intent_from_model(net: Network, models: dict[str, DeviceModel] | None = None) -> VerifyIntent:
+    ctx = batfish_context(net)
+    models = models or derive_network(net, ctx)
+    vlans = net.vlan_by_name()
+
+    def ref(end: str) -> IfaceRef:
+        device, port = end.split(":", 1)
+        return IfaceRef(device, ctx.port(device, port))
+
+    switches = tuple(
+        SwitchVlans(name, tuple(sorted({v for i in m.interfaces if i.kind == "trunk" for v in i.allowed_vlans})))
+        for name, m in models.items()
+        if any(i.kind == "trunk" for i in m.interfaces)
+    )
+    links = tuple(
+        L1Link(
+            ref(lk.a),
+            ref(lk.b),
+            lk.mtu
+            or next((p.mtu for p in net.devices[lk.a.split(":")[0]].ports if p.name == lk.a.split(":", 1)[1]), None),
+        )
+        for lk in net.links
+    )
+    zones = []
+    for zone in ("production", "research", "secure"):
+        members = [v for v in net.vlans if v.zone == zone and not v.routers]
+        if members:
+            entries = tuple(IfaceRef(v.gateway, _svi(models[v.gateway], v.id)) for v in members)
+            zones.append(Zone(zone, tuple(str(v.subnet) for v in members), entries))
+    allowed = []
+    from boothnet.derive.policy import PolicyCompiler
+
+    compiler = PolicyCompiler(net)
+    for rule in net.policy.rules:
+        if rule.action != "permit" or rule.destination == "zone:outside":
+            continue
+        for src in compiler.prefixes(rule.source):
+            for dst in compiler.prefixes(rule.destination):
+                allowed.append(
+                    ServiceRule(
+                        str(src or "0.0.0.0/0"), str(dst or "0.0.0.0/0"), Service(rule.proto, tuple(rule.ports))
+                    )
+                )
+    secure = None
+    vpn_gateways: tuple[tuple[str, str], ...] = ()
+    flows: list[PathFlow] = []
+    if net.vpn:
+        clients = compiler.prefixes(net.vpn.clients)
+        home = [vlans[r.partition(":")[2]] for r in net.vpn.home_subnets]
+        services = tuple(
+            Service(r.proto, tuple(r.ports))
+            for r in net.policy.rules
+            if r.source == net.vpn.clients and r.action == "permit"
+        )
+        guard = models[net.vpn.home_gateway]
+        secure = SecureNetwork(
+            tuple(str(v.subnet) for v in home),
+            tuple(str(c.network_address) for c in clients if c),
+            services,
+            net.vpn.home_gateway,
+            next((a.name for a in guard.acls if a.direction == "out"), None),
+        )
+        vpn_gateways = ((net.vpn.booth_gateway, net.vpn.home_gateway),)
+        first_client = net.endpoints[net.host_groups[net.vpn.clients.partition(":")[2]][0]]
+        server = next((e for e in net.endpoints.values() if e.vlan in {v.name for v in home}), None)
+        if server:
+            bgw = models[net.vpn.booth_gateway]
+            flows.append(
+                PathFlow(
+                    "client to secured network",
+                    vlans[first_client.vlan].gateway,
+                    str(first_client.address),
+                    str(server.address),
+                    net.mtu_policy.crypto_inner,
+                    proto="tcp",
+                    dst_port=22,
+                    mss_clamp_at=(IfaceRef(bgw.name, bgw.vpn.outside_interface),) if bgw.vpn else (),
+                )
+            )
+    for vlan in net.vlans:
+        nodes = [e for e in net.endpoints.values() if e.vlan == vlan.name]
+        servers = [e for e in nodes if e.role == "fileserver"]
+        for client in (e for e in nodes if e.role == "cluster"):
+            for server in servers:
+                flows.append(
+                    PathFlow(
+                        f"{client.name} to {server.name}",
+                        vlan.gateway,
+                        str(client.address),
+                        str(server.address),
+                        net.vlan_mtu(vlan),
+                    )
+                )
+    bindings = tuple(
+        AclBinding(IfaceRef(name, acl.interface), acl.name, acl.direction)
+        for name, m in models.items()
+        for acl in m.acls
+    )
+    return VerifyIntent(
+        nodes=tuple(sorted(models)),
+        switches=switches,
+        links=links,
+        zones=tuple(zones),
+        isolated=(("research", "production"), ("production", "research")),
+        allowed_services=tuple(allowed),
+        secure=secure,
+        vpn_gateways=vpn_gateways,
+        flows=tuple(flows),
+        acl_interfaces=bindings,
+        extra={"network": net.name},
+    )
+
+
+def _svi(model: DeviceModel, vid: int) -> str:
+    return next(i.name for i in model.interfaces if i.kind == "svi" and i.vlan == vid)
+
+
+def research_subnets(net: Network) -> list[IPv4Network]:
+    return [v.subnet for v in net.vlans if v.zone == "research"]
