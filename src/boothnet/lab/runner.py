@@ -181,9 +181,7 @@ def _build(spec: LabSpec, state_dir: Path, digest: str, progress: Progress) -> d
         "nodes": {n.name: {"kind": n.kind, "mgmt_address": n.mgmt_address} for n in spec.nodes},
         "namespaces": nsmap,
         "mgmt_veths": {n: names.mgmt_peer_name(nw, n) for n in nodes},
-        "frr_pathspaces": {
-            n.name: names.pathspace(nw, n.name) for n in spec.nodes if n.kind == "router"
-        },
+        "frr_pathspaces": {n.name: names.pathspace(nw, n.name) for n in spec.nodes if n.kind == "router"},
         "links": [
             {
                 "a": f"{lk.a.node}:{lk.a.ifname}",
@@ -218,10 +216,7 @@ def _build(spec: LabSpec, state_dir: Path, digest: str, progress: Progress) -> d
         steps(f"namespace {ns} (mgmt {n.mgmt_address})")
     for lk in spec.links:
         net.add_link(lk, nsmap[lk.a.node], nsmap[lk.b.node])
-        steps(
-            f"link {lk.a.node}:{lk.a.ifname} -- {lk.b.node}:{lk.b.ifname} "
-            f"{lk.speed_mbps} Mb/s mtu {lk.mtu}"
-        )
+        steps(f"link {lk.a.node}:{lk.a.ifname} -- {lk.b.node}:{lk.b.ifname} {lk.speed_mbps} Mb/s mtu {lk.mtu}")
 
     # keys: one client key per lab, one host key per node (parallel: ssh-keygen per node)
     nodes_dir = state_dir / "nodes"
@@ -258,9 +253,7 @@ def _build(spec: LabSpec, state_dir: Path, digest: str, progress: Progress) -> d
         if n.kind == "router":
             assert n.config_dir
             pids.update(
-                services.start_frr(
-                    ns, nw, names.pathspace(nw, n.name), Path(n.config_dir) / "frr.conf", n.name
-                )
+                services.start_frr(ns, nw, names.pathspace(nw, n.name), Path(n.config_dir) / "frr.conf", n.name)
             )
         hook_pids, pending = services.run_hooks(
             services.HookContext(network=nw, node=n, ns=ns, node_dir=ndir, progress=progress)
@@ -304,9 +297,7 @@ def _write_inventory(state_dir: Path, spec: LabSpec) -> None:
     common = {
         "ansible_user": "root",
         "ansible_ssh_private_key_file": str(state_dir / "id_ed25519"),
-        "ansible_ssh_common_args": (
-            f"-o UserKnownHostsFile={state_dir / 'known_hosts'} -o StrictHostKeyChecking=yes"
-        ),
+        "ansible_ssh_common_args": (f"-o UserKnownHostsFile={state_dir / 'known_hosts'} -o StrictHostKeyChecking=yes"),
         "ansible_python_interpreter": "/usr/bin/python3",
     }
     groups: dict[str, dict[str, Any]] = {"routers": {}, "hosts": {}}
@@ -371,9 +362,9 @@ def lab_down(network: str, state_dir: Path, progress: Progress = print) -> dict[
     for ns in sorted(nss):
         net.remove_namespace(ns)
         removed_ns.append(ns)
-    progress(
-        f"lab {network}: {len(removed_ns)} namespaces, {len(removed_links)} root links removed"
-    )
+    # a process that was still on its way in (orphaned `ip netns exec` of a killed lab_up)
+    killed += services.kill_namespaces(sorted(nss | set(st.get("namespaces", {}).values())))
+    progress(f"lab {network}: {len(removed_ns)} namespaces, {len(removed_links)} root links removed")
     pathspaces = set(st.get("frr_pathspaces", {}).values()) | nss
     frr_dirs = services.remove_frr_dirs(network, pathspaces)
 

@@ -206,17 +206,23 @@ def run_hooks(ctx: HookContext) -> tuple[dict[str, int], list[str]]:
 # --- processes by namespace ------------------------------------------------------------
 
 
+_NS_FLAGS = {"exec", "-netns", "-n", "-N"}  # `ip netns exec NS`, `ip -netns NS`, `zebra -N NS`
+
+
 def pids_in_namespaces(namespaces: Iterable[str]) -> dict[str, list[int]]:
-    """Like ``ip netns pids`` for many namespaces in one /proc scan."""
+    """Like ``ip netns pids`` for many namespaces in one /proc scan, plus processes that
+    name one of them on their command line (an ``ip netns exec NS sshd`` orphaned by a
+    killed lab_up has not entered NS yet, and would start its daemon after we looked)."""
+    nss = set(namespaces)
     want: dict[tuple[int, int], str] = {}
-    for ns in namespaces:
+    for ns in nss:
         try:
             st = os.stat(f"/run/netns/{ns}")
         except FileNotFoundError:
             continue
         want[(st.st_dev, st.st_ino)] = ns
-    found: dict[str, list[int]] = {ns: [] for ns in want.values()}
-    if not want:
+    found: dict[str, list[int]] = {ns: [] for ns in nss}
+    if not nss:
         return found
     me = os.getpid()
     for entry in os.listdir("/proc"):
@@ -224,9 +230,13 @@ def pids_in_namespaces(namespaces: Iterable[str]) -> dict[str, list[int]]:
             continue
         try:
             st = os.stat(f"/proc/{entry}/ns/net")
+            ns = want.get((st.st_dev, st.st_ino))
+            if ns is None:
+                with open(f"/proc/{entry}/cmdline", "rb") as fh:
+                    argv = fh.read().decode(errors="replace").split("\0")
+                ns = next((b for a, b in zip(argv, argv[1:], strict=False) if a in _NS_FLAGS and b in nss), None)
         except OSError:
             continue
-        ns = want.get((st.st_dev, st.st_ino))
         if ns:
             found[ns].append(int(entry))
     return found
@@ -255,9 +265,7 @@ def kill_namespaces(namespaces: Iterable[str], grace: float = 2.0) -> list[dict[
     deadline = time.monotonic() + grace
     sig = signal.SIGTERM
     for _ in range(200):
-        live = {
-            pid: ns for ns, pids in pids_in_namespaces(nss).items() for pid in pids if alive(pid)
-        }
+        live = {pid: ns for ns, pids in pids_in_namespaces(nss).items() for pid in pids if alive(pid)}
         if not live:
             break
         if time.monotonic() > deadline:

@@ -182,8 +182,11 @@ def test_lab_down_leaves_nothing(tmp_path: Path) -> None:
         lab_down("bnt-dn", tmp_path, quiet)
 
 
-@pytest.mark.parametrize("kill_at", ["] link ", "] node "])
-def test_lab_down_after_killed_lab_up_leaves_nothing(tmp_path: Path, kill_at: str) -> None:
+@pytest.mark.parametrize(("kill_at", "recover_with_up"),
+                         [("] link ", False), ("] node ", False), ("] namespace ", True)])
+def test_lab_down_after_killed_lab_up_leaves_nothing(
+    tmp_path: Path, kill_at: str, recover_with_up: bool
+) -> None:
     network = "bnt-kill"
     spec = mini_spec(network=network, mgmt_subnet="198.18.201.0/24")
     dump_spec(spec, tmp_path / "spec.json")
@@ -205,6 +208,9 @@ def test_lab_down_after_killed_lab_up_leaves_nothing(tmp_path: Path, kill_at: st
         proc.wait(timeout=30)
         assert proc.returncode == -signal.SIGKILL, f"lab_up ended before the kill: {seen}"
         assert leftovers(network, state_dir), "killed lab_up left nothing to clean: bad test"
+        if recover_with_up:  # a fresh lab_up cleans the partial lab and builds a whole one
+            result = lab_up(spec, state_dir, quiet)
+            assert result["changed"] is True and len(result["pids"]) == len(spec.nodes)
         lab_down(network, state_dir, quiet)
         assert leftovers(network, state_dir) == []
     finally:
