@@ -1,0 +1,51 @@
+"""The Ansible filters the iperf3/nuttcp roles use (plugins/filter/boothnet_perf.py)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).parents[3]
+CASES = Path(__file__).parent / "cases"
+_spec = importlib.util.spec_from_file_location(
+    "boothnet_perf_filters", ROOT / "plugins" / "filter" / "boothnet_perf.py")
+assert _spec and _spec.loader
+flt = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(flt)
+FILTERS = flt.FilterModule().filters()
+
+
+def test_sizes() -> None:
+    size = FILTERS["boothnet_size_bytes"]
+    assert size("4M") == 4 * 1024 * 1024 and size("512K") == 524288 and size(1000) == 1000
+    assert size("") is None and size(None) is None
+    with pytest.raises(ValueError):
+        size("four megs")
+
+
+def test_registered_result_is_parsed_and_judged() -> None:
+    case = CASES / "nuttcp" / "single_stream_1500"
+    registered = {"stdout": (case / "output.txt").read_text(), "stderr": "", "rc": 0}
+    expected_1g = FILTERS["boothnet_goodput"](1000, 1500)
+    res = FILTERS["boothnet_nuttcp_result"](registered, source="n1", destination="10.0.0.2",
+                                           path="p1", expected_bps=expected_1g)
+    assert res["verdict"] == "PASS" and res["path"] == "p1" and res["mss"] == 1448
+    json.dumps(res)  # plain data, fit for set_fact and a results file
+    res10 = FILTERS["boothnet_nuttcp_result"](registered, path="p1",
+                                             expected_bps=FILTERS["boothnet_goodput"](10000, 1500))
+    assert res10["verdict"] == "FAIL"
+    err = CASES / "iperf3" / "error_connection_refused" / "output.json"
+    bad = FILTERS["boothnet_iperf3_result"]({"stdout": err.read_text(), "rc": 0},
+                                            expected_bps=expected_1g)
+    assert bad["verdict"] == "FAIL" and "refused" in bad["error"]
+
+
+def test_argv_filters() -> None:
+    argv = FILTERS["boothnet_nuttcp_client_argv"]("10.0.0.2", "5216", "2", "5", "1M", "")
+    assert "-N2" in argv and "-P5216" in argv and "-p5217" in argv and "-w1024" in argv
+    wrapped = FILTERS["boothnet_detached_argv"](["iperf3", "-s"], "/tmp/x.pid", 70)
+    assert wrapped[0] == "setsid" and wrapped[-2:] == ["iperf3", "-s"] and "70" in wrapped
+    assert FILTERS["boothnet_listening_ports"]("LISTEN 0 5 0.0.0.0:5201 0.0.0.0:*") == [5201]
