@@ -69,6 +69,67 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return 1 if str(report.status) == "FAIL" else 0
 
 
+def cmd_validate_lab(args: argparse.Namespace) -> int:
+    from boothnet.cli import _inventory
+    from boothnet.validate_stage import run_validate
+
+    _need_root("validate-lab")
+    results, paths = run_validate(
+        _inventory(args), Path(args.build_dir), throughput=not args.no_throughput, progress=_progress
+    )
+    from boothnet.report.summary import summarize
+
+    summary = summarize(results)
+    print(summary.headline)
+    for failure in summary.failures:
+        print(f"  FAIL {failure.section}: {failure.subject}: {failure.message}")
+    print(f"report: {paths.html}")
+    return 0 if summary.overall == "PASS" else 1
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    """Lab up, build, verify, validate and report: the main job on the embedded lab."""
+    from boothnet.cli import _inventory
+    from boothnet.report.schema import Stage
+    from boothnet.report.summary import summarize
+    from boothnet.validate_stage import run_validate
+    from boothnet.verify_stage import run_verify_stage
+
+    _need_root("demo")
+    inventory, build_dir = _inventory(args), Path(args.build_dir)
+    print(f"[1/4] lab up {args.network}", flush=True)
+    if cmd_lab_up(args):
+        return 1
+    print("[2/4] build and verify (offline; Batfish when BATFISH_HOST is set)", flush=True)
+    verify = run_verify_stage(inventory, build_dir, progress=_progress)
+    stages = [
+        Stage(
+            name="verify",
+            status=str(verify.status),
+            reason=None if str(verify.status) == "PASS" else "see build/<net>/verify/verify.md",
+        )
+    ]
+    # The lab boots with the rendered lab configs (day 0), so what runs is what was built.
+    stages.append(
+        Stage(
+            name="deploy",
+            status="SKIPPED",
+            reason="lab nodes boot with the rendered configs; NAPALM deploy runs with make deploy",
+        )
+    )
+    print("[3/4] validate: isolation, MTU probes, throughput", flush=True)
+    results, paths = run_validate(
+        inventory, build_dir, throughput=not args.no_throughput, progress=_progress, extra_stages=stages
+    )
+    summary = summarize(results)
+    print("[4/4] report")
+    print(summary.headline)
+    for failure in summary.failures:
+        print(f"  FAIL {failure.section}: {failure.subject}: {failure.message}")
+    print(f"report: {paths.html.resolve()}")
+    return 0 if summary.overall == "PASS" else 1
+
+
 def register(sub, add) -> None:  # noqa: ANN001 - argparse internals
     up = add("lab-up", cmd_lab_up, "build the network in Linux network namespaces (root)")
     up.add_argument("--vlan-mode", choices=["dot1q", "segment"], help="default: what the kernel supports")
@@ -76,3 +137,8 @@ def register(sub, add) -> None:  # noqa: ANN001 - argparse internals
     verify = add("verify", cmd_verify, "offline lint plus Batfish checks (SKIPPED without a service)")
     verify.add_argument("--batfish-host", help="Batfish service (default: $BATFISH_HOST)")
     verify.add_argument("--require-batfish", action="store_true", help="fail when no Batfish service answers")
+    check = add("validate-lab", cmd_validate_lab, "isolation, MTU and throughput tests in the running lab (root)")
+    check.add_argument("--no-throughput", action="store_true", help="skip iperf3/nuttcp (reported SKIPPED)")
+    demo = add("demo", cmd_demo, "lab up, build, verify, validate and report on the embedded lab (root)")
+    demo.add_argument("--no-throughput", action="store_true", help="skip iperf3/nuttcp (reported SKIPPED)")
+    demo.add_argument("--vlan-mode", choices=["dot1q", "segment"], help="default: what the kernel supports")

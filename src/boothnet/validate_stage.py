@@ -1,0 +1,303 @@
+"""Post-deploy validation derived from the intent: isolation matrix, DF-ping MTU probes and
+iperf3/nuttcp throughput against the physical limit, in the netns lab. Writes the report.
+
+Tests come from the intent only: one probe per zone pair and per policy rule between real
+endpoints, an MTU probe per endpoint link and per declared path, and a throughput test per
+research subnet (each cluster node to its file server) and per declared path.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from ipaddress import IPv4Network
+from pathlib import Path
+
+from boothnet.derive.policy import PolicyCompiler, policy_decision
+from boothnet.intent import Network, load_network
+from boothnet.intent.model import Endpoint
+from boothnet.perf.formula import expected_goodput
+from boothnet.perf.ports import PortAllocator
+from boothnet.perf.probes import mtu_probe, ping, start_listener, stop_listener, tcp_connect
+from boothnet.perf.run import run_throughput
+from boothnet.perf.runner import Runner, netns_runner
+from boothnet.report.render import ReportPaths, write_report
+from boothnet.report.schema import IsolationRow, MtuRow, Stage, ValidationResults
+
+
+@dataclass(frozen=True)
+class Flow:
+    src: Endpoint
+    dst: Endpoint
+    proto: str
+    port: int | None
+
+    def label(self) -> str:
+        return f"{self.proto}/{self.port}" if self.port else self.proto
+
+
+def _ns(net: Network, node: str) -> str:
+    return f"{net.name}-{node}"
+
+
+def _host(endpoint: Endpoint) -> IPv4Network:
+    return IPv4Network(f"{endpoint.address}/32")
+
+
+def isolation_flows(net: Network) -> list[Flow]:
+    """One flow per ordered VLAN pair (ping) and per policy rule (its protocol and ports)."""
+    vlans = {v.name: v for v in net.vlans if not v.routers}
+    by_vlan: dict[str, list[Endpoint]] = {}
+    for endpoint in sorted(net.endpoints.values(), key=lambda e: e.name):
+        if endpoint.vlan in vlans:
+            by_vlan.setdefault(endpoint.vlan, []).append(endpoint)
+    compiler = PolicyCompiler(net)
+    flows: dict[tuple, Flow] = {}
+    firsts = [members[0] for members in by_vlan.values()]
+    for src in firsts:
+        for dst in firsts:
+            if src.vlan != dst.vlan and vlans[src.vlan].zone != vlans[dst.vlan].zone:
+                flows[(src.name, dst.name, "icmp", None)] = Flow(src, dst, "icmp", None)
+    for rule in net.policy.rules:
+        sources = [
+            e
+            for e in net.endpoints.values()
+            if e.vlan in vlans and any(_host(e).subnet_of(p) for p in compiler.part_in(rule.source, vlans[e.vlan]))
+        ]
+        targets = [
+            e
+            for e in net.endpoints.values()
+            if e.vlan in vlans and any(p is None or _host(e).subnet_of(p) for p in compiler.prefixes(rule.destination))
+        ]
+        for src in sorted(sources, key=lambda e: e.name)[:1]:
+            for dst in [t for t in sorted(targets, key=lambda e: e.name) if t.vlan != src.vlan][:1]:
+                for port in rule.ports[:1] or [None]:
+                    proto = rule.proto if rule.proto != "ip" else "tcp"
+                    flows[(src.name, dst.name, proto, port)] = Flow(
+                        src, dst, proto, port or (22 if proto == "tcp" else None)
+                    )
+    if net.vpn:
+        home = {r.partition(":")[2] for r in net.vpn.home_subnets}
+        clients = [e for e in net.endpoints.values() if e.vlan in {r.partition(":")[2] for r in net.vpn.booth_subnets}]
+        for server in [e for e in net.endpoints.values() if e.vlan in home][:1]:
+            for client in sorted(clients, key=lambda e: e.name):
+                flows[(client.name, server.name, "tcp", 22)] = Flow(client, server, "tcp", 22)
+    return list(flows.values())
+
+
+def wait_converged(net: Network, runner: Runner, timeout_s: float = 60) -> Stage:
+    """Routing converges before probing: every permitted ping of the matrix must pass once."""
+    compiler = PolicyCompiler(net)
+    vlans = net.vlan_by_name()
+    pending = [
+        f
+        for f in isolation_flows(net)
+        if f.proto == "icmp"
+        and policy_decision(compiler, vlans[f.src.vlan], _host(f.src), _host(f.dst), "icmp")[0] == "permit"
+    ]
+    started = time.monotonic()
+    while pending and time.monotonic() - started < timeout_s:
+        pending = [
+            f for f in pending if not ping(runner, _ns(net, f.src.name), str(f.dst.address), count=1, wait_s=1).ok
+        ]
+        if pending:
+            time.sleep(1)
+    waited = round(time.monotonic() - started, 1)
+    if pending:
+        names = ", ".join(f"{f.src.name} -> {f.dst.name}" for f in pending)
+        return Stage(
+            name="convergence", status="FAIL", duration_s=waited, reason=f"not converged after {timeout_s:g} s: {names}"
+        )
+    return Stage(name="convergence", status="PASS", duration_s=waited)
+
+
+def run_isolation(net: Network, runner: Runner, progress: Callable[[str], None]) -> list[IsolationRow]:
+    compiler = PolicyCompiler(net)
+    vlans = net.vlan_by_name()
+    rows: list[IsolationRow] = []
+    flows = isolation_flows(net)
+    for index, flow in enumerate(flows, start=1):
+        action, rule = policy_decision(
+            compiler, vlans[flow.src.vlan], _host(flow.src), _host(flow.dst), flow.proto, flow.port
+        )
+        if flow.proto == "icmp":
+            result = ping(runner, _ns(net, flow.src.name), str(flow.dst.address), count=1, wait_s=1)
+            observed, detail = ("permit" if result.ok else "deny"), result.describe()
+        else:
+            # bind the data address: sshd holds port 22 on the management address
+            listener = start_listener(
+                runner, _ns(net, flow.dst.name), flow.port or 22, bind=str(flow.dst.address), limit_s=30
+            )
+            try:
+                result = tcp_connect(
+                    runner, _ns(net, flow.src.name), str(flow.dst.address), flow.port or 22, timeout_s=2
+                )
+            finally:
+                stop_listener(runner, listener)
+            observed, detail = ("permit" if result.state == "open" else "deny"), result.state
+        rows.append(
+            IsolationRow(
+                src=flow.src.name,
+                dst=flow.dst.name,
+                src_zone=flow.src.vlan,
+                dst_zone=flow.dst.vlan,
+                flow=flow.label(),
+                expected="permit" if action == "permit" else "deny",
+                observed=observed,
+                rule=rule,
+                device=vlans[flow.src.vlan].gateway,
+                detail=detail,
+            )
+        )
+        progress(
+            f"[isolation {index}/{len(flows)}] {flow.src.name} -> {flow.dst.name} {flow.label()}: "
+            f"{observed} (expected {action}, rule {rule})"
+        )
+    return rows
+
+
+def run_mtu(net: Network, runner: Runner, progress: Callable[[str], None]) -> list[MtuRow]:
+    vlans = net.vlan_by_name()
+    rows: list[MtuRow] = []
+    for endpoint in sorted(net.endpoints.values(), key=lambda e: e.name):
+        vlan = vlans[endpoint.vlan]
+        mtu = net.vlan_mtu(vlan)
+        gateway = vlan.gateway
+        result = mtu_probe(
+            runner,
+            _ns(net, endpoint.name),
+            str(net.gateway_address(vlan)),
+            mtu,
+            count=1,
+            link=f"{endpoint.name} -- {endpoint.attach}",
+        )
+        rows.append(
+            MtuRow(
+                path=f"{endpoint.name} -- {endpoint.attach}",
+                mtu=mtu,
+                source=endpoint.name,
+                destination=f"{gateway} ({net.gateway_address(vlan)})",
+                verdict=result.verdict,
+                cause=result.cause,
+                device=endpoint.attach.split(":")[0],
+            )
+        )
+        progress(f"[mtu] {endpoint.name} -> {gateway} at {mtu}: {result.verdict}")
+    return rows
+
+
+def throughput_tests(net: Network) -> list[tuple[str, Endpoint, Endpoint]]:
+    tests = []
+    for vlan in net.vlans:
+        members = sorted((e for e in net.endpoints.values() if e.vlan == vlan.name), key=lambda e: e.name)
+        for server in (e for e in members if e.role == "fileserver"):
+            for client in (e for e in members if e.role == "cluster"):
+                tests.append((f"{vlan.name}: {client.name} -> {server.name}", client, server))
+    for path in net.throughput.paths:
+        tests.append((path.name, net.endpoints[path.source], net.endpoints[path.destination]))
+    return tests
+
+
+def expected_for(net: Network, src: Endpoint, dst: Endpoint) -> float:
+    ports = {(d, p.name): p for d, dev in net.devices.items() for p in dev.ports}
+    vlans = net.vlan_by_name()
+    speed = min(ports[tuple(e.attach.split(":", 1))].speed for e in (src, dst))  # type: ignore[index]
+    mtu = min(net.vlan_mtu(vlans[e.vlan]) for e in (src, dst))
+    if (
+        net.vpn
+        and vlans[src.vlan].zone != vlans[dst.vlan].zone
+        and "secure" in (vlans[src.vlan].zone, vlans[dst.vlan].zone)
+    ):
+        mtu = min(mtu, net.mtu_policy.crypto_inner)
+    return expected_goodput(speed * 1e6, mtu)
+
+
+def run_throughput_tests(net: Network, runner: Runner, progress: Callable[[str], None]):
+    allocator = PortAllocator()
+    results = []
+    for name, client, server in throughput_tests(net):
+        for tool in net.throughput.tools:
+            block = allocator.allocate(f"{name}/{tool}", server.name)
+            try:
+                result = run_throughput(
+                    runner,
+                    tool,
+                    server_node=_ns(net, server.name),
+                    client_node=_ns(net, client.name),
+                    destination=str(server.address),
+                    ports=block,
+                    streams=net.throughput.streams,
+                    duration=net.throughput.duration_s,
+                    path=name,
+                    source=client.name,
+                    expected_bps=expected_for(net, client, server),
+                    ratio=net.throughput.pass_ratio,
+                )
+            finally:
+                allocator.release(block)
+            results.append(result)
+            progress(
+                f"[throughput] {name} {tool}: {result.throughput / 1e6:.1f} Mb/s "
+                f"(expected {result.expected / 1e6 if result.expected else 0:.1f}) {result.verdict}"
+            )
+    return results
+
+
+def run_validate(
+    inventory: Path,
+    build_root: Path = Path("build"),
+    runner: Runner = netns_runner,
+    throughput: bool = True,
+    progress: Callable[[str], None] = lambda _: None,
+    extra_stages: list[Stage] | None = None,
+) -> tuple[ValidationResults, ReportPaths]:
+    net = load_network(inventory)
+    stages = list(extra_stages or [])
+    progress("waiting for routing to converge")
+    stages.append(wait_converged(net, runner))
+    progress(f"convergence: {stages[-1].status} in {stages[-1].duration_s} s")
+    started = time.monotonic()
+    isolation = run_isolation(net, runner, progress)
+    stages.append(
+        Stage(
+            name="isolation",
+            status="FAIL" if any(r.verdict == "FAIL" for r in isolation) else "PASS",
+            duration_s=round(time.monotonic() - started, 1),
+        )
+    )
+    started = time.monotonic()
+    mtu = run_mtu(net, runner, progress)
+    stages.append(
+        Stage(
+            name="mtu",
+            status="FAIL" if any(r.verdict == "FAIL" for r in mtu) else "PASS",
+            duration_s=round(time.monotonic() - started, 1),
+        )
+    )
+    results = []
+    if throughput:
+        started = time.monotonic()
+        results = run_throughput_tests(net, runner, progress)
+        stages.append(
+            Stage(
+                name="throughput",
+                status="FAIL" if any(r.verdict != "PASS" for r in results) else "PASS",
+                duration_s=round(time.monotonic() - started, 1),
+            )
+        )
+    else:
+        stages.append(Stage(name="throughput", status="SKIPPED", reason="throughput tests not requested"))
+    zones = [v.name for v in net.vlans if not v.routers]
+    validation = ValidationResults(
+        network=net.name,
+        generated=datetime.now(UTC).isoformat(timespec="seconds"),
+        stages=stages,
+        zones=zones,
+        isolation=isolation,
+        mtu=mtu,
+        throughput=results,
+    )
+    out_dir = build_root / net.name / "report"
+    return validation, write_report(validation, out_dir)
