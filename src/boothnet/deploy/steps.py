@@ -116,6 +116,12 @@ def health(
         report.management.append(f"management unreachable after commit: {exc}")
         return report
     try:
+        if hasattr(dev, "revert_reason") and not dev.has_pending_commit():
+            # Reached only once the timer had restored the backup: new sessions were cut.
+            report.management.append(
+                "management unreachable until the device reverted by itself "
+                f"({dev.revert_reason() or 'commit no longer pending'})")
+            return report
         if target.driver == "frr_linux":
             candidate = load_parts(config_dir)
             expected = hc.expected_adjacencies(candidate, ospf_before)
