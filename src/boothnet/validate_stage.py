@@ -131,9 +131,14 @@ def run_isolation(net: Network, runner: Runner, progress: Callable[[str], None])
                 runner, _ns(net, flow.dst.name), flow.port or 22, bind=str(flow.dst.address), limit_s=30
             )
             try:
-                result = tcp_connect(
-                    runner, _ns(net, flow.src.name), str(flow.dst.address), flow.port or 22, timeout_s=2
-                )
+                # sshd already holds port 22 on the management address, so "listening" is not proof
+                # that our listener is up yet: a refusal (never a firewall drop) is retried briefly.
+                for _ in range(10):
+                    result = tcp_connect(runner, _ns(net, flow.src.name), str(flow.dst.address), flow.port or 22,
+                                         timeout_s=2)
+                    if result.state != "refused":
+                        break
+                    time.sleep(0.3)
             finally:
                 stop_listener(runner, listener)
             observed, detail = ("permit" if result.state == "open" else "deny"), result.state
