@@ -31,6 +31,8 @@ def run_playbook(inventory: Path, build: Path | None, *extra: str) -> tuple[floa
     r = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True)
     secs = time.monotonic() - t0
     changed = sum(int(n) for n in re.findall(r"changed=(\d+)", r.stdout))
+    if r.returncode:
+        print(r.stdout[-1500:], file=sys.stderr)
     return secs, changed, r.returncode
 
 
