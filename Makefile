@@ -10,7 +10,7 @@ DEBIAN_PACKAGES := frr frr-pythontools iperf3 nuttcp strongswan-charon strongswa
 	libcharon-extra-plugins nftables openssh-server openssh-client iproute2 iputils-ping \
 	tcpdump procps psmisc python3-venv git
 
-.PHONY: setup apt venv test lint unit build verify deploy validate demo lab-up lab-down golden bench clean
+.PHONY: setup apt venv test lint unit build verify deploy validate demo lab-up lab-down golden clean
 
 setup: apt venv
 
@@ -54,7 +54,7 @@ deploy:
 	$(BIN)/ansible-playbook -i build/$(NET)/lab/inventory.yml playbooks/deploy.yml
 
 validate:
-	$(BIN)/ansible-playbook -i build/$(NET)/lab/inventory.yml playbooks/validate.yml
+	$(BIN)/boothnet validate-lab --network $(NET)
 
 demo:
 	$(BIN)/boothnet demo --network $(NET)
