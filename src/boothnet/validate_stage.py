@@ -134,8 +134,9 @@ def run_isolation(net: Network, runner: Runner, progress: Callable[[str], None])
                 # sshd already holds port 22 on the management address, so "listening" is not proof
                 # that our listener is up yet: a refusal (never a firewall drop) is retried briefly.
                 for _ in range(10):
-                    result = tcp_connect(runner, _ns(net, flow.src.name), str(flow.dst.address), flow.port or 22,
-                                         timeout_s=2)
+                    result = tcp_connect(
+                        runner, _ns(net, flow.src.name), str(flow.dst.address), flow.port or 22, timeout_s=2
+                    )
                     if result.state != "refused":
                         break
                     time.sleep(0.3)
@@ -206,9 +207,8 @@ def throughput_tests(net: Network) -> list[tuple[str, Endpoint, Endpoint]]:
 
 
 def expected_for(net: Network, src: Endpoint, dst: Endpoint) -> float:
-    ports = {(d, p.name): p for d, dev in net.devices.items() for p in dev.ports}
     vlans = net.vlan_by_name()
-    speed = min(ports[tuple(e.attach.split(":", 1))].speed for e in (src, dst))  # type: ignore[index]
+    speed = min(net.port_index[e.attach].speed for e in (src, dst))
     mtu = min(net.vlan_mtu(vlans[e.vlan]) for e in (src, dst))
     if (
         net.vpn

@@ -16,7 +16,6 @@ from types import ModuleType
 from boothnet.derive.model import Acl, AclEntry, DeviceModel, Interface, Ospf, Route, VlanL2, VpnPeer
 from boothnet.derive.policy import PolicyCompiler, acl_name, is_return, number
 from boothnet.intent.model import Device, Link, Network, Vlan
-from boothnet.platforms import parse_vlan_ranges
 
 STATEFUL_PLATFORMS = {"frr_linux"}
 
@@ -66,34 +65,15 @@ class _Deriver:
         self.net = net
         self.ctx = ctx
         self.vlans_by_name = net.vlan_by_name()
-        self.vlans_by_id = {v.id: v for v in net.vlans}
         self.policy = PolicyCompiler(net)
         self.uses: dict[str, list[_PortUse]] = defaultdict(list)
         self._collect_port_uses()
         self.ospf_links = self._ospf_links()
 
     # ports -------------------------------------------------------------------------------------
-    def _vlan(self, ref: int | str) -> Vlan:
-        if isinstance(ref, int) or str(ref).isdigit():
-            return self.vlans_by_id[int(ref)]
-        return self.vlans_by_name[str(ref)]
-
-    def _speed(self, device: str, port: str) -> int:
-        return next(p.speed for p in self.net.devices[device].ports if p.name == port)
-
-    def _port_mtu(self, device: str, port: str) -> int | None:
-        return next(p.mtu for p in self.net.devices[device].ports if p.name == port)
-
-    def link_mtu(self, link: Link) -> int:
-        a, b = _split(link.a), _split(link.b)
-        return link.mtu or self._port_mtu(*a) or self._port_mtu(*b) or self.net.mtu_policy.default
-
-    def link_speed(self, link: Link) -> int:
-        return link.speed or min(self._speed(*_split(link.a)), self._speed(*_split(link.b)))
-
     def _collect_port_uses(self) -> None:
         for link in self.net.links:
-            mtu, speed = self.link_mtu(link), self.link_speed(link)
+            mtu, speed = self.net.link_mtu(link), self.net.link_speed(link)
             for side, other in (("a", "b"), ("b", "a")):
                 device, port = _split(getattr(link, side))
                 peer_device, peer_port = _split(getattr(link, other))
@@ -101,22 +81,25 @@ class _Deriver:
                     port, link.mode, mtu, speed, f"to {peer_device} {peer_port}", peer=peer_device, link=link
                 )
                 if link.mode == "trunk":
-                    ids = parse_vlan_ranges(link.vlans)
-                    names = [v for v in link.vlans if not parse_vlan_ranges([v])]
-                    carried = {v.id: v for v in map(self._vlan, [*ids, *names])}
-                    use.vlans = [carried[vid] for vid in sorted(carried)]
+                    use.vlans = self.net.trunk_vlans(link)
                 elif link.mode == "access":
-                    use.vlan = self._vlan(link.vlan)  # type: ignore[arg-type]
+                    use.vlan = self.net.vlan(link.vlan)  # type: ignore[arg-type]
                 else:
                     use.address = getattr(link.addresses, side)
                 self.uses[device].append(use)
         for name, endpoint in sorted(self.net.endpoints.items()):
             device, port = _split(endpoint.attach)
             vlan = self.vlans_by_name[endpoint.vlan]
-            mtu = self._port_mtu(device, port) or self.net.vlan_mtu(vlan)
+            speed = self.net.port_index[endpoint.attach].speed
             self.uses[device].append(
                 _PortUse(
-                    port, "access", mtu, self._speed(device, port), f"{name} ({endpoint.role})", vlan=vlan, peer=name
+                    port,
+                    "access",
+                    self.net.endpoint_mtu(endpoint),
+                    speed,
+                    f"{name} ({endpoint.role})",
+                    vlan=vlan,
+                    peer=name,
                 )
             )
         order = {d: {p.name: i for i, p in enumerate(dev.ports)} for d, dev in self.net.devices.items()}
@@ -271,7 +254,7 @@ class _Deriver:
         for use in self.uses.get(device.name, []):
             if use.link is not None and id(use.link) in self.ospf_links:
                 active.append(self.ctx.port(device.name, use.port))
-        transit = [s for s in svis if self.vlans_by_id[s.vlan].routers]  # type: ignore[index]
+        transit = [s for s in svis if self.net.vlan_id_index[s.vlan].routers]  # type: ignore[index]
         active += [s.name for s in transit]
         if not active:
             return None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import cached_property
 from ipaddress import IPv4Address, IPv4Interface, IPv4Network
 from typing import Literal
 
@@ -170,10 +171,50 @@ class Network(Strict):
         return self.settings.name
 
     def vlan_by_name(self) -> dict[str, Vlan]:
-        return {vlan.name: vlan for vlan in self.vlans}
+        return self.vlan_name_index
 
     def vlan_mtu(self, vlan: Vlan) -> int:
         return vlan.mtu or self.mtu_policy.default
 
     def gateway_address(self, vlan: Vlan) -> IPv4Address:
         return vlan.gateway_address or next(vlan.subnet.hosts())
+
+    # Lookups below assume a validated intent (every reference resolves).
+
+    @cached_property
+    def port_index(self) -> dict[str, Port]:
+        """ "device:port" -> Port, so lookups stay O(1) on a show floor of hundreds of devices."""
+        return {f"{name}:{port.name}": port for name, device in self.devices.items() for port in device.ports}
+
+    @cached_property
+    def vlan_name_index(self) -> dict[str, Vlan]:
+        return {vlan.name: vlan for vlan in self.vlans}
+
+    @cached_property
+    def vlan_id_index(self) -> dict[int, Vlan]:
+        return {vlan.id: vlan for vlan in self.vlans}
+
+    def vlan(self, ref: int | str) -> Vlan:
+        """A VLAN by id or name."""
+        if isinstance(ref, int) or str(ref).isdigit():
+            return self.vlan_id_index[int(ref)]
+        return self.vlan_name_index[str(ref)]
+
+    def link_mtu(self, link: Link) -> int:
+        ports = self.port_index
+        return link.mtu or ports[link.a].mtu or ports[link.b].mtu or self.mtu_policy.default
+
+    def link_speed(self, link: Link) -> int:
+        return link.speed or min(self.port_index[link.a].speed, self.port_index[link.b].speed)
+
+    def endpoint_mtu(self, endpoint: Endpoint) -> int:
+        """The MTU of an endpoint's access port: the port's own, else its VLAN's."""
+        return self.port_index[endpoint.attach].mtu or self.vlan_mtu(self.vlan_name_index[endpoint.vlan])
+
+    def trunk_vlans(self, link: Link) -> list[Vlan]:
+        """The VLANs a trunk carries, from ids, names and ranges, sorted by id."""
+        from boothnet.platforms import parse_vlan_ranges
+
+        refs = parse_vlan_ranges(link.vlans) + [v for v in link.vlans if not parse_vlan_ranges([v])]
+        carried = {vlan.id: vlan for vlan in map(self.vlan, refs)}
+        return [carried[vid] for vid in sorted(carried)]

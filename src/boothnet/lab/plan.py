@@ -12,7 +12,7 @@ from boothnet.build import BuildResult, build
 from boothnet.derive import DeriveContext
 from boothnet.intent import Network, load_network
 from boothnet.lab.spec import HostAddress, LabEnd, LabLink, LabNode, LabSpec, VlanMode
-from boothnet.platforms import frr_linux, parse_vlan_ranges
+from boothnet.platforms import frr_linux
 
 LAB_PLATFORM = "frr_linux"
 HOST_IFNAME = "eth0"
@@ -80,37 +80,32 @@ def plan_lab(
             )
         )
     links: list[LabLink] = []
-    speeds = {(d, p.name): p for d, dev in net.devices.items() for p in dev.ports}
     for link in net.links:
         (dev_a, port_a), (dev_b, port_b) = link.a.split(":", 1), link.b.split(":", 1)
-        speed = link.speed or min(speeds[(dev_a, port_a)].speed, speeds[(dev_b, port_b)].speed)
-        mtu = link.mtu or speeds[(dev_a, port_a)].mtu or speeds[(dev_b, port_b)].mtu or net.mtu_policy.default
+        speed, mtu = net.link_speed(link), net.link_mtu(link)
         name_a, name_b = ports[dev_a][port_a], ports[dev_b][port_b]
         label = f"{link.a} -- {link.b}"
         if link.mode == "trunk" and vlan_mode == "segment":
-            ids = parse_vlan_ranges(link.vlans) + [vlans[v].id for v in link.vlans if str(v) in vlans]
-            for vid in sorted(set(ids)):
+            for vlan in net.trunk_vlans(link):
                 links.append(
                     LabLink(
-                        LabEnd(dev_a, frr_linux.trunk_member(name_a, vid, vlan_mode)),
-                        LabEnd(dev_b, frr_linux.trunk_member(name_b, vid, vlan_mode)),
+                        LabEnd(dev_a, frr_linux.trunk_member(name_a, vlan.id, vlan_mode)),
+                        LabEnd(dev_b, frr_linux.trunk_member(name_b, vlan.id, vlan_mode)),
                         speed,
                         mtu,
-                        f"{label} vlan {vid}",
+                        f"{label} vlan {vlan.id}",
                     )
                 )
         else:
             links.append(LabLink(LabEnd(dev_a, name_a), LabEnd(dev_b, name_b), speed, mtu, label))
     for name, endpoint in sorted(net.endpoints.items()):
         device, port = endpoint.attach.split(":", 1)
-        spec_port = speeds[(device, port)]
-        mtu = spec_port.mtu or net.vlan_mtu(vlans[endpoint.vlan])
         links.append(
             LabLink(
                 LabEnd(name, HOST_IFNAME),
                 LabEnd(device, ports[device][port]),
-                spec_port.speed,
-                mtu,
+                net.port_index[endpoint.attach].speed,
+                net.endpoint_mtu(endpoint),
                 f"{name} -- {endpoint.attach}",
             )
         )
