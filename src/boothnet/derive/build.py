@@ -14,7 +14,7 @@ from ipaddress import IPv4Address, IPv4Interface, IPv4Network, collapse_addresse
 from types import ModuleType
 
 from boothnet.derive.model import Acl, AclEntry, DeviceModel, Interface, Ospf, Route, VlanL2, VpnPeer
-from boothnet.derive.policy import PolicyCompiler, acl_name, is_return, number
+from boothnet.derive.policy import PolicyCompiler, acl_name, number
 from boothnet.intent.model import Device, Link, Network, Vlan
 
 STATEFUL_PLATFORMS = {"frr_linux"}
@@ -160,7 +160,7 @@ class _Deriver:
             self._vpn_firewall(model)
         if platform in STATEFUL_PLATFORMS:
             for acl in model.acls:
-                acl.entries = [e for e in acl.entries if not is_return(e)]
+                acl.entries = [e for e in acl.entries if not e.return_traffic]
         if platform == "frr_linux":
             model.tunnel_match = 'iifname "ipsec0"' if self.ctx.tunnel_backend == "libipsec" else "meta ipsec exists"
         for acl in model.acls:
@@ -323,9 +323,25 @@ class _Deriver:
                         "in",
                         iface.name,
                         [
-                            AclEntry("permit", "tcp", None, None, "return traffic (return)", established=True, seq=10),
                             AclEntry(
-                                "permit", "icmp", None, None, "return traffic (return)", icmp_type="echo-reply", seq=20
+                                "permit",
+                                "tcp",
+                                None,
+                                None,
+                                "return traffic",
+                                established=True,
+                                return_traffic=True,
+                                seq=10,
+                            ),
+                            AclEntry(
+                                "permit",
+                                "icmp",
+                                None,
+                                None,
+                                "return traffic",
+                                icmp_type="echo-reply",
+                                return_traffic=True,
+                                seq=20,
                             ),
                             AclEntry("deny", "ip", None, None, "default", log=True, seq=30),
                         ],

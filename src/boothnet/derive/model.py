@@ -16,7 +16,8 @@ class AclEntry:
     rule: str  # the policy rule it comes from, or "default"
     dst_ports: tuple[int, ...] = ()
     src_port: int | None = None
-    established: bool = False  # return traffic of a permitted TCP flow (stateless platforms)
+    established: bool = False  # TCP `established` match
+    return_traffic: bool = False  # only stateless platforms need it; stateful ones track connections
     icmp_type: str | None = None
     via_tunnel: bool = False  # only when it arrived through the VPN
     log: bool = False

@@ -110,7 +110,7 @@ class PolicyCompiler:
             local = self.part_in(rule.destination, vlan)
             if rule.action == "permit" and local and not sources:
                 returns += self._return(rule, local)
-        returns = [replace(e, rule=f"{e.rule} (return)") for e in returns]
+        returns = [replace(e, rule=f"{e.rule} (return)", return_traffic=True) for e in returns]
         tail = AclEntry(
             self.net.policy.default_action, "ip", None, None, "default", log=self.net.policy.default_action == "deny"
         )
@@ -173,10 +173,6 @@ def dedupe(entries: list[AclEntry]) -> list[AclEntry]:
 
 def number(entries: list[AclEntry]) -> list[AclEntry]:
     return [replace(e, seq=10 * (i + 1)) for i, e in enumerate(entries)]
-
-
-def is_return(entry: AclEntry) -> bool:
-    return entry.rule.endswith("(return)")
 
 
 def matches(
