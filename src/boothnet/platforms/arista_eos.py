@@ -1,21 +1,21 @@
-"""Arista EOS quirks: prefix-length ACL syntax with sequence numbers."""
+"""Arista EOS quirks: interface names, prefix-length ACL addresses with sequence numbers."""
 
 from __future__ import annotations
 
 from ipaddress import IPv4Network
 
 from boothnet.derive.model import AclEntry
+from boothnet.platforms import acl_syntax
+from boothnet.platforms.cisco_ios import svi_name
 
-
-def svi_name(vid: int) -> str:
-    return f"Vlan{vid}"
+__all__ = ["acl_lines", "mgmt_interface", "svi_name"]
 
 
 def mgmt_interface() -> str:
     return "Management1"
 
 
-def _host(net: IPv4Network | None) -> str:
+def _address(net: IPv4Network | None) -> str:
     if net is None:
         return "any"
     if net.prefixlen == 32:
@@ -24,21 +24,4 @@ def _host(net: IPv4Network | None) -> str:
 
 
 def acl_lines(entry: AclEntry) -> list[str]:
-    """One line per destination port: `eq` takes a single port everywhere Batfish parses."""
-    return [_acl_line(entry, port) for port in entry.dst_ports or (None,)]
-
-
-def _acl_line(entry: AclEntry, port: int | None) -> str:
-    parts = [str(entry.seq), entry.action, entry.proto, _host(entry.src)]
-    if entry.src_port is not None:
-        parts.append(f"eq {entry.src_port}")
-    parts.append(_host(entry.dst))
-    if port is not None:
-        parts.append(f"eq {port}")
-    if entry.icmp_type:
-        parts.append(entry.icmp_type)
-    if entry.established:
-        parts.append("established")
-    if entry.log:
-        parts.append("log")
-    return " ".join(parts)
+    return acl_syntax.acl_lines(entry, _address, prefix=str(entry.seq))
