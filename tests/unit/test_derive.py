@@ -125,3 +125,13 @@ def test_lab_context_renames_ports_and_flattens_trunks(booth):
     )
     # stateful platform: no return-traffic lines, the firewall tracks connections
     assert not any(e.established for acl in core.acls for e in acl.entries)
+
+
+def test_eos_acl_lines_have_no_duplicate_sequence_numbers(booth):
+    """A multi-port rule expands to several lines; EOS must not see one sequence number twice."""
+    core_as_eos = derive_network(booth, DeriveContext(substitute={"cisco_ios": "arista_eos"}))["core1"]
+    acl = next(a for a in core_as_eos.acls if a.name == "RESEARCH_01_IN")
+    web = [line for line in acl.lines if "10.10.20.0/24" in line and line.split()[0] == "permit"]
+    assert len(web) == 2 and web[0] != web[1]
+    leading = [line.split()[0] for line in acl.lines if line.split()[0].isdigit()]
+    assert len(leading) == len(set(leading))

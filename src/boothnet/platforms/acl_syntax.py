@@ -10,13 +10,13 @@ from boothnet.derive.model import AclEntry
 AddressFormat = Callable[[IPv4Network | None], str]
 
 
-def acl_lines(entry: AclEntry, address: AddressFormat, prefix: str = "") -> list[str]:
+def acl_lines(entry: AclEntry, address: AddressFormat) -> list[str]:
     """One line per destination port: `eq` takes a single port everywhere Batfish parses."""
-    return [_acl_line(entry, port, address, prefix) for port in entry.dst_ports or (None,)]
+    return [_acl_line(entry, port, address) for port in entry.dst_ports or (None,)]
 
 
-def _acl_line(entry: AclEntry, port: int | None, address: AddressFormat, prefix: str) -> str:
-    parts = ([prefix] if prefix else []) + [entry.action, entry.proto, address(entry.src)]
+def _acl_line(entry: AclEntry, port: int | None, address: AddressFormat) -> str:
+    parts = [entry.action, entry.proto, address(entry.src)]
     if entry.src_port is not None:
         parts.append(f"eq {entry.src_port}")
     parts.append(address(entry.dst))

@@ -1,4 +1,4 @@
-"""Arista EOS quirks: interface names, prefix-length ACL addresses with sequence numbers."""
+"""Arista EOS quirks: interface names, prefix-length ACL addresses."""
 
 from __future__ import annotations
 
@@ -24,4 +24,6 @@ def _address(net: IPv4Network | None) -> str:
 
 
 def acl_lines(entry: AclEntry) -> list[str]:
-    return acl_syntax.acl_lines(entry, _address, prefix=str(entry.seq))
+    # No explicit sequence numbers: one entry can expand to a line per port, and EOS numbers
+    # lines 10, 20, ... in order by itself.
+    return acl_syntax.acl_lines(entry, _address)
