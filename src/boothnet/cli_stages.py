@@ -77,13 +77,18 @@ def cmd_validate_lab(args: argparse.Namespace) -> int:
     results, paths = run_validate(
         _inventory(args), Path(args.build_dir), throughput=not args.no_throughput, progress=_progress
     )
+    return _print_report(results, paths)
+
+
+def _print_report(results, paths) -> int:  # noqa: ANN001 - report types import lazily
+    """The report's first screen on the terminal; exit status 0 only for a full PASS."""
     from boothnet.report.summary import summarize
 
     summary = summarize(results)
     print(summary.headline)
     for failure in summary.failures:
         print(f"  FAIL {failure.section}: {failure.subject}: {failure.message}")
-    print(f"report: {paths.html}")
+    print(f"report: {paths.html.resolve()}")
     return 0 if summary.overall == "PASS" else 1
 
 
@@ -91,7 +96,6 @@ def cmd_demo(args: argparse.Namespace) -> int:
     """Lab up, build, verify, validate and report: the main job on the embedded lab."""
     from boothnet.cli import _inventory
     from boothnet.report.schema import Stage
-    from boothnet.report.summary import summarize
     from boothnet.validate_stage import run_validate
     from boothnet.verify_stage import run_verify_stage
 
@@ -106,7 +110,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         Stage(
             name="verify",
             status=str(verify.status),
-            reason=None if str(verify.status) == "PASS" else "see build/<net>/verify/verify.md",
+            reason=None if str(verify.status) == "PASS" else f"see {build_dir / args.network / 'verify' / 'verify.md'}",
         )
     ]
     # The lab boots with the rendered lab configs (day 0), so what runs is what was built.
@@ -121,13 +125,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
     results, paths = run_validate(
         inventory, build_dir, throughput=not args.no_throughput, progress=_progress, extra_stages=stages
     )
-    summary = summarize(results)
     print("[4/4] report")
-    print(summary.headline)
-    for failure in summary.failures:
-        print(f"  FAIL {failure.section}: {failure.subject}: {failure.message}")
-    print(f"report: {paths.html.resolve()}")
-    return 0 if summary.overall == "PASS" else 1
+    return _print_report(results, paths)
 
 
 def register(sub, add) -> None:  # noqa: ANN001 - argparse internals

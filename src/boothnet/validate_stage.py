@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from ipaddress import IPv4Network
 from pathlib import Path
@@ -33,6 +33,8 @@ class Flow:
     dst: Endpoint
     proto: str
     port: int | None
+    expected: str = "deny"  # what the intent says: permit or deny
+    rule: str = "default"  # the policy rule that decides
 
     def label(self) -> str:
         return f"{self.proto}/{self.port}" if self.port else self.proto
@@ -84,19 +86,19 @@ def isolation_flows(net: Network) -> list[Flow]:
         for server in [e for e in net.endpoints.values() if e.vlan in home][:1]:
             for client in sorted(clients, key=lambda e: e.name):
                 flows[(client.name, server.name, "tcp", 22)] = Flow(client, server, "tcp", 22)
-    return list(flows.values())
+    all_vlans = net.vlan_by_name()
+    decided = []
+    for flow in flows.values():
+        action, rule = policy_decision(
+            compiler, all_vlans[flow.src.vlan], _host(flow.src), _host(flow.dst), flow.proto, flow.port
+        )
+        decided.append(replace(flow, expected=action, rule=rule))
+    return decided
 
 
-def wait_converged(net: Network, runner: Runner, timeout_s: float = 60) -> Stage:
+def wait_converged(net: Network, runner: Runner, flows: list[Flow], timeout_s: float = 60) -> Stage:
     """Routing converges before probing: every permitted ping of the matrix must pass once."""
-    compiler = PolicyCompiler(net)
-    vlans = net.vlan_by_name()
-    pending = [
-        f
-        for f in isolation_flows(net)
-        if f.proto == "icmp"
-        and policy_decision(compiler, vlans[f.src.vlan], _host(f.src), _host(f.dst), "icmp")[0] == "permit"
-    ]
+    pending = [f for f in flows if f.proto == "icmp" and f.expected == "permit"]
     started = time.monotonic()
     while pending and time.monotonic() - started < timeout_s:
         pending = [
@@ -113,30 +115,23 @@ def wait_converged(net: Network, runner: Runner, timeout_s: float = 60) -> Stage
     return Stage(name="convergence", status="PASS", duration_s=waited)
 
 
-def run_isolation(net: Network, runner: Runner, progress: Callable[[str], None]) -> list[IsolationRow]:
-    compiler = PolicyCompiler(net)
+def run_isolation(
+    net: Network, runner: Runner, flows: list[Flow], progress: Callable[[str], None]
+) -> list[IsolationRow]:
     vlans = net.vlan_by_name()
     rows: list[IsolationRow] = []
-    flows = isolation_flows(net)
     for index, flow in enumerate(flows, start=1):
-        action, rule = policy_decision(
-            compiler, vlans[flow.src.vlan], _host(flow.src), _host(flow.dst), flow.proto, flow.port
-        )
         if flow.proto == "icmp":
             result = ping(runner, _ns(net, flow.src.name), str(flow.dst.address), count=1, wait_s=1)
             observed, detail = ("permit" if result.ok else "deny"), result.describe()
         else:
-            # bind the data address: sshd holds port 22 on the management address
-            listener = start_listener(
-                runner, _ns(net, flow.dst.name), flow.port or 22, bind=str(flow.dst.address), limit_s=30
-            )
+            port = flow.port or 22
+            # Bind the data address: sshd holds port 22 on the management address. For the same reason
+            # "listening" is no proof our listener is up: a refusal (never a firewall drop) is retried.
+            listener = start_listener(runner, _ns(net, flow.dst.name), port, bind=str(flow.dst.address), limit_s=30)
             try:
-                # sshd already holds port 22 on the management address, so "listening" is not proof
-                # that our listener is up yet: a refusal (never a firewall drop) is retried briefly.
                 for _ in range(10):
-                    result = tcp_connect(
-                        runner, _ns(net, flow.src.name), str(flow.dst.address), flow.port or 22, timeout_s=2
-                    )
+                    result = tcp_connect(runner, _ns(net, flow.src.name), str(flow.dst.address), port, timeout_s=2)
                     if result.state != "refused":
                         break
                     time.sleep(0.3)
@@ -150,16 +145,16 @@ def run_isolation(net: Network, runner: Runner, progress: Callable[[str], None])
                 src_zone=flow.src.vlan,
                 dst_zone=flow.dst.vlan,
                 flow=flow.label(),
-                expected="permit" if action == "permit" else "deny",
+                expected=flow.expected,
                 observed=observed,
-                rule=rule,
+                rule=flow.rule,
                 device=vlans[flow.src.vlan].gateway,
                 detail=detail,
             )
         )
         progress(
             f"[isolation {index}/{len(flows)}] {flow.src.name} -> {flow.dst.name} {flow.label()}: "
-            f"{observed} (expected {action}, rule {rule})"
+            f"{observed} (expected {flow.expected}, rule {flow.rule})"
         )
     return rows
 
@@ -250,6 +245,17 @@ def run_throughput_tests(net: Network, runner: Runner, progress: Callable[[str],
     return results
 
 
+def _timed(stages: list[Stage], name: str, run: Callable[[], list]) -> list:
+    """Run one stage, append its Stage (FAIL when any row did not pass) and return its rows."""
+    started = time.monotonic()
+    rows = run()
+    failed = any(row.verdict != "PASS" for row in rows)
+    stages.append(
+        Stage(name=name, status="FAIL" if failed else "PASS", duration_s=round(time.monotonic() - started, 1))
+    )
+    return rows
+
+
 def run_validate(
     inventory: Path,
     build_root: Path = Path("build"),
@@ -260,38 +266,15 @@ def run_validate(
 ) -> tuple[ValidationResults, ReportPaths]:
     net = load_network(inventory)
     stages = list(extra_stages or [])
+    flows = isolation_flows(net)
     progress("waiting for routing to converge")
-    stages.append(wait_converged(net, runner))
+    stages.append(wait_converged(net, runner, flows))
     progress(f"convergence: {stages[-1].status} in {stages[-1].duration_s} s")
-    started = time.monotonic()
-    isolation = run_isolation(net, runner, progress)
-    stages.append(
-        Stage(
-            name="isolation",
-            status="FAIL" if any(r.verdict == "FAIL" for r in isolation) else "PASS",
-            duration_s=round(time.monotonic() - started, 1),
-        )
-    )
-    started = time.monotonic()
-    mtu = run_mtu(net, runner, progress)
-    stages.append(
-        Stage(
-            name="mtu",
-            status="FAIL" if any(r.verdict == "FAIL" for r in mtu) else "PASS",
-            duration_s=round(time.monotonic() - started, 1),
-        )
-    )
+    isolation = _timed(stages, "isolation", lambda: run_isolation(net, runner, flows, progress))
+    mtu = _timed(stages, "mtu", lambda: run_mtu(net, runner, progress))
     results = []
     if throughput:
-        started = time.monotonic()
-        results = run_throughput_tests(net, runner, progress)
-        stages.append(
-            Stage(
-                name="throughput",
-                status="FAIL" if any(r.verdict != "PASS" for r in results) else "PASS",
-                duration_s=round(time.monotonic() - started, 1),
-            )
-        )
+        results = _timed(stages, "throughput", lambda: run_throughput_tests(net, runner, progress))
     else:
         stages.append(Stage(name="throughput", status="SKIPPED", reason="throughput tests not requested"))
     zones = [v.name for v in net.vlans if not v.routers]
