@@ -16,7 +16,7 @@ from pathlib import Path
 
 from boothnet.derive import DeriveContext, DeviceModel, derive_network
 from boothnet.errors import RenderError
-from boothnet.intent import Network, load_network
+from boothnet.intent import load_network
 from boothnet.lint import lint_rendered
 from boothnet.render import RenderedFile, Renderer, write_configs
 
@@ -94,14 +94,14 @@ def build(
         tool_checks,
         round(time.perf_counter() - started, 3),
     )
-    write_model(out_dir.with_name(f"{out_dir.name}.model.json"), net, models)
+    write_model(out_dir.with_name(f"{out_dir.name}.model.json"), models)
     out_dir.with_name(f"{out_dir.name}.summary.json").write_text(
         json.dumps({**asdict(result), "out_dir": str(out_dir)}, indent=2, sort_keys=True) + "\n"
     )
     return result
 
 
-def write_model(path: Path, net: Network, models: dict[str, DeviceModel]) -> None:
+def write_model(path: Path, models: dict[str, DeviceModel]) -> None:
     path.write_text(
         json.dumps({name: asdict(m) for name, m in models.items()}, default=str, indent=1, sort_keys=True) + "\n"
     )

@@ -7,7 +7,6 @@ map, which Batfish models); Cisco and Arista devices render as themselves.
 
 from __future__ import annotations
 
-from ipaddress import IPv4Network
 from pathlib import Path
 
 from boothnet.batfish.intent import (
@@ -24,6 +23,7 @@ from boothnet.batfish.intent import (
 )
 from boothnet.build import BuildResult, build
 from boothnet.derive import DeriveContext, DeviceModel, derive_network
+from boothnet.derive.policy import PolicyCompiler
 from boothnet.intent import Network, load_network
 
 BATFISH_PLATFORM = "cisco_ios"
@@ -73,8 +73,6 @@ def verify_intent_from_model(net: Network, models: dict[str, DeviceModel] | None
             entries = tuple(IfaceRef(v.gateway, _svi(models[v.gateway], v.id)) for v in members)
             zones.append(Zone(zone, tuple(str(v.subnet) for v in members), entries))
     allowed = []
-    from boothnet.derive.policy import PolicyCompiler
-
     compiler = PolicyCompiler(net)
     for rule in net.policy.rules:
         if rule.action != "permit" or rule.destination == "zone:outside":
@@ -158,7 +156,3 @@ def verify_intent_from_model(net: Network, models: dict[str, DeviceModel] | None
 
 def _svi(model: DeviceModel, vid: int) -> str:
     return next(i.name for i in model.interfaces if i.kind == "svi" and i.vlan == vid)
-
-
-def research_subnets(net: Network) -> list[IPv4Network]:
-    return [v.subnet for v in net.vlans if v.zone == "research"]
