@@ -335,15 +335,14 @@ class _Checks:
             if link.mode == "trunk":
                 carried = self._trunk_vlans(link, file, path)
                 for vlan in carried:
-                    self.vlan_presence[vlan.id] += [dev_a.name, dev_b.name]
-                    self.vlan_on_ports.add(vlan.id)
-                    if self.net.vlan_mtu(vlan) > link_mtu:
-                        self.add(
-                            file,
-                            f"{path}.vlans",
-                            f"{vlan.name} (mtu {self.net.vlan_mtu(vlan)})",
-                            f"VLANs with an MTU of at most the trunk MTU {link_mtu}",
-                        )
+                    self._carry(
+                        vlan,
+                        (dev_a.name, dev_b.name),
+                        link_mtu,
+                        file,
+                        f"{path}.vlans",
+                        f"VLANs with an MTU of at most the trunk MTU {link_mtu}",
+                    )
                 if not carried:
                     self.add(file, f"{path}.vlans", link.vlans, "at least one known VLAN on a trunk")
             elif link.mode == "access":
@@ -351,15 +350,14 @@ class _Checks:
                 if vlan is None:
                     self.add(file, f"{path}.vlan", link.vlan, "a known VLAN id or name")
                 else:
-                    self.vlan_presence[vlan.id] += [dev_a.name, dev_b.name]
-                    self.vlan_on_ports.add(vlan.id)
-                    if self.net.vlan_mtu(vlan) > link_mtu:
-                        self.add(
-                            file,
-                            f"{path}.vlan",
-                            f"{vlan.name} (mtu {self.net.vlan_mtu(vlan)})",
-                            f"a VLAN with an MTU of at most the link MTU {link_mtu}",
-                        )
+                    self._carry(
+                        vlan,
+                        (dev_a.name, dev_b.name),
+                        link_mtu,
+                        file,
+                        f"{path}.vlan",
+                        f"a VLAN with an MTU of at most the link MTU {link_mtu}",
+                    )
             else:
                 if link.addresses is None:
                     self.add(file, f"{path}.addresses", "missing", "addresses {a: A/len, b: B/len} on a routed link")
@@ -371,6 +369,13 @@ class _Checks:
                         "two different addresses in one subnet",
                     )
         return used
+
+    def _carry(self, vlan: Vlan, devices: tuple[str, str], link_mtu: int, file: str, path: str, allowed: str) -> None:
+        """A link carries this VLAN: record where, and check it fits the link's MTU."""
+        self.vlan_presence[vlan.id] += list(devices)
+        self.vlan_on_ports.add(vlan.id)
+        if self.net.vlan_mtu(vlan) > link_mtu:
+            self.add(file, path, f"{vlan.name} (mtu {self.net.vlan_mtu(vlan)})", allowed)
 
     def _trunk_vlans(self, link: Link, file: str, path: str) -> list[Vlan]:
         carried: list[Vlan] = []
