@@ -11,7 +11,7 @@ description:
     check-only) from the step results and writes C(results/<device>.json) and
     C(summary.json). With O(reset) clears the records of a previous run; with
     O(summary_only) returns the summary.
-  - Reports C(changed=false): a report on the controller is not a change to a device.
+  - "Reports C(changed=false): a report on the controller is not a change to a device."
 options:
   deploy_dir:
     description: C(build/<network>/deploy).

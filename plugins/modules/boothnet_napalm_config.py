@@ -12,48 +12,8 @@ description:
   - In check mode only the diff is computed; the device is not changed.
   - A candidate the device rejects fails the task before anything is applied
     (C(failed_before_apply=true)).
-  - Runs on the controller; use C(connection: local).
+  - "Runs on the controller; use C(connection: local)."
 options:
-  hostname:
-    description: Management address of the device.
-    type: str
-    required: true
-  username:
-    description: SSH user.
-    type: str
-    required: true
-  password:
-    description:
-      - SSH password (hardware), from E(BOOTHNET_DEPLOY_PASSWORD) or ansible-vault.
-      - Never a file in the repository.
-    type: str
-    default: ""
-  driver:
-    description: NAPALM driver (C(frr_linux), C(ios), C(eos)).
-    type: str
-    default: frr_linux
-  key_file:
-    description: SSH private key file.
-    type: path
-  known_hosts:
-    description: OpenSSH known_hosts file; the device key must be in it (no trust on first use).
-    type: path
-  ssh_common_args:
-    description:
-      - The inventory ssh arguments.
-      - C(UserKnownHostsFile=) is taken from them when O(known_hosts) is not set.
-    type: str
-    default: ""
-  optional_args:
-    description:
-      - NAPALM optional_args.
-      - For frr_linux C(pathspace), C(state_dir), C(netns), C(swanctl_uri), ...
-    type: dict
-    default: {}
-  timeout:
-    description: Connection timeout in seconds.
-    type: int
-    default: 30
   config_dir:
     description: Rendered candidate folder (C(build/<network>/configs/<device>/)).
     type: path
@@ -69,6 +29,8 @@ options:
     description: Device name for messages and the commit message.
     type: str
     default: ""
+extends_documentation_fragment:
+  - boothnet_napalm
 author: boothnet
 """
 

@@ -7,54 +7,16 @@ DOCUMENTATION = r"""
 module: boothnet_napalm_facts
 short_description: Run NAPALM getters
 description:
-  - Calls each getter named in O(getters) (C(facts), C(interfaces), C(interfaces_ip),
-    C(ospf_neighbors), ...: the C(get_) prefix is added) and returns their results.
+  - "Calls each getter named in O(getters) (C(facts), C(interfaces), C(interfaces_ip),
+    C(ospf_neighbors), ...; the C(get_) prefix is added) and returns their results."
 options:
-  hostname:
-    description: Management address of the device.
-    type: str
-    required: true
-  username:
-    description: SSH user.
-    type: str
-    required: true
-  password:
-    description:
-      - SSH password (hardware), from E(BOOTHNET_DEPLOY_PASSWORD) or ansible-vault.
-      - Never a file in the repository.
-    type: str
-    default: ""
-  driver:
-    description: NAPALM driver (C(frr_linux), C(ios), C(eos)).
-    type: str
-    default: frr_linux
-  key_file:
-    description: SSH private key file.
-    type: path
-  known_hosts:
-    description: OpenSSH known_hosts file; the device key must be in it (no trust on first use).
-    type: path
-  ssh_common_args:
-    description:
-      - The inventory ssh arguments.
-      - C(UserKnownHostsFile=) is taken from them when O(known_hosts) is not set.
-    type: str
-    default: ""
-  optional_args:
-    description:
-      - NAPALM optional_args.
-      - For frr_linux C(pathspace), C(state_dir), C(netns), C(swanctl_uri), ...
-    type: dict
-    default: {}
-  timeout:
-    description: Connection timeout in seconds.
-    type: int
-    default: 30
   getters:
     description: Getter names without the C(get_) prefix.
     type: list
     elements: str
     default: [facts]
+extends_documentation_fragment:
+  - boothnet_napalm
 author: boothnet
 """
 

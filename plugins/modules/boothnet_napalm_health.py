@@ -11,46 +11,6 @@ description:
     the candidate needs to be Full and checks that the running config equals the candidate.
   - Never changes the device; returns C(healthy) rather than failing, so the caller decides.
 options:
-  hostname:
-    description: Management address of the device.
-    type: str
-    required: true
-  username:
-    description: SSH user.
-    type: str
-    required: true
-  password:
-    description:
-      - SSH password (hardware), from E(BOOTHNET_DEPLOY_PASSWORD) or ansible-vault.
-      - Never a file in the repository.
-    type: str
-    default: ""
-  driver:
-    description: NAPALM driver (C(frr_linux), C(ios), C(eos)).
-    type: str
-    default: frr_linux
-  key_file:
-    description: SSH private key file.
-    type: path
-  known_hosts:
-    description: OpenSSH known_hosts file; the device key must be in it (no trust on first use).
-    type: path
-  ssh_common_args:
-    description:
-      - The inventory ssh arguments.
-      - C(UserKnownHostsFile=) is taken from them when O(known_hosts) is not set.
-    type: str
-    default: ""
-  optional_args:
-    description:
-      - NAPALM optional_args.
-      - For frr_linux C(pathspace), C(state_dir), C(netns), C(swanctl_uri), ...
-    type: dict
-    default: {}
-  timeout:
-    description: Connection timeout in seconds.
-    type: int
-    default: 30
   config_dir:
     description: The committed candidate folder.
     type: path
@@ -63,6 +23,8 @@ options:
     description: Seconds to wait for adjacencies to become Full.
     type: int
     default: 30
+extends_documentation_fragment:
+  - boothnet_napalm
 author: boothnet
 """
 

@@ -12,46 +12,6 @@ description:
     timer has restored the backup (the path when management is cut), returning the
     device's own reason.
 options:
-  hostname:
-    description: Management address of the device.
-    type: str
-    required: true
-  username:
-    description: SSH user.
-    type: str
-    required: true
-  password:
-    description:
-      - SSH password (hardware), from E(BOOTHNET_DEPLOY_PASSWORD) or ansible-vault.
-      - Never a file in the repository.
-    type: str
-    default: ""
-  driver:
-    description: NAPALM driver (C(frr_linux), C(ios), C(eos)).
-    type: str
-    default: frr_linux
-  key_file:
-    description: SSH private key file.
-    type: path
-  known_hosts:
-    description: OpenSSH known_hosts file; the device key must be in it (no trust on first use).
-    type: path
-  ssh_common_args:
-    description:
-      - The inventory ssh arguments.
-      - C(UserKnownHostsFile=) is taken from them when O(known_hosts) is not set.
-    type: str
-    default: ""
-  optional_args:
-    description:
-      - NAPALM optional_args.
-      - For frr_linux C(pathspace), C(state_dir), C(netns), C(swanctl_uri), ...
-    type: dict
-    default: {}
-  timeout:
-    description: Connection timeout in seconds.
-    type: int
-    default: 30
   wait_for_device_revert:
     description: Wait for the device's timer instead of rolling back.
     type: bool
@@ -60,6 +20,8 @@ options:
     description: Seconds to wait for the device (revert_in plus a margin).
     type: int
     default: 180
+extends_documentation_fragment:
+  - boothnet_napalm
 author: boothnet
 """
 
