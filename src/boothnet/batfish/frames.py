@@ -107,31 +107,34 @@ def trace_ok(traces: Any) -> bool:
     return any(trace_disposition(t) in SUCCESS for t in as_list(traces))
 
 
-def trace_interfaces(trace: Any) -> list[tuple[str, str, str]]:
-    """(node, interface, "in"|"out") in path order, from RECEIVED/TRANSMITTED steps."""
-    out: list[tuple[str, str, str]] = []
+def _trace_steps(trace: Any) -> Iterator[tuple[str, Any]]:
+    """(node, step) for every step of every hop, in path order."""
     for hop in as_list(_get(trace, "hops")):
         node = str(_get(hop, "node"))
         for step in as_list(_get(hop, "steps")):
-            detail = _get(step, "detail")
-            action = str(_get(step, "action"))
-            if action == "RECEIVED" and _get(detail, "inputInterface"):
-                out.append((node, str(_get(detail, "inputInterface")), "in"))
-            elif action == "TRANSMITTED" and _get(detail, "outputInterface"):
-                out.append((node, str(_get(detail, "outputInterface")), "out"))
+            yield node, step
+
+
+def trace_interfaces(trace: Any) -> list[tuple[str, str, str]]:
+    """(node, interface, "in"|"out") in path order, from RECEIVED/TRANSMITTED steps."""
+    out: list[tuple[str, str, str]] = []
+    for node, step in _trace_steps(trace):
+        detail = _get(step, "detail")
+        action = str(_get(step, "action"))
+        if action == "RECEIVED" and _get(detail, "inputInterface"):
+            out.append((node, str(_get(detail, "inputInterface")), "in"))
+        elif action == "TRANSMITTED" and _get(detail, "outputInterface"):
+            out.append((node, str(_get(detail, "outputInterface")), "out"))
     return out
 
 
 def trace_filters(trace: Any) -> list[tuple[str, str, str]]:
     """(node, filter, PERMITTED|DENIED) for each ACL a trace passed through."""
-    out: list[tuple[str, str, str]] = []
-    for hop in as_list(_get(trace, "hops")):
-        node = str(_get(hop, "node"))
-        for step in as_list(_get(hop, "steps")):
-            detail = _get(step, "detail")
-            if _get(detail, "filter"):
-                out.append((node, str(_get(detail, "filter")), str(_get(step, "action"))))
-    return out
+    return [
+        (node, str(_get(_get(step, "detail"), "filter")), str(_get(step, "action")))
+        for node, step in _trace_steps(trace)
+        if _get(_get(step, "detail"), "filter")
+    ]
 
 
 def trace_last_node(trace: Any) -> str | None:
