@@ -57,15 +57,7 @@ def verify_intent_from_model(net: Network, models: dict[str, DeviceModel] | None
         for name, m in models.items()
         if any(i.kind == "trunk" for i in m.interfaces)
     )
-    links = tuple(
-        L1Link(
-            ref(lk.a),
-            ref(lk.b),
-            lk.mtu
-            or next((p.mtu for p in net.devices[lk.a.split(":")[0]].ports if p.name == lk.a.split(":", 1)[1]), None),
-        )
-        for lk in net.links
-    )
+    links = tuple(L1Link(ref(lk.a), ref(lk.b), net.link_mtu(lk)) for lk in net.links)
     zones = []
     for zone in ("production", "research", "secure"):
         members = [v for v in net.vlans if v.zone == zone and not v.routers]
