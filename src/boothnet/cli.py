@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from boothnet import cli_stages
 from boothnet.errors import IntentInvalid, RenderError
 
 
@@ -54,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
     add("validate", cmd_validate, "validate the intent and report every error")
     build = add("build", cmd_build, "validate, derive, render and lint configs into build/<network>/configs")
     build.add_argument("--no-tools", action="store_true", help="skip the vtysh/nft dry runs")
-    _register_optional(sub, add)
+    cli_stages.register(sub, add)
 
     args = parser.parse_args(argv)
     try:
@@ -67,13 +68,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"render error: {exc}", file=sys.stderr)
         print("nothing was written", file=sys.stderr)
         return 3
-
-
-def _register_optional(sub, add) -> None:
-    """Stages that live in their own modules register their subcommands here."""
-    from boothnet import cli_stages
-
-    cli_stages.register(sub, add)
 
 
 if __name__ == "__main__":
