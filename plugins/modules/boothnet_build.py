@@ -78,6 +78,7 @@ def main() -> None:
         "devices": result.devices,
         "vlans": result.vlans,
         "configs_written": len(result.files),
+        "configs_changed": result.changed,
         "findings": result.findings,
         "tool_checks": result.tool_checks,
         "out_dir": str(result.out_dir),
@@ -86,7 +87,7 @@ def main() -> None:
     }
     if not result.ok:
         module.fail_json(msg="build findings:\n" + "\n".join(result.findings), summary=summary)
-    module.exit_json(changed=True, summary=summary)
+    module.exit_json(changed=bool(result.changed), summary=summary)
 
 
 if __name__ == "__main__":

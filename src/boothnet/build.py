@@ -31,6 +31,7 @@ class BuildResult:
     findings: list[str] = field(default_factory=list)
     tool_checks: dict[str, str] = field(default_factory=dict)  # check -> PASS/FAIL/SKIPPED: reason
     seconds: float = 0.0
+    changed: list[str] = field(default_factory=list)  # files this run wrote or removed
 
     @property
     def ok(self) -> bool:
@@ -81,7 +82,7 @@ def build(
     files = render_all(models, net.name)
     findings = lint_rendered(files, models)
     out_dir = build_root / net.name / subdir
-    written = write_configs(files, out_dir)
+    written, changed = write_configs(files, out_dir)
     tool_checks = check_with_tools(out_dir, models, progress) if run_tools else {}
     findings += [f"{name}: {status}" for name, status in tool_checks.items() if status.startswith("FAIL")]
     result = BuildResult(
@@ -93,6 +94,7 @@ def build(
         findings,
         tool_checks,
         round(time.perf_counter() - started, 3),
+        [str(p.relative_to(out_dir)) for p in changed],
     )
     write_model(out_dir.with_name(f"{out_dir.name}.model.json"), models)
     out_dir.with_name(f"{out_dir.name}.summary.json").write_text(

@@ -64,17 +64,22 @@ class Renderer:
         return files
 
 
-def write_configs(files: list[RenderedFile], out_dir: Path) -> list[Path]:
-    """Write every file, byte for byte the same for the same intent; drop stale ones."""
+def write_configs(files: list[RenderedFile], out_dir: Path) -> tuple[list[Path], list[Path]]:
+    """Write every file, byte for byte the same for the same intent; drop stale ones.
+
+    Returns (every config file, the files written or removed by this call).
+    """
     out_dir.mkdir(parents=True, exist_ok=True)
-    written = []
+    targets = []
     wanted = {out_dir / f.path for f in files}
-    for stale in sorted(p for p in out_dir.rglob("*") if p.is_file() and p not in wanted):
+    changed = sorted(p for p in out_dir.rglob("*") if p.is_file() and p not in wanted)
+    for stale in changed:
         stale.unlink()
     for file in files:
         target = out_dir / file.path
         target.parent.mkdir(parents=True, exist_ok=True)
         if not target.exists() or target.read_text() != file.text:
             target.write_text(file.text)
-        written.append(target)
-    return written
+            changed.append(target)
+        targets.append(target)
+    return targets, changed

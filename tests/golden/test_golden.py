@@ -37,3 +37,12 @@ def test_every_device_of_the_reference_network_is_rendered(tmp_path):
     assert {"core1.cfg", "rsw1.cfg", "bgw1/swanctl.conf", "hgw1/nftables.nft", "brt1/frr.conf"} <= set(result.files)
     assert (result.out_dir / "rsw1.cfg").read_text().startswith("! device: rsw1 (DCS-7050")
     assert (result.out_dir / "core1.cfg").read_text().startswith("!RANCID-CONTENT-TYPE: cisco")
+
+
+def test_rebuild_of_unchanged_intent_changes_no_file(tmp_path):
+    first = build(ROOT / "inventories" / "lab-mini", tmp_path, run_tools=False)
+    assert sorted(first.changed) == sorted(first.files)
+    (first.out_dir / "stale.cfg").write_text("left over from a removed device\n")
+    second = build(ROOT / "inventories" / "lab-mini", tmp_path, run_tools=False)
+    assert second.changed == ["stale.cfg"] and not (second.out_dir / "stale.cfg").exists()
+    assert build(ROOT / "inventories" / "lab-mini", tmp_path, run_tools=False).changed == []
