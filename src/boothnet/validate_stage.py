@@ -81,8 +81,9 @@ def isolation_flows(net: Network) -> list[Flow]:
                         src, dst, proto, port or (22 if proto == "tcp" else None)
                     )
     if net.vpn:
-        home = {r.partition(":")[2] for r in net.vpn.home_subnets}
-        clients = [e for e in net.endpoints.values() if e.vlan in {r.partition(":")[2] for r in net.vpn.booth_subnets}]
+        home = {vlan.name for vlan in net.selected_vlans(net.vpn.home_subnets)}
+        booth = {vlan.name for vlan in net.selected_vlans(net.vpn.booth_subnets)}
+        clients = [e for e in net.endpoints.values() if e.vlan in booth]
         for server in [e for e in net.endpoints.values() if e.vlan in home][:1]:
             for client in sorted(clients, key=lambda e: e.name):
                 flows[(client.name, server.name, "tcp", 22)] = Flow(client, server, "tcp", 22)

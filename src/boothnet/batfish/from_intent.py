@@ -81,7 +81,7 @@ def verify_intent_from_model(net: Network, models: dict[str, DeviceModel] | None
     flows: list[PathFlow] = []
     if net.vpn:
         clients = compiler.prefixes(net.vpn.clients)
-        home = [vlans[r.partition(":")[2]] for r in net.vpn.home_subnets]
+        home = net.selected_vlans(net.vpn.home_subnets)
         services = tuple(
             Service(r.proto, tuple(r.ports))
             for r in net.policy.rules

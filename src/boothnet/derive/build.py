@@ -161,13 +161,13 @@ class _Deriver:
         if platform in STATEFUL_PLATFORMS:
             for acl in model.acls:
                 acl.entries = [e for e in acl.entries if not e.return_traffic]
+        syntax_args: tuple[str, ...] = ()
         if platform == "frr_linux":
             model.tunnel_match = 'iifname "ipsec0"' if self.ctx.tunnel_backend == "libipsec" else "meta ipsec exists"
-        for acl in model.acls:
-            args = (model.tunnel_match,) if platform == "frr_linux" else ()
-            acl.lines = [line for entry in acl.entries for line in q.acl_lines(entry, *args)]
-        if platform == "frr_linux":
             model.linux_statements = self._linux_statements(model, q)
+            syntax_args = (model.tunnel_match,)
+        for acl in model.acls:
+            acl.lines = [line for entry in acl.entries for line in q.acl_lines(entry, *syntax_args)]
         return model
 
     def _svis(self, device: Device, q: ModuleType, l2_vlans: dict[int, Vlan], acls: list[Acl]) -> list[Interface]:
@@ -240,7 +240,7 @@ class _Deriver:
         return routes
 
     def _vpn_subnets(self, refs: list[str]) -> list[IPv4Network]:
-        return [self.vlans_by_name[r.partition(":")[2]].subnet for r in refs]
+        return [vlan.subnet for vlan in self.net.selected_vlans(refs)]
 
     def _ospf(
         self,

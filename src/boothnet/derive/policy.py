@@ -33,8 +33,7 @@ class PolicyCompiler:
         vpn = self.net.vpn
         if vpn is None:
             return []
-        by_name = self.net.vlan_by_name()
-        return [by_name[ref.partition(":")[2]].subnet for ref in vpn.booth_subnets]
+        return [vlan.subnet for vlan in self.net.selected_vlans(vpn.booth_subnets)]
 
     def prefixes(self, selector: str) -> Prefixes:
         kind, _, name = selector.partition(":")

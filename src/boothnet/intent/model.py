@@ -200,6 +200,10 @@ class Network(Strict):
             return self.vlan_id_index[int(ref)]
         return self.vlan_name_index[str(ref)]
 
+    def selected_vlans(self, refs: list[str]) -> list[Vlan]:
+        """The VLANs of `vlan:<name>` references (the VPN's protected subnets)."""
+        return [self.vlan_name_index[ref.partition(":")[2]] for ref in refs]
+
     def link_mtu(self, link: Link) -> int:
         ports = self.port_index
         return link.mtu or ports[link.a].mtu or ports[link.b].mtu or self.mtu_policy.default
