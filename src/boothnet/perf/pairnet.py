@@ -12,42 +12,11 @@ import subprocess
 from dataclasses import dataclass, field
 from types import TracebackType
 
-WIRE_OVERHEAD = 24  # preamble 8 + FCS 4 + gap 12; the 14-byte header is in skb->len
+from boothnet.lab.shaping import shape
 
 
 def _ip(*args: str) -> None:
     subprocess.run(["ip", *args], check=True, capture_output=True, text=True)
-
-
-def _local_shape(netns: str, ifname: str, speed_mbps: int, mtu: int) -> None:
-    """Fallback when boothnet.lab.shaping is missing: same htb + overhead + one skb per
-    frame (gso_max_segs 1, else htb charges the overhead once per GSO super-packet)."""
-    rate = f"{speed_mbps}mbit"
-    burst = max(speed_mbps * 1_000_000 // 8 // 1000, 4 * (mtu + 38))
-    subprocess.run(["tc", "-n", netns, "qdisc", "del", "dev", ifname, "root"],
-                   capture_output=True, check=False)
-    for argv in (
-        ["tc", "-n", netns, "qdisc", "add", "dev", ifname, "root", "handle", "1:",
-         "htb", "default", "1"],
-        ["tc", "-n", netns, "class", "add", "dev", ifname, "parent", "1:", "classid", "1:1",
-         "htb", "rate", rate, "ceil", rate, "overhead", str(WIRE_OVERHEAD),
-         "burst", str(burst), "cburst", str(burst), "quantum", str(min(200_000, burst)),
-         "mtu", str(mtu + 52)],
-        ["ip", "-n", netns, "link", "set", ifname, "gso_max_segs", "1"],
-    ):
-        subprocess.run(argv, check=True, capture_output=True, text=True)
-
-
-def shape(netns: str, ifname: str, speed_mbps: int, mtu: int) -> str:
-    """Shape with the lab's shaper when present; returns which one was used."""
-    try:
-        from boothnet.lab.shaping import shape as lab_shape
-    except ImportError:
-        # TODO(lead): drop the fallback once boothnet.lab.shaping is always present.
-        _local_shape(netns, ifname, speed_mbps, mtu)
-        return "local-fallback"
-    lab_shape(netns, ifname, speed_mbps)
-    return "boothnet.lab.shaping"
 
 
 @dataclass
@@ -60,7 +29,6 @@ class VethPair:
     speed_mbps: int | None = None  # None: unshaped
     addr_a: str = "198.18.200.1"
     addr_b: str = "198.18.200.2"
-    shaper: str = "none"
 
     @property
     def ns_a(self) -> str:
@@ -90,7 +58,7 @@ class VethPair:
                 _ip("-n", ns, "addr", "add", f"{addr}/30", "dev", ifn)
                 _ip("-n", ns, "link", "set", ifn, "up")
                 if self.speed_mbps:
-                    self.shaper = shape(ns, ifn, self.speed_mbps, mtu)
+                    shape(ns, ifn, self.speed_mbps)
         except BaseException:
             self.close()
             raise
