@@ -31,6 +31,14 @@ options:
     description: Force 802.1Q trunks (dot1q) or per-VLAN segments; default is what the kernel supports.
     type: str
     choices: [dot1q, segment]
+  configs:
+    description:
+      - C(full) boots routers with their rendered lab configs.
+      - C(day0) boots them with cabling, management, sshd and FRR on a hostname-only frr.conf,
+        an empty nftables ruleset and no interface addresses, so that a deploy has the work to do.
+    type: str
+    choices: [full, day0]
+    default: full
 author: boothnet
 """
 
@@ -65,6 +73,7 @@ def main() -> None:
             "state": {"type": "str", "choices": ["up", "down"], "default": "up"},
             "build_dir": {"type": "path", "default": "build"},
             "vlan_mode": {"type": "str", "choices": ["dot1q", "segment"]},
+            "configs": {"type": "str", "choices": ["full", "day0"], "default": "full"},
         },
         supports_check_mode=False,
     )
@@ -85,13 +94,17 @@ def main() -> None:
         spec, build = plan_lab(Path(module.params["inventory"]), mode, build_dir, progress=log.append)
         if not build.ok:
             module.fail_json(msg="lab configs have findings:\n" + "\n".join(build.findings), log=log)
-        state = lab_up(spec, state_dir, progress=log.append)
+        state = lab_up(spec, state_dir, progress=log.append, configs=module.params["configs"])
     except IntentInvalid as exc:
         module.fail_json(msg=exc.summary(), log=log)
     except Exception as exc:  # noqa: BLE001 - report any lab failure with its progress log
         module.fail_json(msg=f"lab {module.params['state']} failed: {exc}", log=log)
     module.exit_json(
-        changed=state.get("changed", True), inventory=str(state_dir / "inventory.yml"), vlan_mode=mode, log=log
+        changed=state.get("changed", True),
+        inventory=str(state_dir / "inventory.yml"),
+        vlan_mode=mode,
+        configs=module.params["configs"],
+        log=log,
     )
 
 

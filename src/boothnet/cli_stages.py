@@ -32,10 +32,11 @@ def cmd_lab_up(args: argparse.Namespace) -> int:
         print(result.summary_table(), file=sys.stderr)
         return 1
     state_dir = Path(args.build_dir) / spec.network / "lab"
-    state = lab_up(spec, state_dir, progress=_progress)
+    configs = "day0" if getattr(args, "day0", False) else "full"
+    state = lab_up(spec, state_dir, progress=_progress, configs=configs)
     print(
         f"lab {spec.network}: {'up' if state.get('changed', True) else 'already up, no change'} "
-        f"({len(spec.nodes)} nodes, {len(spec.links)} links, VLAN mode {mode})"
+        f"({len(spec.nodes)} nodes, {len(spec.links)} links, VLAN mode {mode}, configs {configs})"
     )
     print(f"inventory: {state_dir / 'inventory.yml'}")
     return 0
@@ -132,6 +133,11 @@ def cmd_demo(args: argparse.Namespace) -> int:
 def register(sub, add) -> None:  # noqa: ANN001 - argparse internals
     up = add("lab-up", cmd_lab_up, "build the network in Linux network namespaces (root)")
     up.add_argument("--vlan-mode", choices=["dot1q", "segment"], help="default: what the kernel supports")
+    up.add_argument(
+        "--day0",
+        action="store_true",
+        help="routers boot unconfigured (FRR with a hostname only, empty nftables, no addresses) for a deploy",
+    )
     add("lab-down", cmd_lab_down, "remove every namespace, link and process of the lab (root)")
     verify = add("verify", cmd_verify, "offline lint plus Batfish checks (SKIPPED without a service)")
     verify.add_argument("--batfish-host", help="Batfish service (default: $BATFISH_HOST)")

@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import yaml
 
@@ -28,6 +28,10 @@ from boothnet.lab.spec import LabNode, LabSpec, VlanMode
 from boothnet.lab.specio import spec_hash, spec_to_dict
 
 Progress = Callable[[str], None]
+#: "full": routers boot with their rendered configs; "day0": cabling, mgmt, sshd and FRR on a
+#: hostname-only frr.conf, empty nftables, no interfaces.ip (what a deploy starts from).
+ConfigMode = Literal["full", "day0"]
+CONFIG_MODES: tuple[str, ...] = ("full", "day0")
 STATE_VERSION = 1
 WORKERS = 8  # threads for per-node bring-up; the work is mostly waiting on fork/exec
 
@@ -119,17 +123,28 @@ def _discover_namespaces(network: str) -> list[str]:
     return ours
 
 
-def lab_up(spec: LabSpec, state_dir: Path, progress: Progress = print) -> dict[str, Any]:
+def lab_up(
+    spec: LabSpec, state_dir: Path, progress: Progress = print, configs: ConfigMode = "full"
+) -> dict[str, Any]:
     """Build ``spec`` in namespaces. A no-op (``changed: False``) when ``state_dir`` holds a
-    healthy lab of the same spec hash; otherwise any previous or partial lab of the same
-    network is removed first. On failure the partial lab is removed and the error raised.
-    Returns the state (also written to ``state_dir/state.json``)."""
+    healthy lab of the same spec hash and config mode; otherwise any previous or partial lab
+    of the same network is removed first. On failure the partial lab is removed and the
+    error raised. Returns the state (also written to ``state_dir/state.json``)."""
+    if configs not in CONFIG_MODES:
+        raise ValueError(f"lab {spec.network}: configs must be one of {CONFIG_MODES}, not {configs!r}")
     names.validate_spec(spec)
     state_dir = Path(state_dir).resolve()
     state_dir.mkdir(parents=True, exist_ok=True)
-    digest = spec_hash(spec)
+    # day0 does not boot from the rendered configs: a re-render must not rebuild the lab
+    # (and wipe what a deploy put there), so only the topology counts
+    digest = spec_hash(spec, with_configs=configs == "full")
     old = read_state(state_dir)
-    if old and old.get("status") == "up" and old.get("spec_hash") == digest:
+    if (
+        old
+        and old.get("status") == "up"
+        and old.get("spec_hash") == digest
+        and old.get("configs", "full") == configs
+    ):
         problems = lab_health(old)
         if not problems:
             progress(f"lab {spec.network} already up with this spec and healthy: no change")
@@ -150,7 +165,7 @@ def lab_up(spec: LabSpec, state_dir: Path, progress: Progress = print) -> dict[s
         )
     _check_mgmt_subnet_free(spec)
     try:
-        return _build(spec, state_dir, digest, progress)
+        return _build(spec, state_dir, digest, progress, configs)
     except BaseException:
         progress(f"lab {spec.network}: bring-up failed, removing the partial lab")
         try:
@@ -160,7 +175,14 @@ def lab_up(spec: LabSpec, state_dir: Path, progress: Progress = print) -> dict[s
         raise
 
 
-def _build(spec: LabSpec, state_dir: Path, digest: str, progress: Progress) -> dict[str, Any]:
+def day0_frr_conf(node: str) -> str:
+    """The frr.conf a day-0 router boots with: FRR running, nothing configured."""
+    return f"frr defaults traditional\nhostname {node}\nservice integrated-vtysh-config\n!\n"
+
+
+def _build(
+    spec: LabSpec, state_dir: Path, digest: str, progress: Progress, configs: ConfigMode
+) -> dict[str, Any]:
     t0 = time.monotonic()
     nw = spec.network
     nodes = {n.name: n for n in spec.nodes}
@@ -173,6 +195,7 @@ def _build(spec: LabSpec, state_dir: Path, digest: str, progress: Progress) -> d
         "network": nw,
         "status": "building",
         "spec_hash": digest,
+        "configs": configs,
         "vlan_mode": spec.vlan_mode,
         "kernel_vlan_mode": detect_vlan_mode(),
         "mgmt_subnet": spec.mgmt_subnet,
@@ -237,24 +260,29 @@ def _build(spec: LabSpec, state_dir: Path, digest: str, progress: Progress) -> d
         host_pub = services.keygen(ndir / "ssh_host_ed25519_key", f"{n.name}@{nw}")
         pids: dict[str, int] = {}
         pending: list[str] = []
+        frr_conf = ndir / "frr.day0.conf"
         if n.kind == "router":
             assert n.config_dir  # validate_spec
             cdir = Path(n.config_dir)
-            services.apply_interfaces(ns, cdir / "interfaces.ip", n.name)
+            if configs == "full":
+                services.apply_interfaces(ns, cdir / "interfaces.ip", n.name)
+                frr_conf = cdir / "frr.conf"
+            else:
+                frr_conf.write_text(day0_frr_conf(n.name))
             services.enable_forwarding(ns, n.name)
-            if (cdir / "nftables.nft").is_file():
+            if configs == "full" and (cdir / "nftables.nft").is_file():
                 services.load_nftables(ns, cdir / "nftables.nft", n.name)
         else:
             net.configure_host(n, ns)
-        # shape after interfaces.ip: it may change MTUs, and the bucket must fit a frame
+        # shape after interfaces.ip: it may change MTUs, and the bucket must fit a frame.
+        # day0 shapes at the wire's spec MTU, never below what a deploy sets later
+        # (plan gives each wire the largest MTU its interfaces carry)
         with net.ipr(ns) as h:
             for ifname, speed in ends[n.name]:
                 shaping.shape_in(h, ifname, speed, where=ns)
         if n.kind == "router":
             assert n.config_dir
-            pids.update(
-                services.start_frr(ns, nw, names.pathspace(nw, n.name), Path(n.config_dir) / "frr.conf", n.name)
-            )
+            pids.update(services.start_frr(ns, nw, names.pathspace(nw, n.name), frr_conf, n.name))
         hook_pids, pending = services.run_hooks(
             services.HookContext(network=nw, node=n, ns=ns, node_dir=ndir, progress=progress)
         )
@@ -272,7 +300,7 @@ def _build(spec: LabSpec, state_dir: Path, digest: str, progress: Progress) -> d
             host_keys[name] = host_pub
 
     _write_known_hosts(state_dir / "known_hosts", spec, host_keys)
-    _write_inventory(state_dir, spec)
+    _write_inventory(state_dir, spec, configs)
     _write_json(state_dir / "port_map.json", spec.port_map)
     state.update(status="up", up_seconds=round(time.monotonic() - t0, 2), finished=_now())
     _write_json(state_dir / "state.json", state)
@@ -292,7 +320,7 @@ def _write_known_hosts(path: Path, spec: LabSpec, host_keys: dict[str, str]) -> 
     path.write_text("\n".join(lines) + "\n")
 
 
-def _write_inventory(state_dir: Path, spec: LabSpec) -> None:
+def _write_inventory(state_dir: Path, spec: LabSpec, configs: ConfigMode = "full") -> None:
     nw = spec.network
     common = {
         "ansible_user": "root",
@@ -309,10 +337,18 @@ def _write_inventory(state_dir: Path, spec: LabSpec) -> None:
         }
         if n.kind == "router":
             hv["boothnet_frr_pathspace"] = names.pathspace(nw, n.name)
+            hv["boothnet_config_dir"] = n.config_dir  # what deploy loads: the lab rendering
+            # the deploy driver's device-side state (backup, revert timer) under nodes/,
+            # so lab_down removes it with the node
+            hv["boothnet_deploy_state_dir"] = str(state_dir / "nodes" / n.name / "deploy")
         groups["routers" if n.kind == "router" else "hosts"][n.name] = hv
     inv = {
         "all": {
-            "vars": {"boothnet_lab_network": nw, "boothnet_lab_vlan_mode": spec.vlan_mode},
+            "vars": {
+                "boothnet_lab_network": nw,
+                "boothnet_lab_vlan_mode": spec.vlan_mode,
+                "boothnet_lab_configs": configs,
+            },
             "children": {g: {"hosts": hosts} for g, hosts in groups.items()},
         }
     }

@@ -74,12 +74,13 @@ def load_spec(path: Path) -> LabSpec:
     return loads_spec(Path(path).read_text())
 
 
-def spec_hash(spec: LabSpec) -> str:
+def spec_hash(spec: LabSpec, with_configs: bool = True) -> str:
     """sha256 over the spec and the content of every router config file it points at, so
-    a re-rendered config also counts as a different lab."""
+    a re-rendered config also counts as a different lab (unless ``with_configs`` is False:
+    a day-0 lab does not boot from them)."""
     h = hashlib.sha256(json.dumps(spec_to_dict(spec), sort_keys=True).encode())
     for node in sorted(spec.nodes, key=lambda n: n.name):
-        if not node.config_dir:
+        if not node.config_dir or not with_configs:
             continue
         for name in CONFIG_FILES:
             p = Path(node.config_dir) / name
