@@ -10,7 +10,7 @@ DEBIAN_PACKAGES := frr frr-pythontools iperf3 nuttcp strongswan-charon strongswa
 	libcharon-extra-plugins nftables openssh-server openssh-client iproute2 iputils-ping \
 	tcpdump procps psmisc python3-venv git
 
-.PHONY: setup apt venv test lint unit build verify deploy validate demo lab-up lab-down golden clean
+.PHONY: setup apt venv test lint unit build verify deploy validate demo lab-up lab-down clab golden clean
 
 setup: apt venv
 
@@ -58,6 +58,9 @@ validate:
 
 demo:
 	$(BIN)/boothnet demo --network $(NET)
+
+clab:
+	$(BIN)/boothnet clab --network $(NET)
 
 golden:
 	$(PY) tests/golden/regenerate.py

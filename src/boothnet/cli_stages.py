@@ -130,6 +130,38 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return _print_report(results, paths)
 
 
+def cmd_clab(args: argparse.Namespace) -> int:
+    """labs/<network>.clab.yml from the netns lab's plan, validated against containerlab's schema."""
+    from boothnet.cli import _inventory
+    from boothnet.lab.clab import HOST_IMAGE, ROUTER_IMAGE, ClabInvalid, generate
+
+    try:
+        result = generate(
+            _inventory(args),
+            Path(args.labs_dir),
+            Path(args.build_dir),
+            Path(args.schema) if args.schema else None,
+            args.vlan_mode,
+            args.router_image or ROUTER_IMAGE,
+            args.host_image or HOST_IMAGE,
+            progress=_progress,
+        )
+    except FileNotFoundError as exc:
+        print(f"clab: {exc}", file=sys.stderr)
+        return 1
+    except ClabInvalid as exc:
+        print(exc.summary(), file=sys.stderr)
+        print("nothing was written", file=sys.stderr)
+        return 1
+    if result.findings:
+        print("\n".join(f"  - {f}" for f in result.findings), file=sys.stderr)
+        print("lab configs have findings: nothing was written", file=sys.stderr)
+        return 1
+    _progress(f"{result.nodes} nodes, {result.links} links, VLAN mode {result.vlan_mode}; configs {result.config_dir}")
+    print(result.path)
+    return 0
+
+
 def register(sub, add) -> None:  # noqa: ANN001 - argparse internals
     up = add("lab-up", cmd_lab_up, "build the network in Linux network namespaces (root)")
     up.add_argument("--vlan-mode", choices=["dot1q", "segment"], help="default: what the kernel supports")
@@ -147,3 +179,9 @@ def register(sub, add) -> None:  # noqa: ANN001 - argparse internals
     demo = add("demo", cmd_demo, "lab up, build, verify, validate and report on the embedded lab (root)")
     demo.add_argument("--no-throughput", action="store_true", help="skip iperf3/nuttcp (reported SKIPPED)")
     demo.add_argument("--vlan-mode", choices=["dot1q", "segment"], help="default: what the kernel supports")
+    clab = add("clab", cmd_clab, "write labs/<network>.clab.yml (containerlab), validated against its schema")
+    clab.add_argument("--labs-dir", default="labs", help="where the topology goes (default labs/)")
+    clab.add_argument("--schema", help="clab.schema.json (default: ../shared/containerlab/ beside the repo)")
+    clab.add_argument("--vlan-mode", choices=["dot1q", "segment"], default="dot1q", help="default dot1q (Docker hosts)")
+    clab.add_argument("--router-image", help="default: FRR's image (boothnet.lab.clab.ROUTER_IMAGE)")
+    clab.add_argument("--host-image", help="default: one with iperf3 (boothnet.lab.clab.HOST_IMAGE)")
