@@ -35,7 +35,7 @@ def batfish_context(net: Network) -> DeriveContext:
         for name, device in net.devices.items()
         if device.platform == "frr_linux"
     }
-    return DeriveContext(substitute={"frr_linux": BATFISH_PLATFORM}, port_map=ports)
+    return DeriveContext(substitute={"frr_linux": BATFISH_PLATFORM}, port_map=ports, batfish_view=True)
 
 
 def build_batfish_view(inventory: Path, build_root: Path = Path("build")) -> tuple[BuildResult, Network]:

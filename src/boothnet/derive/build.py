@@ -29,6 +29,10 @@ class DeriveContext:
     port_map: dict[str, dict[str, str]] = field(default_factory=dict)  # device -> port -> name
     vlan_mode: str = "dot1q"
     tunnel_backend: str = "xfrm"  # "libipsec" where the kernel has no ESP (the lab)
+    # Batfish 0.36 parses only md5/sha/sha2-256-128 after `hash` in an IKEv1 policy: `hash sha256`
+    # derails its parser (it drops the next line, `authentication pre-share`). Its view renders
+    # `hash sha` on both peers, which it matches alike; real IOS and strongSwan keep SHA-256.
+    batfish_view: bool = False
 
     def platform(self, device: Device) -> str:
         return self.platform_override or self.substitute.get(device.platform, device.platform)
@@ -308,6 +312,7 @@ class _Deriver:
             outside_interface=outside_name,
             initiator=is_booth,
             udp_encapsulation=vpn.udp_encapsulation,
+            ike_hash="sha" if self.ctx.batfish_view else "sha256",
         )
 
     def _uplink_firewall(self, model: DeviceModel) -> None:

@@ -92,6 +92,7 @@ class VpnPeer:
     outside_interface: str
     initiator: bool
     udp_encapsulation: bool
+    ike_hash: str = "sha256"  # IOS `crypto isakmp policy` hash keyword (see DeriveContext.batfish_view)
 
 
 @dataclass
