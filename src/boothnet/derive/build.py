@@ -71,6 +71,12 @@ class _Deriver:
         self.vlans_by_name = net.vlan_by_name()
         self.policy = PolicyCompiler(net)
         self.uses: dict[str, list[_PortUse]] = defaultdict(list)
+        # device -> VLANs it routes (gateway or transit router), in intent order: one pass,
+        # not every VLAN for every device
+        self.routed_vlans: dict[str, list[Vlan]] = defaultdict(list)
+        for vlan in net.vlans:
+            for name in dict.fromkeys([vlan.gateway, *vlan.routers]):
+                self.routed_vlans[name].append(vlan)
         self._collect_port_uses()
         self.ospf_links = self._ospf_links()
 
@@ -176,7 +182,7 @@ class _Deriver:
 
     def _svis(self, device: Device, q: ModuleType, l2_vlans: dict[int, Vlan], acls: list[Acl]) -> list[Interface]:
         svis = []
-        for vlan in self.net.vlans:
+        for vlan in self.routed_vlans.get(device.name, []):
             if vlan.gateway == device.name:
                 address = self.net.gateway_address(vlan)
             elif device.name in vlan.routers:

@@ -28,6 +28,11 @@ class PolicyCompiler:
             self.zone_subnets.setdefault(vlan.zone, []).append(vlan.subnet)
         self.internal = list(collapse_addresses(v.subnet for v in net.vlans))
         self.vpn_sources = self._vpn_booth_prefixes()
+        # A show floor has a rule or two per booth and a VLAN or two per booth: each VLAN's
+        # ACL looks only at the rules that can touch it, and each selector's prefixes are
+        # collapsed once, so compiling every ACL stays linear instead of VLANs x rules.
+        self._prefixes: dict[str, Prefixes] = {}
+        self._rule_index = self._index_rules()
 
     def _vpn_booth_prefixes(self) -> list[IPv4Network]:
         vpn = self.net.vpn
@@ -35,7 +40,37 @@ class PolicyCompiler:
             return []
         return [vlan.subnet for vlan in self.net.selected_vlans(vpn.booth_subnets)]
 
+    def _index_rules(self) -> dict[str, list[int]]:
+        """Rule positions by what their selectors reach: "*", "zone:<z>" or "vlan:<name>"."""
+        index: dict[str, list[int]] = {}
+        for position, rule in enumerate(self.net.policy.rules):
+            keys: set[str] = set()
+            for selector in (rule.source, rule.destination):
+                kind, _, name = selector.partition(":")
+                if selector == "any":
+                    keys.add("*")
+                elif kind in ("zone", "vlan"):
+                    keys.add(selector)
+                elif kind == "group":
+                    members = self.net.host_groups.get(name, [])
+                    keys.update(f"vlan:{self.net.endpoints[m].vlan}" for m in members)
+            for key in keys:
+                index.setdefault(key, []).append(position)
+        return index
+
+    def rules_for(self, vlan: Vlan) -> list[Rule]:
+        """The rules, in policy order, whose source or destination has a part in this VLAN."""
+        index = self._rule_index
+        found = index.get("*", []) + index.get(f"zone:{vlan.zone}", []) + index.get(f"vlan:{vlan.name}", [])
+        rules = self.net.policy.rules
+        return [rules[position] for position in sorted(set(found))]
+
     def prefixes(self, selector: str) -> Prefixes:
+        if selector not in self._prefixes:
+            self._prefixes[selector] = self._selector_prefixes(selector)
+        return list(self._prefixes[selector])
+
+    def _selector_prefixes(self, selector: str) -> Prefixes:
         kind, _, name = selector.partition(":")
         if selector == "any":
             return [None]
@@ -102,7 +137,7 @@ class PolicyCompiler:
     def inbound(self, vlan: Vlan) -> list[AclEntry]:
         returns: list[AclEntry] = []
         forward: list[AclEntry] = []
-        for rule in self.net.policy.rules:
+        for rule in self.rules_for(vlan):
             sources = self.part_in(rule.source, vlan)
             if sources:
                 forward += self._forward(rule, sources, vlan)
@@ -118,7 +153,7 @@ class PolicyCompiler:
     def outbound_secure(self, vlan: Vlan) -> list[AclEntry]:
         """What may enter the secured network: only the listed flows, only through the tunnel."""
         entries: list[AclEntry] = []
-        for rule in self.net.policy.rules:
+        for rule in self.rules_for(vlan):
             local = self.part_in(rule.destination, vlan)
             if not local or rule.source == "any":
                 continue
@@ -209,7 +244,7 @@ def policy_decision(
     compiler: PolicyCompiler, src_vlan: Vlan, src: IPv4Network, dst: IPv4Network, proto: str, port: int | None = None
 ) -> tuple[str, str]:
     """What the intent says about a new flow: (action, rule name), first match wins."""
-    for rule in compiler.net.policy.rules:
+    for rule in compiler.rules_for(src_vlan):
         if not any(src.subnet_of(s) for s in compiler.part_in(rule.source, src_vlan)):
             continue
         if rule.destination == "zone:outside":
