@@ -1,0 +1,120 @@
+"""Offline ACL review on the real sc-booth intent: a copy is changed like the recorded Batfish
+`change` snapshot, and the review must list exactly the flows that change lets through."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+from boothnet.acl_review import DENIED, PERMITTED
+from boothnet.acl_review.stage import review_intents
+
+ROOT = Path(__file__).resolve().parents[3]
+RESEARCH = range(1, 17)
+CLIENT_PORTS = {22, 443, 5000, 5201}
+
+
+@pytest.fixture
+def pair(tmp_path, monkeypatch):
+    """base and head copies of inventories/sc-booth; edit head's policy, then review."""
+    monkeypatch.delenv("BATFISH_HOST", raising=False)
+    for side in ("base", "head"):
+        shutil.copytree(ROOT / "inventories" / "sc-booth", tmp_path / side)
+
+    def review(change=None):
+        if change:
+            policy = tmp_path / "head" / "group_vars" / "all" / "policy.yml"
+            data = yaml.safe_load(policy.read_text())
+            change(data)
+            policy.write_text(yaml.safe_dump(data, sort_keys=False))
+        return review_intents(tmp_path / "base", tmp_path / "head", tmp_path / "build", "HEAD")
+
+    return review
+
+
+def research_ssh_to_booth1(data):
+    """Research may reach a production host (booth1, 10.10.10.10) on tcp/22."""
+    data["host_groups"]["booth_ssh"] = ["booth1"]
+    data["policy"]["rules"].insert(2, {"name": "research-ssh-booth", "from": "zone:research",
+                                       "to": "group:booth_ssh", "proto": "tcp", "ports": [22],
+                                       "action": "permit"})
+
+
+def whole_client_subnet_to_home(data):
+    """The whole client subnet, not just the three listed clients, may reach the secured network."""
+    rule = next(r for r in data["policy"]["rules"] if r["name"] == "clients-to-home")
+    rule["from"] = "vlan:vpn-clients"
+
+
+def _key(f):
+    return (f.device, f.acl, f.src_ip, f.dst_ip, f.proto, f.port)
+
+
+def test_no_change_reports_nothing_and_says_batfish_skipped(pair):
+    review = pair()
+    assert review.findings == [] and review.exit_code == 0
+    assert review.batfish.startswith("SKIPPED: no Batfish host")
+    md = review.files["md"].read_text()
+    assert "**GATE: PASS (exit 0)**" in md and "Batfish: **SKIPPED** (did not run, not a pass)" in md
+    data = json.loads(review.files["json"].read_text())
+    assert data["counts"]["newly_permitted"] == 0 and data["counts"]["newly_denied"] == 0
+    assert data["method"] == "offline evaluation" and data["gate"] == {
+        "status": "PASS", "exit_code": 0, "needs_sign_off": 0}
+
+
+def test_research_ssh_to_a_production_host_is_newly_permitted_at_every_research_acl(pair):
+    review = pair(research_ssh_to_booth1)
+    assert {_key(f) for f in review.permitted} == {
+        ("core1", f"RESEARCH_{n:02d}_IN", f"10.110.{n}.254", "10.10.10.10", "tcp", 22) for n in RESEARCH}
+    assert review.denied == []
+    first = next(f for f in review.permitted if f.acl == "RESEARCH_01_IN")
+    assert first.line == "permit tcp 10.110.1.0 0.0.0.255 host 10.10.10.10 eq 22"
+    assert first.previous_line == "deny ip 10.110.1.0 0.0.0.255 10.10.10.0 0.0.0.255"
+    assert first.rule == "research-ssh-booth" and first.previous_rule == "research-to-show"  # its internal deny
+    assert (first.interface, first.direction) == ("Vlan110", "in")
+    assert {f.gate for f in review.permitted} == {"research -> production: research and production are kept apart"}
+    assert review.exit_code == 3
+
+
+def test_whole_client_subnet_to_home_is_newly_permitted_and_breaks_the_listed_clients(pair):
+    review = pair(whole_client_subnet_to_home)
+    assert {_key(f) for f in review.permitted} == {
+        (device, acl, "10.10.30.254", "10.200.1.254", "tcp", port)
+        for device, acl in (("core1", "VPN_CLIENTS_IN"), ("hgw1", "SECURE_HOME_OUT"))
+        for port in CLIENT_PORTS}
+    assert all(f.gate == "production -> secure: newly permitted into the secured network" for f in review.permitted)
+    # bgw1's TO_HOME only lets the vpn_clients group's rules through: the listed clients lose tcp.
+    assert {_key(f) for f in review.denied} == {
+        ("bgw1", "TO_HOME", f"10.10.30.{host}", "10.200.1.254", "tcp", port)
+        for host in (11, 12, 13) for port in CLIENT_PORTS}
+    assert all(f.gate is None for f in review.denied)
+    hgw = next(f for f in review.permitted if f.acl == "SECURE_HOME_OUT" and f.port == 22)
+    assert hgw.line.startswith("meta ipsec exists ip saddr 10.10.30.0/24 ip daddr 10.200.1.0/24 tcp dport")
+    assert review.exit_code == 3
+
+
+def test_both_changes_first_screen_lists_permitted_first_with_counts(pair):
+    review = pair(lambda d: (research_ssh_to_booth1(d), whole_client_subnet_to_home(d)))
+    assert (len(review.permitted), len(review.gated), len(review.denied)) == (24, 24, 12)
+    md = review.files["md"].read_text()
+    assert md.index("## NEWLY PERMITTED") < md.index("## NEWLY DENIED")
+    assert "**GATE: FAIL (exit 3)**: 24 newly permitted flow(s) need security sign-off (8 into the secured " \
+           "network, 16 between research and production)." in md
+    assert "| 24 | 24 | 12 |" in md
+    # one row per change, not one per research VLAN
+    assert "TCP 10.110.1.254 -> 10.10.10.10 port 22, in on Vlan110" in md and "15 more: RESEARCH_02_IN" in md
+    assert "10.110.2.254 -> 10.10.10.10" not in md
+    data = json.loads(review.files["json"].read_text())
+    assert data["gate"]["exit_code"] == 3 and len(data["newly_permitted"]) == 24
+
+
+def test_newly_denied_only_passes_the_gate(pair):
+    review = pair(lambda d: d["policy"]["rules"].__delitem__(3))  # research-demo-to-theater
+    assert review.permitted == [] and review.exit_code == 0
+    assert {(f.dst_ip, f.port) for f in review.denied} == {("10.10.20.254", 80), ("10.10.20.254", 443)}
+    assert {f.kind for f in review.denied} == {DENIED} and len(review.denied) == 32
+    assert PERMITTED not in {f.kind for f in review.findings}
