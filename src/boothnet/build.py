@@ -11,7 +11,7 @@ import subprocess
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields, is_dataclass
 from pathlib import Path
 
 from boothnet.derive import DeriveContext, DeviceModel, derive_network
@@ -103,10 +103,19 @@ def build(
     return result
 
 
+def _plain(obj: object) -> object:
+    """JSON for the model's dataclasses (one level: the encoder recurses) and addresses."""
+    if is_dataclass(obj) and not isinstance(obj, type):
+        return {f.name: getattr(obj, f.name) for f in fields(obj)}
+    return str(obj)
+
+
 def write_model(path: Path, models: dict[str, DeviceModel]) -> None:
-    path.write_text(
-        json.dumps({name: asdict(m) for name, m in models.items()}, default=str, indent=1, sort_keys=True) + "\n"
-    )
+    """One device per line. asdict's deep copies and the indenting (pure-Python) encoder
+    took 2 s of a 500-device build; this is the C encoder with a shallow hook."""
+    encode = json.JSONEncoder(default=_plain, sort_keys=True).encode
+    lines = [f"{json.dumps(name)}: {encode(model)}" for name, model in sorted(models.items())]
+    path.write_text("{\n" + ",\n".join(lines) + "\n}\n")
 
 
 def _run(argv: list[str]) -> tuple[int, str]:
