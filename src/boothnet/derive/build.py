@@ -16,6 +16,7 @@ from types import ModuleType
 from boothnet.derive.model import Acl, AclEntry, DeviceModel, Interface, Ospf, Route, VlanL2, VpnPeer
 from boothnet.derive.policy import PolicyCompiler, acl_name, number
 from boothnet.intent.model import Device, Link, Network, Vlan
+from boothnet.platforms import platforms
 
 STATEFUL_PLATFORMS = {"frr_linux"}
 
@@ -173,7 +174,9 @@ class _Deriver:
                 acl.entries = [e for e in acl.entries if not e.return_traffic]
         syntax_args: tuple[str, ...] = ()
         if platform == "frr_linux":
-            model.tunnel_match = 'iifname "ipsec0"' if self.ctx.tunnel_backend == "libipsec" else "meta ipsec exists"
+            model.tunnel_match = q.tunnel_match(self.ctx.tunnel_backend)
+            if vpn is not None:
+                self._linux_tunnel(model, q)
             model.linux_statements = self._linux_statements(model, q)
             syntax_args = (model.tunnel_match,)
         for acl in model.acls:
@@ -297,7 +300,9 @@ class _Deriver:
         port = _split(link.a)[1] if _split(link.a)[0] == device.name else _split(link.b)[1]
         local_subnets = self._vpn_subnets(vpn.booth_subnets if is_booth else vpn.home_subnets)
         remote_subnets = self._vpn_subnets(vpn.home_subnets if is_booth else vpn.booth_subnets)
-        inner = self.net.mtu_policy.crypto_inner
+        intent_inner = self.net.mtu_policy.crypto_inner
+        limit = platforms()[self.ctx.platform(device)].tunnel_inner_mtu.get(self.ctx.tunnel_backend)
+        inner = min(intent_inner, limit) if limit else intent_inner
         outside_name = self.ctx.port(device.name, port)
         for iface in interfaces:
             if iface.name == outside_name:
@@ -314,6 +319,7 @@ class _Deriver:
             rekey_time_s=vpn.rekey_time_s,
             psk_env=vpn.psk_env,
             inner_mtu=inner,
+            intent_inner_mtu=intent_inner,
             mss=inner - 40,
             outside_interface=outside_name,
             initiator=is_booth,
@@ -378,6 +384,24 @@ class _Deriver:
         entries += [AclEntry("deny", "ip", None, dst, "default", log=True) for dst in vpn.remote_subnets]
         model.acls.append(Acl("TO_HOME", "out", vpn.outside_interface, number(entries)))
 
+    def _linux_tunnel(self, model: DeviceModel, q: ModuleType) -> None:
+        """Linux gateway: protected prefixes never leave in clear; with kernel-libipsec they
+        are routed into its TUN device (charon has no source address in the booth subnet
+        to install routes of its own) and the firewall sits on that device."""
+        vpn = model.vpn
+        assert vpn is not None
+        backend = self.ctx.tunnel_backend
+        model.leak_guard = [q.cleartext_leak_guard(p, backend) for p in vpn.remote_subnets]
+        if backend != "libipsec":
+            return
+        remote = set(vpn.remote_subnets)
+        model.routes = [r for r in model.routes if r.prefix not in remote] + [
+            Route(p, q.LIBIPSEC_DEVICE, f"{vpn.name} through the kernel-libipsec tunnel") for p in vpn.remote_subnets
+        ]
+        for acl in model.acls:
+            if acl.interface == vpn.outside_interface:
+                acl.interface = q.LIBIPSEC_DEVICE
+
     def _linux_statements(self, model: DeviceModel, q: ModuleType) -> list[str]:
         bridges: list[str] = []
         members: list[str] = []
@@ -413,6 +437,15 @@ class _Deriver:
         for iface in model.interfaces:
             if iface.kind == "svi" and iface.address:
                 addresses.append(f"addr add {iface.address} dev {iface.name}")
+        if model.vpn is not None and self.ctx.tunnel_backend == "libipsec":
+            # the TUN device comes with charon at 1400; the intent's inner MTU holds inside
+            members.append(f"link set {q.LIBIPSEC_DEVICE} mtu {model.vpn.inner_mtu}")
+            # kernel-libipsec refuses a CHILD_SA unless the gateway owns an address inside
+            # each local subnet; the subnet's network address is one no host can hold
+            own = [i.address.network for i in model.interfaces if i.address is not None]
+            for subnet in model.vpn.local_subnets:
+                if not any(subnet.subnet_of(n) for n in own):
+                    addresses.append(f"addr add {subnet.network_address}/32 dev {q.LIBIPSEC_DEVICE}")
         return bridges + members + addresses + [f"link set {name} up" for name in ups]
 
 

@@ -59,7 +59,7 @@ class VlanL2:
 @dataclass
 class Route:
     prefix: IPv4Network
-    next_hop: IPv4Address
+    next_hop: IPv4Address | str  # an address, or a device (a route into a TUN tunnel)
     description: str
 
 
@@ -87,7 +87,8 @@ class VpnPeer:
     dpd_delay_s: int
     rekey_time_s: int
     psk_env: str
-    inner_mtu: int
+    inner_mtu: int  # what this device's tunnel carries: the intent's, or less where the backend caps it
+    intent_inner_mtu: int
     mss: int
     outside_interface: str
     initiator: bool
@@ -112,4 +113,5 @@ class DeviceModel:
     # frr_linux only: iproute2 batch statements and the nftables rule text per ACL chain
     linux_statements: list[str] = field(default_factory=list)
     tunnel_match: str = "meta ipsec exists"
+    leak_guard: list[str] = field(default_factory=list)  # frr_linux VPN gateways, first in forward
     uplink_interface: str | None = None

@@ -23,7 +23,7 @@ from typing import Any, Literal
 
 import yaml
 
-from boothnet.lab import names, net, services, shaping
+from boothnet.lab import names, net, services, shaping, strongswan
 from boothnet.lab.spec import LabNode, LabSpec, VlanMode
 from boothnet.lab.specio import spec_hash, spec_to_dict
 
@@ -33,6 +33,7 @@ Progress = Callable[[str], None]
 ConfigMode = Literal["full", "day0"]
 CONFIG_MODES: tuple[str, ...] = ("full", "day0")
 STATE_VERSION = 1
+services.register_node_hook("swanctl.conf", strongswan.start_charon, strongswan.load_swanctl)
 WORKERS = 8  # threads for per-node bring-up; the work is mostly waiting on fork/exec
 
 
@@ -216,7 +217,6 @@ def _build(
             for lk in spec.links
         ],
         "pids": {},
-        "pending": {},
         "started": _now(),
     }
     # written before anything exists: a kill from here on leaves a state lab_down can use
@@ -253,17 +253,21 @@ def _build(
         ends[lk.a.node].append((lk.a.ifname, lk.speed_mbps))
         ends[lk.b.node].append((lk.b.ifname, lk.speed_mbps))
 
-    def node_up(n: LabNode) -> tuple[str, dict[str, int], list[str], str]:
+    if any(n.config_dir and (Path(n.config_dir) / "swanctl.conf").is_file() for n in spec.nodes):
+        strongswan.generate_psk(state_dir)
+
+    def node_up(n: LabNode) -> tuple[str, dict[str, int], str]:
         ns = nsmap[n.name]
         ndir = nodes_dir / n.name
         ndir.mkdir(exist_ok=True)
         host_pub = services.keygen(ndir / "ssh_host_ed25519_key", f"{n.name}@{nw}")
         pids: dict[str, int] = {}
-        pending: list[str] = []
+        hook_ctx = services.HookContext(network=nw, node=n, ns=ns, node_dir=ndir, progress=progress)
         frr_conf = ndir / "frr.day0.conf"
         if n.kind == "router":
             assert n.config_dir  # validate_spec
             cdir = Path(n.config_dir)
+            pids.update(services.start_hooks(hook_ctx))
             if configs == "full":
                 services.apply_interfaces(ns, cdir / "interfaces.ip", n.name)
                 frr_conf = cdir / "frr.conf"
@@ -283,20 +287,16 @@ def _build(
         if n.kind == "router":
             assert n.config_dir
             pids.update(services.start_frr(ns, nw, names.pathspace(nw, n.name), frr_conf, n.name))
-        hook_pids, pending = services.run_hooks(
-            services.HookContext(network=nw, node=n, ns=ns, node_dir=ndir, progress=progress)
-        )
-        pids.update(hook_pids)
+        if configs == "full":
+            services.load_hooks(hook_ctx)
         pids["sshd"] = services.start_sshd(ns, n, ndir, auth)
         steps(f"node {ns} up ({', '.join(sorted(pids))})")
-        return n.name, pids, pending, host_pub
+        return n.name, pids, host_pub
 
     host_keys: dict[str, str] = {}
     with ThreadPoolExecutor(max_workers=WORKERS) as pool:
-        for name, pids, pending, host_pub in pool.map(node_up, spec.nodes):
+        for name, pids, host_pub in pool.map(node_up, spec.nodes):
             state["pids"][name] = pids
-            if pending:
-                state["pending"][name] = pending
             host_keys[name] = host_pub
 
     _write_known_hosts(state_dir / "known_hosts", spec, host_keys)
@@ -341,6 +341,8 @@ def _write_inventory(state_dir: Path, spec: LabSpec, configs: ConfigMode = "full
             # the deploy driver's device-side state (backup, revert timer) under nodes/,
             # so lab_down removes it with the node
             hv["boothnet_deploy_state_dir"] = str(state_dir / "nodes" / n.name / "deploy")
+            if n.config_dir and (Path(n.config_dir) / "swanctl.conf").is_file():
+                hv.update(strongswan.inventory_vars(state_dir / "nodes" / n.name))
         groups["routers" if n.kind == "router" else "hosts"][n.name] = hv
     inv = {
         "all": {
@@ -348,6 +350,8 @@ def _write_inventory(state_dir: Path, spec: LabSpec, configs: ConfigMode = "full
                 "boothnet_lab_network": nw,
                 "boothnet_lab_vlan_mode": spec.vlan_mode,
                 "boothnet_lab_configs": configs,
+                # the lab's own pre-shared key, generated at lab start (deploy fills ${...} from it)
+                "boothnet_vpn_psk_file": str(state_dir / strongswan.PSK_FILE),
             },
             "children": {g: {"hosts": hosts} for g, hosts in groups.items()},
         }
@@ -366,6 +370,7 @@ RUNTIME_FILES = (
     "id_ed25519.pub",
     "authorized_keys",
     "spec.json",
+    strongswan.PSK_FILE,
 )
 
 

@@ -1,5 +1,5 @@
-"""Processes inside lab namespaces: sshd per node, FRR per router, nftables, and the hook
-where later issues attach more daemons (strongSwan's charon for ``swanctl.conf``)."""
+"""Processes inside lab namespaces: sshd per node, FRR per router, nftables, and node
+hooks for more daemons (strongSwan's charon for ``swanctl.conf``, in lab.strongswan)."""
 
 from __future__ import annotations
 
@@ -159,7 +159,7 @@ def start_frr(ns: str, network: str, pathspace: str, frr_conf: Path, node: str) 
     return pids
 
 
-# --- node hooks (later issues: strongSwan) ---------------------------------------------
+# --- node hooks ---------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -171,36 +171,38 @@ class HookContext:
     progress: Callable[[str], None]
 
 
-# A hook starts extra processes for a node whose config_dir holds its trigger file and
-# returns {process name: pid}. Every process in the node's namespace is killed by
-# lab_down, so hooks need no teardown of their own; files belong under node_dir.
-NodeHook = Callable[[HookContext], dict[str, int]]
-NODE_HOOKS: dict[str, NodeHook] = {}
+# A hook serves nodes whose config_dir holds its trigger file. ``start`` runs before the
+# node's interfaces are configured (a daemon may create devices they name, like charon's
+# ipsec0) and returns {process name: pid}; ``load`` runs once routing is up. Every process
+# in the node's namespace is killed by lab_down: hooks need no teardown; files belong
+# under node_dir.
+NodeStart = Callable[[HookContext], dict[str, int]]
+NodeLoad = Callable[[HookContext], None]
+NODE_HOOKS: dict[str, tuple[NodeStart, NodeLoad | None]] = {}
 
 
-def register_node_hook(trigger_file: str, hook: NodeHook) -> None:
-    """E.g. ``register_node_hook("swanctl.conf", start_charon)`` from the VPN issue."""
-    NODE_HOOKS[trigger_file] = hook
+def register_node_hook(trigger_file: str, start: NodeStart, load: NodeLoad | None = None) -> None:
+    NODE_HOOKS[trigger_file] = (start, load)
 
 
-# Trigger files the lab knows are pending an implementation (warned, recorded in state).
-PENDING_TRIGGERS = {"swanctl.conf": "charon (strongSwan) not started: no hook registered yet"}
-
-
-def run_hooks(ctx: HookContext) -> tuple[dict[str, int], list[str]]:
-    pids: dict[str, int] = {}
-    pending: list[str] = []
+def _hooks_for(ctx: HookContext) -> list[tuple[NodeStart, NodeLoad | None]]:
     if not ctx.node.config_dir:
-        return pids, pending
+        return []
     cdir = Path(ctx.node.config_dir)
-    for trigger, hook in NODE_HOOKS.items():
-        if (cdir / trigger).is_file():
-            pids.update(hook(ctx))
-    for trigger, why in PENDING_TRIGGERS.items():
-        if trigger not in NODE_HOOKS and (cdir / trigger).is_file():
-            ctx.progress(f"WARNING {ctx.node.name}: {why}")
-            pending.append(f"{trigger}: {why}")
-    return pids, pending
+    return [hook for trigger, hook in NODE_HOOKS.items() if (cdir / trigger).is_file()]
+
+
+def start_hooks(ctx: HookContext) -> dict[str, int]:
+    pids: dict[str, int] = {}
+    for start, _ in _hooks_for(ctx):
+        pids.update(start(ctx))
+    return pids
+
+
+def load_hooks(ctx: HookContext) -> None:
+    for _, load in _hooks_for(ctx):
+        if load is not None:
+            load(ctx)
 
 
 # --- processes by namespace ------------------------------------------------------------

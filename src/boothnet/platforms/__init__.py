@@ -19,6 +19,7 @@ class Platform:
     max_mtu: int
     features: tuple[str, ...]
     files: dict[str, tuple[str, ...]]
+    tunnel_inner_mtu: dict[str, int]  # IPsec backend -> largest inner packet; empty: no limit
 
     def reserved_text(self) -> str:
         return ", ".join(_compact(sorted(self.reserved_vlans))) or "none"
@@ -60,6 +61,7 @@ def platforms() -> dict[str, Platform]:
             max_mtu=spec["max_mtu"],
             features=tuple(spec["features"]),
             files={path: tuple(features) for path, features in spec["files"].items()},
+            tunnel_inner_mtu=dict(spec.get("tunnel_inner_mtu", {})),
         )
         for name, spec in data.items()
     }

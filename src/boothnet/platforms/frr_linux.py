@@ -18,6 +18,23 @@ def trunk_member(port: str, vid: int, vlan_mode: str) -> str:
     return f"{port}.{vid}" if vlan_mode == "dot1q" else f"{port}v{vid}"
 
 
+# kernel-libipsec's TUN device: where the kernel has no ESP, cleartext enters and leaves
+# the tunnel through it, so routes and firewall rules name it instead of xfrm policies.
+LIBIPSEC_DEVICE = "ipsec0"
+
+
+def tunnel_match(backend: str) -> str:
+    """nft match for packets that came out of the tunnel."""
+    return f'iifname "{LIBIPSEC_DEVICE}"' if backend == "libipsec" else "meta ipsec exists"
+
+
+def cleartext_leak_guard(prefix: object, backend: str) -> str:
+    """nft rule dropping traffic for a protected prefix that would leave outside the
+    tunnel (tunnel down, SA missing): it must never cross the show network in clear."""
+    outside = f'oifname != "{LIBIPSEC_DEVICE}"' if backend == "libipsec" else "rt ipsec missing"
+    return f'ip daddr {prefix} {outside} log prefix "boothnet cleartext-guard " counter drop'
+
+
 def acl_lines(entry: AclEntry, tunnel_match: str) -> list[str]:
     return [nft_rule(entry, tunnel_match)]
 
