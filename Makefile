@@ -4,13 +4,14 @@ VENV := .venv
 PY := $(VENV)/bin/python
 BIN := $(VENV)/bin
 NET ?= sc-booth
+BASE ?= HEAD
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
 DEBIAN_PACKAGES := frr frr-pythontools iperf3 nuttcp strongswan-charon strongswan-swanctl \
 	libcharon-extra-plugins nftables openssh-server openssh-client iproute2 iputils-ping \
 	tcpdump procps psmisc python3-venv git
 
-.PHONY: setup apt venv test lint unit build verify deploy validate demo lab-up lab-down clab golden clean
+.PHONY: setup apt venv test lint unit build verify acl-review deploy validate demo lab-up lab-down clab golden clean
 
 setup: apt venv
 
@@ -43,6 +44,10 @@ build:
 
 verify:
 	$(BIN)/ansible-playbook -i inventories/$(NET) playbooks/verify.yml
+
+# Security staff: flows the intent change since $(BASE) newly permits/denies; exit 3 = needs sign-off.
+acl-review:
+	$(BIN)/boothnet acl-review --network $(NET) --base $(BASE)
 
 lab-up:
 	$(BIN)/ansible-playbook -i inventories/$(NET) playbooks/lab_up.yml

@@ -1,0 +1,129 @@
+#!/usr/bin/python
+"""Ansible module: boothnet's ACL review for security staff (intent at a git ref vs now)."""
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+module: boothnet_acl_review
+short_description: Report the flows an ACL/policy change newly permits or denies
+description:
+  - Compares the intent at git ref I(base) with the working tree (or with ref I(head)), renders
+    both, and lists every flow whose fate at an ACL changes, with device, ACL and line.
+    Writes build/<network>/review/acl_review.json and acl_review.md.
+  - With a reachable Batfish service it uses Batfish's differential questions; without one it
+    evaluates a representative flow set with boothnet's own ACL evaluator and reports Batfish
+    as SKIPPED (never as passed).
+  - The gate fails when something is newly permitted into zone C(secure) or between research
+    and production; with I(fail_on_gate=true) the task then fails.
+options:
+  inventory:
+    description: Inventory folder with the intent (inside a git repository).
+    type: path
+    required: true
+  build_dir:
+    description: Root of the build artifacts.
+    type: path
+    default: build
+  base:
+    description: Git ref of the intent to compare against.
+    type: str
+    default: HEAD
+  head:
+    description: Git ref of the proposed intent; empty means the working tree.
+    type: str
+    default: ""
+  batfish_host:
+    description: Batfish service host; empty means the BATFISH_HOST environment variable.
+    type: str
+    default: ""
+  require_batfish:
+    description: Fail when no Batfish service answers.
+    type: bool
+    default: false
+  fail_on_gate:
+    description: Fail the task when the change needs security sign-off.
+    type: bool
+    default: true
+author: boothnet
+"""
+
+EXAMPLES = r"""
+- name: Review the ACL change since the last commit
+  boothnet_acl_review:
+    inventory: inventories/sc-booth
+    base: HEAD~1
+"""
+
+RETURN = r"""
+gate:
+  description: FAIL when something is newly permitted into secure or research<->production, else PASS.
+  type: str
+  returned: always
+method:
+  description: Batfish, or offline evaluation (Batfish SKIPPED).
+  type: str
+  returned: success
+newly_permitted:
+  description: Number of newly permitted flows (per ACL).
+  type: int
+  returned: success
+newly_denied:
+  description: Number of newly denied flows (per ACL).
+  type: int
+  returned: success
+markdown:
+  description: The review report as Markdown.
+  type: str
+  returned: success
+"""
+
+from pathlib import Path
+
+from ansible.module_utils.basic import AnsibleModule
+
+
+def main() -> None:
+    module = AnsibleModule(
+        argument_spec={
+            "inventory": {"type": "path", "required": True},
+            "build_dir": {"type": "path", "default": "build"},
+            "base": {"type": "str", "default": "HEAD"},
+            "head": {"type": "str", "default": ""},
+            "batfish_host": {"type": "str", "default": ""},
+            "require_batfish": {"type": "bool", "default": False},
+            "fail_on_gate": {"type": "bool", "default": True},
+        },
+        supports_check_mode=True,
+    )
+    from boothnet.acl_review import ReviewError
+    from boothnet.acl_review.report import review_markdown
+    from boothnet.acl_review.stage import run_acl_review
+    from boothnet.batfish.service import BatfishUnavailable
+    from boothnet.errors import IntentInvalid
+
+    p = module.params
+    try:
+        review = run_acl_review(Path(p["inventory"]), Path(p["build_dir"]), p["base"], p["head"] or None,
+                                p["batfish_host"] or None, p["require_batfish"])
+    except (ReviewError, IntentInvalid, BatfishUnavailable) as exc:
+        module.fail_json(msg=str(exc), gate="ERROR")
+    markdown = review_markdown(review)
+    result = {
+        "changed": False,
+        "gate": "FAIL" if review.gated else "PASS",
+        "method": review.method,
+        "batfish": review.batfish,
+        "newly_permitted": len(review.permitted),
+        "newly_denied": len(review.denied),
+        "needs_sign_off": len(review.gated),
+        "report": str(review.files["md"]),
+        "markdown": markdown,
+    }
+    if review.gated and p["fail_on_gate"]:
+        module.fail_json(msg=f"ACL review: {len(review.gated)} newly permitted flow(s) need security sign-off; "
+                             f"see {review.files['md']}", **result)
+    module.exit_json(**result)
+
+
+if __name__ == "__main__":
+    main()
