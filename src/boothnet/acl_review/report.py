@@ -98,7 +98,7 @@ def _groups(findings: list[AclFinding]) -> list[list[AclFinding]]:
     """The same change seen at several ACLs (one per research VLAN, say) is one row."""
     groups: dict[tuple[Any, ...], list[AclFinding]] = {}
     for f in findings:
-        key = (f.gate is None, f.device, f.rule, f.previous_rule, f.proto, f.port, f.dst_ip, f.src_zone, f.dst_zone)
+        key = (f.gate is None, f.device, f.rule, f.previous_rule, f.proto, f.dst_ip, f.src_zone, f.dst_zone)
         if f.rule is None and f.previous_rule is None:
             key += (f.acl, f.line, f.src_ip)  # Batfish rows carry no policy rule: keep them apart
         groups.setdefault(key, []).append(f)
@@ -124,7 +124,9 @@ def _table(findings: list[AclFinding], kind: str) -> list[str]:
             also = f"{len(group) - 1} more flow(s) in {f.acl}"
         sign = f"**YES** ({f.gate})" if f.gate else "no"
         rule = f" (rule {f.rule})" if f.rule else ""
-        cells = [sign, f.device, f.acl or "-", f.flow_text(), _cell(f.line) + rule, _cell(f.previous_line), also]
+        ports = sorted({g.port for g in group if g.port is not None})
+        flow = f.flow_text() + (f" (same for ports {', '.join(map(str, ports))})" if len(ports) > 1 else "")
+        cells = [sign, f.device, f.acl or "-", flow, _cell(f.line) + rule, _cell(f.previous_line), also]
         out.append("| " + " | ".join(c.replace("\n", " ") for c in cells) + " |")
     return out
 
