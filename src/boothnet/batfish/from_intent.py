@@ -25,6 +25,7 @@ from boothnet.build import BuildResult, build
 from boothnet.derive import DeriveContext, DeviceModel, derive_network
 from boothnet.derive.policy import PolicyCompiler
 from boothnet.intent import Network, load_network
+from boothnet.intent.model import Endpoint
 
 BATFISH_PLATFORM = "cisco_ios"
 
@@ -112,8 +113,12 @@ def verify_intent_from_model(net: Network, models: dict[str, DeviceModel] | None
                     mss_clamp_at=(IfaceRef(bgw.name, bgw.vpn.outside_interface),) if bgw.vpn else (),
                 )
             )
+    # endpoints grouped by VLAN once, not scanned again for every VLAN of a show floor
+    by_vlan: dict[str, list[Endpoint]] = {}
+    for endpoint in net.endpoints.values():
+        by_vlan.setdefault(endpoint.vlan, []).append(endpoint)
     for vlan in net.vlans:
-        nodes = [e for e in net.endpoints.values() if e.vlan == vlan.name]
+        nodes = by_vlan.get(vlan.name, [])
         servers = [e for e in nodes if e.role == "fileserver"]
         for client in (e for e in nodes if e.role == "cluster"):
             for server in servers:
