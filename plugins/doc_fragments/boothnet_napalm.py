@@ -47,3 +47,19 @@ options:
     type: int
     default: 30
 """
+
+    SECRETS = r"""
+options:
+  secrets:
+    description:
+      - Values for C(${NAME}) placeholders in the candidate, from the controller environment.
+      - Never shown; diffs, errors and backups show C(<secret>) instead.
+    type: dict
+    default: {}
+  secret_files:
+    description:
+      - C({NAME: path}) read when O(secrets) has no value for C(NAME) (a lab's generated PSK file).
+      - A placeholder found in neither fails the task before anything is deployed.
+    type: dict
+    default: {}
+"""

@@ -29,6 +29,12 @@ CONNECTION_SPEC = dict(
     timeout=dict(type="int", default=30),
 )
 
+# Values for ${NAME} placeholders in the candidate (boothnet.deploy.secrets).
+SECRETS_SPEC = dict(
+    secrets=dict(type="dict", no_log=True, default={}),
+    secret_files=dict(type="dict", default={}),
+)
+
 _KNOWN_HOSTS_RE = re.compile(r"UserKnownHostsFile=(\S+)")
 
 
@@ -62,6 +68,15 @@ def target(module):
         password=p["password"] or "",
         optional_args=optional,
         timeout=p["timeout"],
+    )
+
+
+def secrets(module):
+    """A steps.Secrets from the module's secrets / secret_files arguments."""
+    p = module.params
+    return steps.Secrets(
+        given={k: (v if v is None else str(v)) for k, v in (p["secrets"] or {}).items()},
+        files={k: str(v) for k, v in (p["secret_files"] or {}).items() if v},
     )
 
 

@@ -31,6 +31,7 @@ options:
     default: ""
 extends_documentation_fragment:
   - boothnet_napalm
+  - boothnet_napalm.secrets
 author: boothnet
 """
 
@@ -77,12 +78,13 @@ failed_before_apply:
 from pathlib import Path  # noqa: E402
 
 from ansible.module_utils.basic import AnsibleModule  # noqa: E402
-from ansible.module_utils.boothnet_napalm import spec, steps, target  # noqa: E402
+from ansible.module_utils.boothnet_napalm import SECRETS_SPEC, secrets, spec, steps, target  # noqa: E402
 
 
 def main():
     module = AnsibleModule(
         argument_spec=spec(
+            **SECRETS_SPEC,
             config_dir=dict(type="path", required=True),
             revert_in=dict(type="int", default=120),
             backup_dir=dict(type="path"),
@@ -100,6 +102,7 @@ def main():
             check=module.check_mode,
             backup_root=Path(p["backup_dir"]) if p["backup_dir"] else None,
             device=p["device"],
+            secrets=secrets(module),
         )
     except steps.REJECTED as exc:
         module.fail_json(msg=f"rejected before apply: {exc}", failed_before_apply=True,

@@ -25,6 +25,7 @@ options:
     default: 30
 extends_documentation_fragment:
   - boothnet_napalm
+  - boothnet_napalm.secrets
 author: boothnet
 """
 
@@ -51,12 +52,13 @@ report:
 from pathlib import Path  # noqa: E402
 
 from ansible.module_utils.basic import AnsibleModule  # noqa: E402
-from ansible.module_utils.boothnet_napalm import spec, steps, target  # noqa: E402
+from ansible.module_utils.boothnet_napalm import SECRETS_SPEC, secrets, spec, steps, target  # noqa: E402
 
 
 def main():
     module = AnsibleModule(
         argument_spec=spec(
+            **SECRETS_SPEC,
             config_dir=dict(type="path", required=True),
             ospf_before=dict(type="dict", default={}),
             health_timeout=dict(type="int", default=30),
@@ -65,7 +67,11 @@ def main():
     )
     t = target(module)
     p = module.params
-    report = steps.health(t, Path(p["config_dir"]), p["ospf_before"], p["health_timeout"])
+    try:
+        report = steps.health(t, Path(p["config_dir"]), p["ospf_before"], p["health_timeout"],
+                              secrets=secrets(module))
+    except steps.REJECTED as exc:
+        module.fail_json(msg=f"health check: {exc}")
     module.exit_json(changed=False, healthy=report.ok, report=report.as_dict(),
                      reason=report.reason)
 

@@ -170,7 +170,8 @@ class FrrLinuxDriver(LinuxDriver):  # type: ignore[misc]
         """Write *text* to *path* on the device (as root; parents created)."""
         q = shlex.quote(path)
         if self._is_root():
-            cmd = f"mkdir -p \"$(dirname {q})\" && cat > {q}.tmp && mv -f {q}.tmp {q}"
+            # 0600: candidate parts may hold secrets (swanctl.conf's filled-in PSK)
+            cmd = f"umask 077 && mkdir -p \"$(dirname {q})\" && cat > {q}.tmp && mv -f {q}.tmp {q}"
             self._must(cmd, f"writing {path}", stdin=text)
             return
         self._must(f"mkdir -p \"$(dirname {q})\"", f"creating the folder of {path}")
@@ -480,14 +481,16 @@ def _frr_plan_has_changes(test_output: str) -> bool:
 
     ``hostname`` lines do not count: vtysh shows the OS hostname (uname), which in a lab
     namespace sharing the host's UTS namespace can never equal the configured one, so
-    frr-reload would plan the same hostname change forever.
+    frr-reload would plan the same hostname change forever. Nor does ``frr version``: the
+    rendered ``frr version 8.4`` never equals the running ``8.4.4``, and no reload can
+    change it.
     """
     body = [
         line
         for line in test_output.splitlines()
         if line.strip() and not set(line.strip()) <= {"="}
         and line.strip() not in ("Lines To Delete", "Lines To Add")
-        and not line.strip().startswith(("hostname ", "no hostname "))
+        and not line.strip().startswith(("hostname ", "no hostname ", "frr version "))
     ]
     return bool(body)
 

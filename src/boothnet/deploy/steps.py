@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,11 +24,13 @@ from napalm.base.exceptions import (
 )
 
 from boothnet.deploy import health as hc
+from boothnet.deploy import secrets as sec
 from boothnet.deploy.parts import CandidateError, load_parts
 from boothnet.deploy.results import DeviceResult, backup_path, write_backup
 
-#: Errors that mean "the device refused the candidate; nothing was applied".
-REJECTED = (ReplaceConfigException, MergeConfigException, CandidateError)
+#: Errors that mean "the device refused the candidate (or a secret is missing); nothing
+#: was applied".
+REJECTED = (ReplaceConfigException, MergeConfigException, CandidateError, sec.SecretMissing)
 PASSWORD_ENV = "BOOTHNET_DEPLOY_PASSWORD"
 
 
@@ -50,10 +54,44 @@ class Target:
         return dev
 
 
-def _candidate_source(driver: str, config_dir: Path) -> str:
+@dataclass
+class Secrets:
+    """Values for the candidate's ``${NAME}`` placeholders: *given* from the controller
+    environment, *files* (``{NAME: path}``) as the fallback (a lab's generated PSK)."""
+
+    given: Mapping[str, str | None] = field(default_factory=dict)
+    files: Mapping[str, str] = field(default_factory=dict)
+
+
+def candidate(driver: str, config_dir: Path, secrets: Secrets | None = None) -> tuple[Any, dict[str, str]]:
+    """The candidate to load (frr_linux: dict of parts; ios/eos: the text of
+    ``running.cfg``) with placeholders filled in, and the secret values used.
+    Raises :class:`~boothnet.deploy.secrets.SecretMissing` before any device is touched."""
+    secrets = secrets or Secrets()
     if driver == "frr_linux":
-        return str(config_dir)
-    return str(config_dir / "running.cfg")  # ios / eos: one file, replace semantics
+        parts = load_parts(config_dir)
+    else:  # ios / eos: one file, replace semantics
+        parts = {"running.cfg": (config_dir / "running.cfg").read_text(encoding="utf-8")}
+    values = sec.resolve(parts, secrets.given, secrets.files)
+    filled = sec.substitute(parts, values)
+    return (filled if driver == "frr_linux" else filled["running.cfg"]), values
+
+
+@contextmanager
+def _masked(values: Mapping[str, str]) -> Iterator[None]:
+    """Errors leave this block with every secret value masked in their message."""
+    try:
+        yield
+    except Exception as exc:
+        text = str(exc)
+        masked = sec.mask(text, values.values())
+        if masked == text:
+            raise
+        try:
+            new = type(exc)(masked)
+        except Exception:  # noqa: BLE001 - an exception type with another signature
+            new = RuntimeError(masked)
+        raise new from None
 
 
 def _ospf(dev: Any) -> dict[str, list[dict[str, str]]]:
@@ -68,21 +106,38 @@ def config(
     check: bool,
     backup_root: Path | None = None,
     device: str = "",
+    secrets: Secrets | None = None,
 ) -> dict[str, Any]:
     """Load, diff and (unless *check* or no diff) commit with a revert timer.
 
     Returns ``changed``, ``diff``, ``parts`` (changed part names), ``committed``,
     ``backup`` (controller folder) and ``ospf_before`` (for the health check).
-    Raises a :data:`REJECTED` error when the device refuses the candidate.
+    Raises a :data:`REJECTED` error when the device refuses the candidate or a secret is
+    missing. Secret values never leave in the diff, the backup or an error message.
     """
+    cand, values = candidate(target.driver, config_dir, secrets)
+    with _masked(values):
+        return _config(target, cand, values, revert_in, check, backup_root, device)
+
+
+def _config(
+    target: Target,
+    cand: Any,
+    values: Mapping[str, str],
+    revert_in: int | None,
+    check: bool,
+    backup_root: Path | None,
+    device: str,
+) -> dict[str, Any]:
     dev = target.open()
     try:
-        dev.load_replace_candidate(filename=_candidate_source(target.driver, config_dir))
+        dev.load_replace_candidate(config=cand)
         if hasattr(dev, "compare_parts"):
-            per_part = {k: v for k, v in dev.compare_parts().items() if v}
+            # compared on the filled-in text (idempotent), shown masked
+            per_part = {k: sec.mask(v, values.values()) for k, v in dev.compare_parts().items() if v}
             diff = "".join(per_part.values())
         else:
-            diff = dev.compare_config()
+            diff = sec.mask(dev.compare_config(), values.values())
             per_part = {"config": diff} if diff else {}
         out: dict[str, Any] = {"changed": bool(diff), "diff": diff, "parts": sorted(per_part),
                                "committed": False, "backup": None, "ospf_before": {}}
@@ -98,7 +153,10 @@ def config(
             dev.commit_config(message=f"boothnet deploy {device}", revert_in=revert_in)
         out["committed"] = True
         if backup_root is not None:
-            out["backup"] = str(write_backup(backup_root, running))
+            # the device keeps its own unmasked backup for the revert; this one is a record
+            folder = write_backup(backup_root, sec.mask_parts(running, values.values()))
+            (folder / "changes.diff").write_text(diff, encoding="utf-8")
+            out["backup"] = str(folder)
         return out
     finally:
         dev.close()
@@ -106,10 +164,11 @@ def config(
 
 def health(
     target: Target, config_dir: Path, ospf_before: dict[str, list[dict[str, str]]],
-    timeout: float,
+    timeout: float, secrets: Secrets | None = None,
 ) -> hc.HealthReport:
     """The health report after a commit (a fresh session, so management is really tested)."""
     report = hc.HealthReport()
+    cand, values = candidate(target.driver, config_dir, secrets)
     try:
         dev = target.open()
     except (ConnectionException, OSError) as exc:
@@ -123,12 +182,12 @@ def health(
                 f"({dev.revert_reason() or 'commit no longer pending'})")
             return report
         if target.driver == "frr_linux":
-            candidate = load_parts(config_dir)
-            expected = hc.expected_adjacencies(candidate, ospf_before)
+            expected = hc.expected_adjacencies(cand, ospf_before)
             report.adjacencies = hc.wait_for(
                 lambda: hc.adjacency_failures(expected, _ospf(dev)), timeout)
-            dev.load_replace_candidate(filename=str(config_dir))
-            left = [p for p, d in dev.compare_parts().items() if d]
+            dev.load_replace_candidate(config=cand)
+            with _masked(values):
+                left = [p for p, d in dev.compare_parts().items() if d]
             if left:
                 report.device.append(f"running differs from the candidate in {', '.join(left)}")
         else:
