@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from boothnet import cli_review, cli_stages
+from boothnet import cli_review, cli_showfloor, cli_stages
 from boothnet.errors import IntentInvalid, RenderError
 
 
@@ -56,6 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     build = add("build", cmd_build, "validate, derive, render and lint configs into build/<network>/configs")
     build.add_argument("--no-tools", action="store_true", help="skip the vtysh/nft dry runs")
     cli_stages.register(sub, add)
+    cli_showfloor.register(sub)
     cli_review.register(sub, add)
 
     args = parser.parse_args(argv)
