@@ -11,7 +11,7 @@ DEBIAN_PACKAGES := frr frr-pythontools iperf3 nuttcp strongswan-charon strongswa
 	libcharon-extra-plugins nftables openssh-server openssh-client iproute2 iputils-ping \
 	tcpdump procps psmisc python3-venv git
 
-.PHONY: setup apt venv test lint unit build verify acl-review deploy validate demo lab-up lab-down clab golden clean
+.PHONY: setup apt venv test lint unit build verify acl-review deploy validate demo lab-up lab-down clab golden bench-scale clean
 
 setup: apt venv
 
@@ -69,6 +69,12 @@ clab:
 
 golden:
 	$(PY) tests/golden/regenerate.py
+
+# Show-floor scale benchmarks (BENCHMARKS.md): build, naive and verify at 50/200/500 devices,
+# then the 200-node netns lab (root only). Results in bench/results/scale_*.json.
+bench-scale:
+	$(PY) bench/scale_build.py
+	@if [ "$$(id -u)" = 0 ]; then $(PY) bench/scale_lab.py; else echo "bench/scale_lab.py needs root: skipped"; fi
 
 clean:
 	rm -rf build

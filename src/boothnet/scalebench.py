@@ -10,6 +10,7 @@ import math
 import os
 import statistics
 import subprocess
+import threading
 import time
 from dataclasses import dataclass, field
 from functools import cache
@@ -69,23 +70,17 @@ def run_measured(argv: list[str], cwd: Path | None = None, env: dict[str, str] |
     proc = subprocess.Popen(  # noqa: S603 - argv built by the bench scripts
         argv, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
     )
+    # drained by a thread while it runs: a full pipe would stall a chatty command (ansible)
+    output: list[str] = []
+    reader = threading.Thread(target=lambda: output.append(proc.stdout.read() if proc.stdout else ""))
+    reader.start()
     peak = 0
-    # read while it runs: a full pipe would stall a chatty command (ansible, a line per host)
-    chunks: list[str] = []
-    assert proc.stdout is not None
-    os.set_blocking(proc.stdout.fileno(), False)
     while proc.poll() is None:
         peak = max(peak, tree_rss_kb(proc.pid))
-        chunk = proc.stdout.read()
-        if chunk:
-            chunks.append(chunk)
         time.sleep(SAMPLE_S)
     wall = time.perf_counter() - started
-    rest = proc.stdout.read()
-    if rest:
-        chunks.append(rest)
-    output = "".join(chunks)
-    return Measured(round(wall, 3), round(peak / 1024, 1), proc.returncode, output[-2000:])
+    reader.join()
+    return Measured(round(wall, 3), round(peak / 1024, 1), proc.returncode, "".join(output)[-2000:])
 
 
 @dataclass
