@@ -70,13 +70,17 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return 1 if str(report.status) == "FAIL" else 0
 
 
+RESILIENCE_HELP = "skip the VPN outage tests (home IKE restart, outside link cut; about 30 s)"
+
+
 def cmd_validate_lab(args: argparse.Namespace) -> int:
     from boothnet.cli import _inventory
     from boothnet.validate_stage import run_validate
 
     _need_root("validate-lab")
     results, paths = run_validate(
-        _inventory(args), Path(args.build_dir), throughput=not args.no_throughput, progress=_progress
+        _inventory(args), Path(args.build_dir), throughput=not args.no_throughput, progress=_progress,
+        vpn_resilience=not args.no_vpn_resilience,
     )
     return _print_report(results, paths)
 
@@ -124,7 +128,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
     )
     print("[3/4] validate: isolation, MTU probes, throughput", flush=True)
     results, paths = run_validate(
-        inventory, build_dir, throughput=not args.no_throughput, progress=_progress, extra_stages=stages
+        inventory, build_dir, throughput=not args.no_throughput, progress=_progress, extra_stages=stages,
+        vpn_resilience=not args.no_vpn_resilience,
     )
     print("[4/4] report")
     return _print_report(results, paths)
@@ -176,8 +181,10 @@ def register(sub, add) -> None:  # noqa: ANN001 - argparse internals
     verify.add_argument("--require-batfish", action="store_true", help="fail when no Batfish service answers")
     check = add("validate-lab", cmd_validate_lab, "isolation, MTU and throughput tests in the running lab (root)")
     check.add_argument("--no-throughput", action="store_true", help="skip iperf3/nuttcp (reported SKIPPED)")
+    check.add_argument("--no-vpn-resilience", action="store_true", help=RESILIENCE_HELP)
     demo = add("demo", cmd_demo, "lab up, build, verify, validate and report on the embedded lab (root)")
     demo.add_argument("--no-throughput", action="store_true", help="skip iperf3/nuttcp (reported SKIPPED)")
+    demo.add_argument("--no-vpn-resilience", action="store_true", help=RESILIENCE_HELP)
     demo.add_argument("--vlan-mode", choices=["dot1q", "segment"], help="default: what the kernel supports")
     clab = add("clab", cmd_clab, "write labs/<network>.clab.yml (containerlab), validated against its schema")
     clab.add_argument("--labs-dir", default="labs", help="where the topology goes (default labs/)")

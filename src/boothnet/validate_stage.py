@@ -8,8 +8,10 @@ research subnet (each cluster node to its file server) and per declared path.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from ipaddress import IPv4Network
@@ -24,7 +26,8 @@ from boothnet.perf.probes import mtu_probe, ping, start_listener, stop_listener,
 from boothnet.perf.run import run_throughput
 from boothnet.perf.runner import Runner, netns_runner
 from boothnet.report.render import ReportPaths, write_report
-from boothnet.report.schema import IsolationRow, MtuRow, Stage, ValidationResults
+from boothnet.report.schema import IsolationRow, MtuRow, Stage, ValidationResults, VpnTunnel
+from boothnet.vpn_validate import lab_vpn, run_vpn
 
 
 @dataclass(frozen=True)
@@ -116,48 +119,69 @@ def wait_converged(net: Network, runner: Runner, flows: list[Flow], timeout_s: f
     return Stage(name="convergence", status="PASS", duration_s=waited)
 
 
+ISOLATION_WORKERS = 16  # probes mostly wait on timeouts (a denied flow is silence)
+
+
+def probe_flow(net: Network, runner: Runner, flow: Flow) -> IsolationRow:
+    if flow.proto == "icmp":
+        result = ping(runner, _ns(net, flow.src.name), str(flow.dst.address), count=1, wait_s=1)
+        observed, detail = ("permit" if result.ok else "deny"), result.describe()
+    else:
+        port = flow.port or 22
+        # Bind the data address: sshd holds port 22 on the management address. For the same reason
+        # "listening" is no proof our listener is up: a refusal (never a firewall drop) is retried.
+        listener = start_listener(runner, _ns(net, flow.dst.name), port, bind=str(flow.dst.address), limit_s=30)
+        try:
+            for _ in range(10):
+                result = tcp_connect(runner, _ns(net, flow.src.name), str(flow.dst.address), port, timeout_s=2)
+                if result.state != "refused":
+                    break
+                time.sleep(0.3)
+        finally:
+            stop_listener(runner, listener)
+        observed, detail = ("permit" if result.state == "open" else "deny"), result.state
+    return IsolationRow(
+        src=flow.src.name,
+        dst=flow.dst.name,
+        src_zone=flow.src.vlan,
+        dst_zone=flow.dst.vlan,
+        flow=flow.label(),
+        expected=flow.expected,
+        observed=observed,
+        rule=flow.rule,
+        device=net.vlan_by_name()[flow.src.vlan].gateway,
+        detail=detail,
+    )
+
+
 def run_isolation(
     net: Network, runner: Runner, flows: list[Flow], progress: Callable[[str], None]
 ) -> list[IsolationRow]:
-    vlans = net.vlan_by_name()
-    rows: list[IsolationRow] = []
-    for index, flow in enumerate(flows, start=1):
-        if flow.proto == "icmp":
-            result = ping(runner, _ns(net, flow.src.name), str(flow.dst.address), count=1, wait_s=1)
-            observed, detail = ("permit" if result.ok else "deny"), result.describe()
-        else:
-            port = flow.port or 22
-            # Bind the data address: sshd holds port 22 on the management address. For the same reason
-            # "listening" is no proof our listener is up: a refusal (never a firewall drop) is retried.
-            listener = start_listener(runner, _ns(net, flow.dst.name), port, bind=str(flow.dst.address), limit_s=30)
-            try:
-                for _ in range(10):
-                    result = tcp_connect(runner, _ns(net, flow.src.name), str(flow.dst.address), port, timeout_s=2)
-                    if result.state != "refused":
-                        break
-                    time.sleep(0.3)
-            finally:
-                stop_listener(runner, listener)
-            observed, detail = ("permit" if result.state == "open" else "deny"), result.state
-        rows.append(
-            IsolationRow(
-                src=flow.src.name,
-                dst=flow.dst.name,
-                src_zone=flow.src.vlan,
-                dst_zone=flow.dst.vlan,
-                flow=flow.label(),
-                expected=flow.expected,
-                observed=observed,
-                rule=flow.rule,
-                device=vlans[flow.src.vlan].gateway,
-                detail=detail,
-            )
-        )
-        progress(
-            f"[isolation {index}/{len(flows)}] {flow.src.name} -> {flow.dst.name} {flow.label()}: "
-            f"{observed} (expected {flow.expected}, rule {flow.rule})"
-        )
-    return rows
+    """Probes run in parallel lanes; flows that need a listener on the same host and port
+    share a lane, one after the other."""
+    lanes: dict[tuple[str, int] | int, list[int]] = {}
+    for index, flow in enumerate(flows):
+        key = (flow.dst.name, flow.port or 22) if flow.proto != "icmp" else index
+        lanes.setdefault(key, []).append(index)
+    rows: list[IsolationRow | None] = [None] * len(flows)
+    done = 0
+    lock = threading.Lock()
+
+    def run_lane(indexes: list[int]) -> None:
+        nonlocal done
+        for i in indexes:
+            row = probe_flow(net, runner, flows[i])
+            rows[i] = row
+            with lock:
+                done += 1
+                progress(
+                    f"[isolation {done}/{len(flows)}] {row.src} -> {row.dst} {row.flow}: "
+                    f"{row.observed} (expected {row.expected}, rule {row.rule})"
+                )
+
+    with ThreadPoolExecutor(max_workers=ISOLATION_WORKERS) as pool:
+        list(pool.map(run_lane, lanes.values()))
+    return [row for row in rows if row is not None]
 
 
 def run_mtu(net: Network, runner: Runner, progress: Callable[[str], None]) -> list[MtuRow]:
@@ -202,7 +226,9 @@ def throughput_tests(net: Network) -> list[tuple[str, Endpoint, Endpoint]]:
     return tests
 
 
-def expected_for(net: Network, src: Endpoint, dst: Endpoint) -> float:
+def expected_for(net: Network, src: Endpoint, dst: Endpoint, tunnel_mtu: int | None = None) -> float:
+    """Goodput limit of the path: bottleneck speed at the path MTU; a path through the VPN
+    carries the tunnel's inner MTU (``tunnel_mtu``: what the lab's backend carries)."""
     vlans = net.vlan_by_name()
     speed = min(net.port_index[e.attach].speed for e in (src, dst))
     mtu = min(net.vlan_mtu(vlans[e.vlan]) for e in (src, dst))
@@ -211,11 +237,13 @@ def expected_for(net: Network, src: Endpoint, dst: Endpoint) -> float:
         and vlans[src.vlan].zone != vlans[dst.vlan].zone
         and "secure" in (vlans[src.vlan].zone, vlans[dst.vlan].zone)
     ):
-        mtu = min(mtu, net.mtu_policy.crypto_inner)
+        mtu = min(mtu, tunnel_mtu or net.mtu_policy.crypto_inner)
     return expected_goodput(speed * 1e6, mtu)
 
 
-def run_throughput_tests(net: Network, runner: Runner, progress: Callable[[str], None]):
+def run_throughput_tests(
+    net: Network, runner: Runner, progress: Callable[[str], None], tunnel_mtu: int | None = None
+):
     allocator = PortAllocator()
     results = []
     for name, client, server in throughput_tests(net):
@@ -233,7 +261,7 @@ def run_throughput_tests(net: Network, runner: Runner, progress: Callable[[str],
                     duration=net.throughput.duration_s,
                     path=name,
                     source=client.name,
-                    expected_bps=expected_for(net, client, server),
+                    expected_bps=expected_for(net, client, server, tunnel_mtu),
                     ratio=net.throughput.pass_ratio,
                 )
             finally:
@@ -264,8 +292,11 @@ def run_validate(
     throughput: bool = True,
     progress: Callable[[str], None] = lambda _: None,
     extra_stages: list[Stage] | None = None,
+    vpn_resilience: bool = True,
 ) -> tuple[ValidationResults, ReportPaths]:
     net = load_network(inventory)
+    lab_dir = (build_root / net.name / "lab").resolve()
+    vpn = lab_vpn(net, lab_dir)
     stages = list(extra_stages or [])
     flows = isolation_flows(net)
     progress("waiting for routing to converge")
@@ -273,9 +304,18 @@ def run_validate(
     progress(f"convergence: {stages[-1].status} in {stages[-1].duration_s} s")
     isolation = _timed(stages, "isolation", lambda: run_isolation(net, runner, flows, progress))
     mtu = _timed(stages, "mtu", lambda: run_mtu(net, runner, progress))
+    tunnels: list[VpnTunnel] = []
+    if vpn is not None:
+        started = time.monotonic()
+        tunnels, vpn_mtu = run_vpn(net, lab_dir, runner, progress, resilience=vpn_resilience)
+        mtu += vpn_mtu
+        failed = any(row.verdict != "PASS" for row in [*tunnels, *vpn_mtu])
+        stages.append(Stage(name="vpn", status="FAIL" if failed else "PASS",
+                            duration_s=round(time.monotonic() - started, 1)))
+    tunnel_mtu = vpn.inner_mtu if vpn else None
     results = []
     if throughput:
-        results = _timed(stages, "throughput", lambda: run_throughput_tests(net, runner, progress))
+        results = _timed(stages, "throughput", lambda: run_throughput_tests(net, runner, progress, tunnel_mtu))
     else:
         stages.append(Stage(name="throughput", status="SKIPPED", reason="throughput tests not requested"))
     zones = [v.name for v in net.vlans if not v.routers]
@@ -287,6 +327,7 @@ def run_validate(
         isolation=isolation,
         mtu=mtu,
         throughput=results,
+        vpn=tunnels,
     )
     out_dir = build_root / net.name / "report"
     return validation, write_report(validation, out_dir)

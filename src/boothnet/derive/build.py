@@ -395,9 +395,12 @@ class _Deriver:
         if backend != "libipsec":
             return
         remote = set(vpn.remote_subnets)
-        model.routes = [r for r in model.routes if r.prefix not in remote] + [
-            Route(p, q.LIBIPSEC_DEVICE, f"{vpn.name} through the kernel-libipsec tunnel") for p in vpn.remote_subnets
-        ]
+        model.routes = [r for r in model.routes if r.prefix not in remote]
+        for prefix in vpn.remote_subnets:
+            model.routes.append(Route(prefix, q.LIBIPSEC_DEVICE, f"{vpn.name} through the kernel-libipsec tunnel"))
+            # while charon (and with it ipsec0) is gone the prefix stays here, dropped,
+            # instead of following a default route out to the show network in clear
+            model.routes.append(Route(prefix, "blackhole", f"{vpn.name} down: drop", distance=250))
         for acl in model.acls:
             if acl.interface == vpn.outside_interface:
                 acl.interface = q.LIBIPSEC_DEVICE

@@ -59,8 +59,9 @@ class VlanL2:
 @dataclass
 class Route:
     prefix: IPv4Network
-    next_hop: IPv4Address | str  # an address, or a device (a route into a TUN tunnel)
+    next_hop: IPv4Address | str  # an address, a device (a route into a TUN tunnel) or "blackhole"
     description: str
+    distance: int | None = None  # administrative distance; None: the platform default
 
 
 @dataclass

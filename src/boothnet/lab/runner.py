@@ -58,6 +58,10 @@ def read_state(state_dir: Path) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
+def write_state(state_dir: Path, state: dict[str, Any]) -> None:
+    _write_json(Path(state_dir) / "state.json", state)
+
+
 def _write_json(path: Path, data: Any) -> None:
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")

@@ -283,6 +283,21 @@ def kill_namespaces(namespaces: Iterable[str], grace: float = 2.0) -> list[dict[
     return list(killed.values())
 
 
+def kill_pids(pids: Iterable[int], grace: float = 2.0) -> None:
+    """SIGTERM, then SIGKILL whatever still runs after ``grace``."""
+    live = [p for p in pids if alive(p)]
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        for pid in live:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, sig)
+        deadline = time.monotonic() + grace
+        while live and time.monotonic() < deadline:
+            live = [p for p in live if alive(p)]
+            time.sleep(0.05)
+        if not live:
+            return
+
+
 def _cmdline(pid: int) -> str:
     try:
         with open(f"/proc/{pid}/cmdline", "rb") as fh:

@@ -30,6 +30,7 @@ PLUGINS = (
 # IKE retransmits (DPD included) give up after about 2+2.8+3.9+5.5 = 14 s instead of
 # charon's default 165 s: a dead peer is found, and the tunnel restarted, quickly.
 RETRANSMIT = {"retransmit_timeout": "2", "retransmit_base": "1.4", "retransmit_tries": "3"}
+RETRANSMIT_GIVE_UP_S = sum(2 * 1.4**n for n in range(4))  # when DPD declares the peer dead
 
 
 @dataclass(frozen=True)
@@ -161,3 +162,59 @@ def inventory_vars(node_dir: Path) -> dict[str, str]:
         "boothnet_swanctl_conf": str(p.swanctl_conf),
         "boothnet_swanctl_uri": p.uri,
     }
+
+
+def swanctl(ns: str, node_dir: Path, *args: str, timeout: float = 20) -> subprocess.CompletedProcess[str]:
+    """``swanctl`` against this node's charon (its VICI socket, its strongswan.conf)."""
+    p = paths(node_dir)
+    return subprocess.run(
+        services.in_ns(ns, "swanctl", *args, "--uri", p.uri),
+        env=charon_env(p), capture_output=True, text=True, timeout=timeout, check=False,
+    )
+
+
+def child_sa_installed(ns: str, node_dir: Path, child: str, endpoints: tuple[str, str]) -> bool:
+    """True when charon has an INSTALLED CHILD_SA named ``child`` under an IKE SA between
+    ``endpoints`` (local, remote): a tunnel that moved to other addresses does not count."""
+    lines = [line.strip() for line in swanctl(ns, node_dir, "--list-sas").stdout.splitlines()]
+    local = any(line.startswith("local ") and f"@ {endpoints[0]}[" in line for line in lines)
+    remote = any(line.startswith("remote ") and f"@ {endpoints[1]}[" in line for line in lines)
+    installed = any(line.startswith(f"{child}:") and "INSTALLED" in line for line in lines)
+    return local and remote and installed
+
+
+def ike_sa_ids(ns: str, node_dir: Path) -> set[str]:
+    """Unique ids (``#N``) of the IKE SAs charon holds: a new id is a re-established tunnel."""
+    found = re.findall(r"^\S+: (#\d+), ", swanctl(ns, node_dir, "--list-sas").stdout, flags=re.M)
+    return set(found)
+
+
+def restart_charon(state_dir: Path, node: str) -> int:
+    """Kill the node's charon and start it again as lab_up does: a fresh ipsec0 gets its
+    settings back from interfaces.ip, the config is reloaded. Returns the new pid (also
+    recorded in state.json, so lab health stays true)."""
+    from boothnet.lab import runner  # runner registers this module's hooks: import late
+    from boothnet.lab.specio import load_spec
+
+    state = runner.read_state(state_dir)
+    if not state:
+        raise RuntimeError(f"no lab state in {state_dir}")
+    spec_node = next(n for n in load_spec(state_dir / "spec.json").nodes if n.name == node)
+    ns = state["namespaces"][node]
+    old = state["pids"][node].get("charon")
+    if old:
+        services.kill_pids([old])
+    ctx = services.HookContext(state["network"], spec_node, ns, state_dir / "nodes" / node, lambda _: None)
+    pid = start_charon(ctx)["charon"]
+    assert spec_node.config_dir
+    tunnel_lines = [
+        line for line in (Path(spec_node.config_dir) / "interfaces.ip").read_text().splitlines()
+        if line.split()[-1:] == ["ipsec0"] or " ipsec0 " in f"{line} "
+    ]
+    if tunnel_lines:
+        subprocess.run(["ip", "-netns", ns, "-batch", "-"], input="\n".join(tunnel_lines) + "\n",
+                       capture_output=True, text=True, check=True)
+    load_swanctl(ctx)
+    state["pids"][node]["charon"] = pid
+    runner.write_state(state_dir, state)
+    return pid
