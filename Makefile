@@ -50,7 +50,7 @@ acl-review:
 	$(BIN)/boothnet acl-review --network $(NET) --base $(BASE)
 
 lab-up:
-	$(BIN)/ansible-playbook -i inventories/$(NET) playbooks/lab_up.yml
+	$(BIN)/ansible-playbook -i inventories/$(NET) playbooks/lab_up.yml $(if $(DAY0),-e boothnet_lab_configs=day0)
 
 lab-down:
 	$(BIN)/ansible-playbook -i inventories/$(NET) playbooks/lab_down.yml
