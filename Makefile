@@ -59,7 +59,7 @@ deploy:
 	$(BIN)/ansible-playbook -i build/$(NET)/lab/inventory.yml playbooks/deploy.yml
 
 validate:
-	$(BIN)/boothnet validate-lab --network $(NET)
+	$(BIN)/ansible-playbook -i inventories/$(NET) playbooks/validate.yml
 
 demo:
 	$(BIN)/boothnet demo --network $(NET)

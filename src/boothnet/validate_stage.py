@@ -14,6 +14,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
+from functools import partial
 from ipaddress import IPv4Network
 from pathlib import Path
 
@@ -21,10 +22,11 @@ from boothnet.derive.policy import PolicyCompiler, policy_decision
 from boothnet.intent import Network, load_network
 from boothnet.intent.model import Endpoint
 from boothnet.perf.formula import expected_goodput
-from boothnet.perf.ports import PortAllocator
+from boothnet.perf.ports import PortAllocator, PortBlock
 from boothnet.perf.probes import mtu_probe, ping, start_listener, stop_listener, tcp_connect
-from boothnet.perf.run import run_throughput
+from boothnet.perf.run import ToolName, combine, run_throughput
 from boothnet.perf.runner import Runner, netns_runner
+from boothnet.perf.schema import ThroughputResult, judge
 from boothnet.report.render import ReportPaths, write_report
 from boothnet.report.schema import IsolationRow, MtuRow, Stage, ValidationResults, VpnTunnel
 from boothnet.vpn_validate import lab_vpn, run_vpn
@@ -211,65 +213,103 @@ def run_mtu(net: Network, runner: Runner, progress: Callable[[str], None]) -> li
             )
         )
         progress(f"[mtu] {endpoint.name} -> {gateway} at {mtu}: {result.verdict}")
+    for path in net.throughput.paths:
+        src, dst = net.endpoints[path.source], net.endpoints[path.destination]
+        if crosses_vpn(net, src, dst):
+            continue  # the VPN section probes the tunnel at what the lab's backend carries
+        mtu = path_mtu(net, src, dst)
+        name = f"{path.name}: {src.name} -> {dst.name}"
+        result = mtu_probe(runner, _ns(net, src.name), str(dst.address), mtu, count=1, link=name)
+        rows.append(MtuRow(path=name, mtu=mtu, source=src.name, destination=dst.name, verdict=result.verdict,
+                           cause=result.cause, device=vlans[src.vlan].gateway))
+        progress(f"[mtu] path {name} at {mtu}: {result.verdict}")
     return rows
 
 
-def throughput_tests(net: Network) -> list[tuple[str, Endpoint, Endpoint]]:
+@dataclass(frozen=True)
+class ThroughputTest:
+    name: str
+    clients: tuple[Endpoint, ...]  # several: all at once to the same server, judged on the sum
+    server: Endpoint
+
+
+def throughput_tests(net: Network) -> list[ThroughputTest]:
+    """Each research subnet: every cluster node to its file server alone, then all together;
+    then every declared path."""
     tests = []
     for vlan in net.vlans:
         members = sorted((e for e in net.endpoints.values() if e.vlan == vlan.name), key=lambda e: e.name)
+        clusters = tuple(e for e in members if e.role == "cluster")
         for server in (e for e in members if e.role == "fileserver"):
-            for client in (e for e in members if e.role == "cluster"):
-                tests.append((f"{vlan.name}: {client.name} -> {server.name}", client, server))
+            tests += [ThroughputTest(f"{vlan.name}: {c.name} -> {server.name}", (c,), server) for c in clusters]
+            if len(clusters) > 1:
+                together = "+".join(c.name for c in clusters)
+                tests.append(ThroughputTest(f"{vlan.name}: {together} -> {server.name} (together)", clusters, server))
     for path in net.throughput.paths:
-        tests.append((path.name, net.endpoints[path.source], net.endpoints[path.destination]))
+        tests.append(ThroughputTest(path.name, (net.endpoints[path.source],), net.endpoints[path.destination]))
     return tests
 
 
-def expected_for(net: Network, src: Endpoint, dst: Endpoint, tunnel_mtu: int | None = None) -> float:
-    """Goodput limit of the path: bottleneck speed at the path MTU; a path through the VPN
-    carries the tunnel's inner MTU (``tunnel_mtu``: what the lab's backend carries)."""
+def crosses_vpn(net: Network, src: Endpoint, dst: Endpoint) -> bool:
+    zones = {net.vlan_by_name()[e.vlan].zone for e in (src, dst)}
+    return net.vpn is not None and len(zones) == 2 and "secure" in zones
+
+
+def path_mtu(net: Network, src: Endpoint, dst: Endpoint, tunnel_mtu: int | None = None) -> int:
+    """The smallest MTU the intent puts on the path: both access VLANs and, through the VPN,
+    the tunnel's inner MTU (``tunnel_mtu``: what the lab's backend carries)."""
     vlans = net.vlan_by_name()
-    speed = min(net.port_index[e.attach].speed for e in (src, dst))
     mtu = min(net.vlan_mtu(vlans[e.vlan]) for e in (src, dst))
-    if (
-        net.vpn
-        and vlans[src.vlan].zone != vlans[dst.vlan].zone
-        and "secure" in (vlans[src.vlan].zone, vlans[dst.vlan].zone)
-    ):
+    if crosses_vpn(net, src, dst):
         mtu = min(mtu, tunnel_mtu or net.mtu_policy.crypto_inner)
-    return expected_goodput(speed * 1e6, mtu)
+    return mtu
+
+
+def expected_for(net: Network, src: Endpoint, dst: Endpoint, tunnel_mtu: int | None = None) -> float:
+    """Goodput limit of the path: bottleneck speed at the path MTU."""
+    speed = min(net.port_index[e.attach].speed for e in (src, dst))
+    return expected_goodput(speed * 1e6, path_mtu(net, src, dst, tunnel_mtu))
+
+
+def _measure(
+    net: Network, runner: Runner, test: ThroughputTest, tool: ToolName, client: Endpoint, block: PortBlock
+) -> ThroughputResult:
+    return run_throughput(
+        runner,
+        tool,
+        server_node=_ns(net, test.server.name),
+        client_node=_ns(net, client.name),
+        destination=str(test.server.address),
+        ports=block,
+        streams=net.throughput.streams,
+        duration=net.throughput.duration_s,
+        path=test.name,
+        source=client.name,
+    )
 
 
 def run_throughput_tests(
     net: Network, runner: Runner, progress: Callable[[str], None], tunnel_mtu: int | None = None
-):
+) -> list[ThroughputResult]:
     allocator = PortAllocator()
     results = []
-    for name, client, server in throughput_tests(net):
+    for test in throughput_tests(net):
+        # together, the clients share the server's access link: its limit is the sum's
+        expected = expected_for(net, test.clients[0], test.server, tunnel_mtu)
         for tool in net.throughput.tools:
-            block = allocator.allocate(f"{name}/{tool}", server.name)
+            # one port block per client, each its own server: taken here, not in the threads
+            blocks = [allocator.allocate(f"{test.name}/{c.name}/{tool}", test.server.name) for c in test.clients]
             try:
-                result = run_throughput(
-                    runner,
-                    tool,
-                    server_node=_ns(net, server.name),
-                    client_node=_ns(net, client.name),
-                    destination=str(server.address),
-                    ports=block,
-                    streams=net.throughput.streams,
-                    duration=net.throughput.duration_s,
-                    path=name,
-                    source=client.name,
-                    expected_bps=expected_for(net, client, server, tunnel_mtu),
-                    ratio=net.throughput.pass_ratio,
-                )
+                with ThreadPoolExecutor(max_workers=len(test.clients)) as pool:
+                    measured = list(pool.map(partial(_measure, net, runner, test, tool), test.clients, blocks))
             finally:
-                allocator.release(block)
+                for block in blocks:
+                    allocator.release(block)
+            result = judge(combine(measured, test.name), expected, net.throughput.pass_ratio)
             results.append(result)
             progress(
-                f"[throughput] {name} {tool}: {result.throughput / 1e6:.1f} Mb/s "
-                f"(expected {result.expected / 1e6 if result.expected else 0:.1f}) {result.verdict}"
+                f"[throughput] {test.name} {tool}: {result.throughput / 1e6:.1f} Mb/s "
+                f"(expected {expected / 1e6:.1f}) {result.verdict}"
             )
     return results
 

@@ -68,3 +68,33 @@ def run_throughput(
     if expected_bps is not None:
         result = judge(result, expected_bps, ratio)
     return result
+
+
+def combine(results: list[ThroughputResult], path: str) -> ThroughputResult:
+    """Tests run at the same time, as one: throughput, bytes, streams and retransmits add up;
+    the RTT is the worst. One result comes back as it is."""
+    if len(results) == 1:
+        return results[0]
+    first = results[0]
+    failed = [r for r in results if not r.succeeded]
+
+    def total(field: str) -> int | None:
+        values = [getattr(r, field) for r in results]
+        return None if any(v is None for v in values) else sum(values)
+
+    rtts = [r.rtt_ms for r in results if r.rtt_ms is not None]
+    return ThroughputResult(
+        tool=first.tool,
+        succeeded=not failed,
+        error="; ".join(f"{r.source}: {r.error}" for r in failed) or None,
+        path=path,
+        source="+".join(r.source for r in results),
+        destination=first.destination,
+        streams=sum(r.streams for r in results),
+        duration=min(r.duration for r in results),
+        throughput=sum(r.throughput for r in results),
+        bytes=total("bytes"),
+        retransmits=total("retransmits"),
+        rtt_ms=max(rtts) if rtts else None,
+        mss=first.mss,
+    )
