@@ -135,3 +135,29 @@ def test_eos_acl_lines_have_no_duplicate_sequence_numbers(booth):
     assert len(web) == 2 and web[0] != web[1]
     leading = [line.split()[0] for line in acl.lines if line.split()[0].isdigit()]
     assert len(leading) == len(set(leading))
+
+
+def test_linux_gateways_never_send_protected_traffic_in_clear(models):
+    # hardware-like kernel (xfrm): routes via the show network, guarded by "rt ipsec missing"
+    bgw = models["bgw1"]
+    assert bgw.leak_guard == [
+        'ip daddr 10.200.1.0/24 rt ipsec missing log prefix "boothnet cleartext-guard " counter drop'
+    ]
+    assert bgw.vpn.inner_mtu == 8950 and bgw.vpn.mss == 8910
+
+
+def test_libipsec_backend_routes_into_its_tun_device_at_the_mtu_it_carries(booth):
+    lab = derive_network(booth, DeriveContext(platform_override="frr_linux", tunnel_backend="libipsec"))
+    bgw, hgw = lab["bgw1"], lab["hgw1"]
+    assert (bgw.vpn.inner_mtu, bgw.vpn.intent_inner_mtu, bgw.vpn.mss) == (1400, 8950, 1360)
+    routes = {(str(r.prefix), str(r.next_hop), r.distance) for r in bgw.routes}
+    assert {("10.200.1.0/24", "ipsec0", None), ("10.200.1.0/24", "blackhole", 250)} <= routes
+    assert ("10.10.30.0/24", "ipsec0", None) in {(str(r.prefix), str(r.next_hop), r.distance) for r in hgw.routes}
+    assert bgw.leak_guard == [
+        'ip daddr 10.200.1.0/24 oifname != "ipsec0" log prefix "boothnet cleartext-guard " counter drop'
+    ]
+    assert next(a for a in bgw.acls if a.name == "TO_HOME").interface == "ipsec0"
+    # kernel-libipsec needs an address of the gateway inside each local subnet
+    assert "addr add 10.10.30.0/32 dev ipsec0" in bgw.linux_statements
+    assert "link set ipsec0 mtu 1400" in bgw.linux_statements
+    assert not any("addr add" in s and "ipsec0" in s for s in hgw.linux_statements)  # owns 10.200.1.1
