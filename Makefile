@@ -65,7 +65,7 @@ demo:
 	$(BIN)/boothnet demo --network $(NET)
 
 clab:
-	$(BIN)/boothnet clab --network $(NET)
+	$(BIN)/boothnet clab --network $(NET) $(if $(KINDS),--kinds $(KINDS))
 
 golden:
 	$(PY) tests/golden/regenerate.py

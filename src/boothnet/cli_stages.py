@@ -138,8 +138,15 @@ def cmd_demo(args: argparse.Namespace) -> int:
 def cmd_clab(args: argparse.Namespace) -> int:
     """labs/<network>.clab.yml from the netns lab's plan, validated against containerlab's schema."""
     from boothnet.cli import _inventory
-    from boothnet.lab.clab import HOST_IMAGE, ROUTER_IMAGE, ClabInvalid, generate
+    from boothnet.lab.clab import HOST_IMAGE, ROUTER_IMAGE, ClabInvalid, ClabUnsupported, generate
 
+    images: dict[str, str] = {}
+    for item in args.image or []:
+        platform, sep, image = item.partition("=")
+        if not sep or not platform or not image:
+            print(f"clab: --image wants PLATFORM=IMAGE, got {item!r}", file=sys.stderr)
+            return 2
+        images[platform] = image
     try:
         result = generate(
             _inventory(args),
@@ -150,8 +157,10 @@ def cmd_clab(args: argparse.Namespace) -> int:
             args.router_image or ROUTER_IMAGE,
             args.host_image or HOST_IMAGE,
             progress=_progress,
+            kinds=args.kinds,
+            images=images,
         )
-    except FileNotFoundError as exc:
+    except (FileNotFoundError, ClabUnsupported) as exc:
         print(f"clab: {exc}", file=sys.stderr)
         return 1
     except ClabInvalid as exc:
@@ -162,7 +171,12 @@ def cmd_clab(args: argparse.Namespace) -> int:
         print("\n".join(f"  - {f}" for f in result.findings), file=sys.stderr)
         print("lab configs have findings: nothing was written", file=sys.stderr)
         return 1
-    _progress(f"{result.nodes} nodes, {result.links} links, VLAN mode {result.vlan_mode}; configs {result.config_dir}")
+    for note in result.notes:
+        print(f"clab: limit: {note}", file=sys.stderr)
+    _progress(
+        f"{result.nodes} nodes, {result.links} links, VLAN mode {result.vlan_mode}, kinds {result.kinds}; "
+        f"configs {result.config_dir}"
+    )
     print(result.path)
     return 0
 
@@ -192,3 +206,16 @@ def register(sub, add) -> None:  # noqa: ANN001 - argparse internals
     clab.add_argument("--vlan-mode", choices=["dot1q", "segment"], default="dot1q", help="default dot1q (Docker hosts)")
     clab.add_argument("--router-image", help="default: FRR's image (boothnet.lab.clab.ROUTER_IMAGE)")
     clab.add_argument("--host-image", help="default: one with iperf3 (boothnet.lab.clab.HOST_IMAGE)")
+    clab.add_argument(
+        "--kinds",
+        choices=["vendor", "lab"],
+        default="vendor",
+        help="vendor (default): each platform's containerlab kind (capabilities.yml: cEOS, IOL, FRR on linux); "
+        "lab: every device FRR on linux, as the netns lab (no vendor images needed)",
+    )
+    clab.add_argument(
+        "--image",
+        action="append",
+        metavar="PLATFORM=IMAGE",
+        help="image for a platform's kind, e.g. arista_eos=ceos:4.32.0F (repeatable)",
+    )

@@ -1,26 +1,31 @@
-"""containerlab topologies: the committed labs/<network>.clab.yml match a regeneration (golden),
-validate against containerlab's own schema (../shared/containerlab beside the repo), and broken
-topologies are rejected with the JSON path of each problem."""
+"""containerlab topologies: the committed labs/<network>.clab.yml (vendor kinds, the default)
+match a regeneration (golden), validate against containerlab's own schema (../shared/containerlab
+beside the repo) in both kinds, vendor startup configs name exactly the ports their links use,
+and broken topologies are rejected with the JSON path of each problem."""
 
 from __future__ import annotations
 
 import copy
 import json
 import os
+import re
 from pathlib import Path
 
 import pytest
 import yaml
 
 from boothnet.cli import main
+from boothnet.intent import load_network
 from boothnet.lab.clab import (
     HOST_IMAGE,
     ROUTER_IMAGE,
     ClabInvalid,
     check_topology,
+    clab_kinds,
     generate,
     shaping_scripts,
     validate_file,
+    vendor_ports,
 )
 from boothnet.lab.plan import plan_lab
 from boothnet.lab.shaping import htb_params
@@ -78,8 +83,10 @@ def test_topology_is_the_netns_lab_spec(network, tmp_path):
     assert [(link.a.node, link.b.node, link.mtu) for link in spec.links] == [
         (link["endpoints"][0]["node"], link["endpoints"][1]["node"], link["mtu"]) for link in doc["topology"]["links"]
     ]
+    vendor = {"core1": "vrnetlab/cisco_iol:L2-17.12.01", "rsw1": "ceos:4.28.0F"} if network == "sc-booth" else {}
     for node in spec.nodes:
-        assert nodes[node.name]["image"] == (ROUTER_IMAGE if node.kind == "router" else HOST_IMAGE)
+        expected = vendor.get(node.name) or (ROUTER_IMAGE if node.kind == "router" else HOST_IMAGE)
+        assert nodes[node.name]["image"] == expected
 
 
 def test_routers_bind_their_lab_configs_and_hosts_move_off_eth0():
@@ -105,7 +112,9 @@ def test_shaping_matches_the_netns_lab(tmp_path):
 
 
 def test_segment_mode_flattens_trunks_and_says_so(tmp_path, schema_path):
-    result = generate(ROOT / "inventories" / "sc-booth", tmp_path / "labs", tmp_path / "build", schema_path, "segment")
+    result = generate(
+        ROOT / "inventories" / "sc-booth", tmp_path / "labs", tmp_path / "build", schema_path, "segment", kinds="lab"
+    )
     text = result.path.read_text()
     assert "VLAN mode the lab configs assume: segment" in text
     assert result.links == 78 and "interface: eth49v110" in text  # 63 in dot1q: trunks carry tags
@@ -177,3 +186,120 @@ def test_cli_schema_errors_are_listed_and_nothing_is_written(tmp_path, schema, c
 def test_cli_without_schema_fails_naming_where_it_looked(tmp_path, capsys):
     assert _cli(tmp_path, "--schema", str(tmp_path / "missing.json")) == 1
     assert f"no file at {tmp_path / 'missing.json'}" in capsys.readouterr().err
+
+
+# --- vendor kinds ----------------------------------------------------------------------
+
+# What containerlab's kinds call container port eth<N> (containerlab docs, kinds cisco_iol and
+# arista_ceos), written out here rather than read from capabilities.yml.
+NOS_NAME = {
+    "cisco_iol": lambda n: f"Ethernet{n // 4}/{n % 4}",
+    "arista_ceos": lambda n: f"Ethernet{n}",
+}
+
+
+@pytest.fixture(scope="module")
+def vendor_lab(tmp_path_factory, schema_path):
+    tmp = tmp_path_factory.mktemp("vendor")
+    result = generate(ROOT / "inventories" / "sc-booth", tmp / "labs", tmp / "build", schema_path)
+    return result, yaml.safe_load(result.path.read_text())
+
+
+def test_platforms_run_on_their_kinds(vendor_lab):
+    _, doc = vendor_lab
+    nodes = doc["topology"]["nodes"]
+    assert (nodes["core1"]["kind"], nodes["core1"]["type"]) == ("cisco_iol", "l2")
+    assert nodes["rsw1"]["kind"] == "arista_ceos"
+    assert {nodes[n]["kind"] for n in ("brt1", "bgw1", "hgw1", "show1")} == {"linux"}
+    assert nodes["brt1"]["image"] == ROUTER_IMAGE
+    assert {v["kind"] for k, v in nodes.items() if v["labels"]["boothnet.role"] == "host"} == {"linux"}
+    assert nodes["core1"]["startup-config"] == "../build/sc-booth/clab/configs/core1/core1.partial.cfg"
+    assert nodes["rsw1"]["startup-config"] == "../build/sc-booth/clab/configs/rsw1/rsw1.cfg"
+    assert "binds" not in nodes["core1"] and "exec" not in nodes["rsw1"]
+
+
+def _physical(config: str) -> set[str]:
+    return {n for n in re.findall(r"^interface (\S+)$", config, re.M) if not n.startswith(("Vlan", "Management"))}
+
+
+@pytest.mark.parametrize("node", ["core1", "rsw1"])
+def test_startup_config_names_exactly_the_ports_its_links_use(vendor_lab, node):
+    result, doc = vendor_lab
+    entry = doc["topology"]["nodes"][node]
+    config = (result.path.parent / entry["startup-config"]).read_text()
+    wired = [end["interface"] for link in doc["topology"]["links"] for end in link["endpoints"] if end["node"] == node]
+    assert all(re.fullmatch(r"eth[1-9]\d*", name) for name in wired), wired
+    nos = NOS_NAME[entry["kind"]]
+    assert _physical(config) == {nos(int(name[3:])) for name in wired}
+    assert len(wired) == len(set(wired))
+
+
+def test_iol_ports_follow_declaration_order_and_the_map_is_recorded(vendor_lab):
+    result, doc = vendor_lab
+    recorded = json.loads((result.config_dir.parent / "port_map.json").read_text())
+    assert recorded["core1"]["FastEthernet1/0/1"] == "Ethernet0/1"
+    assert recorded["core1"]["FastEthernet1/0/4"] == "Ethernet1/0"
+    assert recorded["core1"]["GigabitEthernet1/0/1"] == "Ethernet1/1"
+    assert recorded["core1"]["TenGigabitEthernet1/1/1"] == "Ethernet2/3"
+    assert recorded["core1"]["GigabitEthernet0/0"] == "Vlan999"  # IOL-L2's management SVI
+    assert recorded["rsw1"]["Ethernet49"] == "Ethernet49" and recorded["rsw1"]["Management1"] == "Management0"
+    trunk = next(link for link in doc["topology"]["links"] if link["labels"]["boothnet.intent"].startswith("core1:Ten"))
+    assert trunk["endpoints"] == [{"node": "core1", "interface": "eth11"}, {"node": "rsw1", "interface": "eth49"}]
+    config = (result.config_dir / "core1" / "core1.partial.cfg").read_text()
+    assert "interface Ethernet2/3\n description to rsw1 Ethernet49\n" in config
+    assert "interface Vlan999\n description management\n ip address 198.18.0.11 255.255.255.0\n" in config
+    assert not [n for n in re.findall(r"^interface (\S+)$", config, re.M) if "Gigabit" in n or "FastEthernet" in n]
+
+
+def test_ceos_config_keeps_containerlab_access_and_mtu_fits(vendor_lab):
+    result, _ = vendor_lab
+    config = (result.config_dir / "rsw1" / "rsw1.cfg").read_text()
+    assert config.rstrip().endswith("management api http-commands\n   no shutdown\nend")
+    assert "interface Management0\n" in config and "Management1" not in config
+    assert max(int(m) for m in re.findall(r"^   mtu (\d+)$", config, re.M)) <= clab_kinds()["arista_eos"].max_mtu
+
+
+def test_iol_mtu_limit_is_reported(vendor_lab):
+    result, _ = vendor_lab
+    assert result.notes == [
+        "core1 (cisco_iol) carries at most 1500 bytes per interface; 7 of its links have intent MTU up to 9000: "
+        "paths through it stop at that limit (MTU tests: --kinds lab or hardware)"
+    ]
+    assert "# Limit: core1 (cisco_iol) carries at most 1500 bytes" in result.path.read_text()
+
+
+def test_vendor_ports_keep_nos_names_and_fill_in_order():
+    net = load_network(ROOT / "inventories" / "sc-booth")
+    names, ends = vendor_ports(net, clab_kinds())
+    assert set(names) == {"core1", "rsw1"}
+    assert ends["rsw1"]["Ethernet7"] == "eth7"
+    assert list(ends["core1"].values()) == [f"eth{n}" for n in range(1, 12)]  # only cabled ports
+    iol = clab_kinds()["cisco_ios"]
+    assert [iol.number(n) for n in ("Ethernet1/0", "Ethernet0/4", "GigabitEthernet1/0/1")] == [4, None, None]
+
+
+@pytest.mark.parametrize("network", NETWORKS)
+def test_lab_kinds_are_all_linux_and_validate(network, tmp_path, schema_path):
+    result = generate(ROOT / "inventories" / network, tmp_path / "labs", tmp_path / "build", schema_path, kinds="lab")
+    doc = yaml.safe_load(result.path.read_text())
+    assert {n["kind"] for n in doc["topology"]["nodes"].values()} == {"linux"}
+    validate_file(result.path, schema_path)
+    assert "# Kinds: lab: every device runs FRR on kind linux" in result.path.read_text()
+    if network == "sc-booth":
+        assert doc["topology"]["nodes"]["core1"]["image"] == ROUTER_IMAGE and not result.notes
+
+
+def test_vendor_kinds_refuse_segment_mode(tmp_path, schema_path, capsys):
+    args = ["clab", "-n", "sc-booth", "-i", str(ROOT / "inventories" / "sc-booth"), "--schema", str(schema_path)]
+    args += ["--labs-dir", str(tmp_path / "labs"), "--build-dir", str(tmp_path / "build"), "--vlan-mode", "segment"]
+    assert main(args) == 1
+    assert "vendor nodes (core1, rsw1) cannot: use --kinds lab" in capsys.readouterr().err
+    assert not (tmp_path / "labs").exists()
+
+
+def test_cli_image_override(tmp_path, schema_path):
+    args = ["clab", "-n", "sc-booth", "-i", str(ROOT / "inventories" / "sc-booth"), "--schema", str(schema_path)]
+    args += ["--labs-dir", str(tmp_path / "labs"), "--build-dir", str(tmp_path / "build")]
+    assert main([*args, "--image", "arista_eos=ceos:4.32.0F"]) == 0
+    doc = yaml.safe_load((tmp_path / "labs" / "sc-booth.clab.yml").read_text())
+    assert doc["topology"]["nodes"]["rsw1"]["image"] == "ceos:4.32.0F"

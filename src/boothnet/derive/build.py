@@ -156,7 +156,7 @@ class _Deriver:
             platform=platform,
             role=device.role,
             managed=device.managed,
-            mgmt_interface=q.mgmt_interface(),
+            mgmt_interface=self.ctx.port(device.name, q.mgmt_interface()),
             mgmt_address=IPv4Interface(f"{device.mgmt_address}/{self.net.settings.mgmt_subnet.prefixlen}"),
             vlans=[VlanL2(v.id, v.name, self.net.vlan_mtu(v)) for v in sorted(l2_vlans.values(), key=lambda v: v.id)],
             interfaces=interfaces + svis,

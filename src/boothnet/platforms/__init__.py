@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -20,6 +21,7 @@ class Platform:
     features: tuple[str, ...]
     files: dict[str, tuple[str, ...]]
     tunnel_inner_mtu: dict[str, int]  # IPsec backend -> largest inner packet; empty: no limit
+    containerlab: dict[str, Any] = field(default_factory=dict)  # kind, image, port naming (boothnet.lab.clab)
 
     def reserved_text(self) -> str:
         return ", ".join(_compact(sorted(self.reserved_vlans))) or "none"
@@ -62,6 +64,7 @@ def platforms() -> dict[str, Platform]:
             features=tuple(spec["features"]),
             files={path: tuple(features) for path, features in spec["files"].items()},
             tunnel_inner_mtu=dict(spec.get("tunnel_inner_mtu", {})),
+            containerlab=dict(spec.get("containerlab", {})),
         )
         for name, spec in data.items()
     }
