@@ -144,7 +144,8 @@ def main() -> int:
             )
             row["verify_s"], row["verify_peak_mb"] = verify.to_json(), verify_peak
             line += f" | verify.yml {verify.median} s (peak {verify_peak} MB)"
-        print(line, flush=True)
+        row["loadavg_1m"] = round(os.getloadavg()[0], 2)
+        print(f"{line} | load {row['loadavg_1m']}", flush=True)
         results.append(row)
 
     sizes = [int(r["devices"]) for r in results]  # type: ignore[arg-type]
@@ -157,6 +158,8 @@ def main() -> int:
         "benchmark": "scale_build",
         "runs": args.runs,
         "naive_runs": args.naive_runs,
+        # other work on the machine skews wall times: the load average says how much
+        "loadavg_at_end": [round(x, 2) for x in os.getloadavg()],
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "kernel": platform.release()},
         "sizes": results,
         "growth_exponent": growth,  # slope of log(time) over log(N): 1 linear, 2 quadratic
