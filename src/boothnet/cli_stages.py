@@ -5,8 +5,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import subprocess
 import sys
+import time
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from boothnet.report.schema import Stage
 
 
 def _progress(message: str) -> None:
@@ -97,8 +103,34 @@ def _print_report(results, paths) -> int:  # noqa: ANN001 - report types import 
     return 0 if summary.overall == "PASS" else 1
 
 
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _deploy_stage(network: str, build_dir: Path) -> Stage:
+    """playbooks/deploy.yml against the lab inventory, its output streamed as progress."""
+    from boothnet.report.schema import Stage
+
+    playbook = Path(sys.executable).parent / "ansible-playbook"
+    inventory = build_dir / network / "lab" / "inventory.yml"
+    started = time.monotonic()
+    with subprocess.Popen(
+        [str(playbook), "-i", str(inventory), str(REPO / "playbooks" / "deploy.yml")],
+        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    ) as proc:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            if line.startswith(("TASK", "PLAY RECAP", "fatal", "changed", "ok: [localhost]")) or "    - " in line:
+                _progress(line.rstrip())
+    duration = round(time.monotonic() - started, 1)
+    if proc.returncode == 0:
+        return Stage(name="deploy", status="PASS", duration_s=duration)
+    summary = build_dir / network / "deploy" / "summary.json"
+    return Stage(name="deploy", status="FAIL", duration_s=duration,
+                 reason=f"ansible-playbook exit {proc.returncode}; which config is in force: {summary}")
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
-    """Lab up, build, verify, validate and report: the main job on the embedded lab."""
+    """The main job on the embedded lab: lab up (day 0), build and verify, deploy, validate, report."""
     from boothnet.cli import _inventory
     from boothnet.report.schema import Stage
     from boothnet.validate_stage import run_validate
@@ -106,10 +138,11 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
     _need_root("demo")
     inventory, build_dir = _inventory(args), Path(args.build_dir)
-    print(f"[1/4] lab up {args.network}", flush=True)
+    print(f"[1/5] lab up {args.network} (day 0: routers unconfigured)", flush=True)
+    args.day0 = True
     if cmd_lab_up(args):
         return 1
-    print("[2/4] build and verify (offline; Batfish when BATFISH_HOST is set)", flush=True)
+    print("[2/5] build and verify (offline; Batfish when BATFISH_HOST is set)", flush=True)
     verify = run_verify_stage(inventory, build_dir, progress=_progress)
     stages = [
         Stage(
@@ -118,20 +151,17 @@ def cmd_demo(args: argparse.Namespace) -> int:
             reason=None if str(verify.status) == "PASS" else f"see {build_dir / args.network / 'verify' / 'verify.md'}",
         )
     ]
-    # The lab boots with the rendered lab configs (day 0), so what runs is what was built.
-    stages.append(
-        Stage(
-            name="deploy",
-            status="SKIPPED",
-            reason="lab nodes boot with the rendered configs; NAPALM deploy runs with make deploy",
-        )
-    )
-    print("[3/4] validate: isolation, MTU probes, throughput", flush=True)
+    if str(verify.status) == "FAIL":
+        print("verify failed: nothing deployed", file=sys.stderr)
+        return 1
+    print("[3/5] deploy (NAPALM frr_linux: backup, diff, commit-confirm, health check, confirm)", flush=True)
+    stages.append(_deploy_stage(args.network, build_dir))
+    print("[4/5] validate: isolation, MTU probes, VPN, throughput", flush=True)
     results, paths = run_validate(
         inventory, build_dir, throughput=not args.no_throughput, progress=_progress, extra_stages=stages,
         vpn_resilience=not args.no_vpn_resilience,
     )
-    print("[4/4] report")
+    print("[5/5] report")
     return _print_report(results, paths)
 
 

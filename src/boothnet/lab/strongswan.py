@@ -78,6 +78,7 @@ charon {{
     node {{
       path = {p.log}
       time_format = %H:%M:%S
+      flush_line = yes
       default = 1
       ike = 1
     }}
