@@ -16,7 +16,7 @@ from pathlib import Path
 
 from boothnet.derive import DeriveContext, DeviceModel, derive_network
 from boothnet.errors import RenderError
-from boothnet.intent import load_network
+from boothnet.intent import Network, load_network
 from boothnet.lint import lint_rendered
 from boothnet.render import RenderedFile, Renderer, write_configs
 
@@ -76,6 +76,21 @@ def build(
     started = time.perf_counter()
     progress(f"validate {inventory}")
     net = load_network(inventory)
+    return build_intent(net, build_root, ctx, subdir, run_tools, progress, started)[0]
+
+
+def build_intent(
+    net: Network,
+    build_root: Path = Path("build"),
+    ctx: DeriveContext | None = None,
+    subdir: str = "configs",
+    run_tools: bool = True,
+    progress: Callable[[str], None] = lambda _: None,
+    started: float | None = None,
+) -> tuple[BuildResult, dict[str, DeviceModel]]:
+    """`build` of an intent already loaded and validated: derive (in `ctx`), render, lint, write.
+    The derived models come back with the result, for a caller that needs them too (verify)."""
+    started = time.perf_counter() if started is None else started
     progress(f"derive {len(net.devices)} devices")
     models = derive_network(net, ctx)
     progress("render")
@@ -100,7 +115,7 @@ def build(
     out_dir.with_name(f"{out_dir.name}.summary.json").write_text(
         json.dumps({**asdict(result), "out_dir": str(out_dir)}, indent=2, sort_keys=True) + "\n"
     )
-    return result
+    return result, models
 
 
 def _plain(obj: object) -> object:

@@ -24,6 +24,15 @@ def _need_root(what: str) -> None:
         sys.exit(f"boothnet {what}: needs root (network namespaces); run it with sudo or as root")
 
 
+def _network_name(args: argparse.Namespace) -> str:
+    """The network's name from the loaded intent (network.yml), not --network: that only names
+    the default inventory folder and stays sc-booth when -i PATH picks another intent."""
+    from boothnet.cli import _inventory
+    from boothnet.intent import load_network
+
+    return load_network(_inventory(args)).name
+
+
 def cmd_lab_up(args: argparse.Namespace) -> int:
     from boothnet.cli import _inventory
     from boothnet.lab.plan import plan_lab
@@ -52,9 +61,11 @@ def cmd_lab_down(args: argparse.Namespace) -> int:
     from boothnet.lab.runner import lab_down
 
     _need_root("lab-down")
-    state_dir = Path(args.build_dir) / args.network / "lab"
-    removed = lab_down(args.network, state_dir, progress=_progress)
-    print(f"lab {args.network}: down")
+    # without -i no intent is needed (a lab can come down whatever became of its inventory)
+    network = _network_name(args) if args.inventory else args.network
+    state_dir = Path(args.build_dir) / network / "lab"
+    removed = lab_down(network, state_dir, progress=_progress)
+    print(f"lab {network}: down")
     print(json.dumps({k: v for k, v in removed.items() if k in ("removed", "seconds")}, default=str))
     return 0
 
@@ -72,7 +83,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
         print(f"verify: FAIL: {exc}", file=sys.stderr)
         return 4
     print(report.to_markdown())
-    print(f"verify: {report.status} -> {Path(args.build_dir) / args.network / 'verify'}")
+    print(f"verify: {report.status} -> {report.out_dir}")
     return 1 if str(report.status) == "FAIL" else 0
 
 
@@ -138,7 +149,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
     _need_root("demo")
     inventory, build_dir = _inventory(args), Path(args.build_dir)
-    print(f"[1/5] lab up {args.network} (day 0: routers unconfigured)", flush=True)
+    network = _network_name(args)
+    print(f"[1/5] lab up {network} (day 0: routers unconfigured)", flush=True)
     args.day0 = True
     if cmd_lab_up(args):
         return 1
@@ -148,14 +160,14 @@ def cmd_demo(args: argparse.Namespace) -> int:
         Stage(
             name="verify",
             status=str(verify.status),
-            reason=None if str(verify.status) == "PASS" else f"see {build_dir / args.network / 'verify' / 'verify.md'}",
+            reason=None if str(verify.status) == "PASS" else f"see {build_dir / network / 'verify' / 'verify.md'}",
         )
     ]
     if str(verify.status) == "FAIL":
         print("verify failed: nothing deployed", file=sys.stderr)
         return 1
     print("[3/5] deploy (NAPALM frr_linux: backup, diff, commit-confirm, health check, confirm)", flush=True)
-    stages.append(_deploy_stage(args.network, build_dir))
+    stages.append(_deploy_stage(network, build_dir))
     print("[4/5] validate: isolation, MTU probes, VPN, throughput", flush=True)
     results, paths = run_validate(
         inventory, build_dir, throughput=not args.no_throughput, progress=_progress, extra_stages=stages,

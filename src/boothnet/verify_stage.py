@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable
 from pathlib import Path
 
-from boothnet.batfish.from_intent import build_batfish_view, verify_intent_from_model
+from boothnet.batfish.from_intent import render_batfish_view, verify_intent_from_model
 from boothnet.batfish.report import CheckResult, Finding, Status, VerifyReport
 from boothnet.batfish.verify import run_verify
-from boothnet.build import build
+from boothnet.build import BuildResult, build_intent
+from boothnet.intent import load_network
 
 
-def offline_results(inventory: Path, build_root: Path) -> list[CheckResult]:
-    result = build(inventory, build_root)
+def offline_results(result: BuildResult) -> list[CheckResult]:
+    """The build's offline lint (and the tool checks it skipped) as verify check results."""
     findings = [Finding("offline_lint", None, finding) for finding in result.findings]
     checks = [
         CheckResult(
@@ -37,12 +39,19 @@ def run_verify_stage(
     require: bool = False,
     progress: Callable[[str], None] = lambda _: None,
 ) -> VerifyReport:
+    """The intent is loaded and validated once and derived once per context: the device
+    configs (built and linted as `boothnet build` does) and the Batfish view, whose models
+    also give the VerifyIntent. The report goes to build/<network>/verify (`report.out_dir`)."""
     host = host or os.environ.get("BATFISH_HOST") or None
+    started = time.perf_counter()
+    progress(f"validate {inventory}")
+    net = load_network(inventory)
     progress("offline: build and lint")
-    extra = offline_results(inventory, build_root)
+    built, _ = build_intent(net, build_root, started=started)
+    extra = offline_results(built)
     progress("Batfish view of the configs")
-    view, net = build_batfish_view(inventory, build_root)
-    intent = verify_intent_from_model(net)
+    view, models = render_batfish_view(net, build_root)
+    intent = verify_intent_from_model(net, models)
     progress(f"Batfish at {host}" if host else "Batfish: no BATFISH_HOST")
     return run_verify(
         intent,

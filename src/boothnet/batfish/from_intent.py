@@ -21,7 +21,7 @@ from boothnet.batfish.intent import (
     VerifyIntent,
     Zone,
 )
-from boothnet.build import BuildResult, build
+from boothnet.build import BuildResult, build_intent
 from boothnet.derive import DeriveContext, DeviceModel, derive_network
 from boothnet.derive.policy import PolicyCompiler
 from boothnet.intent import Network, load_network
@@ -41,10 +41,18 @@ def batfish_context(net: Network) -> DeriveContext:
 
 def build_batfish_view(inventory: Path, build_root: Path = Path("build")) -> tuple[BuildResult, Network]:
     net = load_network(inventory)
-    return build(inventory, build_root, ctx=batfish_context(net), subdir="batfish/configs", run_tools=False), net
+    return render_batfish_view(net, build_root)[0], net
+
+
+def render_batfish_view(net: Network, build_root: Path = Path("build")) -> tuple[BuildResult, dict[str, DeviceModel]]:
+    """The Batfish view of a loaded intent into build/<network>/batfish/configs, with the models
+    derived for it (the Batfish context), which `verify_intent_from_model` can reuse."""
+    return build_intent(net, build_root, ctx=batfish_context(net), subdir="batfish/configs", run_tools=False)
 
 
 def verify_intent_from_model(net: Network, models: dict[str, DeviceModel] | None = None) -> VerifyIntent:
+    """The VerifyIntent of `net`; `models` must be derived in the Batfish context (as
+    `render_batfish_view` returns them), else they are derived here."""
     ctx = batfish_context(net)
     models = models or derive_network(net, ctx)
     vlans = net.vlan_by_name()

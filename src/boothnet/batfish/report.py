@@ -113,6 +113,7 @@ class VerifyReport:
     batfish_host: str | None = None
     service_status: str | None = None
     snapshot: str | None = None
+    out_dir: Path | None = field(default=None, compare=False)  # where `write` put the report
 
     def add(self, results: CheckResult | Iterable[CheckResult]) -> VerifyReport:
         self.checks.extend([results] if isinstance(results, CheckResult) else results)
@@ -162,6 +163,7 @@ class VerifyReport:
 
     def write(self, out_dir: Path) -> tuple[Path, Path]:
         out_dir.mkdir(parents=True, exist_ok=True)
+        self.out_dir = out_dir
         js, md = out_dir / "verify.json", out_dir / "verify.md"
         js.write_text(json.dumps(self.to_dict(), indent=2) + "\n")
         md.write_text(self.to_markdown())
