@@ -290,7 +290,10 @@ def _build(
                 shaping.shape_in(h, ifname, speed, where=ns)
         if n.kind == "router":
             assert n.config_dir
-            pids.update(services.start_frr(ns, nw, names.pathspace(nw, n.name), frr_conf, n.name))
+            # day0: the daemons the rendered frr.conf (pushed by a deploy) needs, not the day-0 file's
+            rendered = Path(n.config_dir) / "frr.conf"
+            daemons_for = rendered if rendered.is_file() else None
+            pids.update(services.start_frr(ns, nw, names.pathspace(nw, n.name), frr_conf, n.name, daemons_for))
         if configs == "full":
             services.load_hooks(hook_ctx)
         pids["sshd"] = services.start_sshd(ns, n, ndir, auth)

@@ -122,8 +122,13 @@ def load_nftables(ns: str, ruleset: Path, node: str) -> None:
 
 
 def frr_daemons(frr_conf: str) -> list[str]:
-    daemons = ["zebra", "staticd", "ospfd"]
-    if any(line.startswith("router bgp") for line in frr_conf.splitlines()):
+    """The FRR daemons a config needs: zebra and staticd always, ospfd only with `router ospf`,
+    bgpd only with `router bgp` (an L2-only node runs no ospfd). `router ospf6` is not ospfd."""
+    routers = {tuple(line.split()[:2]) for line in frr_conf.splitlines() if line.startswith("router ")}
+    daemons = ["zebra", "staticd"]
+    if ("router", "ospf") in routers:
+        daemons.append("ospfd")
+    if ("router", "bgp") in routers:
         daemons.append("bgpd")
     return daemons
 
@@ -137,9 +142,13 @@ def _chown_frr(paths: Iterable[Path]) -> None:
         os.chown(p, uid, gid)
 
 
-def start_frr(ns: str, network: str, pathspace: str, frr_conf: Path, node: str) -> dict[str, int]:
+def start_frr(
+    ns: str, network: str, pathspace: str, frr_conf: Path, node: str, daemons_for: Path | None = None
+) -> dict[str, int]:
     """FRR daemons in ``ns`` with their own pathspace; integrated config pushed with
-    ``vtysh -b`` (daemons skip their own config when frr.conf exists)."""
+    ``vtysh -b`` (daemons skip their own config when frr.conf exists). The daemons are those
+    ``daemons_for`` needs (default ``frr_conf``): a day-0 router boots from a hostname-only
+    frr.conf but needs the daemons of the rendered one that a deploy pushes later."""
     etc, rundir = names.FRR_ETC / pathspace, names.FRR_RUN / pathspace
     for d in (etc, rundir):
         d.mkdir(parents=True, exist_ok=True)
@@ -150,7 +159,7 @@ def start_frr(ns: str, network: str, pathspace: str, frr_conf: Path, node: str) 
     # daemons drop to the frr user: it must read the config and write pid/vty sockets
     _chown_frr([etc, rundir, etc / "frr.conf", etc / "vtysh.conf"])
     pids: dict[str, int] = {}
-    for d in frr_daemons(conf_text):
+    for d in frr_daemons(daemons_for.read_text() if daemons_for else conf_text):
         (rundir / f"{d}.pid").unlink(missing_ok=True)
         # -P 0: no TCP vty port; vtysh talks over the pathspace's unix sockets
         run(in_ns(ns, str(FRR_BIN / d), "-N", pathspace, "-d", "-P", "0"), f"{d} on {node}")
