@@ -288,6 +288,42 @@ def _measure(
     )
 
 
+# what each tool needs open on the server: iperf3 one port; nuttcp control + one per stream
+def _ports_needed(tool: ToolName, streams: int) -> int:
+    return 1 if tool == "iperf3" else streams + 1
+
+
+def _port_block(
+    net: Network, allocator: PortAllocator, test: ThroughputTest, tool: ToolName, client: Endpoint, taken: set[int]
+) -> PortBlock:
+    """The allocator's block when the policy lets the client reach all of it (the usual case
+    inside a VLAN); otherwise the first run of ports the policy opens toward the server (a
+    path through a firewall or the VPN: list the tools' ports in the rule)."""
+    needed = _ports_needed(tool, net.throughput.streams)
+    compiler = PolicyCompiler(net)
+    src_vlan = net.vlan_by_name()[client.vlan]
+    same_vlan = client.vlan == test.server.vlan
+
+    def open_(port: int) -> bool:
+        if same_vlan:
+            return True
+        return policy_decision(compiler, src_vlan, _host(client), _host(test.server), "tcp", port)[0] == "permit"
+
+    block = allocator.allocate(f"{test.name}/{client.name}/{tool}", test.server.name)
+    if all(open_(p) for p in block.ports[:needed]):
+        return block
+    allocator.release(block)
+    listed = sorted({p for rule in net.policy.rules if rule.proto == "tcp" for p in rule.ports})
+    for first in listed:
+        run = range(first, first + needed)
+        if taken.isdisjoint(run) and all(open_(p) for p in run):
+            return PortBlock(f"{test.name}/{client.name}/{tool}", test.server.name, first, needed)
+    raise ValueError(
+        f"{test.name}: the policy opens no {needed} consecutive TCP port(s) from {client.name} to "
+        f"{test.server.name} for {tool}; add them to a rule (iperf3: 5201; nuttcp: 5000 and 5001)"
+    )
+
+
 def run_throughput_tests(
     net: Network, runner: Runner, progress: Callable[[str], None], tunnel_mtu: int | None = None
 ) -> list[ThroughputResult]:
@@ -298,14 +334,20 @@ def run_throughput_tests(
         expected = expected_for(net, test.clients[0], test.server, tunnel_mtu)
         for tool in net.throughput.tools:
             # one port block per client, each its own server: taken here, not in the threads
-            blocks = [allocator.allocate(f"{test.name}/{c.name}/{tool}", test.server.name) for c in test.clients]
+            blocks: list[PortBlock] = []
             try:
+                for client in test.clients:
+                    blocks.append(_port_block(net, allocator, test, tool, client, {p for b in blocks for p in b.ports}))
                 with ThreadPoolExecutor(max_workers=len(test.clients)) as pool:
                     measured = list(pool.map(partial(_measure, net, runner, test, tool), test.clients, blocks))
+                result = judge(combine(measured, test.name), expected, net.throughput.pass_ratio)
+            except ValueError as exc:
+                result = judge(ThroughputResult(tool=tool, succeeded=False, error=str(exc), path=test.name,
+                                                source=test.clients[0].name, destination=test.server.name),
+                               expected, net.throughput.pass_ratio)
             finally:
                 for block in blocks:
                     allocator.release(block)
-            result = judge(combine(measured, test.name), expected, net.throughput.pass_ratio)
             results.append(result)
             progress(
                 f"[throughput] {test.name} {tool}: {result.throughput / 1e6:.1f} Mb/s "

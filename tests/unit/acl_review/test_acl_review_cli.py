@@ -42,7 +42,7 @@ def test_working_tree_change_against_head_exits_3(repo, capsys):
     open_client_subnet(repo)
     assert main(["acl-review", "-n", "sc-booth"]) == 3
     out = capsys.readouterr().out
-    assert "newly permitted: 8 (8 need security sign-off), newly denied: 12" in out
+    assert "newly permitted: 10 (10 need security sign-off), newly denied: 15" in out
     assert "SIGN-OFF core1 VPN_CLIENTS_IN: TCP 10.10.30.254 -> 10.200.1.254 port 22" in out
     assert "gate: FAIL (exit 3)" in out
     data = json.loads((repo / "build/sc-booth/review/acl_review.json").read_text())

@@ -15,7 +15,7 @@ from boothnet.acl_review.stage import review_intents
 
 ROOT = Path(__file__).resolve().parents[3]
 RESEARCH = range(1, 17)
-CLIENT_PORTS = {22, 443, 5000, 5201}
+CLIENT_PORTS = {22, 443, 5000, 5001, 5201}
 
 
 @pytest.fixture
@@ -99,17 +99,17 @@ def test_whole_client_subnet_to_home_is_newly_permitted_and_breaks_the_listed_cl
 
 def test_both_changes_first_screen_lists_permitted_first_with_counts(pair):
     review = pair(lambda d: (research_ssh_to_booth1(d), whole_client_subnet_to_home(d)))
-    assert (len(review.permitted), len(review.gated), len(review.denied)) == (24, 24, 12)
+    assert (len(review.permitted), len(review.gated), len(review.denied)) == (26, 26, 15)
     md = review.files["md"].read_text()
     assert md.index("## NEWLY PERMITTED") < md.index("## NEWLY DENIED")
-    assert "**GATE: FAIL (exit 3)**: 24 newly permitted flow(s) need security sign-off (8 into the secured " \
+    assert "**GATE: FAIL (exit 3)**: 26 newly permitted flow(s) need security sign-off (10 into the secured " \
            "network, 16 between research and production)." in md
-    assert "| 24 | 24 | 12 |" in md
+    assert "| 26 | 26 | 15 |" in md
     # one row per change, not one per research VLAN
     assert "TCP 10.110.1.254 -> 10.10.10.10 port 22, in on Vlan110" in md and "15 more: RESEARCH_02_IN" in md
     assert "10.110.2.254 -> 10.10.10.10" not in md
     data = json.loads(review.files["json"].read_text())
-    assert data["gate"]["exit_code"] == 3 and len(data["newly_permitted"]) == 24
+    assert data["gate"]["exit_code"] == 3 and len(data["newly_permitted"]) == 26
 
 
 def test_newly_denied_only_passes_the_gate(pair):
