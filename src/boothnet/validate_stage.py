@@ -25,7 +25,7 @@ from boothnet.perf.formula import expected_goodput
 from boothnet.perf.ports import PortAllocator, PortBlock
 from boothnet.perf.probes import mtu_probe, ping, start_listener, stop_listener, tcp_connect
 from boothnet.perf.run import ToolName, combine, run_throughput
-from boothnet.perf.runner import Runner, netns_runner
+from boothnet.perf.runner import Runner, listening_ports, netns_runner
 from boothnet.perf.schema import ThroughputResult, judge
 from boothnet.report.render import ReportPaths, write_report
 from boothnet.report.schema import IsolationRow, MtuRow, Stage, ValidationResults, VpnTunnel
@@ -294,11 +294,12 @@ def _ports_needed(tool: ToolName, streams: int) -> int:
 
 
 def _port_block(
-    net: Network, allocator: PortAllocator, test: ThroughputTest, tool: ToolName, client: Endpoint, taken: set[int]
+    net: Network, allocator: PortAllocator, test: ThroughputTest, tool: ToolName, client: Endpoint, busy: set[int]
 ) -> PortBlock:
     """The allocator's block when the policy lets the client reach all of it (the usual case
-    inside a VLAN); otherwise the first run of ports the policy opens toward the server (a
-    path through a firewall or the VPN: list the tools' ports in the rule)."""
+    inside a VLAN); otherwise the first free run of ports the policy opens toward the server
+    (a path through a firewall or the VPN: list the tools' ports in the rule). ``busy``:
+    ports that listen on the server already (sshd's 22) or other clients of this test took."""
     needed = _ports_needed(tool, net.throughput.streams)
     compiler = PolicyCompiler(net)
     src_vlan = net.vlan_by_name()[client.vlan]
@@ -309,14 +310,14 @@ def _port_block(
             return True
         return policy_decision(compiler, src_vlan, _host(client), _host(test.server), "tcp", port)[0] == "permit"
 
-    block = allocator.allocate(f"{test.name}/{client.name}/{tool}", test.server.name)
+    block = allocator.allocate(f"{test.name}/{client.name}/{tool}", test.server.name, busy)
     if all(open_(p) for p in block.ports[:needed]):
         return block
     allocator.release(block)
     listed = sorted({p for rule in net.policy.rules if rule.proto == "tcp" for p in rule.ports})
     for first in listed:
         run = range(first, first + needed)
-        if taken.isdisjoint(run) and all(open_(p) for p in run):
+        if busy.isdisjoint(run) and all(open_(p) for p in run):
             return PortBlock(f"{test.name}/{client.name}/{tool}", test.server.name, first, needed)
     raise ValueError(
         f"{test.name}: the policy opens no {needed} consecutive TCP port(s) from {client.name} to "
@@ -335,9 +336,11 @@ def run_throughput_tests(
         for tool in net.throughput.tools:
             # one port block per client, each its own server: taken here, not in the threads
             blocks: list[PortBlock] = []
+            listening = listening_ports(runner, _ns(net, test.server.name))
             try:
                 for client in test.clients:
-                    blocks.append(_port_block(net, allocator, test, tool, client, {p for b in blocks for p in b.ports}))
+                    busy = listening | {p for b in blocks for p in b.ports}
+                    blocks.append(_port_block(net, allocator, test, tool, client, busy))
                 with ThreadPoolExecutor(max_workers=len(test.clients)) as pool:
                     measured = list(pool.map(partial(_measure, net, runner, test, tool), test.clients, blocks))
                 result = judge(combine(measured, test.name), expected, net.throughput.pass_ratio)
