@@ -288,6 +288,9 @@ def _measure(
     )
 
 
+TOOL_PORTS: dict[str, int] = {"iperf3": 5201, "nuttcp": 5000}  # defaults: first control/data port
+
+
 # what each tool needs open on the server: iperf3 one port; nuttcp control + one per stream
 def _ports_needed(tool: ToolName, streams: int) -> int:
     return 1 if tool == "iperf3" else streams + 1
@@ -315,7 +318,7 @@ def _port_block(
         return block
     allocator.release(block)
     listed = sorted({p for rule in net.policy.rules if rule.proto == "tcp" for p in rule.ports})
-    for first in listed:
+    for first in [TOOL_PORTS[tool], *listed]:  # the tool's own port first: what a rule is likely to name
         run = range(first, first + needed)
         if busy.isdisjoint(run) and all(open_(p) for p in run):
             return PortBlock(f"{test.name}/{client.name}/{tool}", test.server.name, first, needed)

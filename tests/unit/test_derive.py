@@ -161,3 +161,4 @@ def test_libipsec_backend_routes_into_its_tun_device_at_the_mtu_it_carries(booth
     assert "addr add 10.10.30.0/32 dev ipsec0" in bgw.linux_statements
     assert "link set ipsec0 mtu 1400" in bgw.linux_statements
     assert not any("addr add" in s and "ipsec0" in s for s in hgw.linux_statements)  # owns 10.200.1.1
+
