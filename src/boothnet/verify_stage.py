@@ -47,8 +47,8 @@ def run_verify_stage(
     progress(f"validate {inventory}")
     net = load_network(inventory)
     progress("offline: build and lint")
-    built, _ = build_intent(net, build_root, started=started)
-    extra = offline_results(built)
+    # the device models are not kept: only the Batfish view's are needed from here on
+    extra = offline_results(build_intent(net, build_root, started=started)[0])
     progress("Batfish view of the configs")
     view, models = render_batfish_view(net, build_root)
     intent = verify_intent_from_model(net, models)
