@@ -463,8 +463,15 @@ class FrrLinuxDriver(LinuxDriver):  # type: ignore[misc]
     # ------------------------------------------------------------------ getters
 
     def get_ospf_neighbors(self) -> dict[str, list[dict[str, str]]]:
-        """OSPF neighbors by interface: ``{"eth1": [{"router_id", "address", "state"}]}``."""
-        data = json.loads(self._vtysh("show ip ospf neighbor json") or "{}")
+        """OSPF neighbors by interface: ``{"eth1": [{"router_id", "address", "state"}]}``;
+        none on a device that runs no ospfd (an L2 switch, a gateway with static routes)."""
+        ps = f"-N {shlex.quote(self.pathspace)} " if self.pathspace else ""
+        r = self._sh(f"vtysh {ps}-c {shlex.quote('show ip ospf neighbor json')}")
+        if r.exit_code != 0 and "ospfd is not running" in f"{r.stdout}{r.stderr}":
+            return {}
+        if r.exit_code != 0:
+            raise CommitError(f"{self.hostname}: vtysh show ip ospf neighbor: {_err(r)}")
+        data = json.loads(str(r.stdout) or "{}")
         out: dict[str, list[dict[str, str]]] = {}
         for rid, entries in data.get("neighbors", {}).items():
             for e in entries:
