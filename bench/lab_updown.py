@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
+import json
 import os
 import statistics
 import subprocess
@@ -23,6 +24,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+RESULTS = Path(__file__).resolve().parent / "results"
 
 from boothnet.lab.runner import lab_down, lab_up  # noqa: E402
 from boothnet.lab.spec import LabSpec  # noqa: E402
@@ -54,6 +56,7 @@ def main() -> int:
     ap.add_argument("--state-dir", type=Path, help="default: a temporary folder")
     ap.add_argument("--no-ssh", action="store_true", help="skip the SSH check of every node")
     ap.add_argument("-v", "--verbose", action="store_true", help="print lab progress lines")
+    ap.add_argument("--out", type=Path, help="default: bench/results/lab_updown_<network>.json")
     args = ap.parse_args()
     if os.geteuid() != 0:
         print("needs root", file=sys.stderr)
@@ -96,6 +99,17 @@ def main() -> int:
     print(f"median up {statistics.median(ups):.2f} s, "
           + (f"ssh all {statistics.median(sshs):.2f} s, " if sshs else "")
           + f"down {statistics.median(downs):.2f} s over {args.runs} runs")
+    out = args.out or RESULTS / f"lab_updown_{spec.network}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({
+        "what": "netns lab bring-up and teardown (issue 3 target: < 60 s up, < 20 s down)",
+        "network": spec.network, "nodes": len(spec.nodes), "routers": routers, "links": len(spec.links),
+        "cpus": os.cpu_count(), "load_average": os.getloadavg(), "runs": args.runs,
+        "up_s": ups, "ssh_all_s": sshs, "down_s": downs,
+        "median_up_s": statistics.median(ups), "median_down_s": statistics.median(downs),
+        "median_ssh_all_s": statistics.median(sshs) if sshs else None,
+    }, indent=2) + "\n")
+    print(f"written {out}")
     return 0
 
 
