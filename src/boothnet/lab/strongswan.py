@@ -10,17 +10,16 @@ from __future__ import annotations
 import base64
 import os
 import re
-import secrets
 import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from boothnet.deploy import secrets
 from boothnet.lab import services
 
 CHARON = "/usr/lib/ipsec/charon"
 PSK_FILE = "vpn.psk"  # under the lab's state dir, generated at lab start
-_PLACEHOLDER = re.compile(r"\$\{([A-Z][A-Z0-9_]*)\}")
 
 # Only what the rendered configs use; a short list also keeps charon's start quiet.
 PLUGINS = (
@@ -100,16 +99,8 @@ def generate_psk(state_dir: Path) -> Path:
     path = state_dir / PSK_FILE
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w") as fh:
-        fh.write("0s" + base64.b64encode(secrets.token_bytes(32)).decode() + "\n")
+        fh.write("0s" + base64.b64encode(os.urandom(32)).decode() + "\n")
     return path
-
-
-def fill_secrets(text: str, values: dict[str, str], where: str) -> str:
-    """Replace ``${NAME}`` placeholders; a name with no value is an error naming it."""
-    missing = sorted({m for m in _PLACEHOLDER.findall(text) if m not in values})
-    if missing:
-        raise RuntimeError(f"{where}: no value for {', '.join(missing)}")
-    return _PLACEHOLDER.sub(lambda m: values[m.group(1)], text)
 
 
 def charon_env(p: CharonPaths) -> dict[str, str]:
@@ -141,12 +132,13 @@ def load_swanctl(ctx: services.HookContext) -> None:
     """The node's swanctl.conf with the lab PSK filled in (0600), loaded over VICI."""
     assert ctx.node.config_dir
     p = paths(ctx.node_dir)
-    source = Path(ctx.node.config_dir) / "swanctl.conf"
-    psk = (ctx.node_dir.parents[1] / PSK_FILE).read_text().strip()
-    values = dict.fromkeys(_PLACEHOLDER.findall(source.read_text()), psk)
+    # the lab's one key stands for every placeholder (the intent's vpn.psk_env)
+    parts = {"swanctl.conf": (Path(ctx.node.config_dir) / "swanctl.conf").read_text()}
+    psk_file = ctx.node_dir.parents[1] / PSK_FILE
+    values = secrets.resolve(parts, {}, dict.fromkeys(secrets.placeholders(parts), psk_file))
     fd = os.open(p.swanctl_conf, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w") as fh:
-        fh.write(fill_secrets(source.read_text(), values, str(source)))
+        fh.write(secrets.substitute(parts, values)["swanctl.conf"])
     res = subprocess.run(
         services.in_ns(ctx.ns, "swanctl", "--load-all", "--noprompt", "--file", str(p.swanctl_conf), "--uri", p.uri),
         env=charon_env(p), capture_output=True, text=True, timeout=30, check=False,
