@@ -140,6 +140,15 @@ def _deploy_stage(network: str, build_dir: Path) -> Stage:
                  reason=f"ansible-playbook exit {proc.returncode}; which config is in force: {summary}")
 
 
+def _verify_reason(verify, out_dir: Path) -> str:  # noqa: ANN001 - VerifyReport imports lazily
+    """Which checks did not pass, in one line: e.g. the Batfish ones SKIPPED for no service."""
+    open_checks = [c for c in verify.checks if str(c.status) != "PASS"]
+    names = ", ".join(f"{c.name} {c.status}" for c in open_checks[:4])
+    more = f" and {len(open_checks) - 4} more" if len(open_checks) > 4 else ""
+    why = next((c.reason for c in open_checks if c.reason), "")
+    return f"{names}{more}" + (f" ({why})" if why else "") + f"; see {out_dir / 'verify.md'}"
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     """The main job on the embedded lab: lab up (day 0), build and verify, deploy, validate, report."""
     from boothnet.cli import _inventory
@@ -160,7 +169,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         Stage(
             name="verify",
             status=str(verify.status),
-            reason=None if str(verify.status) == "PASS" else f"see {build_dir / network / 'verify' / 'verify.md'}",
+            reason=None if str(verify.status) == "PASS" else _verify_reason(verify, build_dir / network / "verify"),
         )
     ]
     if str(verify.status) == "FAIL":
