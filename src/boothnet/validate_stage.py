@@ -297,14 +297,19 @@ def _ports_needed(tool: ToolName, streams: int) -> int:
 
 
 def _port_block(
-    net: Network, allocator: PortAllocator, test: ThroughputTest, tool: ToolName, client: Endpoint, busy: set[int]
+    net: Network,
+    compiler: PolicyCompiler,
+    allocator: PortAllocator,
+    test: ThroughputTest,
+    tool: ToolName,
+    client: Endpoint,
+    busy: set[int],
 ) -> PortBlock:
     """The allocator's block when the policy lets the client reach all of it (the usual case
     inside a VLAN); otherwise the first free run of ports the policy opens toward the server
     (a path through a firewall or the VPN: list the tools' ports in the rule). ``busy``:
     ports that listen on the server already (sshd's 22) or other clients of this test took."""
     needed = _ports_needed(tool, net.throughput.streams)
-    compiler = PolicyCompiler(net)
     src_vlan = net.vlan_by_name()[client.vlan]
     same_vlan = client.vlan == test.server.vlan
 
@@ -332,6 +337,7 @@ def run_throughput_tests(
     net: Network, runner: Runner, progress: Callable[[str], None], tunnel_mtu: int | None = None
 ) -> list[ThroughputResult]:
     allocator = PortAllocator()
+    compiler = PolicyCompiler(net)
     results = []
     for test in throughput_tests(net):
         # together, the clients share the server's access link: its limit is the sum's
@@ -343,7 +349,7 @@ def run_throughput_tests(
             try:
                 for client in test.clients:
                     busy = listening | {p for b in blocks for p in b.ports}
-                    blocks.append(_port_block(net, allocator, test, tool, client, busy))
+                    blocks.append(_port_block(net, compiler, allocator, test, tool, client, busy))
                 with ThreadPoolExecutor(max_workers=len(test.clients)) as pool:
                     measured = list(pool.map(partial(_measure, net, runner, test, tool), test.clients, blocks))
                 result = judge(combine(measured, test.name), expected, net.throughput.pass_ratio)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from boothnet.derive.policy import PolicyCompiler
 from boothnet.intent import load_network
 from boothnet.perf.ports import PortAllocator
 from boothnet.validate_stage import _port_block, throughput_tests
@@ -25,11 +26,11 @@ def test_throughput_ports_follow_the_policy(booth):
     tests = {t.name: t for t in throughput_tests(booth)}
     vpn = tests["client-to-home-through-vpn"]
     client = vpn.clients[0]
-    allocator = PortAllocator()
-    assert _port_block(booth, allocator, vpn, "iperf3", client, {22}).ports == range(5201, 5202)
-    assert _port_block(booth, allocator, vpn, "nuttcp", client, {22}).ports == range(5000, 5002)
+    allocator, compiler = PortAllocator(), PolicyCompiler(booth)
+    assert _port_block(booth, compiler, allocator, vpn, "iperf3", client, {22}).ports == range(5201, 5202)
+    assert _port_block(booth, compiler, allocator, vpn, "nuttcp", client, {22}).ports == range(5000, 5002)
     with pytest.raises(ValueError, match="opens no 2 consecutive TCP port"):
-        _port_block(booth, allocator, vpn, "nuttcp", client, {22, 5000, 5001})
+        _port_block(booth, compiler, allocator, vpn, "nuttcp", client, {22, 5000, 5001})
     # inside a VLAN the allocator's own block is used as it is
     inside = tests["research-01: r01-cn1 -> r01-fs"]
-    assert _port_block(booth, allocator, inside, "nuttcp", inside.clients[0], set()).width == allocator.width
+    assert _port_block(booth, compiler, allocator, inside, "nuttcp", inside.clients[0], set()).width == allocator.width
