@@ -21,6 +21,7 @@ from pathlib import Path
 from boothnet.derive.policy import PolicyCompiler, policy_decision
 from boothnet.intent import Network, load_network
 from boothnet.intent.model import Endpoint
+from boothnet.lab.names import ns_name
 from boothnet.perf.formula import expected_goodput
 from boothnet.perf.ports import PortAllocator, PortBlock
 from boothnet.perf.probes import mtu_probe, ping, start_listener, stop_listener, tcp_connect
@@ -46,7 +47,7 @@ class Flow:
 
 
 def _ns(net: Network, node: str) -> str:
-    return f"{net.name}-{node}"
+    return ns_name(net.name, node)
 
 
 def _host(endpoint: Endpoint) -> IPv4Network:

@@ -27,6 +27,7 @@ from boothnet.derive.policy import PolicyCompiler
 from boothnet.intent import Network
 from boothnet.intent.model import Endpoint
 from boothnet.lab import strongswan
+from boothnet.lab.names import ns_name
 from boothnet.lab.plan import lab_context
 from boothnet.lab.runner import read_state
 from boothnet.perf.probes import mtu_probe, ping, start_listener, stop_listener, tcp_transfer
@@ -55,9 +56,6 @@ class LabVpn:
     service_port: int  # a TCP port the policy opens from the clients to the secured network
     protected: list[IPv4Network]  # both sides' protected subnets
     dpd_delay_s: int
-
-    def ns(self, network: str, node: str) -> str:
-        return f"{network}-{node}"
 
 
 def lab_vpn(net: Network, lab_dir: Path) -> LabVpn | None:
@@ -110,7 +108,7 @@ class Capture:
     def __enter__(self) -> Capture:
         self.proc = subprocess.Popen(
             ["ip", "netns", "exec", self.ns, "tcpdump", "-i", self.ifname, "-nn", "-U", "-w", str(self.pcap)],
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )
         deadline = time.monotonic() + 5  # tcpdump says "listening on" once it captures
         while self.proc.poll() is None and time.monotonic() < deadline:
@@ -182,12 +180,12 @@ def _wait(condition: Callable[[], bool], timeout_s: float, interval_s: float = 0
 class VpnChecks:
     def __init__(self, net: Network, lab_dir: Path, runner: Runner, vpn: LabVpn, progress: Progress) -> None:
         self.net, self.lab_dir, self.runner, self.vpn, self.progress = net, lab_dir, runner, vpn, progress
-        self.client_ns = vpn.ns(net.name, vpn.client.name)
+        self.client_ns = ns_name(net.name, vpn.client.name)
         self.gateways = {str(vpn.booth_outside), str(vpn.home_outside)}
         self.protected = vpn.protected
 
     def _ns(self, node: str) -> str:
-        return self.vpn.ns(self.net.name, node)
+        return ns_name(self.net.name, node)
 
     def _through(self) -> bool:
         return ping(self.runner, self.client_ns, str(self.vpn.secured.address), count=1, wait_s=1).ok

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from boothnet.deploy import secrets
 from boothnet.lab import services
+from boothnet.platforms import frr_linux
 
 CHARON = "/usr/lib/ipsec/charon"
 PSK_FILE = "vpn.psk"  # under the lab's state dir, generated at lab start
@@ -202,7 +203,7 @@ def restart_charon(state_dir: Path, node: str) -> int:
     assert spec_node.config_dir
     tunnel_lines = [
         line for line in (Path(spec_node.config_dir) / "interfaces.ip").read_text().splitlines()
-        if line.split()[-1:] == ["ipsec0"] or " ipsec0 " in f"{line} "
+        if f" {frr_linux.LIBIPSEC_DEVICE} " in f" {line} "
     ]
     if tunnel_lines:
         subprocess.run(["ip", "-netns", ns, "-batch", "-"], input="\n".join(tunnel_lines) + "\n",
