@@ -20,7 +20,9 @@ class IntentInvalid(Exception):
     """Raised with every error found, never just the first."""
 
     def __init__(self, errors: list[IntentError]):
-        self.errors = sorted(set(errors), key=lambda e: (e.file, e.path, str(e.value), e.allowed))
+        # Deduplicated by text, not by hash: a value may be a list (a trunk's `vlans`, a rule's `ports`).
+        unique = {str(error): error for error in errors}
+        self.errors = sorted(unique.values(), key=lambda e: (e.file, e.path, str(e.value), e.allowed))
         super().__init__(self.summary())
 
     def summary(self) -> str:

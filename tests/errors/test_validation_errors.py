@@ -169,3 +169,197 @@ def test_crypto_inner_mtu_must_fit_esp_overhead(inventory_copy):
         "inv/group_vars/all/network.yml: mtu_policy.crypto_inner: 9050: at most 9035: ESP adds up to "
         "65 bytes and the outer link bgw1:eth2 -- show1:eth2 has MTU 9100"
     ) in errors_of(inv)
+
+
+def test_trunk_without_a_known_vlan_is_reported_with_its_list_value(inventory_copy):
+    inv = inventory_copy("sc-booth")
+    inv.edit(LINKS, lambda d: d["links"][0].update(vlans=["900-901"]))
+    assert errors_of(inv) == [
+        "inv/group_vars/all/links.yml: links[0].vlans: 900: known VLAN ids, names or ranges like 110-125",
+        "inv/group_vars/all/links.yml: links[0].vlans: 901: known VLAN ids, names or ranges like 110-125",
+        "inv/group_vars/all/links.yml: links[0].vlans: ['900-901']: at least one known VLAN on a trunk",
+    ]
+
+
+def test_ports_on_a_rule_without_tcp_or_udp(inventory_copy):
+    inv = inventory_copy()
+    inv.edit(POLICY, lambda d: d["policy"]["rules"][2].update(ports=[7]))
+    assert errors_of(inv) == [
+        "inv/group_vars/all/policy.yml: policy.rules[2].ports: [7]: ports only with proto tcp or udp",
+    ]
+
+
+NETWORK = "group_vars/all/network.yml"
+VPN = "group_vars/all/vpn.yml"
+
+
+def _endpoint(name, **change):
+    return lambda d: d["all"]["children"]["endpoints"]["hosts"][name].update(change)
+
+
+# The other rules, one case each: (inventory, [(file, edit)], the exact message).
+OTHER_RULES = {
+    "vlan-mtu-range": (
+        "lab-mini",
+        [(VLANS, lambda d: d["vlans"][0].update(mtu=9300))],
+        "inv/group_vars/all/vlans.yml: vlans[0].mtu: 9300: 576-9216",
+    ),
+    "vlan-gateway-unknown": (
+        "lab-mini",
+        [(VLANS, lambda d: d["vlans"][0].update(gateway="r9"))],
+        "inv/group_vars/all/vlans.yml: vlans[0].gateway: 'r9': a known device: r1, r2",
+    ),
+    "vlan-router-unknown": (
+        "lab-mini",
+        [(VLANS, lambda d: d["vlans"][0].update(routers={"r9": "10.0.10.2"}))],
+        "inv/group_vars/all/vlans.yml: vlans[0].routers.r9: 'r9': a known device",
+    ),
+    "vlan-router-address": (
+        "lab-mini",
+        [(VLANS, lambda d: d["vlans"][0].update(routers={"r2": "10.0.99.2"}))],
+        "inv/group_vars/all/vlans.yml: vlans[0].routers.r2: '10.0.99.2': a host address in 10.0.10.0/24",
+    ),
+    "port-declared-twice": (
+        "lab-mini",
+        [("host_vars/r2.yml", lambda d: d["ports"].append({"name": "eth2", "speed": 1000}))],
+        "inv/host_vars/r2.yml: ports[3].name: 'eth2': each port declared once (also ports[1])",
+    ),
+    "port-mtu-range": (
+        "lab-mini",
+        [("host_vars/r1.yml", lambda d: d["ports"][0].update(mtu=500))],
+        "inv/host_vars/r1.yml: ports[0].mtu: 500: 576-65535 on frr_linux",
+    ),
+    "mgmt-address": (
+        "lab-mini",
+        [("host_vars/r1.yml", lambda d: d.update(mgmt_address="198.18.2.11"))],
+        "inv/host_vars/r1.yml: mgmt_address: '198.18.2.11': an address in the management subnet 198.18.1.0/24",
+    ),
+    "link-mtu-vs-ports": (
+        "lab-mini",
+        [(LINKS, lambda d: d["links"][0].update(mtu=1500))],
+        "inv/group_vars/all/links.yml: links[0].mtu: 1500: the MTU of the ports it joins (9000 on r1:eth3)",
+    ),
+    "access-vlan-unknown": (
+        "sc-booth",
+        [(LINKS, lambda d: d["links"][1].update(vlan="nope"))],
+        "inv/group_vars/all/links.yml: links[1].vlan: 'nope': a known VLAN id or name",
+    ),
+    "access-vlan-above-link-mtu": (
+        "sc-booth",
+        [
+            (LINKS, lambda d: d["links"][1].update(mtu=1500)),
+            ("host_vars/brt1.yml", lambda d: [p.pop("mtu", None) for p in d["ports"]]),
+            ("host_vars/core1.yml", lambda d: [p.pop("mtu", None) for p in d["ports"] if p["name"].endswith("/47")]),
+        ],
+        "inv/group_vars/all/links.yml: links[1].vlan: 'show-uplink (mtu 9000)': "
+        "a VLAN with an MTU of at most the link MTU 1500",
+    ),
+    "routed-without-addresses": (
+        "lab-mini",
+        [(LINKS, lambda d: d["links"][0].pop("addresses"))],
+        "inv/group_vars/all/links.yml: links[0].addresses: 'missing': addresses {a: A/len, b: B/len} on a routed link",
+    ),
+    "routed-addresses-apart": (
+        "lab-mini",
+        [(LINKS, lambda d: d["links"][0]["addresses"].update(b="10.0.0.5/30"))],
+        "inv/group_vars/all/links.yml: links[0].addresses: '10.0.0.1/30 / 10.0.0.5/30': "
+        "two different addresses in one subnet",
+    ),
+    "endpoint-vlan-unknown": (
+        "lab-mini",
+        [("hosts.yml", _endpoint("h1", vlan="guests"))],
+        "inv/hosts.yml: endpoints.h1.vlan: 'guests': a known VLAN name",
+    ),
+    "endpoint-is-gateway": (
+        "lab-mini",
+        [("hosts.yml", _endpoint("h1", address="10.0.10.1"))],
+        "inv/hosts.yml: endpoints.h1.address: '10.0.10.1': "
+        "a host address in 10.0.10.0/24 other than the gateway 10.0.10.1",
+    ),
+    "endpoint-address-twice": (
+        "lab-mini",
+        [("hosts.yml", _endpoint("h2", address="10.0.10.11"))],
+        "inv/hosts.yml: endpoints.h2.address: '10.0.10.11': a unique address (also h1)",
+    ),
+    "endpoint-port-mtu": (
+        "lab-mini",
+        [("host_vars/r2.yml", lambda d: d["ports"][0].update(mtu=1500))],
+        "inv/hosts.yml: endpoints.h3.attach: 'r2:eth1 (mtu 1500)': a port with an MTU of at least the VLAN MTU 9000",
+    ),
+    "selector-malformed": (
+        "lab-mini",
+        [(POLICY, lambda d: d["policy"]["rules"][0].update(to="net:10.0.0.0/8"))],
+        "inv/group_vars/all/policy.yml: policy.rules[0].to: 'net:10.0.0.0/8': "
+        "any, zone:<zone>, group:<host group> or vlan:<vlan name>",
+    ),
+    "selector-vlan-unknown": (
+        "lab-mini",
+        [(POLICY, lambda d: d["policy"]["rules"][0].update(to="vlan:guests"))],
+        "inv/group_vars/all/policy.yml: policy.rules[0].to: 'vlan:guests': a known VLAN name",
+    ),
+    "rule-name-twice": (
+        "lab-mini",
+        [(POLICY, lambda d: d["policy"]["rules"][1].update(name="research-not-to-users"))],
+        "inv/group_vars/all/policy.yml: policy.rules[1].name: 'research-not-to-users': unique rule names",
+    ),
+    "rule-port-range": (
+        "lab-mini",
+        [(POLICY, lambda d: d["policy"]["rules"][1].update(ports=[70000]))],
+        "inv/group_vars/all/policy.yml: policy.rules[1].ports: 70000: ports 1-65535",
+    ),
+    "group-member-unknown": (
+        "lab-mini",
+        [(POLICY, lambda d: d["host_groups"]["admins"].append("h9"))],
+        "inv/group_vars/all/policy.yml: host_groups.admins[1]: 'h9': a known endpoint",
+    ),
+    "host-groups-malformed": (
+        "lab-mini",
+        [(POLICY, lambda d: d.update(host_groups={"admins": "h1"}))],
+        "inv/group_vars/all/policy.yml: host_groups: 'malformed': a mapping of group name to a list of endpoint names",
+    ),
+    "vpn-gateway-unknown": (
+        "sc-booth",
+        [(VPN, lambda d: d["vpn"].update(home_gateway="hgw9"))],
+        "inv/group_vars/all/vpn.yml: vpn.home_gateway: 'hgw9': a known device",
+    ),
+    "vpn-subnet-not-a-vlan": (
+        "sc-booth",
+        [(VPN, lambda d: d["vpn"].update(booth_subnets=["vpn-clients"]))],
+        "inv/group_vars/all/vpn.yml: vpn.booth_subnets[0]: 'vpn-clients': vlan:<a known VLAN name>",
+    ),
+    "vpn-clients-not-a-group": (
+        "sc-booth",
+        [(VPN, lambda d: d["vpn"].update(clients="vpn_clients"))],
+        "inv/group_vars/all/vpn.yml: vpn.clients: 'vpn_clients': group:<a known host group>",
+    ),
+    "uplink-device-unknown": (
+        "sc-booth",
+        [(NETWORK, lambda d: d["uplink"].update(device="brt9"))],
+        "inv/group_vars/all/network.yml: uplink.device: 'brt9': a known device",
+    ),
+    "throughput-endpoint-unknown": (
+        "sc-booth",
+        [("group_vars/all/throughput.yml", lambda d: d["throughput"]["paths"][0].update(to="theater9"))],
+        "inv/group_vars/all/throughput.yml: throughput.paths[0].to: 'theater9': a known endpoint",
+    ),
+    "unknown-key": (
+        "lab-mini",
+        [(NETWORK, lambda d: d.update(mtu_polcy={"default": 1500}))],
+        "inv/group_vars/all/network.yml: mtu_polcy: 'unknown key': one of host_groups, links, mtu_policy, network, "
+        "policy, throughput, uplink, vlans, vpn (or an ansible_/boothnet_/vault_ variable)",
+    ),
+    "network-section-missing": (
+        "lab-mini",
+        [(NETWORK, lambda d: d.pop("network"))],
+        "inv/group_vars/all/network.yml: network: 'missing': a `network:` section in group_vars/all",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(OTHER_RULES))
+def test_other_rule_reports_its_exact_message(inventory_copy, case):
+    network, edits, message = OTHER_RULES[case]
+    inv = inventory_copy(network)
+    for relative, change in edits:
+        inv.edit(relative, change)
+    assert message in errors_of(inv)
