@@ -107,8 +107,9 @@ def test_shaping_matches_the_netns_lab(tmp_path):
     spec, _ = plan_lab(ROOT / "inventories" / "lab-mini", "dot1q", tmp_path)
     p = htb_params(1000, 9000)
     script = shaping_scripts(spec)["h3"]
-    assert "ip link set eth1 gso_max_segs 1" in script
-    assert f"burst {p['burst']}b cburst {p['burst']}b quantum {p['quantum']} mtu {p['frame']} overhead 24" in script
+    assert "gso_max_segs" not in script  # GSO stays on: htb charges super-packets per segment
+    rate = f"rate {p['rate_bytes'] * 8}bit ceil {p['rate_bytes'] * 8}bit"
+    assert f"{rate} burst {p['burst']}b cburst {p['burst']}b quantum {p['quantum']} mtu {p['frame']}\n" in script
 
 
 def test_segment_mode_flattens_trunks_and_says_so(tmp_path, schema_path):

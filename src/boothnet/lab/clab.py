@@ -45,7 +45,7 @@ from boothnet.derive.build import quirks
 from boothnet.intent import Network, load_network
 from boothnet.lab.plan import HOST_IFNAME, LAB_PLATFORM, plan_lab
 from boothnet.lab.services import frr_daemons
-from boothnet.lab.shaping import WIRE_OVERHEAD, htb_params
+from boothnet.lab.shaping import htb_params
 from boothnet.lab.spec import LabEnd, LabLink, LabNode, LabSpec, VlanMode
 from boothnet.platforms import platforms
 
@@ -319,12 +319,11 @@ def _clab_ifname(node: LabNode, ifname: str) -> str:
 def _shape(ifname: str, link: LabLink) -> list[str]:
     """The netns lab's htb shaping (``boothnet.lab.shaping``) as ip/tc commands."""
     p = htb_params(link.speed_mbps, link.mtu)
-    rate = f"{link.speed_mbps}mbit"
+    rate = f"{p['rate_bytes'] * 8}bit"  # the frames' share of line rate, as the netns lab
     return [
-        f"ip link set {ifname} gso_max_segs 1",
         f"tc qdisc replace dev {ifname} root handle 1: htb default 1",
         f"tc class replace dev {ifname} parent 1: classid 1:1 htb rate {rate} ceil {rate} "
-        f"burst {p['burst']}b cburst {p['burst']}b quantum {p['quantum']} mtu {p['frame']} overhead {WIRE_OVERHEAD}",
+        f"burst {p['burst']}b cburst {p['burst']}b quantum {p['quantum']} mtu {p['frame']}",
     ]
 
 

@@ -1,15 +1,20 @@
 """htb shaping of lab links at their intent speed, with Ethernet wire overhead accounted.
 
 A veth skb's length already includes the 14-byte Ethernet header; a real wire also
-carries preamble (8), FCS (4) and the inter-frame gap (12). htb's ``overhead`` adds
-those 24 bytes per packet so that TCP goodput in the lab follows the same physical
-formula as on hardware: rate x (MTU - 52) / (MTU + 38).
+carries preamble (8), FCS (4) and the inter-frame gap (12) per frame. The class rate is
+the share of line rate that frames of the link's MTU get once those 24 bytes are paid:
+rate x (MTU + 14) / (MTU + 38). TCP goodput in the lab then follows the physical formula
+rate x (MTU - 52) / (MTU + 38).
 
-htb's overhead is charged per skb, so GSO super-packets (one skb, ~40 segments) would
-be charged it once instead of per segment and goodput would overshoot the formula by
-~1.5 % (measured: 956 instead of 941 Mb/s at 1G/1500). Shaped links therefore get
-``gso_max_segs 1`` (netlink, no ethtool needed): TCP then builds one skb per wire frame,
-and veth does no GRO by default, so forwarded traffic stays one frame per skb too.
+Why the rate and not htb's ``overhead``: htb charges ``overhead`` once per skb, so it is
+only right with one frame per skb (``gso_max_segs 1``). That made every hop of a routed
+path handle every frame: one 1 Gb/s TCP stream through booth1 -> core1 -> theater1 kept
+both CPUs of a 2-core VM 83-99 % busy, and under any other load it fell to 0.77 of the
+formula. With GSO left on, a super-packet crosses each hop once, and htb still charges it
+per segment (its length counts each segment's headers): 7-8 % busy, 1.001 of the formula,
+no retransmits. The price: frames smaller than the link's MTU (1500-byte traffic on a
+9000 link) get up to 1.3 % more than the formula; lab bottlenecks are access links,
+where the frame size is the link's MTU.
 """
 
 from __future__ import annotations
@@ -26,19 +31,21 @@ CLASS_HANDLE = 0x10001  # 1:1, the only class; default for all traffic
 
 
 def htb_params(speed_mbps: int, mtu: int) -> dict[str, int]:
-    """Burst and quantum for one htb class at ``speed_mbps`` carrying ``mtu``-sized frames.
+    """Rate, burst and quantum for one htb class at ``speed_mbps`` carrying ``mtu``-sized frames.
 
+    rate_bytes: the frames' share of line rate (module docstring).
     burst: one 250 Hz tick (4 ms) of line rate, as tc itself picks by default (rate/HZ):
     a bucket smaller than the watchdog's lateness loses tokens, and a 1 ms bucket ran
-    100 Mb/s links at 0.87 of their rate on a CI VM. Never less than 4 full wire
-    frames, so a jumbo frame always fits.
-    quantum: only one class, so it sets no share; it must be >= one wire frame, and
+    100 Mb/s links at 0.87 of their rate on a CI VM. Never less than 4 full frames,
+    so a jumbo frame always fits.
+    quantum: only one class, so it sets no share; it must be >= one frame, and
     the kernel caps sane values at 200000 bytes.
     """
-    rate_bytes = speed_mbps * 1_000_000 // 8
-    frame = mtu + 14 + WIRE_OVERHEAD
-    burst = max(rate_bytes // 250, 4 * frame)
-    quantum = min(200_000, max(frame, rate_bytes // 1000))
+    line_bytes = speed_mbps * 1_000_000 // 8
+    frame = mtu + 14  # what htb charges per frame: skb length, Ethernet header included
+    rate_bytes = line_bytes * frame // (frame + WIRE_OVERHEAD)
+    burst = max(line_bytes // 250, 4 * frame)
+    quantum = min(200_000, max(frame, line_bytes // 1000))
     return {"rate_bytes": rate_bytes, "burst": burst, "quantum": quantum, "frame": frame}
 
 
@@ -64,7 +71,6 @@ def shape_in(ns: Any, ifname: str, speed_mbps: int, where: str = "") -> None:
     index = found[0]
     mtu = int(ns.get_links(index)[0].get("IFLA_MTU"))
     p = htb_params(speed_mbps, mtu)
-    ns.link("set", index=index, gso_max_segs=1)
     with contextlib.suppress(NetlinkError):  # no root qdisc yet is the normal case
         ns.tc("del", index=index, handle=0, parent=0xFFFFFFFF)
     ns.tc("add", "htb", index=index, handle=ROOT_HANDLE, default=CLASS_HANDLE & 0xFFFF)
@@ -80,5 +86,4 @@ def shape_in(ns: Any, ifname: str, speed_mbps: int, where: str = "") -> None:
         cburst=p["burst"],
         quantum=p["quantum"],
         mtu=p["frame"],
-        overhead=WIRE_OVERHEAD,
     )

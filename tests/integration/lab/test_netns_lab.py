@@ -18,6 +18,7 @@ from minilab import FIXTURES, mini_spec
 
 from boothnet.lab import names
 from boothnet.lab.runner import detect_vlan_mode, lab_down, lab_up
+from boothnet.lab.shaping import htb_params
 from boothnet.lab.specio import dump_spec, load_spec
 
 pytestmark = pytest.mark.lab
@@ -109,11 +110,13 @@ def test_df_ping_at_path_mtu_passes_and_one_byte_more_fails(mini) -> None:
     assert big.returncode != 0
 
 
-def test_links_are_shaped_with_wire_overhead(mini) -> None:
+def test_links_are_shaped_at_the_frames_share_of_line_rate(mini) -> None:
     res = subprocess.run(["tc", "-n", ns_of("r1"), "class", "show", "dev", "eth1"],
                          capture_output=True, text=True)
-    assert "htb 1:1" in res.stdout and "rate 1Gbit" in res.stdout
-    assert "overhead 24" in res.stdout
+    mtu = json.loads(subprocess.run(["ip", "-n", ns_of("r1"), "-j", "link", "show", "eth1"],
+                                    capture_output=True, text=True).stdout)[0]["mtu"]
+    rate_kbit = htb_params(1000, mtu)["rate_bytes"] * 8 // 1000
+    assert "htb 1:1" in res.stdout and f"rate {rate_kbit}Kbit" in res.stdout, res.stdout
 
 
 def test_inventory_reaches_every_node_with_ansible(mini) -> None:
