@@ -273,7 +273,13 @@ def expected_for(net: Network, src: Endpoint, dst: Endpoint, tunnel_mtu: int | N
 
 
 def _measure(
-    net: Network, runner: Runner, test: ThroughputTest, tool: ToolName, client: Endpoint, block: PortBlock
+    net: Network,
+    runner: Runner,
+    test: ThroughputTest,
+    tool: ToolName,
+    start_together: threading.Barrier,
+    client: Endpoint,
+    block: PortBlock,
 ) -> ThroughputResult:
     return run_throughput(
         runner,
@@ -286,6 +292,7 @@ def _measure(
         duration=net.throughput.duration_s,
         path=test.name,
         source=client.name,
+        start_together=start_together,
     )
 
 
@@ -351,10 +358,12 @@ def run_throughput_tests(
                 for client in test.clients:
                     busy = listening | {p for b in blocks for p in b.ports}
                     blocks.append(_port_block(net, compiler, allocator, test, tool, client, busy))
+                together = threading.Barrier(len(test.clients))
                 with ThreadPoolExecutor(max_workers=len(test.clients)) as pool:
-                    measured = list(pool.map(partial(_measure, net, runner, test, tool), test.clients, blocks))
+                    measure = partial(_measure, net, runner, test, tool, together)
+                    measured = list(pool.map(measure, test.clients, blocks))
                 result = judge(combine(measured, test.name), expected, net.throughput.pass_ratio)
-            except ValueError as exc:
+            except (ValueError, RuntimeError) as exc:  # no port block; a server that never listened
                 result = judge(ThroughputResult(tool=tool, succeeded=False, error=str(exc), path=test.name,
                                                 source=test.clients[0].name, destination=test.server.name),
                                expected, net.throughput.pass_ratio)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from typing import Literal
 
 from boothnet.perf import iperf3, nuttcp
@@ -29,6 +30,7 @@ def run_throughput(
     source: str = "",
     expected_bps: float | None = None,
     ratio: float = DEFAULT_PASS_RATIO,
+    start_together: threading.Barrier | None = None,
 ) -> ThroughputResult:
     """Measure ``client_node`` -> ``destination`` (an address of ``server_node``).
 
@@ -50,9 +52,16 @@ def run_throughput(
         client = nuttcp.client_argv(destination, port, streams=streams, duration=duration,
                                     window=window, mss=mss)
         client_timeout = nuttcp.client_timeout(duration)
-    handle = start_background(runner, server_node, server,
-                              pidfile_for(server_node, tool, port), limit_s=limit, port=port)
     try:
+        handle = start_background(runner, server_node, server,
+                                  pidfile_for(server_node, tool, port), limit_s=limit, port=port)
+    except RuntimeError:
+        if start_together is not None:
+            start_together.abort()  # the other clients must not wait for this one
+        raise
+    try:
+        if start_together is not None:
+            start_together.wait(timeout=limit)
         res = runner(client_node, client, client_timeout)
     finally:
         stop_background(runner, handle)

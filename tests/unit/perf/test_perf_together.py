@@ -1,0 +1,91 @@
+"""Clients of one test run over the same seconds: each waits until every server listens.
+A client whose server cannot start releases the others instead of leaving them waiting."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from boothnet.perf.ports import PortBlock
+from boothnet.perf.run import run_throughput
+from boothnet.perf.runner import CommandResult
+
+RECORDED = (Path(__file__).parent / "cases" / "iperf3" / "single_stream_1500" / "output.json").read_text()
+
+
+class FakeLab:
+    """Servers start after ``start_delay[node]`` seconds (or fail to start); clients print a
+    recorded iperf3 result. Records when each server listens and each client starts."""
+
+    def __init__(self, start_delay: dict[str, float], broken: frozenset[str] = frozenset()) -> None:
+        self.start_delay = start_delay
+        self.broken = broken
+        self.listening: dict[str, int] = {}
+        self.events: list[tuple[float, str, str]] = []
+        self.lock = threading.Lock()
+
+    def __call__(self, node: str, argv: Sequence[str], timeout: float | None = None) -> CommandResult:
+        def done(rc: int = 0, out: str = "") -> CommandResult:
+            return CommandResult(node, tuple(argv), rc, out, "")
+
+        if argv[0] == "setsid":  # a detached server
+            if node in self.broken:
+                return done(1)
+            time.sleep(self.start_delay.get(node, 0))
+            port = int(argv[argv.index("-p") + 1])
+            with self.lock:
+                self.listening[node] = port
+                self.events.append((time.monotonic(), "listen", node))
+            return done()
+        if argv[0] == "ss":
+            port = self.listening.get(node)
+            return done(out=f"LISTEN 0 5 0.0.0.0:{port} 0.0.0.0:*\n" if port else "")
+        if argv[0] == "iperf3":
+            with self.lock:
+                self.events.append((time.monotonic(), "client", node))
+            return done(out=RECORDED)
+        return done()  # pkill, rm
+
+
+def run_two(lab: FakeLab) -> list[CommandResult | Exception]:
+    together = threading.Barrier(2)
+
+    def measure(i: int) -> CommandResult | Exception:
+        try:
+            return run_throughput(  # type: ignore[return-value]
+                lab,
+                "iperf3",
+                server_node=f"fs{i}",
+                client_node=f"cn{i}",
+                destination="10.0.0.1",
+                ports=PortBlock(f"t{i}", f"fs{i}", 5201 + i, 1),
+                duration=1,
+                start_together=together,
+            )
+        except Exception as exc:  # noqa: BLE001 - the test looks at what each thread ended with
+            return exc
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        return list(pool.map(measure, [0, 1]))
+
+
+def test_no_client_starts_before_every_server_listens() -> None:
+    lab = FakeLab(start_delay={"fs0": 0.0, "fs1": 0.4})
+    results = run_two(lab)
+    assert all(getattr(r, "succeeded", False) for r in results), results
+    last_listen = max(t for t, kind, _ in lab.events if kind == "listen")
+    first_client = min(t for t, kind, _ in lab.events if kind == "client")
+    assert first_client >= last_listen, lab.events
+
+
+def test_a_server_that_cannot_start_releases_the_other_client() -> None:
+    lab = FakeLab(start_delay={}, broken=frozenset({"fs1"}))
+    started = time.monotonic()
+    results = run_two(lab)
+    assert time.monotonic() - started < 5
+    assert isinstance(results[1], RuntimeError) and "fs1: could not start iperf3" in str(results[1])
+    assert isinstance(results[0], threading.BrokenBarrierError)
+    assert not [e for e in lab.events if e[1] == "client"]
