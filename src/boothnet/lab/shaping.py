@@ -12,9 +12,9 @@ path handle every frame: one 1 Gb/s TCP stream through booth1 -> core1 -> theate
 both CPUs of a 2-core VM 83-99 % busy, and under any other load it fell to 0.77 of the
 formula. With GSO left on, a super-packet crosses each hop once, and htb still charges it
 per segment (its length counts each segment's headers): 7-8 % busy, 1.001 of the formula,
-no retransmits. The price: frames smaller than the link's MTU (1500-byte traffic on a
-9000 link) get up to 1.3 % more than the formula; lab bottlenecks are access links,
-where the frame size is the link's MTU.
+no retransmits. The price: frames smaller than the link's MTU get more than the formula,
+up to 1.4 % (the VPN's 1400-byte inner frames on a 9000 access link); on most lab
+bottlenecks, access links, the frame size is the link's MTU.
 """
 
 from __future__ import annotations
