@@ -1,6 +1,7 @@
 """The build stage: validate -> derive -> render -> offline lint, into build/<network>/.
 
-Nothing is written when the intent is invalid or a template is missing.
+Nothing is written when the intent is invalid or a template is missing. The summary beside
+the configs records the stamp of the intent they were built from (a deploy checks it).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from pathlib import Path
 from boothnet.derive import DeriveContext, DeviceModel, derive_network
 from boothnet.errors import RenderError
 from boothnet.intent import Network, load_network
+from boothnet.intent.stamp import IntentStamp, stamp_intent
 from boothnet.lint import lint_rendered
 from boothnet.render import RenderedFile, Renderer, write_configs
 
@@ -32,6 +34,7 @@ class BuildResult:
     tool_checks: dict[str, str] = field(default_factory=dict)  # check -> PASS/FAIL/SKIPPED: reason
     seconds: float = 0.0
     changed: list[str] = field(default_factory=list)  # files this run wrote or removed
+    intent: IntentStamp | None = None  # what the configs were built from (None: not recorded)
 
     @property
     def ok(self) -> bool:
@@ -75,8 +78,9 @@ def build(
 ) -> BuildResult:
     started = time.perf_counter()
     progress(f"validate {inventory}")
+    stamp = stamp_intent(inventory)  # before reading it: an edit meanwhile leaves the stamp old, never new
     net = load_network(inventory)
-    return build_intent(net, build_root, ctx, subdir, run_tools, progress, started)[0]
+    return build_intent(net, build_root, ctx, subdir, run_tools, progress, started, stamp)[0]
 
 
 def build_intent(
@@ -87,9 +91,12 @@ def build_intent(
     run_tools: bool = True,
     progress: Callable[[str], None] = lambda _: None,
     started: float | None = None,
+    stamp: IntentStamp | None = None,
 ) -> tuple[BuildResult, dict[str, DeviceModel]]:
     """`build` of an intent already loaded and validated: derive (in `ctx`), render, lint, write.
-    The derived models come back with the result, for a caller that needs them too (verify)."""
+    The derived models come back with the result, for a caller that needs them too (verify).
+    `stamp` (`stamp_intent` of the inventory, taken before loading it) goes into the summary:
+    without it a deploy refuses these configs."""
     started = time.perf_counter() if started is None else started
     progress(f"derive {len(net.devices)} devices")
     models = derive_network(net, ctx)
@@ -110,6 +117,7 @@ def build_intent(
         tool_checks,
         round(time.perf_counter() - started, 3),
         [str(p.relative_to(out_dir)) for p in changed],
+        stamp,
     )
     write_model(out_dir.with_name(f"{out_dir.name}.model.json"), models)
     out_dir.with_name(f"{out_dir.name}.summary.json").write_text(

@@ -12,6 +12,7 @@ from boothnet.batfish.report import CheckResult, Finding, Status, VerifyReport
 from boothnet.batfish.verify import run_verify
 from boothnet.build import BuildResult, build_intent
 from boothnet.intent import load_network
+from boothnet.intent.stamp import stamp_intent
 
 
 def offline_results(result: BuildResult) -> list[CheckResult]:
@@ -45,10 +46,11 @@ def run_verify_stage(
     host = host or os.environ.get("BATFISH_HOST") or None
     started = time.perf_counter()
     progress(f"validate {inventory}")
+    stamp = stamp_intent(inventory)  # before reading it, as `build` does
     net = load_network(inventory)
     progress("offline: build and lint")
     # the device models are not kept: only the Batfish view's are needed from here on
-    extra = offline_results(build_intent(net, build_root, started=started)[0])
+    extra = offline_results(build_intent(net, build_root, started=started, stamp=stamp)[0])
     progress("Batfish view of the configs")
     view, models = render_batfish_view(net, build_root)
     intent = verify_intent_from_model(net, models)

@@ -32,6 +32,7 @@ import napalm  # noqa: E402
 from napalm.base.exceptions import ReplaceConfigException  # noqa: E402
 
 from boothnet.deploy.parts import load_parts  # noqa: E402
+from boothnet.errors import IntentInvalid  # noqa: E402
 from boothnet.lab import services  # noqa: E402
 from boothnet.lab.plan import plan_lab  # noqa: E402
 from boothnet.lab.runner import detect_vlan_mode, lab_down, lab_up, read_state  # noqa: E402
@@ -53,6 +54,7 @@ class Lab:
     spec: LabSpec
     build: Path
     state_dir: Path
+    intent: Path  # the private copy of the intent the lab configs are built from
 
     @property
     def inventory(self) -> Path:
@@ -143,7 +145,7 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
     lab_down(NETWORK, state_dir, quiet)  # a crashed earlier run must not get in the way
     try:
         lab_up(spec, state_dir, quiet, configs="day0")
-        yield Lab(spec, build, state_dir)
+        yield Lab(spec, build, state_dir, inventory)
     finally:
         lab_down(NETWORK, state_dir, quiet)
         left = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
@@ -160,6 +162,35 @@ def test_day0_lab_is_unconfigured_and_up_twice_is_a_noop(lab: Lab) -> None:
     assert ruleset.strip() == ""
     assert "router ospf" not in frr
     assert lab_up(lab.spec, lab.state_dir, quiet, configs="day0")["changed"] is False
+
+
+def test_configs_of_another_intent_version_are_refused_before_any_device(lab: Lab) -> None:
+    """The audit case: the intent changed (here: invalid, so a rebuild writes nothing) and the
+    lab configs left by the earlier build no longer match it. Deploy, also --check, refuses
+    them in its first play, with one message; no device is touched, no record is written."""
+    vlans = lab.intent / "group_vars" / "all" / "vlans.yml"
+    original = vlans.read_bytes()
+    before = {n: lab.running(n) for n in ROUTERS}
+    try:
+        vlans.write_bytes(original.replace(b"id: 20,", b"id: 5000,"))
+        with pytest.raises(IntentInvalid, match="5000"):
+            plan_lab(lab.intent, lab.spec.vlan_mode, lab.build)
+        configs, intent = (lab.build / NETWORK / "lab" / "configs").resolve(), lab.intent.resolve()
+        expected = (
+            f"{configs} were built from another version of {intent} (changed: group_vars/all/vlans.yml); "
+            f"run `ansible-playbook -i {intent} playbooks/lab_up.yml -e boothnet_lab_configs=day0` first: "
+            "nothing deployed"
+        )
+        for extra in ((), ("--check", "--diff")):
+            res = lab.playbook(*extra)
+            assert res.returncode != 0, tail(res)
+            assert expected in " ".join((res.stdout + res.stderr).split()), tail(res)
+            assert "PLAY [Deploy devices]" not in res.stdout
+    finally:
+        vlans.write_bytes(original)
+    assert {n: lab.running(n) for n in ROUTERS} == before
+    for left in ("backups", "deploy", "deploy-check"):
+        assert not (lab.build / NETWORK / left).exists(), left
 
 
 def test_check_diff_shows_the_diff_and_changes_nothing(lab: Lab) -> None:

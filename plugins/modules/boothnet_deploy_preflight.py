@@ -1,0 +1,90 @@
+#!/usr/bin/python
+"""Ansible module: refuse a deploy of configs that were not built from the current intent."""
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+module: boothnet_deploy_preflight
+short_description: Fail unless the configs to deploy were built from the current intent
+description:
+  - Groups the devices' candidate folders by configs folder, reads the build summary beside
+    each (C(<folder>.summary.json)) and compares the stamp of the intent recorded there
+    (sha256 of hosts.yml, group_vars/ and host_vars/) with the intent's files as they are now.
+  - Fails with one message naming every problem (intent changed since the build, with the
+    changed files; no summary or stamp; no configs for a device; build findings) and the
+    command that rebuilds the configs. Reads only; runs in check mode too.
+options:
+  devices:
+    description: Device name -> its candidate folder (empty or missing for I(configs_root)/<device>).
+    type: dict
+    required: true
+  configs_root:
+    description: Configs folder for devices without a folder of their own (C(build/<network>/configs)).
+    type: path
+    required: true
+  network:
+    description: Network name, for the rebuild command when the build recorded no intent.
+    type: str
+    required: true
+  lab_configs:
+    description: The lab's config mode when deploying to a lab (its rendering is rebuilt by lab-up).
+    type: str
+    choices: [full, day0]
+author: boothnet
+"""
+
+EXAMPLES = r"""
+- name: Refuse configs built from another version of the intent
+  boothnet_deploy_preflight:
+    devices: {r1: build/lab-mini/lab/configs/r1, r2: build/lab-mini/lab/configs/r2}
+    configs_root: build/lab-mini/lab/configs
+    network: lab-mini
+    lab_configs: day0
+"""
+
+RETURN = r"""
+intent:
+  description: Each configs folder and the digest of the intent it was built from.
+  type: dict
+  returned: success
+problems:
+  description: Every problem found, each naming the folder (the message joins them).
+  type: list
+  elements: str
+  returned: failure
+"""
+
+from pathlib import Path
+
+from ansible.module_utils.basic import AnsibleModule
+
+
+def main() -> None:
+    module = AnsibleModule(
+        argument_spec={
+            "devices": {"type": "dict", "required": True},
+            "configs_root": {"type": "path", "required": True},
+            "network": {"type": "str", "required": True},
+            "lab_configs": {"type": "str", "choices": ["full", "day0"]},
+        },
+        supports_check_mode=True,
+    )
+    try:
+        from boothnet.deploy.preflight import StaleConfigs, preflight
+    except ImportError as exc:
+        module.fail_json(
+            msg=f"boothnet is not importable by {__import__('sys').executable}: {exc}; "
+            "run with ansible_python_interpreter set to the .venv python"
+        )
+    p = module.params
+    root = Path(p["configs_root"])
+    dirs = {str(device): Path(folder) if folder else root / str(device) for device, folder in p["devices"].items()}
+    try:
+        checks = preflight(dirs, p["network"], p["lab_configs"])
+    except StaleConfigs as exc:
+        module.fail_json(msg=str(exc), problems=exc.problems)
+    module.exit_json(changed=False, intent={str(c.configs): c.intent.digest for c in checks if c.intent})
+
+
+if __name__ == "__main__":
+    main()
