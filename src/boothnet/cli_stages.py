@@ -122,10 +122,12 @@ def _deploy_stage(network: str, build_dir: Path) -> Stage:
     from boothnet.report.schema import Stage
 
     playbook = Path(sys.executable).parent / "ansible-playbook"
+    build_dir = build_dir.resolve()  # the playbook runs in the repository, not here
     inventory = build_dir / network / "lab" / "inventory.yml"
     started = time.monotonic()
     with subprocess.Popen(
-        [str(playbook), "-i", str(inventory), str(REPO / "playbooks" / "deploy.yml")],
+        [str(playbook), "-i", str(inventory), str(REPO / "playbooks" / "deploy.yml"),
+         "-e", f"boothnet_build_dir={build_dir}"],
         cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     ) as proc:
         assert proc.stdout is not None
