@@ -142,19 +142,33 @@ def _deploy_stage(network: str, build_dir: Path) -> Stage:
                  reason=f"ansible-playbook exit {proc.returncode}; which config is in force: {summary}")
 
 
-def _verify_reason(verify, out_dir: Path) -> str:  # noqa: ANN001 - VerifyReport imports lazily
-    """Which checks did not pass, in one line: e.g. the Batfish ones SKIPPED for no service."""
-    open_checks = [c for c in verify.checks if str(c.status) != "PASS"]
-    names = ", ".join(f"{c.name} {c.status}" for c in open_checks[:4])
-    more = f" and {len(open_checks) - 4} more" if len(open_checks) > 4 else ""
-    why = next((c.reason for c in open_checks if c.reason), "")
-    return f"{names}{more}" + (f" ({why})" if why else "") + f"; see {out_dir / 'verify.md'}"
+def _verify_stages(verify, out_dir: Path) -> list:  # noqa: ANN001 - report types import lazily
+    """Verify as two report stages, offline lint and Batfish, so that lint that passed is not
+    hidden behind Batfish checks SKIPPED for want of a service. A stage is FAIL when a check
+    failed, SKIPPED when one did not run, else PASS; the note names the checks that did not pass."""
+    from boothnet.report.schema import Stage
+
+    stages = []
+    for name, checks in (
+        ("verify (offline lint)", [c for c in verify.checks if c.source != "batfish"]),
+        ("verify (Batfish)", [c for c in verify.checks if c.source == "batfish"]),
+    ):
+        statuses = {str(c.status) for c in checks}
+        status = "FAIL" if "FAIL" in statuses else "SKIPPED" if statuses - {"PASS"} else "PASS"
+        open_checks = [c for c in checks if str(c.status) != "PASS"]
+        reason = None
+        if open_checks:
+            names = ", ".join(f"{c.name} {c.status}" for c in open_checks[:4])
+            more = f" and {len(open_checks) - 4} more" if len(open_checks) > 4 else ""
+            why = next((c.reason for c in open_checks if c.reason), "")
+            reason = f"{names}{more}" + (f" ({why})" if why else "") + f"; see {out_dir / 'verify.md'}"
+        stages.append(Stage(name=name, status=status, reason=reason))
+    return stages
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
     """The main job on the embedded lab: lab up (day 0), build and verify, deploy, validate, report."""
     from boothnet.cli import _inventory
-    from boothnet.report.schema import Stage
     from boothnet.validate_stage import run_validate
     from boothnet.verify_stage import run_verify_stage
 
@@ -167,13 +181,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         return 1
     print("[2/5] build and verify (offline; Batfish when BATFISH_HOST is set)", flush=True)
     verify = run_verify_stage(inventory, build_dir, progress=_progress)
-    stages = [
-        Stage(
-            name="verify",
-            status=str(verify.status),
-            reason=None if str(verify.status) == "PASS" else _verify_reason(verify, build_dir / network / "verify"),
-        )
-    ]
+    stages = _verify_stages(verify, build_dir / network / "verify")
     if str(verify.status) == "FAIL":
         print("verify failed: nothing deployed", file=sys.stderr)
         return 1

@@ -70,3 +70,26 @@ def test_cli_verify_reports_the_intents_network_not_the_default(tmp_path, capsys
     assert last == f"verify: SKIPPED -> {build_dir / 'lab-mini' / 'verify'}"
     assert (build_dir / "lab-mini" / "verify" / "verify.md").exists()
     assert not (build_dir / "sc-booth").exists()
+
+
+def test_demo_reports_offline_lint_and_batfish_as_separate_stages(tmp_path):
+    from boothnet.cli_stages import _verify_stages
+
+    report = verify_stage.run_verify_stage(ROOT / "inventories" / "lab-mini", tmp_path)
+    offline, batfish = _verify_stages(report, tmp_path / "lab-mini" / "verify")
+    assert (offline.name, offline.status, offline.reason) == ("verify (offline lint)", "PASS", None)
+    assert (batfish.name, batfish.status) == ("verify (Batfish)", "SKIPPED")
+    assert batfish.reason.startswith("parsing SKIPPED, references SKIPPED, vlans SKIPPED, mtu SKIPPED and ")
+    assert "BATFISH_HOST unset" in batfish.reason and batfish.reason.endswith("lab-mini/verify/verify.md")
+
+
+def test_a_lint_finding_fails_the_offline_stage_whatever_batfish_did(tmp_path):
+    from boothnet.batfish.report import Finding, Status
+    from boothnet.cli_stages import _verify_stages
+
+    report = verify_stage.run_verify_stage(ROOT / "inventories" / "lab-mini", tmp_path)
+    lint = next(c for c in report.checks if c.name == "offline_lint")
+    lint.findings.append(Finding("offline_lint", None, "r1: nft -c: syntax error"))
+    lint.status = Status.FAIL
+    offline, _ = _verify_stages(report, tmp_path)
+    assert offline.status == "FAIL" and offline.reason.startswith("offline_lint FAIL; see ")
