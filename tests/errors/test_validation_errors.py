@@ -363,3 +363,21 @@ def test_other_rule_reports_its_exact_message(inventory_copy, case):
     for relative, change in edits:
         inv.edit(relative, change)
     assert message in errors_of(inv)
+
+
+def test_a_port_range_is_named_by_its_entry_in_the_file(inventory_copy):
+    """`FastEthernet1/0/{1-4}` is ports[0] of core1's file: errors name that entry (once), not
+    the expanded port's index."""
+    inv = inventory_copy("sc-booth")
+    inv.edit("host_vars/core1.yml", lambda d: d["ports"][0].update(mtu=20000))
+    inv.edit("host_vars/core1.yml", lambda d: d["ports"][2].update(speed="fast"))
+    inv.edit("host_vars/core1.yml", lambda d: d["ports"].append({"name": "GigabitEthernet1/0/7", "speed": 1000}))
+    assert errors_of(inv) == [
+        "inv/host_vars/core1.yml: ports[2].speed: 'fast': "
+        "Input should be a valid integer, unable to parse string as an integer",
+    ]
+    inv.edit("host_vars/core1.yml", lambda d: d["ports"][2].update(speed=1000))
+    assert errors_of(inv) == [
+        "inv/host_vars/core1.yml: ports[0].mtu: 20000: 576-9198 on cisco_ios",
+        "inv/host_vars/core1.yml: ports[5].name: 'GigabitEthernet1/0/7': each port declared once (also ports[1])",
+    ]

@@ -44,6 +44,8 @@ class RawInventory:
     devices: dict[str, dict[str, Any]] = field(default_factory=dict)
     endpoints: dict[str, dict[str, Any]] = field(default_factory=dict)
     host_files: dict[str, str] = field(default_factory=dict)  # host -> file of its vars
+    # host -> per port, the index of its entry in the file (a range entry gives many ports)
+    port_entries: dict[str, list[int]] = field(default_factory=dict)
     hosts_file: str = ""
 
 
@@ -76,17 +78,21 @@ def _walk_hosts(group: dict[str, Any] | None, in_group: str | None, found: dict[
         _walk_hosts(child, member_of, found)
 
 
-def expand_port_ranges(ports: list[Any]) -> list[Any]:
-    """`Ethernet{1-48}` stands for Ethernet1 .. Ethernet48 with the same settings."""
+def expand_port_ranges(ports: list[Any]) -> tuple[list[Any], list[int]]:
+    """`Ethernet{1-48}` stands for Ethernet1 .. Ethernet48 with the same settings. Also gives,
+    per expanded port, the index of the entry it came from: errors name the file's entries."""
     expanded: list[Any] = []
-    for port in ports:
+    entries: list[int] = []
+    for entry, port in enumerate(ports):
         match = _RANGE.match(str(port.get("name", ""))) if isinstance(port, dict) else None
         if not match:
             expanded.append(port)
+            entries.append(entry)
             continue
         for number in range(int(match["first"]), int(match["last"]) + 1):
             expanded.append({**port, "name": f"{match['prefix']}{number}{match['suffix']}"})
-    return expanded
+            entries.append(entry)
+    return expanded, entries
 
 
 def load_inventory(root: Path) -> RawInventory:
@@ -129,7 +135,7 @@ def load_inventory(root: Path) -> RawInventory:
                     host_vars.update(data)
                     source = _rel(candidate)
         if isinstance(host_vars.get("ports"), list):
-            host_vars["ports"] = expand_port_ranges(host_vars["ports"])
+            host_vars["ports"], raw.port_entries[name] = expand_port_ranges(host_vars["ports"])
         raw.host_files[name] = source
         if group == ENDPOINT_GROUP:
             raw.endpoints[name] = host_vars

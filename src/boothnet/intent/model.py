@@ -165,6 +165,7 @@ class Network(Strict):
     throughput: Throughput = Throughput()
     # where each part came from, for error messages downstream
     sources: dict[str, str] = {}
+    port_entries: dict[str, list[int]] = {}  # device -> per port, its entry's index in the file
 
     @property
     def name(self) -> str:

@@ -49,10 +49,14 @@ def _path(loc: tuple[Any, ...]) -> str:
     return text
 
 
-def _pydantic_errors(exc: ValidationError, file: str, prefix: str, data: Any) -> list[IntentError]:
+def _pydantic_errors(
+    exc: ValidationError, file: str, prefix: str, data: Any, port_entries: list[int] | None = None
+) -> list[IntentError]:
     errors = []
     for err in exc.errors():
         loc = tuple(err["loc"])
+        if port_entries and len(loc) > 1 and loc[0] == "ports" and isinstance(loc[1], int):
+            loc = ("ports", port_entries[loc[1]], *loc[2:])  # the file's entry, not the expanded port
         value = err.get("input")
         if err["type"] == "missing":
             value = "missing"
@@ -112,7 +116,7 @@ class _Collector:
             try:
                 parsed[name] = model.model_validate({"name": name, **host_vars})
             except ValidationError as exc:
-                self.errors.extend(_pydantic_errors(exc, file, prefix, host_vars))
+                self.errors.extend(_pydantic_errors(exc, file, prefix, host_vars, self.raw.port_entries.get(name)))
         return parsed
 
 
@@ -160,6 +164,7 @@ def build_network(raw: RawInventory) -> Network:
         vpn=vpn,
         throughput=throughput,
         sources=sources,
+        port_entries=raw.port_entries,
     )
     errors = check_network(network)
     if errors:
@@ -214,19 +219,21 @@ class _Checks:
             if device.platform not in known:
                 self.add(file, "platform", device.platform, "supported platforms: " + ", ".join(supported()))
                 continue
+            entries = self.net.port_entries.get(name) or list(range(len(device.ports)))
             seen: dict[str, int] = {}
             for index, port in enumerate(device.ports):
+                entry = entries[index]  # the file's entry: a range entry gives many ports
                 if port.name in seen:
                     self.add(
                         file,
-                        f"ports[{index}].name",
+                        f"ports[{entry}].name",
                         port.name,
                         f"each port declared once (also ports[{seen[port.name]}])",
                     )
-                seen[port.name] = index
+                seen[port.name] = entry
                 limit = known[device.platform].max_mtu
                 if port.mtu is not None and not 576 <= port.mtu <= limit:
-                    self.add(file, f"ports[{index}].mtu", port.mtu, f"576-{limit} on {device.platform}")
+                    self.add(file, f"ports[{entry}].mtu", port.mtu, f"576-{limit} on {device.platform}")
             if device.mgmt_address not in self.net.settings.mgmt_subnet:
                 self.add(
                     file,
