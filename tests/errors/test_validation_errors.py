@@ -62,6 +62,15 @@ def test_vlan_reserved_on_platform(inventory_copy):
     ) in errors_of(inv)
 
 
+def test_vlan_reserved_on_the_research_switch(inventory_copy):
+    inv = inventory_copy("sc-booth")
+    index = next(i for i, v in enumerate(inv.load(VLANS)["vlans"]) if v["name"] == "research-01")
+    inv.edit(VLANS, lambda d: d["vlans"][index].update(id=4094))
+    assert (
+        f"inv/group_vars/all/vlans.yml: vlans[{index}].id: 4094: not reserved on arista_eos (rsw1): reserved 4094"
+    ) in errors_of(inv)  # with it: the trunk's 110-125 no longer finds VLAN 110
+
+
 def test_gateway_address_outside_subnet(inventory_copy):
     inv = inventory_copy()
     inv.edit(VLANS, lambda d: d["vlans"][0].update(gateway_address="10.0.99.1"))
