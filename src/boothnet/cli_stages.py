@@ -144,8 +144,9 @@ def _deploy_stage(network: str, build_dir: Path) -> Stage:
 
 def _verify_stages(verify, out_dir: Path) -> list:  # noqa: ANN001 - report types import lazily
     """Verify as two report stages, offline lint and Batfish, so that lint that passed is not
-    hidden behind Batfish checks SKIPPED for want of a service. A stage is FAIL when a check
-    failed, SKIPPED when one did not run, else PASS; the note names the checks that did not pass."""
+    hidden behind Batfish checks SKIPPED for want of a service. Each stage's status is the
+    verify report's rule over its checks; the note names the checks that did not pass."""
+    from boothnet.batfish.report import VerifyReport
     from boothnet.report.schema import Stage
 
     stages = []
@@ -153,8 +154,7 @@ def _verify_stages(verify, out_dir: Path) -> list:  # noqa: ANN001 - report type
         ("verify (offline lint)", [c for c in verify.checks if c.source != "batfish"]),
         ("verify (Batfish)", [c for c in verify.checks if c.source == "batfish"]),
     ):
-        statuses = {str(c.status) for c in checks}
-        status = "FAIL" if "FAIL" in statuses else "SKIPPED" if statuses - {"PASS"} else "PASS"
+        status = str(VerifyReport(checks=checks).status)
         open_checks = [c for c in checks if str(c.status) != "PASS"]
         reason = None
         if open_checks:
