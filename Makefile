@@ -7,11 +7,14 @@ NET ?= sc-booth
 BASE ?= HEAD
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
+# Every package the lab, the tests and the demo use: --no-install-recommends pulls no extras, so
+# charon's openssl/gcm plugins (libstrongswan-standard-plugins) and Batfish's Java are named here.
 DEBIAN_PACKAGES := frr frr-pythontools iperf3 nuttcp strongswan-charon strongswan-swanctl \
-	libcharon-extra-plugins nftables openssh-server openssh-client iproute2 iputils-ping \
-	tcpdump procps psmisc python3-venv git
+	libstrongswan-standard-plugins libcharon-extra-plugins nftables openssh-server openssh-client \
+	iproute2 iputils-ping tcpdump procps psmisc python3-venv git openjdk-17-jre-headless
 
-.PHONY: setup apt venv test lint unit build verify acl-review deploy validate demo lab-up lab-down clab golden bench-scale clean
+.PHONY: setup apt venv test lint unit build verify acl-review deploy validate demo lab-up lab-down clab golden bench-scale clean \
+	batfish-up batfish-down batfish-status
 
 setup: apt venv
 
@@ -48,6 +51,16 @@ verify:
 # Security staff: flows the intent change since $(BASE) newly permits/denies; exit 3 = needs sign-off.
 acl-review:
 	$(BIN)/boothnet acl-review --network $(NET) --base $(BASE)
+
+# Batfish: BATFISH_HOST if it answers, else BATFISH_JAR with java, else Docker (README: Batfish).
+batfish-up:
+	$(BIN)/boothnet batfish up
+
+batfish-down:
+	$(BIN)/boothnet batfish down
+
+batfish-status:
+	$(BIN)/boothnet batfish status
 
 lab-up:
 	$(BIN)/ansible-playbook -i inventories/$(NET) playbooks/lab_up.yml $(if $(DAY0),-e boothnet_lab_configs=day0)

@@ -1,8 +1,9 @@
-"""Live Batfish checks: `pytest checks/ --network sc-booth --batfish-host H`.
+"""Live Batfish checks: `pytest checks/` (sc-booth by default; `--network`, `--batfish-host`).
 
-With no reachable service every check SKIPS with the reason and the docker command (so
-`make test` stays green without Batfish); `--require-batfish` turns that into a failure.
-Options are registered here only (tests/ must not register them again).
+The snapshot is the intent's Batfish view, built here from inventories/<network> unless
+`--snapshot-dir` names a folder of configs. With no reachable service every check SKIPS with
+the reason and how to start one; `--require-batfish` or BOOTHNET_REQUIRE_BATFISH=1 (CI) turns
+that into a failure. Options are registered here only (tests/ must not register them again).
 """
 
 from __future__ import annotations
@@ -14,21 +15,23 @@ from typing import Any
 
 import pytest
 
+from boothnet.batfish.from_intent import render_batfish_view
 from boothnet.batfish.intent import VerifyIntent, load_verify_intent
 from boothnet.batfish.questions import Answers, collect
 from boothnet.batfish.service import ServiceStatus, open_session, probe
 from boothnet.batfish.snapshot import build_snapshot_dir, init_snapshot, read_configs
+from boothnet.intent import load_network
 
 REPO = Path(__file__).resolve().parents[1]
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("boothnet checks")
-    group.addoption("--network", default=None, help="network under inventories/ to check")
+    group.addoption("--network", default="sc-booth", help="network under inventories/ to check")
     group.addoption("--batfish-host", default=os.environ.get("BATFISH_HOST"),
                     help="Batfish service host (default: $BATFISH_HOST)")
     group.addoption("--snapshot-dir", default=None,
-                    help="folder of rendered *.cfg (default: build/<network>/configs)")
+                    help="folder of *.cfg to check (default: the intent's Batfish view, built here)")
     group.addoption("--require-batfish", action="store_true", default=False,
                     help="fail instead of skip when no Batfish service is reachable")
 
@@ -38,7 +41,8 @@ def batfish_status(request: pytest.FixtureRequest) -> ServiceStatus:
     status = probe(request.config.getoption("--batfish-host"))
     if not status.reachable:
         msg = f"BATFISH CHECKS NOT RUN: {status.skip_reason}"
-        if request.config.getoption("--require-batfish"):
+        if request.config.getoption("--require-batfish") or os.environ.get("BOOTHNET_REQUIRE_BATFISH",
+                                                                            "0") not in ("", "0"):
             pytest.fail(msg)
         pytest.skip(msg)
     return status
@@ -61,12 +65,17 @@ def verify_intent(network: str) -> VerifyIntent:
 
 
 @pytest.fixture(scope="session")
-def snapshot_configs(request: pytest.FixtureRequest, network: str) -> Path:
+def snapshot_configs(request: pytest.FixtureRequest, network: str,
+                     tmp_path_factory: pytest.TempPathFactory) -> Path:
     given = request.config.getoption("--snapshot-dir")
-    path = Path(given) if given else REPO / "build" / network / "configs"
-    if not any(path.glob("*.cfg")):
-        pytest.skip(f"BATFISH CHECKS NOT RUN: no rendered configs in {path} (run the build)")
-    return path
+    if given:
+        path = Path(given)
+        if not any(path.glob("*.cfg")):
+            pytest.skip(f"BATFISH CHECKS NOT RUN: no *.cfg in {path}")
+        return path
+    view, _ = render_batfish_view(load_network(REPO / "inventories" / network),
+                                  tmp_path_factory.mktemp("view"))
+    return view.out_dir
 
 
 @pytest.fixture(scope="session")
@@ -98,3 +107,9 @@ def need(answers: Answers) -> Callable[[Any, str], Any]:
         return value
 
     return _need
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if "checks" in item.path.parts:
+            item.add_marker(pytest.mark.batfish)

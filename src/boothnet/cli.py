@@ -40,6 +40,27 @@ def cmd_build(args: argparse.Namespace) -> int:
     return 0 if result.ok else 1
 
 
+def cmd_batfish(args: argparse.Namespace) -> int:
+    from boothnet.batfish import local
+
+    if args.action == "up":
+        _progress("Batfish: finding or starting a service")
+        try:
+            host, started = local.up(timeout=args.timeout)
+        except local.BatfishStartError as exc:
+            print(f"boothnet batfish up: {exc}", file=sys.stderr)
+            return 4
+        how = f"started ({started.kind}, log {started.log})" if started else "already running"
+        print(f"Batfish at {host}: {how}; `boothnet batfish down` stops what boothnet started")
+        return 0
+    if args.action == "down":
+        print(local.stop())
+        return 0
+    answering, line = local.status()
+    print(line)
+    return 0 if answering else 1
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="boothnet", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -55,6 +76,13 @@ def main(argv: list[str] | None = None) -> int:
     add("validate", cmd_validate, "validate the intent and report every error")
     build = add("build", cmd_build, "validate, derive, render and lint configs into build/<network>/configs")
     build.add_argument("--no-tools", action="store_true", help="skip the vtysh/nft dry runs")
+    bf = sub.add_parser("batfish", help="start, stop or show the Batfish service",
+                        description="start (up), stop (down) or show (status) a Batfish service: "
+                        "BATFISH_HOST when it answers, else BATFISH_JAR run with java, else Docker's "
+                        "batfish/allinone; state under build/batfish/")
+    bf.add_argument("action", choices=["up", "down", "status"])
+    bf.add_argument("--timeout", type=float, default=180.0, help="seconds to wait for it to answer")
+    bf.set_defaults(func=cmd_batfish)
     cli_stages.register(sub, add)
     cli_showfloor.register(sub)
     cli_review.register(sub, add)

@@ -18,8 +18,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(autouse=True)
-def no_batfish(monkeypatch):
-    monkeypatch.delenv("BATFISH_HOST", raising=False)
+def _offline(no_batfish):
+    """These tests are about the offline part of verify."""
 
 
 def test_verify_loads_once_and_derives_once_per_context(tmp_path, monkeypatch):

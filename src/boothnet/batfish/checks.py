@@ -307,6 +307,8 @@ def check_isolation(answers: list[pd.DataFrame], intent: VerifyIntent) -> list[F
             src, dst = intent.zone_of(f["srcIp"]), intent.zone_of(f["dstIp"])
             if not src or not dst or src.name == dst.name or not intent.is_isolated(src, dst):
                 continue
+            if not fr.flow_opens(flow):
+                continue  # return traffic of a permitted flow (`established`, echo reply)
             if intent.service_allowed(f["srcIp"], f["dstIp"], fr.flow_proto(flow),
                                       fr.flow_port(flow)):
                 continue
@@ -327,7 +329,7 @@ def check_secure_network(answers: list[pd.DataFrame], intent: VerifyIntent) -> l
     for frame in answers:
         for flow, r, device, loc in permitted_flows(frame):
             f = fr.flow_fields(flow)
-            if not ip_in(f["dstIp"], sec.prefixes):
+            if not ip_in(f["dstIp"], sec.prefixes) or not fr.flow_opens(flow):
                 continue
             if sec.allows(f["srcIp"], fr.flow_proto(flow), fr.flow_port(flow)):
                 continue

@@ -13,7 +13,7 @@ from typing import Any
 
 import pandas as pd
 
-from boothnet.batfish.intent import IfaceRef
+from boothnet.batfish.intent import IfaceRef, is_opening
 
 WELL_KNOWN = {22: "ssh", 23: "telnet", 53: "dns", 80: "http", 443: "https", 500: "ike"}
 SUCCESS = {"ACCEPTED", "DELIVERED_TO_SUBNET", "EXITS_NETWORK"}
@@ -61,7 +61,7 @@ def _get(obj: Any, name: str) -> Any:
 
 def flow_fields(flow: Any) -> dict[str, Any]:
     keys = ("srcIp", "dstIp", "ipProtocol", "srcPort", "dstPort", "ingressNode",
-            "ingressInterface", "icmpVar", "icmpCode")
+            "ingressInterface", "icmpVar", "icmpCode", "tcpFlagsSyn", "tcpFlagsAck", "tcpFlagsRst")
     return {k: _get(flow, k) for k in keys}
 
 
@@ -83,6 +83,13 @@ def flow_text(flow: Any) -> str:
         if f["ingressInterface"]:
             text += f" at {f['ingressInterface']}"
     return text
+
+
+def flow_opens(flow: Any) -> bool:
+    """True when the flow starts a conversation (intent.OPENING_PACKETS), not return traffic."""
+    f = flow_fields(flow)
+    return is_opening(f["ipProtocol"], f["tcpFlagsSyn"], f["tcpFlagsAck"], f["tcpFlagsRst"],
+                      None if f["icmpVar"] is None else int(f["icmpVar"]))
 
 
 def flow_port(flow: Any) -> int | None:

@@ -16,6 +16,41 @@ ANY_PROTO = "ip"
 
 
 @dataclass(frozen=True)
+class OpeningPacket:
+    """A packet that starts a conversation; `tcp_syn_only` means SYN set and every other flag clear."""
+
+    name: str
+    ip_protocol: str
+    tcp_syn_only: bool = False
+    icmp_type: int | None = None
+
+    def matches(self, proto: str | None, tcp_syn: bool | None, tcp_ack: bool | None,
+                tcp_rst: bool | None, icmp_type: int | None) -> bool:
+        if (proto or "").upper() != self.ip_protocol:
+            return False
+        if self.tcp_syn_only:
+            return bool(tcp_syn) and not tcp_ack and not tcp_rst
+        return self.icmp_type is None or icmp_type == self.icmp_type
+
+
+# Isolation means one zone cannot open a conversation with the other: no TCP SYN (without ACK),
+# no UDP datagram, no ICMP echo request. Return traffic of a permitted flow (TCP with ACK, which
+# stateless `established` lines match, or echo replies) is not a breach. verify, the ACL review
+# and validate all use this one definition.
+OPENING_PACKETS: tuple[OpeningPacket, ...] = (
+    OpeningPacket("TCP SYN", "TCP", tcp_syn_only=True),
+    OpeningPacket("UDP", "UDP"),
+    OpeningPacket("ICMP echo request", "ICMP", icmp_type=8),
+)
+
+
+def is_opening(proto: str | None, tcp_syn: bool | None = None, tcp_ack: bool | None = None,
+               tcp_rst: bool | None = None, icmp_type: int | None = None) -> bool:
+    """True when a packet with these fields starts a conversation (see OPENING_PACKETS)."""
+    return any(p.matches(proto, tcp_syn, tcp_ack, tcp_rst, icmp_type) for p in OPENING_PACKETS)
+
+
+@dataclass(frozen=True)
 class IfaceRef:
     """One interface on one node, as Batfish names them (`node[interface]`)."""
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pandas as pd
 
-from boothnet.batfish.intent import VerifyIntent, Zone
+from boothnet.batfish.intent import OPENING_PACKETS, OpeningPacket, VerifyIntent, Zone
 
 
 @dataclass
@@ -45,6 +45,19 @@ def zone_start(zone: Zone) -> str | None:
     return ", ".join(f"@enter({e.spec()})" for e in zone.entries)
 
 
+def opening_headers(packet: OpeningPacket, src_ips: str, dst_ips: str) -> Any:
+    """HeaderConstraints for the packets of one kind that open a conversation src -> dst."""
+    from pybatfish.datamodel.flow import HeaderConstraints, MatchTcpFlags, TcpFlags
+
+    kw: dict[str, Any] = {"srcIps": src_ips, "dstIps": dst_ips, "ipProtocols": [packet.ip_protocol]}
+    if packet.tcp_syn_only:
+        # exactly SYN: a SYN with RST or ACK set matches `established` but opens nothing
+        kw["tcpFlags"] = [MatchTcpFlags(TcpFlags(syn=True))]
+    if packet.icmp_type is not None:
+        kw["icmpTypes"] = [packet.icmp_type]
+    return HeaderConstraints(**kw)
+
+
 def collect(bf: Any, intent: VerifyIntent, snapshot: str) -> Answers:
     """Run every question on `snapshot`; a failing question is recorded, not raised."""
     from pybatfish.datamodel.flow import HeaderConstraints, PathConstraints
@@ -71,32 +84,41 @@ def collect(bf: Any, intent: VerifyIntent, snapshot: str) -> Answers:
 
     iso: list[pd.DataFrame | None] = []
     for src, dst in intent.isolated_pairs():
-        headers = HeaderConstraints(srcIps=",".join(src.prefixes), dstIps=",".join(dst.prefixes))
         start = zone_start(src)
-        iso.append(ask(f"reachability {src.name}->{dst.name}", lambda h=headers, s=start: (
-            q.reachability(pathConstraints=PathConstraints(startLocation=s), headers=h,
-                           actions="SUCCESS"))))
-        # The inbound ACLs where the zone enters, searched on their own as well.
+        entry_acls: dict[str, list[str]] = {}  # node -> inbound ACLs where the zone enters
         for b in intent.acl_interfaces:
             if b.direction == "in" and b.iface in src.entries:
-                iso.append(ask(f"searchFilters {b.acl}@{b.iface.node}", lambda h=headers, b=b: (
-                    q.searchFilters(headers=h, action="permit", filters=b.acl,
-                                    nodes=b.iface.node))))
+                entry_acls.setdefault(b.iface.node, []).append(b.acl)
+        for packet in OPENING_PACKETS:
+            headers = opening_headers(packet, ",".join(src.prefixes), ",".join(dst.prefixes))
+            what = f"{src.name}->{dst.name} {packet.name}"
+            iso.append(ask(f"reachability {what}", lambda h=headers, s=start: (
+                q.reachability(pathConstraints=PathConstraints(startLocation=s), headers=h,
+                               actions="SUCCESS"))))
+            # The inbound ACLs where the zone enters, searched on their own as well (one
+            # question per node: searchFilters answers one row per filter).
+            for node, acls in sorted(entry_acls.items()):
+                iso.append(ask(f"searchFilters {what}@{node}", lambda h=headers, n=node, a=acls: (
+                    q.searchFilters(headers=h, action="permit", filters=", ".join(sorted(set(a))),
+                                    nodes=n))))
     ans.isolation = None if any(f is None for f in iso) else [f for f in iso if f is not None]
 
     if intent.secure is not None:
-        # Search the guard ACL for any permitted flow from a source that is not a listed
-        # client: searchFilters gives one example per filter, so clients are excluded up front.
+        # Search the guard ACL for any conversation a source that is not a listed client can
+        # open: searchFilters gives one example per filter, so clients are excluded up front.
         sec = intent.secure
-        headers = HeaderConstraints(srcIps=_excluding("0.0.0.0/0", sec.clients),
-                                    dstIps=",".join(sec.prefixes))
-        kwargs: dict[str, Any] = {"headers": headers, "action": "permit"}
+        where: dict[str, Any] = {}
         if sec.guard_filter:
-            kwargs["filters"] = sec.guard_filter
+            where["filters"] = sec.guard_filter
         if sec.guard_node:
-            kwargs["nodes"] = sec.guard_node
-        secure = ask("searchFilters secure", lambda: q.searchFilters(**kwargs))
-        ans.secure = None if secure is None else [secure]
+            where["nodes"] = sec.guard_node
+        secure: list[pd.DataFrame | None] = []
+        for packet in OPENING_PACKETS:
+            headers = opening_headers(packet, _excluding("0.0.0.0/0", sec.clients),
+                                      ",".join(sec.prefixes))
+            secure.append(ask(f"searchFilters secure {packet.name}", lambda h=headers: (
+                q.searchFilters(headers=h, action="permit", **where))))
+        ans.secure = None if any(f is None for f in secure) else [f for f in secure if f is not None]
     else:
         ans.secure = []
 

@@ -2,13 +2,65 @@
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 from dataclasses import dataclass
+from pathlib import Path
 
 BATFISH_PORT = 9996
 DOCKER_COMMAND = "docker run -d -p 9996:9996 batfish/allinone"
 HOST_ENV = "BATFISH_HOST"
+STATE_DIR = Path("build/batfish")  # where `boothnet batfish up` records what it started
+JAR_ENV = "BATFISH_JAR"
+QUESTIONS_ENV = "BATFISH_QUESTIONS"
+HOW_TO_START = (
+    f"it uses {HOST_ENV}=<host> when that answers, else {JAR_ENV}=<path>/allinone-bundle.jar "
+    f"with java 17 (questions/ beside the jar or {QUESTIONS_ENV}), else a Docker daemon "
+    "running batfish/allinone"
+)
+
+
+@dataclass
+class Started:
+    """What `up` started, so that `down` stops exactly that."""
+
+    kind: str  # "java" | "docker"
+    host: str
+    pid: int | None = None
+    container: str | None = None
+    log: str | None = None
+
+
+def state_file(state_dir: Path) -> Path:
+    return state_dir / "service.json"
+
+
+def read_started(state_dir: Path | None = None) -> Started | None:
+    """The service `up` started and that is still running, or None."""
+    path = state_file(state_dir or STATE_DIR)
+    try:
+        started = Started(**json.loads(path.read_text()))
+    except (OSError, ValueError, TypeError):
+        return None
+    if started.kind == "java" and (started.pid is None or not alive(started.pid)):
+        return None
+    return started
+
+
+def alive(pid: int) -> bool:
+    try:
+        if os.waitpid(pid, os.WNOHANG)[0] == pid:
+            return False  # our own child, now reaped
+    except ChildProcessError:
+        pass
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 class BatfishUnavailable(RuntimeError):
@@ -25,15 +77,21 @@ class ServiceStatus:
     @property
     def skip_reason(self) -> str:
         """Why the stage is SKIPPED, and the command that starts a service."""
-        return f"{self.reason}. Start one with `{DOCKER_COMMAND}` and set {HOST_ENV}=<host>."
+        return (f"{self.reason}. Start one with `boothnet batfish up` ({HOW_TO_START}), or run "
+                f"`{DOCKER_COMMAND}` and set {HOST_ENV}=<host>.")
 
     def __str__(self) -> str:
         return "reachable" if self.reachable else "unreachable"
 
 
 def find_host(host: str | None = None) -> str | None:
-    """Explicit host first, then BATFISH_HOST; empty strings count as unset."""
-    return (host or os.environ.get(HOST_ENV) or "").strip() or None
+    """Explicit host first, then BATFISH_HOST, then the service `boothnet batfish up` started
+    here; empty strings count as unset."""
+    found = (host or os.environ.get(HOST_ENV) or "").strip()
+    if found:
+        return found
+    started = read_started()
+    return started.host if started else None
 
 
 def _split_port(host: str) -> tuple[str, int]:

@@ -22,8 +22,7 @@ def git(repo: Path, *args: str) -> str:
 
 
 @pytest.fixture
-def repo(tmp_path, monkeypatch):
-    monkeypatch.delenv("BATFISH_HOST", raising=False)
+def repo(tmp_path, monkeypatch, no_batfish):
     shutil.copytree(ROOT / "inventories" / "sc-booth", tmp_path / "inventories" / "sc-booth")
     git(tmp_path, "init", "-q")
     git(tmp_path, "add", ".")

@@ -19,9 +19,8 @@ CLIENT_PORTS = {22, 443, 5000, 5001, 5201}
 
 
 @pytest.fixture
-def pair(tmp_path, monkeypatch):
+def pair(tmp_path, no_batfish):
     """base and head copies of inventories/sc-booth; edit head's policy, then review."""
-    monkeypatch.delenv("BATFISH_HOST", raising=False)
     for side in ("base", "head"):
         shutil.copytree(ROOT / "inventories" / "sc-booth", tmp_path / side)
 

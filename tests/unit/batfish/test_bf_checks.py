@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import dataclasses
 
+import attr
 import pandas as pd
 from bf_recorded import answer, booth_intent, read_configs
 
 from boothnet.batfish import checks as ck
-from boothnet.batfish.intent import Service, ServiceRule
+from boothnet.batfish.intent import Service, ServiceRule, is_opening
 from boothnet.batfish.report import Severity
 
 
@@ -143,6 +144,31 @@ def test_isolation_reports_research_to_production_permit_with_example_flow():
         "TCP 10.110.2.2 -> 10.10.10.5 port 22 (ssh), entering core1 at Vlan111",
     }
     assert all(f.device == "core1" and "RESEARCH_IN" in (f.location or "") for f in found)
+
+
+def _with_tcp_flags(frame: pd.DataFrame, **flags: int) -> pd.DataFrame:
+    """The recorded answer with its flows' TCP flags changed (pybatfish Flows are frozen)."""
+    out = frame.copy()
+    out["Flow"] = [attr.evolve(f, **flags) for f in out["Flow"]]
+    return out
+
+
+def test_isolation_return_traffic_is_not_a_breach():
+    # THEATER_IN's `established` line on core1 matched a SYN+RST (seen live); only a bare SYN opens.
+    frame = answer("differentialReachability_change_vs_base")
+    assert ck.check_isolation([_with_tcp_flags(frame, tcpFlagsRst=1)], booth_intent()) == []
+    assert ck.check_isolation([_with_tcp_flags(frame, tcpFlagsAck=1)], booth_intent()) == []
+    assert len(ck.check_isolation([frame], booth_intent())) == 2
+
+
+def test_opening_packets_are_syn_udp_and_echo_request():
+    assert is_opening("TCP", tcp_syn=True)
+    assert not is_opening("TCP", tcp_syn=True, tcp_ack=True)
+    assert not is_opening("TCP", tcp_syn=True, tcp_rst=True)
+    assert not is_opening("TCP")
+    assert is_opening("UDP")
+    assert is_opening("ICMP", icmp_type=8)
+    assert not is_opening("ICMP", icmp_type=0)
 
 
 def test_isolation_listed_service_is_not_a_finding():

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
 import socket
 
 import pytest
 from bf_recorded import booth_intent, configs_dir
 
+from boothnet.batfish.local import BatfishStartError, up
 from boothnet.batfish.report import Status
 from boothnet.batfish.review import review_change
 from boothnet.batfish.service import (
@@ -21,6 +23,11 @@ from boothnet.batfish.verify import run_verify
 
 
 @pytest.fixture
+def no_service(no_batfish):
+    """No BATFISH_HOST and no service that `boothnet batfish up` started."""
+
+
+@pytest.fixture
 def closed_port() -> str:
     """host:port with nothing listening (bound then closed)."""
     s = socket.socket()
@@ -30,7 +37,7 @@ def closed_port() -> str:
     return f"127.0.0.1:{port}"
 
 
-def test_find_host_prefers_explicit_then_env(monkeypatch):
+def test_find_host_prefers_explicit_then_env(monkeypatch, no_batfish):
     monkeypatch.setenv("BATFISH_HOST", "bf.example")
     assert find_host("explicit") == "explicit"
     assert find_host() == "bf.example"
@@ -38,11 +45,33 @@ def test_find_host_prefers_explicit_then_env(monkeypatch):
     assert find_host() is None
 
 
-def test_probe_without_host_is_unreachable_with_docker_command(monkeypatch):
-    monkeypatch.delenv("BATFISH_HOST", raising=False)
+def test_probe_without_host_is_unreachable_with_docker_command(no_service):
     status = probe()
     assert not status.reachable and "BATFISH_HOST" in status.reason
     assert DOCKER_COMMAND in status.skip_reason
+
+
+def test_find_host_falls_back_to_the_service_boothnet_started(monkeypatch, no_batfish, tmp_path):
+    monkeypatch.setattr("boothnet.batfish.service.STATE_DIR", tmp_path)
+    record = {"kind": "java", "host": "localhost", "pid": os.getpid(), "log": "x"}
+    (tmp_path / "service.json").write_text(json.dumps(record))
+    assert find_host() == "localhost"
+    (tmp_path / "service.json").write_text(json.dumps({**record, "pid": 2**22 + 1}))  # no such pid
+    assert find_host() is None
+
+
+def test_up_with_nothing_to_start_names_the_three_ways(monkeypatch, no_batfish, tmp_path):
+    monkeypatch.delenv("BATFISH_JAR", raising=False)
+    monkeypatch.setattr("shutil.which", lambda name: None)  # no docker, no java
+    with pytest.raises(BatfishStartError) as err:
+        up(tmp_path)
+    assert all(way in str(err.value) for way in ("BATFISH_HOST", "BATFISH_JAR", "Docker"))
+
+
+def test_up_with_a_missing_jar_says_so(monkeypatch, no_batfish, tmp_path):
+    monkeypatch.setenv("BATFISH_JAR", str(tmp_path / "nope.jar"))
+    with pytest.raises(BatfishStartError, match=r"BATFISH_JAR=.*nope.jar: no such file"):
+        up(tmp_path)
 
 
 def test_probe_closed_port_is_unreachable(closed_port):
@@ -65,8 +94,7 @@ def test_require_makes_unreachable_fatal(closed_port):
         service_status(closed_port, require=True, timeout=0.5)
 
 
-def test_run_verify_without_service_is_skipped_never_passed(tmp_path, monkeypatch):
-    monkeypatch.delenv("BATFISH_HOST", raising=False)
+def test_run_verify_without_service_is_skipped_never_passed(tmp_path, no_service):
     report = run_verify(booth_intent(), configs_dir(), [], tmp_path, host=None, require=False)
     assert report.status == Status.SKIPPED
     assert report.checks and all(c.status == Status.SKIPPED for c in report.checks)
@@ -83,8 +111,7 @@ def test_run_verify_with_require_raises(tmp_path, closed_port):
     assert not (tmp_path / "verify.json").exists()
 
 
-def test_review_without_service_is_skipped_with_exit_zero_and_report(tmp_path, monkeypatch):
-    monkeypatch.delenv("BATFISH_HOST", raising=False)
+def test_review_without_service_is_skipped_with_exit_zero_and_report(tmp_path, no_service):
     result = review_change(configs_dir("base"), configs_dir("change"), booth_intent(), tmp_path)
     assert result.status == Status.SKIPPED and result.exit_code == 0
     assert DOCKER_COMMAND in (tmp_path / "review.md").read_text()

@@ -122,8 +122,7 @@ def test_configs_with_build_findings_are_refused(built):
     )
 
 
-def test_verify_stage_builds_deployable_configs(inventory_copy, monkeypatch):
-    monkeypatch.delenv("BATFISH_HOST", raising=False)
+def test_verify_stage_builds_deployable_configs(inventory_copy, no_batfish):
     inv = inventory_copy()
     run_verify_stage(inv.path, Path("build"))
     assert preflight(DEVICES, "lab-mini")[0].problems == []
