@@ -166,25 +166,71 @@ def _verify_stages(verify, out_dir: Path) -> list:  # noqa: ANN001 - report type
     return stages
 
 
+def _batfish_for_demo() -> tuple[str | None, bool]:
+    """(host, started here): a service found or started the three ways, or (None, False)."""
+    from boothnet.batfish import local
+
+    try:
+        host, started = local.up()
+    except local.BatfishStartError as exc:
+        _progress(f"Batfish: none ({exc}); its checks will be SKIPPED")
+        return None, False
+    _progress(f"Batfish at {host}: {'started for this demo' if started else 'already running'}")
+    return host, started is not None
+
+
+def _verify_failed(verify, stages: list, network: str, build_dir: Path) -> int:  # noqa: ANN001
+    """Every verify finding on the terminal, the report with deploy and validate not run, and
+    the lab taken down: nothing was deployed, so there is nothing in it to look at."""
+    from boothnet.lab.runner import lab_down
+    from boothnet.report.render import write_report
+    from boothnet.report.schema import Stage, ValidationResults
+
+    print("verify FAILED: nothing deployed. Findings:", file=sys.stderr)
+    for check in verify.checks:
+        if str(check.status) == "FAIL":
+            for finding in check.findings:
+                print(f"  FAIL {check.title}: {finding.one_line()}", file=sys.stderr)
+    not_run = "not run: verify failed, nothing deployed"
+    stages += [Stage(name=name, status="SKIPPED", reason=not_run) for name in ("deploy", "validate")]
+    results = ValidationResults(network=network, stages=stages)
+    paths = write_report(results, build_dir / network / "report")
+    lab_down(network, build_dir / network / "lab", progress=_progress)
+    print(f"lab {network}: down (verify failed)", file=sys.stderr)
+    _print_report(results, paths)
+    return 1
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     """The main job on the embedded lab: lab up (day 0), build and verify, deploy, validate, report."""
+    from boothnet.batfish import local
+
+    _need_root("demo")
+    host, started = _batfish_for_demo()
+    try:
+        return _demo(args, host)
+    finally:
+        if started:
+            _progress(local.stop())
+
+
+def _demo(args: argparse.Namespace, batfish_host: str | None) -> int:
     from boothnet.cli import _inventory
     from boothnet.validate_stage import run_validate
     from boothnet.verify_stage import run_verify_stage
 
-    _need_root("demo")
     inventory, build_dir = _inventory(args), Path(args.build_dir)
     network = _network_name(args)
     print(f"[1/5] lab up {network} (day 0: routers unconfigured)", flush=True)
     args.day0 = True
     if cmd_lab_up(args):
         return 1
-    print("[2/5] build and verify (offline; Batfish when BATFISH_HOST is set)", flush=True)
-    verify = run_verify_stage(inventory, build_dir, progress=_progress)
+    print(f"[2/5] build and verify (offline lint; Batfish {batfish_host or 'SKIPPED: no service'})",
+          flush=True)
+    verify = run_verify_stage(inventory, build_dir, host=batfish_host, progress=_progress)
     stages = _verify_stages(verify, build_dir / network / "verify")
     if str(verify.status) == "FAIL":
-        print("verify failed: nothing deployed", file=sys.stderr)
-        return 1
+        return _verify_failed(verify, stages, network, build_dir)
     print("[3/5] deploy (NAPALM frr_linux: backup, diff, commit-confirm, health check, confirm)", flush=True)
     stages.append(_deploy_stage(network, build_dir))
     print("[4/5] validate: isolation, MTU probes, VPN, throughput", flush=True)

@@ -1,5 +1,6 @@
-"""Repository-wide pytest hook: with BOOTHNET_REQUIRE_BATFISH=1 (CI sets it), a Batfish test
-that would skip fails instead, so no Batfish check is ever silently not run."""
+"""pytest plugin (entry point `pytest11`, loaded wherever boothnet is installed): with
+BOOTHNET_REQUIRE_BATFISH=1 (CI sets it), a test marked `batfish` that would skip fails instead,
+so no Batfish check is ever silently not run."""
 
 from __future__ import annotations
 
