@@ -21,5 +21,6 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     report = outcome.get_result()
     if report.skipped and batfish_required() and item.get_closest_marker("batfish"):
         reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+        reason = reason.removeprefix("Skipped: ")
         report.outcome = "failed"
         report.longrepr = f"{REQUIRE_ENV}=1 and this Batfish test skipped: {reason}"
