@@ -29,6 +29,7 @@ class Answers:
     secure: list[pd.DataFrame] | None = None
     filter_lines: pd.DataFrame | None = None
     ipsec: pd.DataFrame | None = None
+    ospf: pd.DataFrame | None = None
     traces: dict[str, pd.DataFrame] | None = None
     errors: dict[str, str] = field(default_factory=dict)  # question -> error text
 
@@ -81,6 +82,7 @@ def collect(bf: Any, intent: VerifyIntent, snapshot: str) -> Answers:
     ans.layer3_edges = ask("layer3Edges", q.layer3Edges)
     ans.filter_lines = ask("filterLineReachability", q.filterLineReachability)
     ans.ipsec = ask("ipsecSessionStatus", q.ipsecSessionStatus)
+    ans.ospf = ask("ospfSessionCompatibility", q.ospfSessionCompatibility)
 
     iso: list[pd.DataFrame | None] = []
     for src, dst in intent.isolated_pairs():

@@ -41,6 +41,7 @@ def verify_from_answers(
             lambda: ck.check_secure_network(a.secure or [], intent)),
         run("acl_lines", [a.filter_lines], lambda: ck.check_acl_lines(a.filter_lines)),
         run("ipsec", [a.ipsec], lambda: ck.check_ipsec(a.ipsec, intent)),
+        run("ospf", [a.ospf], lambda: ck.check_ospf(a.ospf)),
         run("path_mtu", [a.traces, a.interface_properties],
             lambda: ck.check_path_mtu(a.traces or {}, a.interface_properties, intent, configs)),
     ]

@@ -1,0 +1,137 @@
+"""Violations planted in sc-booth's rendered configs fail verify against a live Batfish, naming
+the device, the interface or ACL and the flow; the unplanted configs pass every check."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from boothnet.batfish.from_intent import render_batfish_view, verify_intent_from_model
+from boothnet.batfish.intent import VerifyIntent
+from boothnet.batfish.report import Status, VerifyReport
+from boothnet.batfish.service import find_host, probe
+from boothnet.batfish.verify import run_verify
+from boothnet.intent import load_network
+
+pytestmark = pytest.mark.batfish
+
+ROOT = Path(__file__).resolve().parents[3]
+Edit = Callable[[str], str]
+
+
+def replace_once(old: str, new: str) -> Edit:
+    def edit(text: str) -> str:
+        assert text.count(old) == 1, f"the plant needs exactly one {old!r} in the config"
+        return text.replace(old, new)
+
+    return edit
+
+
+@pytest.fixture(scope="module")
+def host() -> str:
+    status = probe(find_host())
+    if not status.reachable:
+        pytest.skip(f"LIVE BATFISH TESTS NOT RUN: {status.skip_reason}")
+    return str(status.host)
+
+
+@pytest.fixture(scope="module")
+def view(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, VerifyIntent]:
+    net = load_network(ROOT / "inventories" / "sc-booth")
+    result, models = render_batfish_view(net, tmp_path_factory.mktemp("build"))
+    return result.out_dir, verify_intent_from_model(net, models)
+
+
+@pytest.fixture
+def verify(host, view, tmp_path) -> Callable[[dict[str, Edit]], VerifyReport]:
+    configs, intent = view
+
+    def run(edits: dict[str, Edit]) -> VerifyReport:
+        planted = tmp_path / "configs"
+        shutil.copytree(configs, planted)
+        for device, edit in edits.items():
+            path = planted / f"{device}.cfg"
+            path.write_text(edit(path.read_text()))
+        return run_verify(intent, planted, intent.links, tmp_path / "verify", host=host, require=True,
+                          network="boothnet-planted", snapshot_name=f"planted-{os.getpid()}")
+
+    return run
+
+
+def failed(report: VerifyReport) -> set[str]:
+    return {c.name for c in report.checks if c.status == Status.FAIL}
+
+
+def test_unplanted_reference_network_passes_every_check(verify):
+    report = verify({})
+    assert {c.name: str(c.status) for c in report.checks if c.status != Status.PASS} == {}
+
+
+def test_rule_permitting_research_to_production(verify):
+    report = verify({"core1": replace_once(
+        "ip access-list extended RESEARCH_01_IN\n",
+        "ip access-list extended RESEARCH_01_IN\n permit ip 10.110.1.0 0.0.0.255 10.10.10.0 0.0.0.255\n")})
+    assert "isolation" in failed(report)
+    finding = report.check("isolation").findings[0]
+    assert finding.device == "core1" and "RESEARCH_01_IN" in (finding.location or "")
+    assert "research can reach production" in finding.message
+    assert finding.flow and "10.110.1." in finding.flow and "-> 10.10.10." in finding.flow
+
+
+def test_fourth_host_reaching_the_secured_network(verify):
+    report = verify({"hgw1": replace_once(
+        "ip access-list extended SECURE_HOME_OUT\n",
+        "ip access-list extended SECURE_HOME_OUT\n permit tcp host 10.10.30.14 10.200.1.0 0.0.0.255 eq 22\n")})
+    assert failed(report) == {"secure_network"}
+    finding = report.check("secure_network").findings[0]
+    assert finding.device == "hgw1" and "SECURE_HOME_OUT" in (finding.location or "")
+    assert "10.10.30.14" in finding.message and "not a listed client" in finding.message
+
+
+def test_trunk_ends_with_different_mtus(verify):
+    report = verify({"rsw1": replace_once(
+        "   description to core1 TenGigabitEthernet1/1/1\n   mtu 9000\n",
+        "   description to core1 TenGigabitEthernet1/1/1\n   mtu 1500\n")})
+    assert "mtu" in failed(report)
+    text = " ".join(f.one_line() for f in report.check("mtu").findings)
+    assert "rsw1" in text and "Ethernet49" in text and "1500" in text
+
+
+def test_vlan_missing_on_one_end_of_a_trunk(verify):
+    report = verify({"rsw1": replace_once(
+        "switchport trunk allowed vlan 110,111,112,113,114,115,116,117,118,119,120,121,122,123,124,125\n",
+        "switchport trunk allowed vlan 110,111,112,113,114,115,116,117,118,119,120,121,122,123,124\n")})
+    assert "vlans" in failed(report)
+    text = " ".join(f.one_line() for f in report.check("vlans").findings)
+    assert "rsw1" in text and "125" in text
+
+
+def test_acl_line_that_can_never_match(verify):
+    report = verify({"core1": replace_once(
+        " permit ip 10.10.10.0 0.0.0.255 10.10.20.0 0.0.0.255\n",
+        " permit ip 10.10.10.0 0.0.0.255 10.10.20.0 0.0.0.255\n"
+        " deny tcp 10.10.10.0 0.0.0.255 10.10.20.0 0.0.0.255 eq 22\n")})
+    assert failed(report) == {"acl_lines"}
+    finding = report.check("acl_lines").findings[0]
+    assert finding.device == "core1" and "BOOTH_LAN_IN" in (finding.location or "")
+    assert "eq 22" in (finding.location or "")
+
+
+def test_ospf_timer_mismatch_between_neighbours(verify):
+    report = verify({"brt1": replace_once(
+        "interface Vlan60\n description show-uplink\n",
+        "interface Vlan60\n description show-uplink\n ip ospf hello-interval 3\n")})
+    assert failed(report) == {"ospf"}
+    text = " ".join(f.one_line() for f in report.check("ospf").findings)
+    assert "brt1[Vlan60]" in text and "HELLO_INTERVAL_MISMATCH" in text
+
+
+def test_crypto_path_without_mss_clamping(verify):
+    report = verify({"bgw1": replace_once(" ip tcp adjust-mss 8910\n", "")})
+    assert "path_mtu" in failed(report)
+    errors = [f for f in report.check("path_mtu").findings if str(f.severity) == "error"]
+    assert errors and errors[0].device == "bgw1" and "MSS" in errors[0].message
