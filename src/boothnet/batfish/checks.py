@@ -102,6 +102,28 @@ def check_parsing(
     return found
 
 
+def check_unused_structures(frame: pd.DataFrame, intent: VerifyIntent) -> list[Finding]:
+    """Structures defined and never used: an error, unless the intent asked for it (then a
+    warning with the reason, so the exception stays visible in the report)."""
+    accepted = {(a.node, a.structure_type, a.name): a.reason for a in intent.accepted_unused}
+    found: list[Finding] = []
+    for r in fr.rows(frame):
+        places = fr.as_list(r.get("Source_Lines"))
+        filename = str(getattr(places[0], "filename", "")) if places else ""
+        node = fr.file_node(filename) if filename else None
+        kind, name = str(r["Structure_Type"]), str(r["Structure_Name"])
+        reason = accepted.get((node or "", kind, name))
+        if reason:
+            found.append(Finding("parsing", node, f"{kind} {name} is unused in the Batfish view: "
+                                 f"accepted, {reason}", location=filename or None,
+                                 severity=Severity.WARNING, row=r))
+        else:
+            found.append(Finding("parsing", node, f"{kind} {name} is defined but never used "
+                                 "(dead config: remove it from the template or apply it)",
+                                 location=filename or None, row=r))
+    return found
+
+
 # --- references -------------------------------------------------------------------------------
 
 

@@ -73,6 +73,16 @@ class SwitchVlans:
 
 
 @dataclass(frozen=True)
+class AcceptedUnused:
+    """A structure Batfish calls unused although the device uses it, and why."""
+
+    node: str
+    structure_type: str  # as Batfish's unusedStructures names it, e.g. "crypto-map-set"
+    name: str
+    reason: str
+
+
+@dataclass(frozen=True)
 class L1Link:
     """A cable between two interfaces; `mtu` is the MTU the intent wants on both ends."""
 
@@ -184,6 +194,8 @@ class VerifyIntent:
     vpn_gateways: tuple[tuple[str, str], ...] = ()
     flows: tuple[PathFlow, ...] = ()
     acl_interfaces: tuple[AclBinding, ...] = ()
+    # Structures Batfish reports unused that the intent asked for, with the reason it is fine.
+    accepted_unused: tuple[AcceptedUnused, ...] = ()
     extra: dict[str, str] = field(default_factory=dict, hash=False, compare=False)
 
     def zone(self, name: str) -> Zone:

@@ -21,6 +21,7 @@ class Answers:
     file_status: pd.DataFrame | None = None
     parse_warnings: pd.DataFrame | None = None
     init_issues: pd.DataFrame | None = None
+    unused_structures: pd.DataFrame | None = None
     undefined_references: pd.DataFrame | None = None
     vlan_properties: pd.DataFrame | None = None
     interface_properties: pd.DataFrame | None = None
@@ -76,6 +77,7 @@ def collect(bf: Any, intent: VerifyIntent, snapshot: str) -> Answers:
     ans.file_status = ask("fileParseStatus", q.fileParseStatus)
     ans.parse_warnings = ask("parseWarning", q.parseWarning)
     ans.init_issues = ask("initIssues", q.initIssues)
+    ans.unused_structures = ask("unusedStructures", q.unusedStructures)
     ans.undefined_references = ask("undefinedReferences", q.undefinedReferences)
     ans.vlan_properties = ask("switchedVlanProperties", q.switchedVlanProperties)
     ans.interface_properties = ask("interfaceProperties", q.interfaceProperties)
