@@ -19,6 +19,7 @@ from boothnet.batfish.report import Finding, Severity
 # Check name -> title, in report order.
 CHECKS: dict[str, str] = {
     "parsing": "Configs parse cleanly",
+    "unused": "No unused structures",
     "references": "No undefined references",
     "vlans": "VLANs on every switch that carries them",
     "mtu": "Same MTU on both ends of every link",
@@ -114,11 +115,11 @@ def check_unused_structures(frame: pd.DataFrame, intent: VerifyIntent) -> list[F
         kind, name = str(r["Structure_Type"]), str(r["Structure_Name"])
         reason = accepted.get((node or "", kind, name))
         if reason:
-            found.append(Finding("parsing", node, f"{kind} {name} is unused in the Batfish view: "
+            found.append(Finding("unused", node, f"{kind} {name} is unused in the Batfish view: "
                                  f"accepted, {reason}", location=filename or None,
                                  severity=Severity.WARNING, row=r))
         else:
-            found.append(Finding("parsing", node, f"{kind} {name} is defined but never used "
+            found.append(Finding("unused", node, f"{kind} {name} is defined but never used "
                                  "(dead config: remove it from the template or apply it)",
                                  location=filename or None, row=r))
     return found

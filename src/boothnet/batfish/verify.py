@@ -27,9 +27,10 @@ def verify_from_answers(
         return CheckResult.from_findings(name, title, make())
 
     return [
-        run("parsing", [a.file_status, a.unused_structures],
-            lambda: ck.check_parsing(a.file_status, a.parse_warnings, a.init_issues)
-            + ck.check_unused_structures(a.unused_structures, intent)),
+        run("parsing", [a.file_status],
+            lambda: ck.check_parsing(a.file_status, a.parse_warnings, a.init_issues)),
+        run("unused", [a.unused_structures],
+            lambda: ck.check_unused_structures(a.unused_structures, intent)),
         run("references", [a.undefined_references],
             lambda: ck.check_undefined_references(a.undefined_references, configs,
                                                   a.file_status)),

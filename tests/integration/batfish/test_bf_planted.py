@@ -138,11 +138,11 @@ def test_crypto_path_without_mss_clamping(verify):
     assert errors and errors[0].device == "bgw1" and "MSS" in errors[0].message
 
 
-def test_dead_acl_is_a_parsing_finding(verify):
+def test_dead_acl_is_an_unused_structure(verify):
     report = verify({"core1": replace_once("\nend\n", "\nip access-list extended NEVER_APPLIED\n"
                                            " permit ip any any\n!\nend\n")})
-    assert failed(report) == {"parsing"}
-    errors = [f for f in report.check("parsing").findings if str(f.severity) == "error"]
+    assert failed(report) == {"unused"}
+    errors = [f for f in report.check("unused").findings if str(f.severity) == "error"]
     assert [(f.device, f.message.split(" is ")[0]) for f in errors] == [
         ("core1", "extended ipv4 access-list NEVER_APPLIED")]
 
@@ -161,6 +161,6 @@ def test_every_rendered_config_parses_cleanly(host, network, tmp_path):
     intent = verify_intent_from_model(net, models)
     report = run_verify(intent, result.out_dir, intent.links, tmp_path / "verify", host=host,
                         require=True, network=f"boothnet-{network}", snapshot_name="parse")
-    for name in ("parsing", "references"):
+    for name in ("parsing", "references", "unused"):
         errors = [f.one_line() for f in report.check(name).findings if str(f.severity) == "error"]
         assert report.check(name).status == Status.PASS and errors == [], errors
