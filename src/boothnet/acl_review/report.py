@@ -25,6 +25,8 @@ class AclReview:
     stats: dict[str, int] = field(default_factory=dict)
     configs: dict[str, str] = field(default_factory=dict)
     files: dict[str, Path] = field(default_factory=dict)
+    # With Batfish: changes only one method found (the offline evaluator runs beside it).
+    disagreements: list[str] = field(default_factory=list)
 
     @property
     def permitted(self) -> list[AclFinding]:
@@ -57,6 +59,7 @@ class AclReview:
             "counts": {"newly_permitted": len(self.permitted), "newly_denied": len(self.denied), **self.stats},
             "newly_permitted": [f.to_dict() for f in self.permitted],
             "newly_denied": [f.to_dict() for f in self.denied],
+            "disagreements": self.disagreements,
             "configs": self.configs,
         }
 
@@ -89,6 +92,32 @@ def from_batfish(changes: list[FlowChange], zones: ZoneMap) -> list[AclFinding]:
             for c in changes
         ]
     )
+
+
+def reconcile(batfish: list[AclFinding], offline: list[AclFinding]) -> tuple[list[AclFinding], list[str]]:
+    """Batfish's rows, each given the policy rule behind it from the offline evaluator's row for
+    the same change (so both group into the same rows), and every change that only one method
+    found, in words. A change is (newly permitted or denied, device, ACL)."""
+    by_key: dict[tuple[str, str, str | None], AclFinding] = {}
+    for f in offline:
+        by_key.setdefault((f.kind, f.device, f.acl), f)
+    seen: set[tuple[str, str, str | None]] = set()
+    disagreements = []
+    for f in batfish:
+        key = (f.kind, f.device, f.acl)
+        seen.add(key)
+        match = by_key.get(key)
+        if match is None:
+            disagreements.append(f"Batfish only: {f.kind} at {f.device} {f.acl} ({f.flow_text()}); "
+                                 "the offline evaluator sees no change there")
+            continue
+        f.rule, f.previous_rule = match.rule, match.previous_rule
+        f.interface, f.direction = match.interface, match.direction
+    for key, f in by_key.items():
+        if key not in seen:
+            disagreements.append(f"offline only: {f.kind} at {f.device} {f.acl} ({f.flow_text()}); "
+                                 "Batfish sees no change there")
+    return batfish, disagreements
 
 
 # --- first screen ---------------------------------------------------------------------------
@@ -185,6 +214,8 @@ def review_markdown(r: AclReview) -> str:
         "",
         *_table(r.denied, DENIED),
         "",
+        *(["## DISAGREEMENT between Batfish and the offline evaluator", "",
+            *[f"- {d}" for d in r.disagreements], ""] if r.disagreements else []),
         "## How to read this",
         "",
         HOW_TO_READ,

@@ -14,7 +14,15 @@ from pathlib import Path
 from boothnet.acl_review.base import inventory_at
 from boothnet.acl_review.model import ReviewError, ZoneMap
 from boothnet.acl_review.offline import diff_models
-from boothnet.acl_review.report import BATFISH, OFFLINE, AclReview, apply_gate, from_batfish, write_review
+from boothnet.acl_review.report import (
+    BATFISH,
+    OFFLINE,
+    AclReview,
+    apply_gate,
+    from_batfish,
+    reconcile,
+    write_review,
+)
 from boothnet.batfish.from_intent import batfish_context, verify_intent_from_model
 from boothnet.batfish.report import Status
 from boothnet.batfish.review import review_change
@@ -71,7 +79,9 @@ def review_intents(
                                network=f"{head_net.name}-review")
         if result.status != Status.SKIPPED:
             review.method, review.batfish = BATFISH, f"ran at {status.host}"
-            review.findings = from_batfish(result.changes, zones)
+            offline = diff_models(base_net, derive_network(base_net), head_net, derive_network(head_net))
+            review.findings, review.disagreements = reconcile(from_batfish(result.changes, zones),
+                                                              apply_gate(offline.findings))
             write_review(review, out_dir)
             return review
         status_reason = result.reason or "Batfish did not answer"

@@ -35,7 +35,7 @@ class Answers:
     errors: dict[str, str] = field(default_factory=dict)  # question -> error text
 
 
-def _excluding(prefix: str, hosts: tuple[str, ...]) -> str:
+def ip_space_excluding(prefix: str, hosts: tuple[str, ...]) -> str:
     """Batfish IP space `prefix \\ h1 \\ h2` (set difference, left to right)."""
     return " \\ ".join((prefix, *hosts))
 
@@ -118,7 +118,7 @@ def collect(bf: Any, intent: VerifyIntent, snapshot: str) -> Answers:
             where["nodes"] = sec.guard_node
         secure: list[pd.DataFrame | None] = []
         for packet in OPENING_PACKETS:
-            headers = opening_headers(packet, _excluding("0.0.0.0/0", sec.clients),
+            headers = opening_headers(packet, ip_space_excluding("0.0.0.0/0", sec.clients),
                                       ",".join(sec.prefixes))
             secure.append(ask(f"searchFilters secure {packet.name}", lambda h=headers: (
                 q.searchFilters(headers=h, action="permit", **where))))

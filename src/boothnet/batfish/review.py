@@ -17,7 +17,8 @@ from typing import Any
 import pandas as pd
 
 from boothnet.batfish import frames as fr
-from boothnet.batfish.intent import VerifyIntent, ip_in
+from boothnet.batfish.intent import OPENING_PACKETS, VerifyIntent, ip_in
+from boothnet.batfish.questions import ip_space_excluding, opening_headers
 from boothnet.batfish.report import Status
 from boothnet.batfish.service import open_session, service_status
 from boothnet.batfish.snapshot import Edge, build_snapshot_dir, init_snapshot
@@ -108,6 +109,8 @@ def _with_flow(change: FlowChange, flow: Any) -> FlowChange:
     return change
 
 
+# Stateless return lines: they pass answers to conversations the other side opened.
+RETURN_LINE = re.compile(r"\b(established|echo-reply)\b", re.IGNORECASE)
 _ADDR = r"(any|host\s+\S+|\S+\s+\d+\.\d+\.\d+\.\d+|\S+/\d+)"
 _ACL_LINE = re.compile(
     rf"^(?:\d+\s+)?(permit|deny)\s+(\S+)\s+{_ADDR}(?:\s+(?:eq\s+\S+|range\s+\S+\s+\S+))?"
@@ -145,7 +148,9 @@ def changes_from_answers(
     search_filters: list[pd.DataFrame] | None = None,
     differential_reachability: pd.DataFrame | None = None,
 ) -> list[FlowChange]:
-    """Every newly permitted/denied flow, each tied to its device, ACL and ACL line."""
+    """Every newly permitted/denied conversation, one per (kind, device, ACL), tied to its ACL
+    line. Return traffic (a flow that opens nothing, or an `established`/echo-reply line) is not
+    a change of its own: it follows the flow it answers."""
     lines: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for r in fr.rows(compare_filters):
         lines.setdefault((str(r["Node"]), str(r["Filter_Name"])), []).append(r)
@@ -162,7 +167,7 @@ def changes_from_answers(
     for frame in search_filters or []:
         for r in fr.rows(frame):
             kind = _kind(r.get("Snapshot_Action"), r.get("Reference_Action"))
-            if kind is None:
+            if kind is None or not fr.flow_opens(r["Flow"]):
                 continue
             node, acl = str(r["Node"]), str(r["Filter_Name"])
             covered.add((node, acl, kind))
@@ -172,7 +177,7 @@ def changes_from_answers(
 
     for r in fr.rows(differential_reachability):
         new_ok = fr.trace_ok(r.get("Snapshot_Traces"))
-        if new_ok == fr.trace_ok(r.get("Reference_Traces")):
+        if new_ok == fr.trace_ok(r.get("Reference_Traces")) or not fr.flow_opens(r["Flow"]):
             continue
         kind = PERMITTED if new_ok else DENIED
         # The ACL that flips: the one the flow now passes (permitted) or now hits (denied).
@@ -190,7 +195,8 @@ def changes_from_answers(
     for (node, acl), rs in lines.items():
         for r in rs:
             kind = PERMITTED if str(r.get("Line_Action")).upper() == "PERMIT" else DENIED
-            if (node, acl, kind) in covered:
+            if (node, acl, kind) in covered or any(
+                    RETURN_LINE.search(str(r.get(c) or "")) for c in ("Line_Content", "Reference_Line_Content")):
                 continue
             change = FlowChange(kind, node, acl, r.get("Line_Content"),
                                 r.get("Reference_Line_Content"), None, "compareFilters")
@@ -199,7 +205,10 @@ def changes_from_answers(
                 _with_flow(change, derived)
                 change.flow = f"{change.flow} (derived from the ACL line)"
             out.append(change)
-    return out
+    first: dict[tuple[str, str, str | None], FlowChange] = {}
+    for change in out:
+        first.setdefault((change.kind, change.device, change.acl), change)
+    return list(first.values())
 
 
 def violations_of(changes: list[FlowChange], intent: VerifyIntent) -> list[Violation]:
@@ -257,8 +266,6 @@ def review_change(
         result = ReviewResult(Status.SKIPPED, reason=status.skip_reason)
         write_review(result, out_dir)
         return result
-    from pybatfish.datamodel.flow import HeaderConstraints
-
     edges = layer1_edges or []
     bf = open_session(status, network)
     for name, cfg in (("base", base_configs), ("change", change_configs)):
@@ -266,23 +273,31 @@ def review_change(
     diff = {"snapshot": "change", "reference_snapshot": "base"}
     q = bf.q
     compare = q.compareFilters().answer(**diff).frame()
+    targets: dict[str, set[str]] = {}
+    for node, acl in {(str(r["Node"]), str(r["Filter_Name"])) for r in fr.rows(compare)} | {
+            (b.iface.node, b.acl) for b in intent.acl_interfaces}:
+        targets.setdefault(node, set()).add(acl)
     searches: list[pd.DataFrame] = []
-    targets = {(str(r["Node"]), str(r["Filter_Name"])) for r in fr.rows(compare)}
-    targets |= {(b.iface.node, b.acl) for b in intent.acl_interfaces}
-    for node, acl in sorted(targets):
-        for action in ("permit", "deny"):
-            searches.append(q.searchFilters(nodes=node, filters=acl, action=action)
-                            .answer(**diff).frame())
-    if intent.secure is not None:
-        sec = intent.secure
-        hdr = HeaderConstraints(srcIps=" \\ ".join(("0.0.0.0/0", *sec.clients)),
-                                dstIps=",".join(sec.prefixes))
-        searches.append(q.searchFilters(headers=hdr, action="permit").answer(**diff).frame())
-    for src, dst in intent.isolated_pairs():
-        hdr = HeaderConstraints(srcIps=",".join(src.prefixes), dstIps=",".join(dst.prefixes))
-        searches.append(q.searchFilters(headers=hdr, action="permit").answer(**diff).frame())
-    reach = q.differentialReachability().answer(**diff).frame()
-    result = review_from_answers(intent, compare, searches, reach)
+    reach: list[pd.DataFrame] = []
+    # Only packets that open a conversation (the isolation definition); one question per node
+    # and action, since searchFilters answers one row per filter.
+    for packet in OPENING_PACKETS:
+        everything = opening_headers(packet, "0.0.0.0/0", "0.0.0.0/0")
+        for node, acls in sorted(targets.items()):
+            for action in ("permit", "deny"):
+                searches.append(q.searchFilters(headers=everything, nodes=node, action=action,
+                                                filters=", ".join(sorted(acls))).answer(**diff).frame())
+        if intent.secure is not None:
+            sec = intent.secure
+            hdr = opening_headers(packet, ip_space_excluding("0.0.0.0/0", sec.clients),
+                                  ",".join(sec.prefixes))
+            searches.append(q.searchFilters(headers=hdr, action="permit").answer(**diff).frame())
+        for src, dst in intent.isolated_pairs():
+            hdr = opening_headers(packet, ",".join(src.prefixes), ",".join(dst.prefixes))
+            searches.append(q.searchFilters(headers=hdr, action="permit").answer(**diff).frame())
+        reach.append(q.differentialReachability(headers=everything).answer(**diff).frame())
+    reach_frame = pd.concat(reach, ignore_index=True)
+    result = review_from_answers(intent, compare, searches, reach_frame)
     write_review(result, out_dir)
     return result
 

@@ -63,7 +63,7 @@ def test_listed_service_and_wider_client_list_make_the_change_acceptable():
         secure=dataclasses.replace(base.secure, clients=("10.10.30.0/24",)))
     result = recorded_review(intent=intent)
     assert result.violations == [] and result.exit_code == 0 and result.status == Status.PASS
-    assert len(result.permitted) == 3  # still listed, just not violations
+    assert len(result.permitted) == 2  # still listed (one per ACL), just not violations
 
 
 def test_empty_differential_answers_mean_no_change():
