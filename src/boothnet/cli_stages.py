@@ -236,7 +236,7 @@ def _demo(args: argparse.Namespace, batfish_host: str | None) -> int:
     print("[4/5] validate: isolation, MTU probes, VPN, throughput", flush=True)
     results, paths = run_validate(
         inventory, build_dir, throughput=not args.no_throughput, progress=_progress, extra_stages=stages,
-        vpn_resilience=not args.no_vpn_resilience,
+        vpn_resilience=not args.no_vpn_resilience, batfish_host=batfish_host,
     )
     print("[5/5] report")
     return _print_report(results, paths)

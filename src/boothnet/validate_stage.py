@@ -18,6 +18,9 @@ from functools import partial
 from ipaddress import IPv4Network
 from pathlib import Path
 
+from boothnet.batfish.from_intent import render_batfish_view, verify_intent_from_model, vlan_entries
+from boothnet.batfish.service import find_host, probe
+from boothnet.batfish.traces import FlowAnswer, FlowQuery, ask_flows, load_view
 from boothnet.derive.policy import PolicyCompiler, policy_decision
 from boothnet.intent import Network, load_network
 from boothnet.intent.model import Endpoint
@@ -55,7 +58,8 @@ def _host(endpoint: Endpoint) -> IPv4Network:
 
 
 def isolation_flows(net: Network) -> list[Flow]:
-    """One flow per ordered VLAN pair (ping) and per policy rule (its protocol and ports)."""
+    """One flow per ordered pair of VLANs, same zone included (ping), and per port of every
+    policy rule, so that no cell of the matrix reads "not tested"."""
     vlans = {v.name: v for v in net.vlans if not v.routers}
     by_vlan: dict[str, list[Endpoint]] = {}
     for endpoint in sorted(net.endpoints.values(), key=lambda e: e.name):
@@ -66,7 +70,7 @@ def isolation_flows(net: Network) -> list[Flow]:
     firsts = [members[0] for members in by_vlan.values()]
     for src in firsts:
         for dst in firsts:
-            if src.vlan != dst.vlan and vlans[src.vlan].zone != vlans[dst.vlan].zone:
+            if src.vlan != dst.vlan:
                 flows[(src.name, dst.name, "icmp", None)] = Flow(src, dst, "icmp", None)
     for rule in net.policy.rules:
         sources = [
@@ -81,7 +85,7 @@ def isolation_flows(net: Network) -> list[Flow]:
         ]
         for src in sorted(sources, key=lambda e: e.name)[:1]:
             for dst in [t for t in sorted(targets, key=lambda e: e.name) if t.vlan != src.vlan][:1]:
-                for port in rule.ports[:1] or [None]:
+                for port in rule.ports or [None]:
                     proto = rule.proto if rule.proto != "ip" else "tcp"
                     flows[(src.name, dst.name, proto, port)] = Flow(
                         src, dst, proto, port or (22 if proto == "tcp" else None)
@@ -125,7 +129,26 @@ def wait_converged(net: Network, runner: Runner, flows: list[Flow], timeout_s: f
 ISOLATION_WORKERS = 16  # probes mostly wait on timeouts (a denied flow is silence)
 
 
-def probe_flow(net: Network, runner: Runner, flow: Flow) -> IsolationRow:
+def batfish_answers(
+    net: Network, build_root: Path, flows: list[Flow], host: str | None, progress: Callable[[str], None]
+) -> tuple[list[FlowAnswer | None], Stage]:
+    """Batfish's answer to every flow of the matrix, asked of the Batfish view of the intent's
+    configs; SKIPPED (answers None) when no service answers."""
+    started = time.monotonic()
+    status = probe(find_host(host))
+    if not status.reachable:
+        return [None] * len(flows), Stage(name="isolation (Batfish)", status="SKIPPED", reason=status.skip_reason)
+    view, models = render_batfish_view(net, build_root)
+    entries = vlan_entries(net, models)
+    links = verify_intent_from_model(net, models).links
+    progress(f"Batfish at {status.host}: the {len(flows)} isolation flows, asked of the configs")
+    bf = load_view(status, net.name, view.out_dir, links, build_root / net.name / "validate" / "snapshot", "validate")
+    answers: list[FlowAnswer | None] = list(ask_flows(bf, "validate", [
+        FlowQuery(entries[f.src.vlan], str(f.src.address), str(f.dst.address), f.proto, f.port) for f in flows]))
+    return answers, Stage(name="isolation (Batfish)", status="PASS", duration_s=round(time.monotonic() - started, 1))
+
+
+def probe_flow(net: Network, runner: Runner, flow: Flow, batfish: FlowAnswer | None = None) -> IsolationRow:
     if flow.proto == "icmp":
         result = ping(runner, _ns(net, flow.src.name), str(flow.dst.address), count=1, wait_s=1)
         observed, detail = ("permit" if result.ok else "deny"), result.describe()
@@ -154,11 +177,17 @@ def probe_flow(net: Network, runner: Runner, flow: Flow) -> IsolationRow:
         rule=flow.rule,
         device=net.vlan_by_name()[flow.src.vlan].gateway,
         detail=detail,
+        batfish=batfish.action if batfish else None,
+        batfish_detail=batfish.detail if batfish else None,
     )
 
 
 def run_isolation(
-    net: Network, runner: Runner, flows: list[Flow], progress: Callable[[str], None]
+    net: Network,
+    runner: Runner,
+    flows: list[Flow],
+    progress: Callable[[str], None],
+    batfish: list[FlowAnswer | None] | None = None,
 ) -> list[IsolationRow]:
     """Probes run in parallel lanes; flows that need a listener on the same host and port
     share a lane, one after the other."""
@@ -173,13 +202,14 @@ def run_isolation(
     def run_lane(indexes: list[int]) -> None:
         nonlocal done
         for i in indexes:
-            row = probe_flow(net, runner, flows[i])
+            row = probe_flow(net, runner, flows[i], batfish[i] if batfish else None)
             rows[i] = row
             with lock:
                 done += 1
                 progress(
                     f"[isolation {done}/{len(flows)}] {row.src} -> {row.dst} {row.flow}: "
-                    f"{row.observed} (expected {row.expected}, rule {row.rule})"
+                    f"{row.observed} (expected {row.expected}, rule {row.rule}"
+                    f"{f', Batfish {row.batfish}' if row.batfish else ''})"
                 )
 
     with ThreadPoolExecutor(max_workers=ISOLATION_WORKERS) as pool:
@@ -397,6 +427,7 @@ def run_validate(
     progress: Callable[[str], None] = lambda _: None,
     extra_stages: list[Stage] | None = None,
     vpn_resilience: bool = True,
+    batfish_host: str | None = None,
 ) -> tuple[ValidationResults, ReportPaths]:
     net = load_network(inventory)
     lab_dir = (build_root / net.name / "lab").resolve()
@@ -406,7 +437,15 @@ def run_validate(
     progress("waiting for routing to converge")
     stages.append(wait_converged(net, runner, flows))
     progress(f"convergence: {stages[-1].status} in {stages[-1].duration_s} s")
-    isolation = _timed(stages, "isolation", lambda: run_isolation(net, runner, flows, progress))
+    answers, batfish_stage = batfish_answers(net, build_root, flows, batfish_host, progress)
+    isolation = _timed(stages, "isolation", lambda: run_isolation(net, runner, flows, progress, answers))
+    disagree = [r for r in isolation if r.batfish is not None and r.batfish != r.observed]
+    if disagree:
+        batfish_stage.status = "FAIL"
+        batfish_stage.reason = f"{len(disagree)} flow(s) where Batfish and the live lab disagree, first: " + (
+            f"{disagree[0].src} -> {disagree[0].dst} {disagree[0].flow}: lab {disagree[0].observed}, "
+            f"Batfish {disagree[0].batfish} ({disagree[0].batfish_detail})")
+    stages.append(batfish_stage)
     mtu = _timed(stages, "mtu", lambda: run_mtu(net, runner, progress))
     tunnels: list[VpnTunnel] = []
     if vpn is not None:

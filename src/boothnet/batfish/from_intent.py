@@ -178,5 +178,11 @@ def verify_intent_from_model(net: Network, models: dict[str, DeviceModel] | None
     )
 
 
+def vlan_entries(net: Network, models: dict[str, DeviceModel]) -> dict[str, IfaceRef]:
+    """Where each host VLAN's traffic enters the routed network in the Batfish view: its
+    gateway's SVI (models derived in the Batfish context)."""
+    return {v.name: IfaceRef(v.gateway, _svi(models[v.gateway], v.id)) for v in net.vlans if not v.routers}
+
+
 def _svi(model: DeviceModel, vid: int) -> str:
     return next(i.name for i in model.interfaces if i.kind == "svi" and i.vlan == vid)

@@ -44,6 +44,11 @@ OPENING_PACKETS: tuple[OpeningPacket, ...] = (
 )
 
 
+def opening_packet(proto: str) -> OpeningPacket:
+    """The opening packet of a conversation in `proto` (tcp, udp or icmp)."""
+    return next(p for p in OPENING_PACKETS if p.ip_protocol == proto.upper())
+
+
 def is_opening(proto: str | None, tcp_syn: bool | None = None, tcp_ack: bool | None = None,
                tcp_rst: bool | None = None, icmp_type: int | None = None) -> bool:
     """True when a packet with these fields starts a conversation (see OPENING_PACKETS)."""

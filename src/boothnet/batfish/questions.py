@@ -47,7 +47,7 @@ def zone_start(zone: Zone) -> str | None:
     return ", ".join(f"@enter({e.spec()})" for e in zone.entries)
 
 
-def opening_headers(packet: OpeningPacket, src_ips: str, dst_ips: str) -> Any:
+def opening_headers(packet: OpeningPacket, src_ips: str, dst_ips: str, dst_ports: str | None = None) -> Any:
     """HeaderConstraints for the packets of one kind that open a conversation src -> dst."""
     from pybatfish.datamodel.flow import HeaderConstraints, MatchTcpFlags, TcpFlags
 
@@ -57,6 +57,8 @@ def opening_headers(packet: OpeningPacket, src_ips: str, dst_ips: str) -> Any:
         kw["tcpFlags"] = [MatchTcpFlags(TcpFlags(syn=True))]
     if packet.icmp_type is not None:
         kw["icmpTypes"] = [packet.icmp_type]
+    if dst_ports is not None:
+        kw["dstPorts"] = dst_ports
     return HeaderConstraints(**kw)
 
 

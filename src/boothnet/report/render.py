@@ -45,9 +45,10 @@ def _tables(res: ValidationResults) -> list[tuple[str, list[str], list[list[str]
     out.append(("Stages", ["status", "stage", "device", "note"],
                 [[s.status, s.name, s.device or "", s.reason or ""] for s in res.stages]))
     out.append(("Isolation matrix",
-                ["verdict", "src (zone)", "dst (zone)", "flow", "expected", "observed", "rule"],
+                ["verdict", "src (zone)", "dst (zone)", "flow", "expected", "observed", "Batfish", "rule"],
                 [[r.verdict or "SKIPPED", f"{r.src} ({r.src_zone})", f"{r.dst} ({r.dst_zone})",
                   r.flow, r.expected, r.observed or "not measured",
+                  f"{r.batfish} ({r.batfish_detail})" if r.batfish else "not asked",
                   f"{r.rule or ''}{' @ ' + r.device if r.device else ''}"]
                  for r in sorted(res.isolation, key=lambda r: r.verdict != "FAIL")]))
     out.append(("MTU probes", ["verdict", "link / path", "MTU", "from -> to", "probe", "cause"],

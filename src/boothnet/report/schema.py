@@ -44,18 +44,23 @@ class IsolationRow(_Model):
     rule: str | None = None  # the policy rule that decides, e.g. "research->prod deny any"
     device: str | None = None  # where that rule lives
     detail: str | None = None  # probe output summary
+    batfish: Action | None = None  # Batfish's answer to the same flow (None: not asked)
+    batfish_detail: str | None = None  # its trace's disposition and the ACL that decided
     verdict: Status | None = None  # derived when omitted
 
     @model_validator(mode="after")
     def _derive(self) -> IsolationRow:
+        # A row passes when the live network does what the intent says and, where Batfish was
+        # asked, Batfish agrees: the configs and the lab then tell one story.
         derived: Status = ("SKIPPED" if self.observed is None
+                           else "FAIL" if self.batfish is not None and self.batfish != self.observed
                            else "PASS" if self.observed == self.expected else "FAIL")
         if self.verdict is None:
             self.verdict = derived
         elif self.verdict != derived:
             raise ValueError(f"isolation {self.src} -> {self.dst} {self.flow}: verdict "
                              f"{self.verdict} contradicts expected {self.expected} / "
-                             f"observed {self.observed}")
+                             f"observed {self.observed} / Batfish {self.batfish}")
         return self
 
 

@@ -48,7 +48,10 @@ def summarize(res: ValidationResults) -> Summary:
                 section="isolation",
                 subject=f"flow {row.src_zone} -> {row.dst_zone} {row.flow} "
                         f"({row.src} -> {row.dst})",
-                message=f"expected {row.expected}, observed {row.observed}{at}"))
+                message=(f"live lab {row.observed}, Batfish {row.batfish} ({row.batfish_detail}): the "
+                         f"configs and the lab disagree{at}")
+                if row.batfish is not None and row.batfish != row.observed
+                else f"expected {row.expected}, observed {row.observed}{at}"))
     for m in res.mtu:
         if m.verdict == "FAIL":
             dev = f" [{m.device}]" if m.device else ""
