@@ -14,9 +14,10 @@ DEBIAN_PACKAGES := frr frr-pythontools iperf3 nuttcp strongswan-charon strongswa
 	iproute2 iputils-ping tcpdump procps psmisc python3-venv git openjdk-17-jre-headless
 
 .PHONY: setup apt venv test lint unit build verify acl-review deploy validate demo lab-up lab-down clab golden bench-scale clean \
-	batfish-up batfish-down batfish-status
+	batfish-up batfish-down batfish-status doctor
 
 setup: apt venv
+	$(BIN)/boothnet doctor
 
 apt:
 	@if [ "$$(id -u)" != 0 ]; then echo "make setup installs Debian packages: run it as root" >&2; exit 1; fi
@@ -30,6 +31,10 @@ venv:
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q -r requirements.txt
 	$(BIN)/pip install -q -e .
+
+# Every program, kernel feature and daemon the lab needs, checked for real (a few seconds).
+doctor:
+	$(BIN)/boothnet doctor
 
 lint:
 	$(BIN)/ruff check src tests checks plugins bench
@@ -62,7 +67,7 @@ batfish-down:
 batfish-status:
 	$(BIN)/boothnet batfish status
 
-lab-up:
+lab-up: doctor
 	$(BIN)/ansible-playbook -i inventories/$(NET) playbooks/lab_up.yml $(if $(DAY0),-e boothnet_lab_configs=day0)
 
 lab-down:

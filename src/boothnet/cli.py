@@ -61,6 +61,22 @@ def cmd_batfish(args: argparse.Namespace) -> int:
     return 0 if answering else 1
 
 
+def cmd_doctor(args: argparse.Namespace) -> int:
+    from boothnet.lab.doctor import missing_packages, run_doctor
+
+    checks = run_doctor(progress=_progress)
+    for check in checks:
+        print(check.line())
+    failed = [c for c in checks if not c.ok and c.required]
+    if not failed:
+        print(f"doctor: all {len(checks)} checks passed")
+        return 0
+    packages = missing_packages(checks)
+    fix = f"; `apt-get install {' '.join(packages)}` (or `make setup`)" if packages else ""
+    print(f"doctor: {len(failed)} of {len(checks)} checks failed{fix}", file=sys.stderr)
+    return 1
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="boothnet", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -76,6 +92,12 @@ def main(argv: list[str] | None = None) -> int:
     add("validate", cmd_validate, "validate the intent and report every error")
     build = add("build", cmd_build, "validate, derive, render and lint configs into build/<network>/configs")
     build.add_argument("--no-tools", action="store_true", help="skip the vtysh/nft dry runs")
+    doctor = sub.add_parser("doctor", help="check every program, kernel feature and daemon the lab needs",
+                            description="check, for real and in a few seconds, what the lab, the tests and "
+                            "the demo need (FRR, nft, iperf3, nuttcp, tcpdump, sshd, charon with the lab's "
+                            "plugins in a scratch namespace, veth/bridge/TUN/802.1Q, Java for BATFISH_JAR); "
+                            "names the Debian package for each missing part (root for the namespace checks)")
+    doctor.set_defaults(func=cmd_doctor)
     bf = sub.add_parser("batfish", help="start, stop or show the Batfish service",
                         description="start (up), stop (down) or show (status) a Batfish service: "
                         "BATFISH_HOST when it answers, else BATFISH_JAR run with java, else Docker's "
