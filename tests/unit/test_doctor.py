@@ -12,7 +12,8 @@ from boothnet.lab import doctor
 def test_missing_charon_plugins_name_their_packages(tmp_path, monkeypatch):
     monkeypatch.setattr(doctor, "PLUGIN_DIR", tmp_path)  # no plugin installed
     checks = {c.name: c for c in doctor.check_programs()}
-    assert not checks["charon plugin gcm"].ok and checks["charon plugin gcm"].package == "libstrongswan-standard-plugins"
+    gcm = checks["charon plugin gcm"]
+    assert not gcm.ok and gcm.package == "libstrongswan-standard-plugins"
     assert checks["charon plugin kernel-libipsec"].package == "libcharon-extra-plugins"
     assert checks["charon plugin sha2"].package == "libstrongswan"
     line = checks["charon plugin openssl"].line()
