@@ -18,7 +18,12 @@ from functools import partial
 from ipaddress import IPv4Network
 from pathlib import Path
 
-from boothnet.batfish.from_intent import render_batfish_view, verify_intent_from_model, vlan_entries
+from boothnet.batfish.from_intent import (
+    render_batfish_view,
+    verify_intent_from_model,
+    vlan_entries,
+    vpn_tunnel_ends,
+)
 from boothnet.batfish.service import find_host, probe
 from boothnet.batfish.traces import FlowAnswer, FlowQuery, ask_flows, load_view
 from boothnet.derive.policy import PolicyCompiler, policy_decision
@@ -143,8 +148,10 @@ def batfish_answers(
     links = verify_intent_from_model(net, models).links
     progress(f"Batfish at {status.host}: the {len(flows)} isolation flows, asked of the configs")
     bf = load_view(status, net.name, view.out_dir, links, build_root / net.name / "validate" / "snapshot", "validate")
+    tunnels = vpn_tunnel_ends(net, models)
     answers: list[FlowAnswer | None] = list(ask_flows(bf, "validate", [
-        FlowQuery(entries[f.src.vlan], str(f.src.address), str(f.dst.address), f.proto, f.port) for f in flows]))
+        FlowQuery(entries[f.src.vlan], str(f.src.address), str(f.dst.address), f.proto, f.port,
+                  tunnels.get((f.src.vlan, f.dst.vlan))) for f in flows]))
     return answers, Stage(name="isolation (Batfish)", status="PASS", duration_s=round(time.monotonic() - started, 1))
 
 

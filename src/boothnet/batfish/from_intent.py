@@ -184,5 +184,27 @@ def vlan_entries(net: Network, models: dict[str, DeviceModel]) -> dict[str, Ifac
     return {v.name: IfaceRef(v.gateway, _svi(models[v.gateway], v.id)) for v in net.vlans if not v.routers}
 
 
+def vpn_tunnel_ends(net: Network, models: dict[str, DeviceModel]) -> dict[tuple[str, str], tuple[IfaceRef, IfaceRef]]:
+    """(source VLAN, destination VLAN) -> (local, remote) crypto interface, for every pair of
+    VLANs the VPN joins, both ways (models derived in the Batfish context)."""
+    vpn = net.vpn
+    if vpn is None or vpn.booth_gateway not in models or vpn.home_gateway not in models:
+        return {}
+    ends = {}
+    for name in (vpn.booth_gateway, vpn.home_gateway):
+        model_vpn = models[name].vpn
+        if model_vpn is None:
+            return {}
+        ends[name] = IfaceRef(name, model_vpn.outside_interface)
+    booth = [v.name for v in net.selected_vlans(vpn.booth_subnets)]
+    home = [v.name for v in net.selected_vlans(vpn.home_subnets)]
+    out = {}
+    for b in booth:
+        for h in home:
+            out[(b, h)] = (ends[vpn.booth_gateway], ends[vpn.home_gateway])
+            out[(h, b)] = (ends[vpn.home_gateway], ends[vpn.booth_gateway])
+    return out
+
+
 def _svi(model: DeviceModel, vid: int) -> str:
     return next(i.name for i in model.interfaces if i.kind == "svi" and i.vlan == vid)

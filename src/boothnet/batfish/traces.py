@@ -2,6 +2,9 @@
 
 Each flow enters the network at its source VLAN's gateway interface as the packet that opens the
 conversation (intent.OPENING_PACKETS), and Batfish's traceroute says whether it gets through.
+Batfish does not route through IPsec tunnels, so a flow through the VPN is asked in two legs:
+from its source until it leaves the local VPN gateway's crypto interface, then from the remote
+gateway's crypto interface (where it arrives decrypted) to its destination.
 """
 
 from __future__ import annotations
@@ -29,6 +32,9 @@ class FlowQuery:
     dst_ip: str
     proto: str  # tcp, udp or icmp
     port: int | None = None
+    # Through the VPN: the local gateway's crypto interface (leg 1 must leave by it) and the
+    # remote gateway's (leg 2 starts there).
+    tunnel: tuple[IfaceRef, IfaceRef] | None = None
 
 
 @dataclass(frozen=True)
@@ -48,19 +54,35 @@ def load_view(status: ServiceStatus, network: str, configs: Path, edges: Iterabl
 def ask_flows(bf: Any, snapshot: str, queries: list[FlowQuery]) -> list[FlowAnswer]:
     """Batfish's answer to each query, in order."""
 
-    def ask(query: FlowQuery) -> FlowAnswer:
+    def trace(query: FlowQuery, start: IfaceRef) -> Any:
         port = str(query.port) if query.port is not None and query.proto in ("tcp", "udp") else None
         headers = opening_headers(opening_packet(query.proto), query.src_ip, query.dst_ip, port)
-        frame = bf.q.traceroute(startLocation=f"@enter({query.start.spec()})",
-                                headers=headers).answer(snapshot=snapshot).frame()
+        frame = bf.q.traceroute(startLocation=f"@enter({start.spec()})", headers=headers).answer(
+            snapshot=snapshot).frame()
         traces = [t for r in fr.rows(frame) for t in fr.as_list(r.get("Traces"))]
         ok = fr.trace_ok(traces)
-        trace = next((t for t in traces if (fr.trace_disposition(t) in fr.SUCCESS) == ok), None)
-        if trace is None:
-            return FlowAnswer("deny", "no trace")
+        return next((t for t in traces if (fr.trace_disposition(t) in fr.SUCCESS) == ok), None)
+
+    def words(trace: Any) -> str:
         acls = ", ".join(f"{a.lower()} by {n} {f}" for n, f, a in fr.trace_filters(trace))
+        return fr.trace_disposition(trace) + (f"; {acls}" if acls else "")
+
+    def ask(query: FlowQuery) -> FlowAnswer:
+        first = trace(query, query.start)
+        if first is None:
+            return FlowAnswer("deny", "no trace")
+        if query.tunnel is None:
+            return FlowAnswer("permit" if fr.trace_disposition(first) in fr.SUCCESS else "deny", words(first))
+        local, remote = query.tunnel
+        entered = (local.node, local.interface, "out") in fr.trace_interfaces(first)
+        if not entered:
+            return FlowAnswer("deny", f"never reaches the VPN at {local}: {words(first)}")
+        second = trace(query, remote)
+        if second is None:
+            return FlowAnswer("deny", f"into the VPN at {local}; from {remote}: no trace")
+        ok = fr.trace_disposition(second) in fr.SUCCESS
         return FlowAnswer("permit" if ok else "deny",
-                          fr.trace_disposition(trace) + (f"; {acls}" if acls else ""))
+                          f"into the VPN at {local} ({words(first)}); from {remote}: {words(second)}")
 
     with ThreadPoolExecutor(max_workers=WORKERS) as pool:
         return list(pool.map(ask, queries))

@@ -17,6 +17,7 @@ from boothnet.batfish.service import find_host, probe
 from boothnet.batfish.verify import run_verify
 from boothnet.intent import load_network
 from boothnet.showfloor import floor_size, write_showfloor
+from boothnet.validate_stage import batfish_answers, isolation_flows
 
 pytestmark = pytest.mark.batfish
 
@@ -164,3 +165,18 @@ def test_every_rendered_config_parses_cleanly(host, network, tmp_path):
     for name in ("parsing", "references", "unused"):
         errors = [f.one_line() for f in report.check(name).findings if str(f.severity) == "error"]
         assert report.check(name).status == Status.PASS and errors == [], errors
+
+
+def test_flows_through_the_vpn_are_asked_in_two_legs(host, tmp_path):
+    """Batfish does not route through IPsec: a listed client's flow home is permitted by both
+    legs, a fourth host's is denied at core1 before the tunnel, and home cannot open to clients."""
+    net = load_network(ROOT / "inventories" / "sc-booth")
+    flows = {(f.src.name, f.dst.name, f.label()): f for f in isolation_flows(net)}
+    wanted = [("client1", "home1", "tcp/22"), ("client4", "home1", "tcp/22"), ("home1", "client1", "icmp")]
+    answers, stage = batfish_answers(net, tmp_path, [flows[k] for k in wanted], host, lambda _: None)
+    assert stage.status == "PASS"
+    (ok, fourth, back) = answers
+    assert ok.action == "permit" and ok.detail.startswith("into the VPN at bgw1[")
+    assert "from hgw1[" in ok.detail and "DELIVERED_TO_SUBNET" in ok.detail
+    assert fourth.action == "deny" and "denied by core1 VPN_CLIENTS_IN" in fourth.detail
+    assert back.action == "deny" and "SECURE_HOME_IN" in back.detail
