@@ -33,6 +33,28 @@ class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[mi
 
 _Loader.add_constructor("!vault", lambda loader, node: VaultValue("<vault>"))
 
+
+def _mapping_without_duplicates(loader: yaml.SafeLoader, node: yaml.MappingNode) -> dict[Any, Any]:
+    """YAML lets a later key silently replace an earlier one; in an intent that is a mistake."""
+    loader.flatten_mapping(node)
+    first_line: dict[Any, int] = {}
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=True)
+        try:
+            seen = key in first_line
+        except TypeError:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"a key that is a {type(key).__name__} (keys must be names or numbers)",
+                key_node.start_mark) from None
+        if seen:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"duplicate key {key!r} (first at line {first_line[key]})", key_node.start_mark)
+        first_line[key] = key_node.start_mark.line + 1
+    return dict(loader.construct_pairs(node, deep=True))
+
+
+_Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping_without_duplicates)
+
 _RANGE = re.compile(r"^(?P<prefix>.*)\{(?P<first>\d+)-(?P<last>\d+)\}(?P<suffix>.*)$")
 
 
@@ -57,25 +79,96 @@ def _rel(path: Path) -> str:
 
 
 def _read_yaml(path: Path, errors: list[IntentError]) -> Any:
-    text = path.read_text()
-    if text.startswith("$ANSIBLE_VAULT"):
+    """The file's YAML, or None with an error naming the file and the line."""
+    data = path.read_bytes()
+    if data.startswith(b"$ANSIBLE_VAULT"):
+        return None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        errors.append(IntentError(_rel(path), f"line {line}", f"byte 0x{data[exc.start]:02x}",
+                                  "UTF-8 text (save the file as UTF-8)"))
         return None
     try:
         return yaml.load(text, Loader=_Loader)  # noqa: S506 - SafeLoader subclass
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "(file)"
+        problem = " ".join(str(x) for x in (exc.context, exc.problem) if x)
+        duplicate = re.match(r"(duplicate key .*) \((first at line \d+)\)$", problem)
+        if duplicate:
+            errors.append(IntentError(_rel(path), where, duplicate[1], f"each key once in a mapping ({duplicate[2]})"))
+        else:
+            errors.append(IntentError(_rel(path), where, "unparseable YAML", f"valid YAML ({problem})"))
     except yaml.YAMLError as exc:
-        errors.append(IntentError(_rel(path), "(file)", "unparseable YAML", str(exc)))
-        return None
+        errors.append(IntentError(_rel(path), "(file)", "unparseable YAML", f"valid YAML ({exc})"))
+    return None
 
 
-def _walk_hosts(group: dict[str, Any] | None, in_group: str | None, found: dict[str, tuple]) -> None:
-    """Collect (group, vars) per host from an inventory group tree."""
-    if not isinstance(group, dict):
+def yaml_file_errors(path: Path) -> list[IntentError]:
+    """What is wrong with one YAML file as a file (encoding, syntax, duplicate keys)."""
+    errors: list[IntentError] = []
+    data = _read_yaml(path, errors)
+    if data is not None and not isinstance(data, dict):
+        errors.append(_not_a_mapping(path, data))
+    return errors
+
+
+def _not_a_mapping(path: Path, data: Any) -> IntentError:
+    return IntentError(_rel(path), "(file)", type(data).__name__, "a mapping of variables (name: value)")
+
+
+def _walk_hosts(group: Any, in_group: str | None, path: str, found: dict[str, tuple], problems: list[tuple]) -> None:
+    """Collect (group, vars, path) per host from an inventory group tree; `problems` gets
+    (path, value, allowed) for every part of the tree that is not what Ansible expects."""
+    if group is None:
         return
-    for name, host_vars in (group.get("hosts") or {}).items():
-        found[name] = (in_group, dict(host_vars or {}))
-    for child_name, child in (group.get("children") or {}).items():
+    if not isinstance(group, dict):
+        problems.append((path, type(group).__name__, "a group: a mapping with `hosts:` and/or `children:`"))
+        return
+    hosts = group.get("hosts") or {}
+    if not isinstance(hosts, dict):
+        problems.append((f"{path}.hosts", type(hosts).__name__, "a mapping of host name to its variables"))
+        hosts = {}
+    for name, host_vars in hosts.items():
+        where = f"{path}.hosts.{name}"
+        if name in found:
+            problems.append((where, name, f"each host listed once (also at {found[name][2]})"))
+            continue
+        if host_vars is not None and not isinstance(host_vars, dict):
+            problems.append((where, type(host_vars).__name__, "a mapping of host variables (or nothing)"))
+            host_vars = None
+        found[name] = (in_group, dict(host_vars or {}), where)
+    children = group.get("children") or {}
+    if not isinstance(children, dict):
+        problems.append((f"{path}.children", type(children).__name__, "a mapping of group name to group"))
+        children = {}
+    for child_name, child in children.items():
         member_of = child_name if child_name in (DEVICE_GROUP, ENDPOINT_GROUP) else in_group
-        _walk_hosts(child, member_of, found)
+        _walk_hosts(child, member_of, f"{path}.children.{child_name}", found, problems)
+
+
+def _read_hosts(path: Path, hosts_file: str) -> dict[str, tuple]:
+    """Every host of hosts.yml with its group; any problem with the file is the only error
+    reported (the other files' errors would all follow from it)."""
+    errors: list[IntentError] = []
+    data = _read_yaml(path, errors)
+    if errors:
+        raise IntentInvalid(errors)
+    expected = f"a group `all` with children {DEVICE_GROUP} and {ENDPOINT_GROUP}"
+    if not isinstance(data, dict) or not isinstance(data.get("all"), dict):
+        top = data.get("all", "missing") if isinstance(data, dict) else data
+        value = "empty file" if data is None else top if top == "missing" else type(top).__name__
+        raise IntentInvalid([IntentError(hosts_file, "all", value, expected)])
+    found: dict[str, tuple] = {}
+    problems: list[tuple] = []
+    _walk_hosts(data["all"], None, "all", found, problems)
+    if not problems and not found:
+        problems.append(("all", "no hosts", expected))
+    if problems:
+        raise IntentInvalid([IntentError(hosts_file, *problem) for problem in problems])
+    return found
 
 
 def expand_port_ranges(ports: list[Any]) -> tuple[list[Any], list[int]]:
@@ -110,7 +203,7 @@ def load_inventory(root: Path) -> RawInventory:
         if data is None:
             continue
         if not isinstance(data, dict):
-            errors.append(IntentError(_rel(path), "(file)", type(data).__name__, "a mapping of intent keys"))
+            errors.append(_not_a_mapping(path, data))
             continue
         for key, value in data.items():
             if key in raw.var_files:
@@ -123,9 +216,8 @@ def load_inventory(root: Path) -> RawInventory:
             raw.vars[key] = value
             raw.var_files[key] = _rel(path)
 
-    found: dict[str, tuple] = {}
-    _walk_hosts((_read_yaml(hosts_path, errors) or {}).get("all"), None, found)
-    for name, (group, inline) in sorted(found.items()):
+    found = _read_hosts(hosts_path, raw.hosts_file)
+    for name, (group, inline, _) in sorted(found.items()):
         host_vars = dict(inline)
         source = raw.hosts_file
         for candidate in (root / "host_vars" / f"{name}.yml", root / "host_vars" / name / "main.yml"):
@@ -134,6 +226,8 @@ def load_inventory(root: Path) -> RawInventory:
                 if isinstance(data, dict):
                     host_vars.update(data)
                     source = _rel(candidate)
+                elif data is not None:
+                    errors.append(_not_a_mapping(candidate, data))
         if isinstance(host_vars.get("ports"), list):
             host_vars["ports"], raw.port_entries[name] = expand_port_ranges(host_vars["ports"])
         raw.host_files[name] = source
