@@ -1,0 +1,77 @@
+"""Problems with an input file as a file: encoding, YAML syntax, duplicate keys, hosts.yml's
+shape. One exact message each, the same through `boothnet build` and ansible-playbook."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from boothnet.errors import IntentInvalid
+from boothnet.intent import load_network
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def errors_of(inv) -> list[str]:
+    with pytest.raises(IntentInvalid) as caught:
+        load_network(inv.path)
+    return [str(e) for e in caught.value.errors]
+
+
+def write(inv, relative: str, data: bytes | str) -> None:
+    path = inv.path / relative
+    path.write_bytes(data if isinstance(data, bytes) else data.encode())
+
+
+CASES = {
+    "non_utf8": ("group_vars/all/throughput.yml", b"---\nthroughput:\n  # caf\xe9\n  pass_ratio: 0.9\n",
+                 ["inv/group_vars/all/throughput.yml: line 3: 'byte 0xe9': UTF-8 text (save the file as UTF-8)"]),
+    "yaml_syntax": ("group_vars/all/throughput.yml", "throughput:\n  pass_ratio: [0.9\n",
+                    ["inv/group_vars/all/throughput.yml: line 3, column 1: 'unparseable YAML': valid YAML "
+                     "(while parsing a flow sequence did not find expected ',' or ']')"]),
+    "duplicate_key": ("group_vars/all/throughput.yml", "throughput:\n  pass_ratio: 0.9\n  pass_ratio: 0.8\n",
+                      ["inv/group_vars/all/throughput.yml: line 3, column 3: \"duplicate key 'pass_ratio'\": "
+                       "each key once in a mapping (first at line 2)"]),
+    "scalar_file": ("group_vars/all/throughput.yml", "42\n",
+                    ["inv/group_vars/all/throughput.yml: (file): 'int': a mapping of variables (name: value)"]),
+    "host_vars_list": ("host_vars/r1.yml", "- eth1\n",
+                       ["inv/host_vars/r1.yml: (file): 'list': a mapping of variables (name: value)"]),
+    "hosts_empty": ("hosts.yml", "",
+                    ["inv/hosts.yml: all: 'empty file': a group `all` with children network_devices and endpoints"]),
+    "hosts_all_list": ("hosts.yml", "all: []\n",
+                       ["inv/hosts.yml: all: 'list': a group `all` with children network_devices and endpoints"]),
+    "hosts_children_list": ("hosts.yml", "all:\n  children: [network_devices]\n",
+                            ["inv/hosts.yml: all.children: 'list': a mapping of group name to group"]),
+    "host_listed_twice": (
+        "hosts.yml",
+        "all:\n  children:\n    network_devices:\n      hosts: {r1: , r2: }\n    endpoints:\n      hosts:\n"
+        "        r1: {vlan: users, address: 10.0.10.11, attach: 'r1:eth1', role: client}\n",
+        ["inv/hosts.yml: all.children.endpoints.hosts.r1: 'r1': each host listed once "
+         "(also at all.children.network_devices.hosts.r1)"]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_file_problem_is_one_exact_error(inventory_copy, case):
+    relative, data, expected = CASES[case]
+    inv = inventory_copy()
+    write(inv, relative, data)
+    assert errors_of(inv) == expected
+
+
+@pytest.mark.parametrize("case", ["non_utf8", "yaml_syntax", "duplicate_key"])
+def test_ansible_playbook_prints_the_same_message(inventory_copy, case, tmp_path):
+    relative, data, expected = CASES[case]
+    inv = inventory_copy()
+    write(inv, relative, data)
+    run = subprocess.run(
+        [str(Path(sys.executable).parent / "ansible-playbook"), "-i", str(inv.path.resolve()),
+         str(ROOT / "playbooks" / "build.yml"), "-e", f"boothnet_build_dir={tmp_path / 'build'}"],
+        cwd=ROOT, capture_output=True, text=True)
+    assert run.returncode != 0 and "Traceback" not in run.stdout + run.stderr
+    # ansible-playbook runs in the repository: the same message, with the path as seen from there
+    assert expected[0].replace("inv/", f"{inv.path.resolve()}/", 1) in run.stdout + run.stderr
+    assert not (tmp_path / "build").exists()
