@@ -87,6 +87,8 @@ def main() -> None:
     }
     if not result.ok:
         module.fail_json(msg="build findings:\n" + "\n".join(result.findings), summary=summary)
+    for warning in result.warnings:
+        module.warn(f"intent: {warning}")
     module.exit_json(changed=bool(result.changed), summary=summary)
 
 

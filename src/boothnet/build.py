@@ -35,6 +35,7 @@ class BuildResult:
     seconds: float = 0.0
     changed: list[str] = field(default_factory=list)  # files this run wrote or removed
     intent: IntentStamp | None = None  # what the configs were built from (None: not recorded)
+    warnings: list[str] = field(default_factory=list)  # the intent's warnings (a redundant rule)
 
     @property
     def ok(self) -> bool:
@@ -118,6 +119,7 @@ def build_intent(
         round(time.perf_counter() - started, 3),
         [str(p.relative_to(out_dir)) for p in changed],
         stamp,
+        list(net.warnings),
     )
     write_model(out_dir.with_name(f"{out_dir.name}.model.json"), models)
     out_dir.with_name(f"{out_dir.name}.summary.json").write_text(

@@ -25,6 +25,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
     from boothnet.intent import load_network
 
     net = load_network(_inventory(args))
+    for warning in net.warnings:
+        print(f"[WARNING]: intent: {warning}", file=sys.stderr)
     print(
         f"{net.name}: intent valid ({len(net.devices)} devices, {len(net.vlans)} VLANs, {len(net.endpoints)} endpoints)"
     )
@@ -35,6 +37,8 @@ def cmd_build(args: argparse.Namespace) -> int:
     from boothnet.build import build
 
     result = build(_inventory(args), Path(args.build_dir), run_tools=not args.no_tools, progress=_progress)
+    for warning in result.warnings:
+        print(f"[WARNING]: intent: {warning}", file=sys.stderr)
     print(result.summary_table())
     print(f"configs in {result.out_dir}")
     return 0 if result.ok else 1

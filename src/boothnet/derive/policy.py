@@ -11,13 +11,9 @@ from dataclasses import replace
 from ipaddress import IPv4Network, collapse_addresses
 
 from boothnet.derive.model import AclEntry
-from boothnet.intent.model import Network, Rule, Vlan
+from boothnet.intent.model import Network, Prefixes, Rule, Vlan, acl_name
 
-Prefixes = list[IPv4Network | None]  # None = any
-
-
-def acl_name(vlan: Vlan, direction: str) -> str:
-    return f"{vlan.name.upper().replace('-', '_')}_{direction.upper()}"
+__all__ = ["PolicyCompiler", "Prefixes", "acl_name", "acl_decision", "policy_decision"]
 
 
 class PolicyCompiler:
@@ -71,15 +67,7 @@ class PolicyCompiler:
         return list(self._prefixes[selector])
 
     def _selector_prefixes(self, selector: str) -> Prefixes:
-        kind, _, name = selector.partition(":")
-        if selector == "any":
-            return [None]
-        if kind == "zone":
-            return list(collapse_addresses(self.zone_subnets.get(name, [])))
-        if kind == "vlan":
-            return [self.net.vlan_by_name()[name].subnet]
-        members = self.net.host_groups.get(name, [])
-        return [IPv4Network(f"{self.net.endpoints[m].address}/32") for m in members]
+        return self.net.selector_prefixes(selector, self.zone_subnets)
 
     def part_in(self, selector: str, vlan: Vlan) -> list[IPv4Network]:
         """The part of a selector that lives in this VLAN."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from functools import cached_property
-from ipaddress import IPv4Address, IPv4Interface, IPv4Network
+from ipaddress import IPv4Address, IPv4Interface, IPv4Network, collapse_addresses
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -135,6 +135,8 @@ class Vpn(Strict):
     dpd_delay_s: int = 10
     rekey_time_s: int = 3600
     psk_env: str = "BOOTHNET_VPN_PSK"
+    # zones whose VLANs the VPN may carry on purpose (research and production are kept out otherwise)
+    protected_zones: list[Zone] = []
 
 
 class ThroughputPath(Strict):
@@ -149,6 +151,14 @@ class Throughput(Strict):
     streams: int = Field(default=1, gt=0)
     tools: list[Literal["iperf3", "nuttcp"]] = ["iperf3", "nuttcp"]
     paths: list[ThroughputPath] = []
+
+
+Prefixes = list[IPv4Network | None]  # None = any
+
+
+def acl_name(vlan: Vlan, direction: str) -> str:
+    """The ACL a VLAN's interface gets in one direction (named here: validation checks it per platform)."""
+    return f"{vlan.name.upper().replace('-', '_')}_{direction.upper()}"
 
 
 class Network(Strict):
@@ -166,10 +176,25 @@ class Network(Strict):
     # where each part came from, for error messages downstream
     sources: dict[str, str] = {}
     port_entries: dict[str, list[int]] = {}  # device -> per port, its entry's index in the file
+    warnings: list[str] = []  # not wrong, but worth saying (a redundant rule), as IntentError text
 
     @property
     def name(self) -> str:
         return self.settings.name
+
+    def selector_prefixes(self, selector: str, zone_subnets: dict[str, list[IPv4Network]] | None = None) -> Prefixes:
+        """The prefixes a policy selector (any, zone:, vlan:, group:) stands for, collapsed."""
+        kind, _, name = selector.partition(":")
+        if selector == "any":
+            return [None]
+        if kind == "zone":
+            subnets = (zone_subnets or {}).get(name) if zone_subnets is not None else [
+                v.subnet for v in self.vlans if v.zone == name]
+            return list(collapse_addresses(subnets or []))
+        if kind == "vlan":
+            return [self.vlan_by_name()[name].subnet]
+        members = self.host_groups.get(name, [])
+        return [IPv4Network(f"{self.endpoints[m].address}/32") for m in members]
 
     def vlan_by_name(self) -> dict[str, Vlan]:
         return self.vlan_name_index

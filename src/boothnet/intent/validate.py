@@ -8,6 +8,8 @@ all-pairs, so a show floor of hundreds of devices validates in well under a seco
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
+from functools import cache
 from ipaddress import IPv4Address, IPv4Network
 from pathlib import Path
 from typing import Any
@@ -25,10 +27,13 @@ from boothnet.intent.model import (
     Network,
     NetworkSettings,
     Policy,
+    Prefixes,
+    Rule,
     Throughput,
     Uplink,
     Vlan,
     Vpn,
+    acl_name,
 )
 from boothnet.platforms import parse_vlan_ranges, platforms, supported
 
@@ -177,12 +182,44 @@ def load_network(root: Path | str) -> Network:
     return build_network(load_inventory(Path(root)))
 
 
+def _host_address_problem(address: IPv4Address, subnet: IPv4Network, slash31: bool) -> str | None:
+    if subnet.prefixlen == 32:
+        return None
+    if subnet.prefixlen == 31:
+        return None if slash31 else f"not in a /31 on this platform (no RFC 3021): a /30 or larger than {subnet}"
+    if address == subnet.network_address:
+        return f"a host address in {subnet}, not its network address"
+    if address == subnet.broadcast_address:
+        return f"a host address in {subnet}, not its broadcast address"
+    return None
+
+
+def _selector_covers(prefixes: Callable[[str], Prefixes], wide: str, narrow: str) -> bool:
+    if wide == narrow or wide == "any":
+        return True
+    inner, outer = prefixes(narrow), prefixes(wide)
+    if not inner or None in inner:
+        return False  # "any", or a selector with no address (zone:outside): only itself covers it
+    return all(any(o is not None and p.subnet_of(o) for o in outer) for p in inner)
+
+
+def _rule_covers(prefixes: Callable[[str], Prefixes], earlier: Rule, later: Rule) -> bool:
+    """Every packet `later` matches, `earlier` matches first."""
+    if earlier.proto != "ip" and earlier.proto != later.proto:
+        return False
+    if earlier.ports and not (later.ports and set(later.ports) <= set(earlier.ports)):
+        return False
+    return _selector_covers(prefixes, earlier.source, later.source) and _selector_covers(
+        prefixes, earlier.destination, later.destination)
+
+
 # --- semantic checks ------------------------------------------------------------------------
 
 
 def check_network(net: Network) -> list[IntentError]:
     checks = _Checks(net)
     checks.run()
+    net.warnings[:] = [str(w) for w in checks.warnings]
     return checks.errors
 
 
@@ -190,6 +227,7 @@ class _Checks:
     def __init__(self, net: Network):
         self.net = net
         self.errors: list[IntentError] = []
+        self.warnings: list[IntentError] = []
         self.src = net.sources
         self.vlans_by_name = {}
         self.vlans_by_id = {}
@@ -207,7 +245,10 @@ class _Checks:
         self.endpoints(ports)
         self.vlan_carriage()
         self.subnets()
+        self.addresses()
+        self.names()
         self.policy()
+        self.shadowed_rules()
         self.vpn()
         self.uplink_and_paths()
 
@@ -323,6 +364,15 @@ class _Checks:
             if len(ends) < 2:
                 continue
             (dev_a, port_a), (dev_b, port_b) = ends["a"], ends["b"]
+            if port_a.speed != port_b.speed:
+                self.add(
+                    file,
+                    f"{path}.speed",
+                    f"{link.a} speed {port_a.speed} vs {link.b} speed {port_b.speed}",
+                    "the same speed (Mb/s) on both ends of a link",
+                )
+            elif link.speed and link.speed > port_a.speed:
+                self.add(file, f"{path}.speed", link.speed, f"at most the speed of the ports it joins ({port_a.speed})")
             mtu_a, mtu_b = port_a.mtu or link.mtu, port_b.mtu or link.mtu
             if mtu_a and mtu_b and mtu_a != mtu_b:
                 self.add(
@@ -399,7 +449,6 @@ class _Checks:
 
     # endpoints -------------------------------------------------------------------------------------
     def endpoints(self, used: dict[str, str]) -> None:
-        addresses: dict[IPv4Address, str] = {}
         for name, endpoint in sorted(self.net.endpoints.items()):
             file = self.src[f"host:{name}"]
             prefix = f"endpoints.{name}." if file.endswith(("hosts.yml", "hosts.yaml")) else ""
@@ -413,14 +462,6 @@ class _Checks:
                     str(endpoint.address),
                     f"a host address in {vlan.subnet} other than the gateway {self.net.gateway_address(vlan)}",
                 )
-            if endpoint.address in addresses:
-                self.add(
-                    file,
-                    f"{prefix}address",
-                    str(endpoint.address),
-                    f"a unique address (also {addresses[endpoint.address]})",
-                )
-            addresses[endpoint.address] = name
             found = self._port(endpoint.attach, file, f"{prefix}attach")
             if found is None:
                 continue
@@ -490,6 +531,70 @@ class _Checks:
             if widest is None or span[0].broadcast_address > widest[0].broadcast_address:
                 widest = span
 
+    def addresses(self) -> None:
+        """Every address on a device, gateway, router interface, link or host: a host address of
+        its subnet (a /31 holds two per RFC 3021 where the platform allows it) and used once."""
+        known = platforms()
+        owners: dict[IPv4Address, str] = {}
+
+        def claim(address: IPv4Address, subnet: IPv4Network | None, device: str | None, where: tuple[str, str],
+                  who: str) -> None:
+            platform = known.get(self.net.devices[device].platform) if device in self.net.devices else None
+            if subnet is not None and address in subnet:
+                problem = _host_address_problem(address, subnet, platform.slash31 if platform else True)
+                if problem:
+                    self.add(*where, str(address), problem)
+            if address in owners:
+                self.add(*where, str(address), f"a unique address (also {owners[address]})")
+            else:
+                owners[address] = who
+
+        mgmt = self.net.settings.mgmt_subnet
+        for name, device in sorted(self.net.devices.items()):
+            claim(device.mgmt_address, mgmt, name, (self.src[f"host:{name}"], "mgmt_address"), f"{name} mgmt_address")
+        vlans_file = self.src["vlans"]
+        for index, vlan in enumerate(self.net.vlans):
+            gateway = self.net.gateway_address(vlan)
+            if gateway in vlan.subnet:  # out of the subnet is reported by vlans()
+                claim(gateway, vlan.subnet, vlan.gateway, (vlans_file, f"vlans[{index}].gateway_address"),
+                      f"vlans[{index}] gateway {vlan.gateway}")
+            for router, address in vlan.routers.items():
+                claim(address, vlan.subnet, router, (vlans_file, f"vlans[{index}].routers.{router}"),
+                      f"vlans[{index}].routers.{router}")
+        for index, link in enumerate(self.net.links):
+            if link.addresses is None:
+                continue
+            for side in ("a", "b"):
+                iface = getattr(link.addresses, side)
+                device = getattr(link, side).partition(":")[0]
+                claim(iface.ip, iface.network, device, (self.src["links"], f"links[{index}].addresses.{side}"),
+                      f"links[{index}].addresses.{side}")
+        for name, endpoint in sorted(self.net.endpoints.items()):
+            file = self.src[f"host:{name}"]
+            prefix = f"endpoints.{name}." if file.endswith(("hosts.yml", "hosts.yaml")) else ""
+            vlan = self._resolve_vlan(endpoint.vlan)
+            subnet = vlan.subnet if vlan is not None else None
+            if vlan is not None and endpoint.address == self.net.gateway_address(vlan):
+                continue  # reported by endpoints(): "other than the gateway"
+            claim(endpoint.address, subnet, None, (file, f"{prefix}address"), name)
+
+    def names(self) -> None:
+        """VLAN names, and the ACL names made from them, valid on every platform that renders them."""
+        known = platforms()
+        file = self.src["vlans"]
+        for index, vlan in enumerate(self.net.vlans):
+            where = sorted(set(self.vlan_presence.get(vlan.id, [])) | {vlan.gateway})
+            for kind, name, devices in (("vlan", vlan.name, where), ("acl", acl_name(vlan, "in"), [vlan.gateway])):
+                if any(e.path == f"vlans[{index}].name" and e.file == file for e in self.errors):
+                    break  # the VLAN name itself is wrong: its ACL name follows from it
+                for platform_name in sorted({self.net.devices[d].platform for d in devices if d in self.net.devices}):
+                    rule = known[platform_name].names.get(kind) if platform_name in known else None
+                    problem = rule.problem(name) if rule else None
+                    if problem:
+                        what = "VLAN name" if kind == "vlan" else f"name for the ACL {name} made from it"
+                        self.add(file, f"vlans[{index}].name", vlan.name,
+                                 f"a {what} valid on {platform_name}: {problem}")
+
     # policy -----------------------------------------------------------------------------------------------
     def _check_selector(self, selector: str, file: str, path: str) -> None:
         kind, _, name = selector.partition(":")
@@ -530,6 +635,29 @@ class _Checks:
                 if member not in self.net.endpoints:
                     self.add(groups_file, f"host_groups.{group}[{index}]", member, "a known endpoint")
 
+    def shadowed_rules(self) -> None:
+        """A rule that an earlier rule fully covers never decides anything: an error when their
+        actions differ (the later rule's intent is lost), a warning when it is only redundant."""
+        if any(e.file == self.src["policy"] or e.file == self.src["host_groups"] for e in self.errors):
+            return  # selectors must resolve first
+        prefixes = cache(self.net.selector_prefixes)
+        rules = self.net.policy.rules
+        file = self.src["policy"]
+        for later_index, later in enumerate(rules):
+            for index, earlier in enumerate(rules[:later_index]):
+                if not _rule_covers(prefixes, earlier, later):
+                    continue
+                path = f"policy.rules[{later_index}]"
+                if earlier.action != later.action:
+                    self.add(file, path, later.name, f"a rule that can apply: rules[{index}] {earlier.name} "
+                             f"({earlier.action}) comes first and covers all of it, so its {later.action} "
+                             "never applies")
+                else:
+                    self.warnings.append(IntentError(file, path, later.name, f"a rule that adds something: "
+                                                     f"rules[{index}] {earlier.name} already {earlier.action}s "
+                                                     "all of it (redundant)"))
+                break
+
     def vpn(self) -> None:
         vpn = self.net.vpn
         if vpn is None:
@@ -543,6 +671,11 @@ class _Checks:
                 kind, _, name = ref.partition(":")
                 if kind != "vlan" or name not in self.vlans_by_name:
                     self.add(file, f"vpn.{field}[{index}]", ref, "vlan:<a known VLAN name>")
+                    continue
+                zone = self.vlans_by_name[name][1].zone
+                if zone in ("research", "production") and zone not in vpn.protected_zones:
+                    self.add(file, f"vpn.{field}[{index}]", ref, f"a VLAN outside the {zone} zone, or list "
+                             f"{zone} in vpn.protected_zones to carry {zone} traffic through the VPN on purpose")
         kind, _, group = vpn.clients.partition(":")
         if kind != "group" or group not in self.net.host_groups:
             self.add(file, "vpn.clients", vpn.clients, "group:<a known host group>")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -22,9 +23,25 @@ class Platform:
     files: dict[str, tuple[str, ...]]
     tunnel_inner_mtu: dict[str, int]  # IPsec backend -> largest inner packet; empty: no limit
     containerlab: dict[str, Any] = field(default_factory=dict)  # kind, image, port naming (boothnet.lab.clab)
+    slash31: bool = False  # RFC 3021 /31 point-to-point addresses
+    names: dict[str, NameRule] = field(default_factory=dict)  # "vlan", "acl" -> what the platform accepts
 
     def reserved_text(self) -> str:
         return ", ".join(_compact(sorted(self.reserved_vlans))) or "none"
+
+
+@dataclass(frozen=True)
+class NameRule:
+    max_length: int
+    pattern: str
+
+    def problem(self, name: str) -> str | None:
+        """What is wrong with `name` for this platform, or None."""
+        if len(name) > self.max_length:
+            return f"at most {self.max_length} characters"
+        if not re.match(self.pattern, name):
+            return f"letters, digits, '.', '_' and '-' only (pattern {self.pattern})"
+        return None
 
 
 def _compact(ids: list[int]) -> list[str]:
@@ -65,6 +82,8 @@ def platforms() -> dict[str, Platform]:
             files={path: tuple(features) for path, features in spec["files"].items()},
             tunnel_inner_mtu=dict(spec.get("tunnel_inner_mtu", {})),
             containerlab=dict(spec.get("containerlab", {})),
+            slash31=bool(spec.get("slash31", False)),
+            names={kind: NameRule(**rule) for kind, rule in spec.get("names", {}).items()},
         )
         for name, spec in data.items()
     }
