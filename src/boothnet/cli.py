@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -124,6 +125,16 @@ def main(argv: list[str] | None = None) -> int:
         print(f"render error: {exc}", file=sys.stderr)
         print("nothing was written", file=sys.stderr)
         return 3
+    except KeyboardInterrupt:
+        print("boothnet: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # noqa: BLE001 - never a traceback for the user; BOOTHNET_DEBUG=1 shows it
+        if os.environ.get("BOOTHNET_DEBUG"):
+            raise
+        print(f"boothnet {args.command}: internal error: {type(exc).__name__}: {exc}\n"
+              "This is a bug in boothnet: rerun with BOOTHNET_DEBUG=1 for the traceback and report it.",
+              file=sys.stderr)
+        return 70
 
 
 if __name__ == "__main__":

@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from boothnet.showfloor import floor_size, write_showfloor
 
 
 def cmd_gen_showfloor(args: argparse.Namespace) -> int:
-    size = floor_size(args.devices, args.booths_per_dist, args.hosts_per_vlan)
+    try:
+        size = floor_size(args.devices, args.booths_per_dist, args.hosts_per_vlan)
+    except ValueError as exc:  # a size it cannot address: the message says which limit
+        print(f"gen-showfloor: -N {args.devices}: {exc}", file=sys.stderr)
+        return 2
     name = args.name or f"floor{args.devices}"
     out = Path(args.out or f"build/inventories/{name}")
     files = write_showfloor(out, size, name)
