@@ -75,3 +75,13 @@ def test_ansible_playbook_prints_the_same_message(inventory_copy, case, tmp_path
     # ansible-playbook runs in the repository: the same message, with the path as seen from there
     assert expected[0].replace("inv/", f"{inv.path.resolve()}/", 1) in run.stdout + run.stderr
     assert not (tmp_path / "build").exists()
+
+
+def test_deploy_against_an_intent_inventory_says_what_it_expected():
+    run = subprocess.run(
+        [str(Path(sys.executable).parent / "ansible-playbook"), "-i", "inventories/sc-booth",
+         "playbooks/deploy.yml", "--check"], cwd=ROOT, capture_output=True, text=True)
+    out = run.stdout + run.stderr
+    assert run.returncode != 0 and "Traceback" not in out and "no attribute" not in out
+    assert ("deploy.yml deploys the hosts of group 'routers', which " f"{ROOT}/inventories/sc-booth"
+            " does not have: run it against a lab inventory, build/<network>/lab/inventory.yml") in out
