@@ -14,7 +14,7 @@ DEBIAN_PACKAGES := frr frr-pythontools iperf3 nuttcp strongswan-charon strongswa
 	iproute2 iputils-ping tcpdump procps psmisc python3-venv git openjdk-17-jre-headless
 
 .PHONY: setup apt venv test lint unit build verify acl-review deploy validate demo lab-up lab-down clab golden bench-scale clean \
-	batfish-up batfish-down batfish-status doctor
+	batfish-up batfish-down batfish-status doctor fuzz
 
 setup: apt venv
 	$(BIN)/boothnet doctor
@@ -84,6 +84,10 @@ demo:
 
 clab:
 	$(BIN)/boothnet clab --network $(NET) $(if $(KINDS),--kinds $(KINDS))
+
+# The intent fuzzer at full size: 10,000 mutated intents (make test runs 300 of them).
+fuzz:
+	BOOTHNET_FUZZ_EXAMPLES=$${BOOTHNET_FUZZ_EXAMPLES:-10000} $(BIN)/pytest -q -p no:cacheprovider tests/fuzz
 
 golden:
 	$(PY) tests/golden/regenerate.py

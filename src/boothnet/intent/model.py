@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from functools import cached_property
 from ipaddress import IPv4Address, IPv4Interface, IPv4Network, collapse_addresses
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 Zone = Literal["production", "research", "secure", "outside"]
 ZONES: tuple[str, ...] = ("production", "research", "secure", "outside")
@@ -20,6 +20,18 @@ DeviceRole = Literal[
     "vpn_gateway",
     "show_network",
 ]
+
+
+def _written_as_text(value: object) -> object:
+    # pydantic reads a number as an address (false -> 0.0.0.0/32): in an intent that is a typo
+    if isinstance(value, bool | int | float):
+        raise ValueError("an IPv4 address or prefix written as text, e.g. 10.0.10.1 or 10.0.10.0/24")
+    return value
+
+
+Address = Annotated[IPv4Address, BeforeValidator(_written_as_text)]
+Subnet = Annotated[IPv4Network, BeforeValidator(_written_as_text)]
+Interface = Annotated[IPv4Interface, BeforeValidator(_written_as_text)]
 
 
 class Strict(BaseModel):
@@ -37,8 +49,8 @@ class Device(Strict):
     name: str
     role: DeviceRole
     platform: str
-    mgmt_address: IPv4Address
-    router_id: IPv4Address | None = None
+    mgmt_address: Address
+    router_id: Address | None = None
     managed: bool = True
     ports: list[Port] = []
 
@@ -48,7 +60,7 @@ class Endpoint(Strict):
 
     name: str
     vlan: str
-    address: IPv4Address
+    address: Address
     attach: str  # "device:port"
     role: EndpointRole = "host"
 
@@ -57,18 +69,18 @@ class Vlan(Strict):
     id: int
     name: str
     zone: Zone
-    subnet: IPv4Network
+    subnet: Subnet
     gateway: str
-    gateway_address: IPv4Address | None = None
+    gateway_address: Address | None = None
     mtu: int | None = None
     # other L3 devices on this VLAN (transit): device -> its address
-    routers: dict[str, IPv4Address] = {}
+    routers: dict[str, Address] = {}
     description: str | None = None
 
 
 class LinkAddresses(Strict):
-    a: IPv4Interface
-    b: IPv4Interface
+    a: Interface
+    b: Interface
 
 
 class Link(Strict):
@@ -98,7 +110,7 @@ class OspfSettings(Strict):
 class NetworkSettings(Strict):
     name: str
     description: str = ""
-    mgmt_subnet: IPv4Network = IPv4Network("198.18.0.0/24")
+    mgmt_subnet: Subnet = IPv4Network("198.18.0.0/24")
     ospf: OspfSettings = OspfSettings()
 
 
@@ -118,19 +130,19 @@ class Policy(Strict):
 
 class Uplink(Strict):
     device: str
-    next_hop: IPv4Address
+    next_hop: Address
 
 
 class Vpn(Strict):
     name: str
     booth_gateway: str
     home_gateway: str
-    booth_subnets: list[str]  # "vlan:<name>"
-    home_subnets: list[str]
+    booth_subnets: list[str] = Field(min_length=1)  # "vlan:<name>"
+    home_subnets: list[str] = Field(min_length=1)
     clients: str  # "group:<name>"
-    max_clients: int = 3
-    ike_proposals: list[str] = ["aes256-sha256-modp2048"]
-    esp_proposals: list[str] = ["aes256gcm16-modp2048"]
+    max_clients: int = Field(default=3, ge=1)
+    ike_proposals: list[str] = Field(default=["aes256-sha256-modp2048"], min_length=1)
+    esp_proposals: list[str] = Field(default=["aes256gcm16-modp2048"], min_length=1)
     udp_encapsulation: bool = True
     dpd_delay_s: int = 10
     rekey_time_s: int = 3600
@@ -203,7 +215,7 @@ class Network(Strict):
         return vlan.mtu or self.mtu_policy.default
 
     def gateway_address(self, vlan: Vlan) -> IPv4Address:
-        return vlan.gateway_address or next(vlan.subnet.hosts())
+        return vlan.gateway_address or next(iter(vlan.subnet.hosts()))
 
     # Lookups below assume a validated intent (every reference resolves).
 
