@@ -139,7 +139,8 @@ def build_network(raw: RawInventory) -> Network:
     endpoints = c.hosts(raw.endpoints, Endpoint, "endpoints")
     host_groups = raw.vars.get("host_groups") or {}
     if not isinstance(host_groups, dict) or not all(
-        isinstance(k, str) and isinstance(v, list) and all(isinstance(m, str) for m in v) for k, v in host_groups.items()
+        isinstance(k, str) and isinstance(v, list) and all(isinstance(m, str) for m in v)
+        for k, v in host_groups.items()
     ):
         c.add(
             c.var_file("host_groups"), "host_groups", "malformed", "a mapping of group name to a list of endpoint names"
@@ -330,7 +331,8 @@ class _Checks:
             else:
                 self.vlan_presence[vlan.id].append(vlan.gateway)
             if vlan.subnet.prefixlen > 30:
-                self.add(file, f"{path}.subnet", str(vlan.subnet), "a VLAN subnet of /30 or larger (a gateway and hosts)")
+                self.add(file, f"{path}.subnet", str(vlan.subnet),
+                         "a VLAN subnet of /30 or larger (a gateway and hosts)")
                 continue
             address = self.net.gateway_address(vlan)
             if address not in vlan.subnet or address in (vlan.subnet.network_address, vlan.subnet.broadcast_address):
