@@ -40,6 +40,7 @@ lint:
 	$(BIN)/ruff check src tests checks plugins bench
 	$(BIN)/yamllint -s .
 	$(BIN)/ansible-lint -q playbooks roles
+	$(BIN)/lint-imports --no-cache
 
 unit:
 	$(BIN)/pytest -q -m "not lab" tests checks

@@ -5,7 +5,7 @@
 Times, as medians of --runs: starting a service from BATFISH_JAR until it answers (each run
 starts and stops its own, in a private state folder, heap --heap), then per network (sc-booth
 and generated 50/200/500-device show floors) loading the Batfish view as a snapshot and
-answering every question verify asks (`boothnet.batfish.questions.collect`), and the whole
+answering every question verify asks (`boothnet.verify.batfish.questions.collect`), and the whole
 verify stage as `boothnet verify` runs it. The service's peak resident memory after the
 largest floor says what heap that floor needs. Results go to bench/results/batfish.json.
 """
@@ -21,14 +21,14 @@ import tempfile
 import time
 from pathlib import Path
 
-from boothnet.batfish import local
-from boothnet.batfish.from_intent import render_batfish_view, verify_intent_from_model
-from boothnet.batfish.questions import collect
-from boothnet.batfish.service import open_session, probe
-from boothnet.batfish.snapshot import build_snapshot_dir, init_snapshot
 from boothnet.intent import load_network
-from boothnet.showfloor import floor_size, write_showfloor
-from boothnet.verify_stage import run_verify_stage
+from boothnet.tools.showfloor import floor_size, write_showfloor
+from boothnet.verify.batfish import local
+from boothnet.verify.batfish.from_intent import render_batfish_view, verify_intent_from_model
+from boothnet.verify.batfish.questions import collect
+from boothnet.verify.batfish.service import open_session, probe
+from boothnet.verify.batfish.snapshot import build_snapshot_dir, init_snapshot
+from boothnet.verify.stage import run_verify_stage
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -32,18 +32,18 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from boothnet.build import check_with_tools, render_all, write_configs  # noqa: E402
 from boothnet.derive import derive_network  # noqa: E402
 from boothnet.intent import load_network  # noqa: E402
-from boothnet.lint import lint_rendered  # noqa: E402
-from boothnet.scalebench import Series, growth_exponent, run_measured, write_naive_inputs  # noqa: E402
-from boothnet.showfloor import floor_size, write_showfloor  # noqa: E402
+from boothnet.render.build import check_with_tools, render_all, write_configs  # noqa: E402
+from boothnet.render.lint import lint_rendered  # noqa: E402
+from boothnet.tools.scalebench import Series, growth_exponent, run_measured, write_naive_inputs  # noqa: E402
+from boothnet.tools.showfloor import floor_size, write_showfloor  # noqa: E402
 
 PLAYBOOK = str(ROOT / ".venv" / "bin" / "ansible-playbook")
 
 
 def stage_times(inventory: Path, scratch: Path) -> dict[str, float]:
-    """The build's steps one by one, in this process (same calls as boothnet.build.build)."""
+    """The build's steps one by one, in this process (same calls as boothnet.render.build.build)."""
     times: dict[str, float] = {}
     t = time.perf_counter()
     net = load_network(inventory)

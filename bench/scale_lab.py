@@ -28,8 +28,8 @@ sys.path.insert(0, str(ROOT / "src"))
 from boothnet.lab import names, net, services  # noqa: E402
 from boothnet.lab.plan import plan_lab  # noqa: E402
 from boothnet.lab.runner import detect_vlan_mode, lab_down, lab_health, lab_up  # noqa: E402
-from boothnet.scalebench import mem_available_kb  # noqa: E402
-from boothnet.showfloor import floor_size, write_showfloor  # noqa: E402
+from boothnet.tools.scalebench import mem_available_kb  # noqa: E402
+from boothnet.tools.showfloor import floor_size, write_showfloor  # noqa: E402
 
 
 def lab_processes(namespaces: list[str]) -> tuple[int, Counter[str], int]:

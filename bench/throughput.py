@@ -21,11 +21,11 @@ import sys
 import time
 from pathlib import Path
 
-from boothnet.perf.formula import expected_goodput
-from boothnet.perf.pairnet import VethPair
-from boothnet.perf.ports import PortAllocator
-from boothnet.perf.run import run_throughput
-from boothnet.perf.runner import netns_runner
+from boothnet.validate.perf.formula import expected_goodput
+from boothnet.validate.perf.pairnet import VethPair
+from boothnet.validate.perf.ports import PortAllocator
+from boothnet.validate.perf.run import run_throughput
+from boothnet.validate.perf.runner import netns_runner
 
 TARGET = 0.95
 OUT = Path(__file__).parent / "results" / "throughput.json"

@@ -1,10 +1,10 @@
 """The `assert_*` library for checks: each returns True or raises with the offending rows.
 
-The logic lives in `boothnet.batfish.asserts` (unit-tested there); this is the name checks
+The logic lives in `boothnet.verify.batfish.asserts` (unit-tested there); this is the name checks
 and playbooks import.
 """
 
-from boothnet.batfish import asserts
-from boothnet.batfish.asserts import *  # noqa: F403 - this module is the public name of that library
+from boothnet.verify.batfish import asserts
+from boothnet.verify.batfish.asserts import *  # noqa: F403 - this module is the public name of that library
 
 __all__ = asserts.__all__

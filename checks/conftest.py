@@ -15,12 +15,12 @@ from typing import Any
 
 import pytest
 
-from boothnet.batfish.from_intent import render_batfish_view
-from boothnet.batfish.intent import VerifyIntent, load_verify_intent
-from boothnet.batfish.questions import Answers, collect
-from boothnet.batfish.service import ServiceStatus, open_session, probe
-from boothnet.batfish.snapshot import build_snapshot_dir, init_snapshot, read_configs
 from boothnet.intent import load_network
+from boothnet.verify.batfish.from_intent import load_verify_intent, render_batfish_view
+from boothnet.verify.batfish.intent import VerifyIntent
+from boothnet.verify.batfish.questions import Answers, collect
+from boothnet.verify.batfish.service import ServiceStatus, open_session, probe
+from boothnet.verify.batfish.snapshot import build_snapshot_dir, init_snapshot, read_configs
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -46,4 +46,4 @@ def inventory_copy(tmp_path, monkeypatch):
 def no_batfish(monkeypatch, tmp_path):
     """No Batfish for this test: BATFISH_HOST unset and no service `boothnet batfish up` started."""
     monkeypatch.delenv("BATFISH_HOST", raising=False)
-    monkeypatch.setattr("boothnet.batfish.service.STATE_DIR", tmp_path / "no-batfish")
+    monkeypatch.setattr("boothnet.verify.batfish.service.STATE_DIR", tmp_path / "no-batfish")

@@ -1,6 +1,6 @@
-"""Ansible filters for the iperf3 and nuttcp roles: thin wrappers over boothnet.perf.
+"""Ansible filters for the iperf3 and nuttcp roles: thin wrappers over boothnet.validate.perf.
 
-Command lines are built and outputs parsed in Python (boothnet.perf), so the roles only
+Command lines are built and outputs parsed in Python (boothnet.validate.perf), so the roles only
 run argv and register results. Every filter returns plain lists/dicts/numbers.
 """
 
@@ -10,10 +10,10 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from boothnet.perf import iperf3, nuttcp
-from boothnet.perf.formula import DEFAULT_PASS_RATIO, expected_goodput
-from boothnet.perf.runner import detached_argv, pidfile_for
-from boothnet.perf.schema import ThroughputResult, judge
+from boothnet.validate.perf import iperf3, nuttcp
+from boothnet.validate.perf.formula import DEFAULT_PASS_RATIO, expected_goodput
+from boothnet.validate.perf.runner import detached_argv, pidfile_for
+from boothnet.validate.perf.schema import ThroughputResult, judge
 
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kKmMgG]?)[bB]?\s*$")
 _MULT = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3}

@@ -80,6 +80,7 @@ markdown:
 from pathlib import Path
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.boothnet_stage import run_stage
 
 
 def main() -> None:
@@ -95,18 +96,11 @@ def main() -> None:
         },
         supports_check_mode=True,
     )
-    from boothnet.acl_review import ReviewError
-    from boothnet.acl_review.report import review_markdown
-    from boothnet.acl_review.stage import run_acl_review
-    from boothnet.batfish.service import BatfishUnavailable
-    from boothnet.errors import IntentInvalid
-
+    from boothnet.verify.acl_review.report import review_markdown
     p = module.params
-    try:
-        review = run_acl_review(Path(p["inventory"]), Path(p["build_dir"]), p["base"], p["head"] or None,
-                                p["batfish_host"] or None, p["require_batfish"])
-    except (ReviewError, IntentInvalid, BatfishUnavailable) as exc:
-        module.fail_json(msg=str(exc), gate="ERROR")
+    review = run_stage(module, "boothnet.verify.acl_review.stage:run_acl_review", Path(p["inventory"]),
+                       Path(p["build_dir"]), p["base"], p["head"] or None, p["batfish_host"] or None,
+                       p["require_batfish"])
     markdown = review_markdown(review)
     result = {
         "changed": False,

@@ -46,6 +46,7 @@ errors:
 from pathlib import Path
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.boothnet_stage import run_stage
 
 
 def main() -> None:
@@ -57,22 +58,9 @@ def main() -> None:
         },
         supports_check_mode=True,
     )
-    try:
-        from boothnet.build import build
-        from boothnet.errors import IntentInvalid, RenderError
-    except ImportError as exc:
-        module.fail_json(
-            msg=f"boothnet is not importable by {__import__('sys').executable}: {exc}; "
-            "run with ansible_python_interpreter set to the .venv python"
-        )
-    try:
-        result = build(
-            Path(module.params["inventory"]), Path(module.params["build_dir"]), run_tools=module.params["run_tools"]
-        )
-    except IntentInvalid as exc:
-        module.fail_json(msg=exc.summary() + "\nnothing was written", errors=[str(e) for e in exc.errors])
-    except RenderError as exc:
-        module.fail_json(msg=f"render error: {exc}\nnothing was written")
+    p = module.params
+    result = run_stage(module, "boothnet.render.build:build", Path(p["inventory"]), Path(p["build_dir"]),
+                       run_tools=p["run_tools"])
     summary = {
         "network": result.network,
         "devices": result.devices,

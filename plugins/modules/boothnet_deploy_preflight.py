@@ -57,6 +57,7 @@ problems:
 from pathlib import Path
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.boothnet_stage import run_stage
 
 
 def main() -> None:
@@ -69,20 +70,10 @@ def main() -> None:
         },
         supports_check_mode=True,
     )
-    try:
-        from boothnet.deploy.preflight import StaleConfigs, preflight
-    except ImportError as exc:
-        module.fail_json(
-            msg=f"boothnet is not importable by {__import__('sys').executable}: {exc}; "
-            "run with ansible_python_interpreter set to the .venv python"
-        )
     p = module.params
     root = Path(p["configs_root"])
     dirs = {str(device): Path(folder) if folder else root / str(device) for device, folder in p["devices"].items()}
-    try:
-        checks = preflight(dirs, p["network"], p["lab_configs"])
-    except StaleConfigs as exc:
-        module.fail_json(msg=str(exc), problems=exc.problems)
+    checks = run_stage(module, "boothnet.deploy.preflight:preflight", dirs, p["network"], p["lab_configs"])
     module.exit_json(changed=False, intent={str(c.configs): c.intent.digest for c in checks if c.intent})
 
 

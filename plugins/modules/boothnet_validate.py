@@ -79,17 +79,19 @@ def main() -> None:
     )
     if os.geteuid() != 0:
         module.fail_json(msg="boothnet_validate probes the netns lab: run it as root")
+    from boothnet.report.render import write_report
     from boothnet.report.summary import summarize
-    from boothnet.validate_stage import run_validate
+    from boothnet.validate.stage import run_validate
 
     log: list[str] = []
-    results, paths = run_validate(
+    results = run_validate(
         Path(module.params["inventory"]),
         Path(module.params["build_dir"]),
         throughput=module.params["throughput"],
         progress=log.append,
         vpn_resilience=module.params["vpn_resilience"],
     )
+    paths = write_report(results, Path(module.params["build_dir"]) / results.network / "report")
     summary = summarize(results)
     facts = {
         "overall": summary.overall,

@@ -52,6 +52,7 @@ markdown:
 from pathlib import Path
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.boothnet_stage import run_stage
 
 
 def main() -> None:
@@ -64,19 +65,9 @@ def main() -> None:
         },
         supports_check_mode=True,
     )
-    from boothnet.batfish.service import BatfishUnavailable
-    from boothnet.errors import IntentInvalid
-    from boothnet.verify_stage import run_verify_stage
-
-    try:
-        report = run_verify_stage(
-            Path(module.params["inventory"]),
-            Path(module.params["build_dir"]),
-            module.params["batfish_host"] or None,
-            module.params["require_batfish"],
-        )
-    except (IntentInvalid, BatfishUnavailable) as exc:
-        module.fail_json(msg=str(exc), status="FAIL")
+    p = module.params
+    report = run_stage(module, "boothnet.verify.stage:run_verify_stage", Path(p["inventory"]), Path(p["build_dir"]),
+                       p["batfish_host"] or None, p["require_batfish"])
     markdown = report.to_markdown()
     if str(report.status) == "FAIL":
         module.fail_json(msg="verify failed:\n" + markdown, status="FAIL", markdown=markdown)

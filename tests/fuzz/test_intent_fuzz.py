@@ -19,8 +19,8 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from boothnet.build import build
 from boothnet.errors import IntentInvalid
+from boothnet.render.build import build
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = int(os.environ.get("BOOTHNET_FUZZ_EXAMPLES", "300"))

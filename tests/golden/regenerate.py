@@ -10,7 +10,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "src"))
 
-from boothnet.build import build  # noqa: E402
+from boothnet.render.build import build  # noqa: E402
 
 NETWORKS = ("lab-mini", "sc-booth")
 

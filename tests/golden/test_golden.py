@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from boothnet.build import build
+from boothnet.render.build import build
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = Path(__file__).parent

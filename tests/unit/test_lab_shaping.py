@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from boothnet.lab.shaping import htb_params
-from boothnet.perf.formula import expected_goodput
+from boothnet.validate.perf.formula import expected_goodput
 
 
 @pytest.mark.parametrize(

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from boothnet.build import build, render_all
 from boothnet.derive import derive_network
 from boothnet.errors import RenderError
 from boothnet.intent import load_network
-from boothnet.render import Renderer
+from boothnet.render.build import build, render_all
+from boothnet.render.templates import Renderer
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -6,10 +6,10 @@ import json
 import os
 import sys
 
-from boothnet.build import write_model
 from boothnet.derive import derive_network
 from boothnet.intent import load_network
-from boothnet.scalebench import growth_exponent, naive_host, run_measured, tree_rss_kb, write_naive_inputs
+from boothnet.render.build import write_model
+from boothnet.tools.scalebench import growth_exponent, naive_host, run_measured, tree_rss_kb, write_naive_inputs
 
 
 def test_growth_exponent_reads_linear_and_quadratic():

@@ -9,7 +9,7 @@ import pytest
 from boothnet.derive import derive_network
 from boothnet.intent import load_network
 from boothnet.platforms import platforms
-from boothnet.showfloor import floor_size, showfloor_files, write_showfloor
+from boothnet.tools.showfloor import floor_size, showfloor_files, write_showfloor
 
 TAKEN = [IPv4Network(n) for n in ("198.18.0.0/24", "198.18.1.0/24", "198.18.200.0/24", "198.18.210.0/24",
                                   "198.18.230.0/24")]

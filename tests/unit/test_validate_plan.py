@@ -6,8 +6,9 @@ import pytest
 
 from boothnet.derive.policy import PolicyCompiler
 from boothnet.intent import load_network
-from boothnet.perf.ports import PortAllocator
-from boothnet.validate_stage import _port_block, throughput_tests
+from boothnet.validate.perf.ports import PortAllocator
+from boothnet.validate.plan import throughput_tests
+from boothnet.validate.run import _port_block
 
 
 @pytest.fixture(scope="module")

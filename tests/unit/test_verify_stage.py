@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-import boothnet.batfish.from_intent as from_intent
-import boothnet.build as build_mod
-import boothnet.verify_stage as verify_stage
+import boothnet.render.build as build_mod
+import boothnet.verify.batfish.from_intent as from_intent
+import boothnet.verify.stage as verify_stage
 from boothnet.cli import main
 from boothnet.derive import derive_network
 from boothnet.intent import load_network
@@ -73,7 +73,7 @@ def test_cli_verify_reports_the_intents_network_not_the_default(tmp_path, capsys
 
 
 def test_demo_reports_offline_lint_and_batfish_as_separate_stages(tmp_path):
-    from boothnet.cli_stages import _verify_stages
+    from boothnet.cli.stages import _verify_stages
 
     report = verify_stage.run_verify_stage(ROOT / "inventories" / "lab-mini", tmp_path)
     offline, batfish = _verify_stages(report, tmp_path / "lab-mini" / "verify")
@@ -84,8 +84,8 @@ def test_demo_reports_offline_lint_and_batfish_as_separate_stages(tmp_path):
 
 
 def test_a_lint_finding_fails_the_offline_stage_whatever_batfish_did(tmp_path):
-    from boothnet.batfish.report import Finding, Status
-    from boothnet.cli_stages import _verify_stages
+    from boothnet.cli.stages import _verify_stages
+    from boothnet.verify.batfish.report import Finding, Status
 
     report = verify_stage.run_verify_stage(ROOT / "inventories" / "lab-mini", tmp_path)
     lint = next(c for c in report.checks if c.name == "offline_lint")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from boothnet.scalebench import naive_host
+from boothnet.tools.scalebench import naive_host
 
 
 class FilterModule:

@@ -39,7 +39,6 @@ import jsonschema
 import regex
 import yaml
 
-from boothnet.build import build
 from boothnet.derive import DeriveContext
 from boothnet.derive.build import quirks
 from boothnet.intent import Network, load_network
@@ -48,6 +47,7 @@ from boothnet.lab.services import frr_daemons
 from boothnet.lab.shaping import htb_params
 from boothnet.lab.spec import LabEnd, LabLink, LabNode, LabSpec, VlanMode
 from boothnet.platforms import platforms
+from boothnet.render.build import build
 
 # Alpine, iproute2 included; no nftables, no strongSwan (capabilities.yml, frr_linux's containerlab image)
 ROUTER_IMAGE: str = platforms()[LAB_PLATFORM].containerlab["image"]

@@ -8,11 +8,11 @@ import json
 from ipaddress import IPv4Address
 from pathlib import Path
 
-from boothnet.build import BuildResult, build
 from boothnet.derive import DeriveContext
 from boothnet.intent import Network, load_network
 from boothnet.lab.spec import HostAddress, LabEnd, LabLink, LabNode, LabSpec, VlanMode
 from boothnet.platforms import frr_linux
+from boothnet.render.build import BuildResult, build
 
 LAB_PLATFORM = "frr_linux"
 HOST_IFNAME = "eth0"

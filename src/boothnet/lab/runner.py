@@ -12,7 +12,6 @@ from __future__ import annotations
 import functools
 import ipaddress
 import json
-import os
 import shutil
 import threading
 import time
@@ -26,6 +25,7 @@ import yaml
 from boothnet.lab import names, net, services, shaping, strongswan
 from boothnet.lab.spec import LabNode, LabSpec, VlanMode
 from boothnet.lab.specio import spec_hash, spec_to_dict
+from boothnet.lab.state import read_state, write_json
 
 Progress = Callable[[str], None]
 #: "full": routers boot with their rendered configs; "day0": cabling, mgmt, sshd and FRR on a
@@ -50,22 +50,6 @@ def _now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S%z")
 
 
-def read_state(state_dir: Path) -> dict[str, Any] | None:
-    try:
-        data = json.loads((Path(state_dir) / "state.json").read_text())
-    except (OSError, ValueError):
-        return None  # missing or torn: lab_down falls back to discovery
-    return data if isinstance(data, dict) else None
-
-
-def write_state(state_dir: Path, state: dict[str, Any]) -> None:
-    _write_json(Path(state_dir) / "state.json", state)
-
-
-def _write_json(path: Path, data: Any) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
-    os.replace(tmp, path)  # atomic: a kill never leaves a half-written state file
 
 
 def lab_health(state: dict[str, Any]) -> list[str]:
@@ -224,7 +208,7 @@ def _build(
         "started": _now(),
     }
     # written before anything exists: a kill from here on leaves a state lab_down can use
-    _write_json(state_dir / "state.json", state)
+    write_json(state_dir / "state.json", state)
     (state_dir / "spec.json").write_text(json.dumps(spec_to_dict(spec), indent=2) + "\n")
 
     steps = _Steps(len(nodes) * 2 + len(spec.links) + 2, progress)
@@ -308,9 +292,9 @@ def _build(
 
     _write_known_hosts(state_dir / "known_hosts", spec, host_keys)
     _write_inventory(state_dir, spec, configs)
-    _write_json(state_dir / "port_map.json", spec.port_map)
+    write_json(state_dir / "port_map.json", spec.port_map)
     state.update(status="up", up_seconds=round(time.monotonic() - t0, 2), finished=_now())
-    _write_json(state_dir / "state.json", state)
+    write_json(state_dir / "state.json", state)
     steps(
         f"lab {nw} up: {len(nodes)} nodes, {len(spec.links)} links in "
         f"{state['up_seconds']} s; inventory {state_dir / 'inventory.yml'}"
@@ -435,7 +419,7 @@ def lab_down(network: str, state_dir: Path, progress: Progress = print) -> dict[
     }
     down_seconds = round(time.monotonic() - t0, 2)
     if state_dir.is_dir():
-        _write_json(
+        write_json(
             state_dir / "state.json",
             {
                 "version": STATE_VERSION,

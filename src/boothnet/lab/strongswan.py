@@ -17,6 +17,7 @@ from pathlib import Path
 
 from boothnet.deploy import secrets
 from boothnet.lab import services
+from boothnet.lab.state import read_state, write_state
 from boothnet.platforms import frr_linux
 
 CHARON = "/usr/lib/ipsec/charon"
@@ -187,10 +188,9 @@ def restart_charon(state_dir: Path, node: str) -> int:
     """Kill the node's charon and start it again as lab_up does: a fresh ipsec0 gets its
     settings back from interfaces.ip, the config is reloaded. Returns the new pid (also
     recorded in state.json, so lab health stays true)."""
-    from boothnet.lab import runner  # runner registers this module's hooks: import late
     from boothnet.lab.specio import load_spec
 
-    state = runner.read_state(state_dir)
+    state = read_state(state_dir)
     if not state:
         raise RuntimeError(f"no lab state in {state_dir}")
     spec_node = next(n for n in load_spec(state_dir / "spec.json").nodes if n.name == node)
@@ -210,5 +210,5 @@ def restart_charon(state_dir: Path, node: str) -> int:
                        capture_output=True, text=True, check=True)
     load_swanctl(ctx)
     state["pids"][node]["charon"] = pid
-    runner.write_state(state_dir, state)
+    write_state(state_dir, state)
     return pid

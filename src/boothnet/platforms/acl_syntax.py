@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from ipaddress import IPv4Network
+from typing import TYPE_CHECKING
 
-from boothnet.derive.model import AclEntry
+if TYPE_CHECKING:  # the derived model's type only: platforms sit below derive
+    from boothnet.derive.model import AclEntry
+
 
 AddressFormat = Callable[[IPv4Network | None], str]
 

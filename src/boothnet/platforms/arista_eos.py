@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from ipaddress import IPv4Network
+from typing import TYPE_CHECKING
 
-from boothnet.derive.model import AclEntry
 from boothnet.platforms import acl_syntax
 from boothnet.platforms.cisco_ios import svi_name
+
+if TYPE_CHECKING:  # the derived model's type only: platforms sit below derive
+    from boothnet.derive.model import AclEntry
 
 __all__ = ["acl_lines", "mgmt_interface", "svi_name"]
 

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from ipaddress import IPv4Network
+from typing import TYPE_CHECKING
 
-from boothnet.derive.model import AclEntry
 from boothnet.platforms import acl_syntax
+
+if TYPE_CHECKING:  # the derived model's type only: platforms sit below derive
+    from boothnet.derive.model import AclEntry
 
 
 def svi_name(vid: int) -> str:

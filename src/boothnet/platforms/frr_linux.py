@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from boothnet.derive.model import AclEntry
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the derived model's type only: platforms sit below derive
+    from boothnet.derive.model import AclEntry
+
 
 
 def svi_name(vid: int) -> str:

@@ -5,7 +5,8 @@
 """
 
 from boothnet.report.render import ReportPaths, write_report
-from boothnet.report.schema import (
+from boothnet.report.summary import summarize
+from boothnet.validate.results import (
     Failure,
     IsolationRow,
     MtuRow,
@@ -14,7 +15,6 @@ from boothnet.report.schema import (
     ValidationResults,
     VpnTunnel,
 )
-from boothnet.report.summary import summarize
 
 __all__ = [
     "Failure",

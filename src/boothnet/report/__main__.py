@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 
 from boothnet.report.render import write_report
-from boothnet.report.schema import ValidationResults
 from boothnet.report.summary import summarize
+from boothnet.validate.results import ValidationResults
 
 
 def main(argv: list[str] | None = None) -> int:

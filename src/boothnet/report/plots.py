@@ -11,9 +11,9 @@ import matplotlib.pyplot as plt  # noqa: E402 - the backend must be chosen first
 from matplotlib.colors import ListedColormap  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
 
-from boothnet.perf.schema import ThroughputResult  # noqa: E402
-from boothnet.report.schema import IsolationRow  # noqa: E402
 from boothnet.report.summary import throughput_status  # noqa: E402
+from boothnet.validate.perf.schema import ThroughputResult  # noqa: E402
+from boothnet.validate.results import IsolationRow  # noqa: E402
 
 GREEN, RED, GREY, AMBER = "#2e7d32", "#c62828", "#9e9e9e", "#f9a825"
 

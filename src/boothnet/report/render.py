@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from boothnet.report.plots import reachability_heatmap, throughput_plot
-from boothnet.report.schema import Summary, ValidationResults
 from boothnet.report.summary import summarize, throughput_status
+from boothnet.validate.results import Summary, ValidationResults
 
 _BADGE = {"PASS": "PASS", "FAIL": "FAIL", "SKIPPED": "SKIPPED",
           "PASS_WITH_SKIPS": "PASS (incomplete)"}

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from boothnet.perf.schema import ThroughputResult
-from boothnet.report.schema import Failure, Overall, Status, Summary, ValidationResults
+from boothnet.validate.perf.schema import ThroughputResult
+from boothnet.validate.results import Failure, Overall, Status, Summary, ValidationResults
 
 
 def throughput_status(r: ThroughputResult) -> Status:

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from boothnet.acl_review.report import BATFISH, OFFLINE, _groups
-from boothnet.acl_review.stage import review_intents
-from boothnet.batfish.service import find_host, probe
+from boothnet.verify.acl_review.report import BATFISH, OFFLINE, _groups
+from boothnet.verify.acl_review.stage import review_intents
+from boothnet.verify.batfish.service import find_host, probe
 
 pytestmark = pytest.mark.batfish
 ROOT = Path(__file__).resolve().parents[3]

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from boothnet.batfish.report import Status
-from boothnet.batfish.review import review_change
-from boothnet.batfish.service import probe
-from boothnet.batfish.verify import run_verify
+from boothnet.verify.batfish.report import Status
+from boothnet.verify.batfish.review import review_change
+from boothnet.verify.batfish.service import probe
+from boothnet.verify.batfish.verify import run_verify
 
 pytestmark = pytest.mark.batfish
 

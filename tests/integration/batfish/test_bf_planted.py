@@ -10,14 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from boothnet.batfish.from_intent import render_batfish_view, verify_intent_from_model
-from boothnet.batfish.intent import VerifyIntent
-from boothnet.batfish.report import Status, VerifyReport
-from boothnet.batfish.service import find_host, probe
-from boothnet.batfish.verify import run_verify
 from boothnet.intent import load_network
-from boothnet.showfloor import floor_size, write_showfloor
-from boothnet.validate_stage import batfish_answers, isolation_flows
+from boothnet.tools.showfloor import floor_size, write_showfloor
+from boothnet.validate.plan import isolation_flows
+from boothnet.validate.run import batfish_answers
+from boothnet.verify.batfish.from_intent import render_batfish_view, verify_intent_from_model
+from boothnet.verify.batfish.intent import VerifyIntent
+from boothnet.verify.batfish.report import Status, VerifyReport
+from boothnet.verify.batfish.service import find_host, probe
+from boothnet.verify.batfish.verify import run_verify
 
 pytestmark = pytest.mark.batfish
 

@@ -14,13 +14,13 @@ from pathlib import Path
 
 import pytest
 
-from boothnet.perf import probes
-from boothnet.perf.formula import expected_goodput
-from boothnet.perf.pairnet import VethPair
-from boothnet.perf.ports import PortAllocator
-from boothnet.perf.run import run_throughput
-from boothnet.perf.runner import listening_ports, netns_runner
 from boothnet.report import MtuRow, ValidationResults, summarize
+from boothnet.validate.perf import probes
+from boothnet.validate.perf.formula import expected_goodput
+from boothnet.validate.perf.pairnet import VethPair
+from boothnet.validate.perf.ports import PortAllocator
+from boothnet.validate.perf.run import run_throughput
+from boothnet.validate.perf.runner import listening_ports, netns_runner
 
 ROOT = Path(__file__).parents[3]
 pytestmark = [

@@ -8,13 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from boothnet.batfish.service import find_host, probe
 from boothnet.intent import load_network
 from boothnet.lab.plan import plan_lab
 from boothnet.lab.runner import detect_vlan_mode, lab_down, lab_up
 from boothnet.lab.shaping import shape
+from boothnet.report.render import write_report
 from boothnet.report.summary import summarize
-from boothnet.validate_stage import run_validate
+from boothnet.validate.stage import run_validate
+from boothnet.verify.batfish.service import find_host, probe
 
 pytestmark = [
     pytest.mark.lab,
@@ -38,7 +39,8 @@ def lab(tmp_path):
 
 
 def _failures(build_root: Path, throughput: bool = False):
-    results, paths = run_validate(INVENTORY, build_root, throughput=throughput)
+    results = run_validate(INVENTORY, build_root, throughput=throughput)
+    paths = write_report(results, build_root / results.network / "report")
     assert paths.html.exists() and paths.markdown.exists()
     return summarize(results)
 
@@ -52,7 +54,7 @@ def test_clean_lab_passes_with_throughput(lab):
 def test_every_isolation_row_has_batfish_answer_beside_the_live_result(lab):
     if not probe(find_host()).reachable:
         pytest.skip(f"LIVE BATFISH TESTS NOT RUN: {probe(find_host()).skip_reason}")
-    results, _ = run_validate(INVENTORY, lab, throughput=False)
+    results = run_validate(INVENTORY, lab, throughput=False)
     rows = results.isolation
     hosts_vlans = {e.vlan for e in load_network(INVENTORY).endpoints.values()}
     pairs = {(r.src_zone, r.dst_zone) for r in rows}

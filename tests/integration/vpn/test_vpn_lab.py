@@ -1,7 +1,7 @@
 """The VPN extension of the secured network, live: sc-booth in namespaces (as its own network
 "vpn-t"), strongSwan with kernel-libipsec on both gateways (root only).
 
-The checks come from boothnet.vpn_validate, the same code validate-lab runs; the planted
+The checks come from boothnet.validate.vpn, the same code validate-lab runs; the planted
 faults here prove they can fail: an open firewall lets a misrouted flow out in clear, and a
 capture of cleartext is named as such.
 """
@@ -29,9 +29,10 @@ from boothnet.lab import strongswan  # noqa: E402
 from boothnet.lab.plan import plan_lab  # noqa: E402
 from boothnet.lab.runner import detect_vlan_mode, lab_down, lab_health, lab_up, read_state  # noqa: E402
 from boothnet.lab.scratch import copy_inventory  # noqa: E402
-from boothnet.perf.runner import netns_runner  # noqa: E402
-from boothnet.validate_stage import isolation_flows, run_isolation  # noqa: E402
-from boothnet.vpn_validate import MARKER, VpnChecks, classify_capture, lab_vpn, run_vpn  # noqa: E402
+from boothnet.validate.perf.runner import netns_runner  # noqa: E402
+from boothnet.validate.plan import isolation_flows  # noqa: E402
+from boothnet.validate.run import run_isolation  # noqa: E402
+from boothnet.validate.vpn import MARKER, VpnChecks, classify_capture, lab_vpn, run_vpn  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[3]
 NETWORK = "vpn-t"

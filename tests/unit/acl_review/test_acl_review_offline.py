@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from boothnet.acl_review import DENIED, PERMITTED
-from boothnet.acl_review.stage import review_intents
+from boothnet.verify.acl_review import DENIED, PERMITTED
+from boothnet.verify.acl_review.stage import review_intents
 
 ROOT = Path(__file__).resolve().parents[3]
 RESEARCH = range(1, 17)

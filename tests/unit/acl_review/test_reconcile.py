@@ -3,8 +3,8 @@ method found is a disagreement, in words."""
 
 from __future__ import annotations
 
-from boothnet.acl_review.model import DENIED, PERMITTED, AclFinding
-from boothnet.acl_review.report import AclReview, reconcile, review_markdown
+from boothnet.verify.acl_review.model import DENIED, PERMITTED, AclFinding
+from boothnet.verify.acl_review.report import AclReview, reconcile, review_markdown
 
 
 def finding(kind, acl, rule=None, source="offline evaluation"):

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from pybatfish.datamodel.answer import TableAnswer
 
-from boothnet.batfish.intent import (
+from boothnet.verify.batfish.intent import (
     AclBinding,
     IfaceRef,
     L1Link,

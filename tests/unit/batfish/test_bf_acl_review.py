@@ -9,12 +9,12 @@ from pathlib import Path
 
 from bf_recorded import answer, booth_intent
 
-from boothnet.acl_review.model import ZoneMap
-from boothnet.acl_review.report import from_batfish
-from boothnet.acl_review.stage import review_intents
-from boothnet.batfish.review import review_from_answers
-from boothnet.batfish.service import ServiceStatus
 from boothnet.intent import load_network
+from boothnet.verify.acl_review.model import ZoneMap
+from boothnet.verify.acl_review.report import from_batfish
+from boothnet.verify.acl_review.stage import review_intents
+from boothnet.verify.batfish.review import review_from_answers
+from boothnet.verify.batfish.service import ServiceStatus
 
 ROOT = Path(__file__).resolve().parents[3]
 CORE1_LINE = "permit tcp 10.110.0.0 0.0.255.255 host 10.10.10.5 eq 22"
@@ -55,7 +55,7 @@ def test_reverse_answers_are_newly_denied_and_pass_the_gate():
 
 
 def test_stage_uses_batfish_when_a_service_answers(tmp_path, monkeypatch):
-    import boothnet.acl_review.stage as stage
+    import boothnet.verify.acl_review.stage as stage
 
     monkeypatch.setattr(stage, "service_status",
                         lambda host, require: ServiceStatus("bf.test", 9996, True, "reachable"))

@@ -7,7 +7,7 @@ import warnings
 import pytest
 from bf_recorded import answer, booth_intent, read_configs
 
-from boothnet.batfish.asserts import (
+from boothnet.verify.batfish.asserts import (
     BatfishCheckError,
     BatfishCheckWarning,
     CheckNotRun,
@@ -22,7 +22,7 @@ from boothnet.batfish.asserts import (
     assert_vlans_on_switches,
     assert_zones_isolated,
 )
-from boothnet.batfish.report import CheckResult, Status
+from boothnet.verify.batfish.report import CheckResult, Status
 
 
 def test_undefined_reference_raises_with_offending_rows():

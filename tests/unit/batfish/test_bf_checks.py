@@ -9,9 +9,9 @@ import attr
 import pandas as pd
 from bf_recorded import answer, booth_intent, read_configs
 
-from boothnet.batfish import checks as ck
-from boothnet.batfish.intent import Service, ServiceRule, is_opening
-from boothnet.batfish.report import Severity
+from boothnet.verify.batfish import checks as ck
+from boothnet.verify.batfish.intent import Service, ServiceRule, is_opening
+from boothnet.verify.batfish.report import Severity
 
 
 def _where(frame: pd.DataFrame, **eq: object) -> pd.Series:

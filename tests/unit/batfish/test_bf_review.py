@@ -7,9 +7,9 @@ import re
 
 from bf_recorded import answer, booth_intent
 
-from boothnet.batfish.intent import Service, ServiceRule
-from boothnet.batfish.report import Status
-from boothnet.batfish.review import (
+from boothnet.verify.batfish.intent import Service, ServiceRule
+from boothnet.verify.batfish.report import Status
+from boothnet.verify.batfish.review import (
     DENIED,
     PERMITTED,
     flow_from_acl_line,

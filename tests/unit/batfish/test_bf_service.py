@@ -9,17 +9,17 @@ import socket
 import pytest
 from bf_recorded import booth_intent, configs_dir
 
-from boothnet.batfish.local import BatfishStartError, up
-from boothnet.batfish.report import Status
-from boothnet.batfish.review import review_change
-from boothnet.batfish.service import (
+from boothnet.verify.batfish.local import BatfishStartError, up
+from boothnet.verify.batfish.report import Status
+from boothnet.verify.batfish.review import review_change
+from boothnet.verify.batfish.service import (
     DOCKER_COMMAND,
     BatfishUnavailable,
     find_host,
     probe,
     service_status,
 )
-from boothnet.batfish.verify import run_verify
+from boothnet.verify.batfish.verify import run_verify
 
 
 @pytest.fixture
@@ -52,7 +52,7 @@ def test_probe_without_host_is_unreachable_with_docker_command(no_service):
 
 
 def test_find_host_falls_back_to_the_service_boothnet_started(monkeypatch, no_batfish, tmp_path):
-    monkeypatch.setattr("boothnet.batfish.service.STATE_DIR", tmp_path)
+    monkeypatch.setattr("boothnet.verify.batfish.service.STATE_DIR", tmp_path)
     record = {"kind": "java", "host": "localhost", "pid": os.getpid(), "log": "x"}
     (tmp_path / "service.json").write_text(json.dumps(record))
     assert find_host() == "localhost"

@@ -7,8 +7,8 @@ import json
 import pytest
 from bf_recorded import booth_intent, configs_dir
 
-from boothnet.batfish.intent import IfaceRef
-from boothnet.batfish.snapshot import (
+from boothnet.verify.batfish.intent import IfaceRef
+from boothnet.verify.batfish.snapshot import (
     SnapshotError,
     build_snapshot_dir,
     init_snapshot,

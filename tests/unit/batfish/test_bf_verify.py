@@ -7,10 +7,10 @@ import json
 import pytest
 from bf_recorded import answer, booth_intent, configs_dir, read_configs
 
-from boothnet.batfish import verify as verify_mod
-from boothnet.batfish.questions import Answers
-from boothnet.batfish.report import CheckResult, Finding, Status, VerifyReport
-from boothnet.batfish.service import ServiceStatus
+from boothnet.verify.batfish import verify as verify_mod
+from boothnet.verify.batfish.questions import Answers
+from boothnet.verify.batfish.report import CheckResult, Finding, Status, VerifyReport
+from boothnet.verify.batfish.service import ServiceStatus
 
 
 def recorded_answers() -> Answers:

@@ -6,9 +6,9 @@ from pathlib import Path
 
 from bf_recorded import answer
 
-from boothnet.batfish.from_intent import batfish_context, build_batfish_view
 from boothnet.derive import derive_network
 from boothnet.intent import load_network
+from boothnet.verify.batfish.from_intent import batfish_context, build_batfish_view
 
 ROOT = Path(__file__).resolve().parents[3]
 

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from boothnet.build import build
 from boothnet.deploy.preflight import REPO, StaleConfigs, preflight, rebuild_command
 from boothnet.errors import IntentInvalid
-from boothnet.verify_stage import run_verify_stage
+from boothnet.render.build import build
+from boothnet.verify.stage import run_verify_stage
 
 CONFIGS = Path("build/lab-mini/configs")
 DEVICES = {"r1": CONFIGS / "r1", "r2": CONFIGS / "r2"}

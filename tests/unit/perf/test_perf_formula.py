@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from boothnet.perf.formula import (
+from boothnet.validate.perf.formula import (
     PathLink,
     bdp_bytes,
     bottleneck,
@@ -12,7 +12,7 @@ from boothnet.perf.formula import (
     verdict,
     window_advice,
 )
-from boothnet.perf.schema import ThroughputResult, judge
+from boothnet.validate.perf.schema import ThroughputResult, judge
 
 
 def test_goodput_fractions_from_design() -> None:

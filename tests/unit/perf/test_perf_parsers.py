@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from boothnet.perf import iperf3, nuttcp
-from boothnet.perf.probes import parse_ping
-from boothnet.perf.schema import ThroughputResult
+from boothnet.validate.perf import iperf3, nuttcp
+from boothnet.validate.perf.probes import parse_ping
+from boothnet.validate.perf.schema import ThroughputResult
 
 CASES = Path(__file__).parent / "cases"
 

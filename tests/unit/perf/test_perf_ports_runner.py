@@ -2,9 +2,9 @@ from __future__ import annotations
 
 import pytest
 
-from boothnet.perf import iperf3, nuttcp
-from boothnet.perf.ports import PortAllocator
-from boothnet.perf.runner import CommandResult, detached_argv, listening_ports, local_runner
+from boothnet.validate.perf import iperf3, nuttcp
+from boothnet.validate.perf.ports import PortAllocator
+from boothnet.validate.perf.runner import CommandResult, detached_argv, listening_ports, local_runner
 
 
 def test_same_test_id_same_block_across_allocators() -> None:

@@ -9,9 +9,9 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from boothnet.perf.ports import PortBlock
-from boothnet.perf.run import run_throughput
-from boothnet.perf.runner import CommandResult
+from boothnet.validate.perf.ports import PortBlock
+from boothnet.validate.perf.run import run_throughput
+from boothnet.validate.perf.runner import CommandResult
 
 RECORDED = (Path(__file__).parent / "cases" / "iperf3" / "single_stream_1500" / "output.json").read_text()
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from boothnet.perf import iperf3, nuttcp
-from boothnet.perf.formula import expected_goodput
-from boothnet.report.schema import IsolationRow, MtuRow, Stage, ValidationResults, VpnTunnel
+from boothnet.validate.perf import iperf3, nuttcp
+from boothnet.validate.perf.formula import expected_goodput
+from boothnet.validate.results import IsolationRow, MtuRow, Stage, ValidationResults, VpnTunnel
 
 CASES = Path(__file__).parents[1] / "perf" / "cases"
 PRODUCTION = ["booth-lan", "theater", "wireless-mon", "mgmt", "uplink"]
@@ -40,7 +40,7 @@ def sample(*, plant_failures: bool = True, skip_batfish: bool = False) -> Valida
     single = iperf3.parse((CASES / "iperf3/single_stream_1500/output.json").read_text())
     multi = nuttcp.parse((CASES / "nuttcp/multi_stream_9000/output.txt").read_text())
     refused = iperf3.parse((CASES / "iperf3/error_connection_refused/output.json").read_text())
-    from boothnet.perf.schema import judge
+    from boothnet.validate.perf.schema import judge
 
     throughput = [
         judge(single, expected_goodput(1e9, 1500), path="r110: node1 -> fs1"),

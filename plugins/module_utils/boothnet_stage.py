@@ -1,0 +1,41 @@
+"""Run one boothnet stage from an Ansible module, with the command line's error messages.
+
+Every boothnet_* stage module is its DOCUMENTATION, its argument spec and one `run_stage` call:
+boothnet's own errors become `fail_json` with the message `boothnet` prints for them, anything
+else is reported as a bug in one line (the traceback only in the result's `exception`).
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import traceback
+
+
+def run_stage(module, target, *args, **kwargs):
+    """`target` ("boothnet.<module>:<function>") called with the arguments, or the task failed
+    the way the CLI fails the command."""
+    module_name, _, function = target.partition(":")
+    try:
+        from boothnet.errors import IntentInvalid, RenderError
+
+        call = getattr(importlib.import_module(module_name), function)
+    except ImportError as exc:
+        module.fail_json(msg=f"boothnet is not importable by {sys.executable}: {exc}; "
+                             "run with ansible_python_interpreter set to the .venv python")
+    try:
+        return call(*args, **kwargs)
+    except IntentInvalid as exc:
+        module.fail_json(msg=exc.summary() + "\nnothing was written", errors=[str(e) for e in exc.errors])
+    except RenderError as exc:
+        module.fail_json(msg=f"render error: {exc}\nnothing was written")
+    except Exception as exc:  # noqa: BLE001 - one line for the user, the traceback in `exception`
+        if _is_boothnet_refusal(exc):
+            module.fail_json(msg=str(exc), **{k: v for k, v in vars(exc).items() if k in ("problems",)})
+        module.fail_json(msg=f"internal error: {type(exc).__name__}: {exc}; this is a bug in boothnet",
+                         exception=traceback.format_exc())
+
+
+def _is_boothnet_refusal(exc: BaseException) -> bool:
+    """A refusal with its own message (no Batfish, a stale build, a review that cannot run)."""
+    return type(exc).__name__ in {"BatfishUnavailable", "ReviewError", "StaleConfigs", "BatfishStartError"}

@@ -1,0 +1,132 @@
+"""`boothnet` command line: each pipeline stage as a subcommand, the same code the playbooks run."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from boothnet.cli import review, showfloor, stages
+from boothnet.cli.common import inventory_path as _inventory
+from boothnet.cli.common import progress as _progress
+from boothnet.errors import IntentInvalid, RenderError
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    from boothnet.intent import load_network
+
+    net = load_network(_inventory(args))
+    for warning in net.warnings:
+        print(f"[WARNING]: intent: {warning}", file=sys.stderr)
+    print(
+        f"{net.name}: intent valid ({len(net.devices)} devices, {len(net.vlans)} VLANs, {len(net.endpoints)} endpoints)"
+    )
+    return 0
+
+
+def cmd_build(args: argparse.Namespace) -> int:
+    from boothnet.render.build import build
+
+    result = build(_inventory(args), Path(args.build_dir), run_tools=not args.no_tools, progress=_progress)
+    for warning in result.warnings:
+        print(f"[WARNING]: intent: {warning}", file=sys.stderr)
+    print(result.summary_table())
+    print(f"configs in {result.out_dir}")
+    return 0 if result.ok else 1
+
+
+def cmd_batfish(args: argparse.Namespace) -> int:
+    from boothnet.verify.batfish import local
+
+    if args.action == "up":
+        _progress("Batfish: finding or starting a service")
+        try:
+            host, started = local.up(timeout=args.timeout)
+        except local.BatfishStartError as exc:
+            print(f"boothnet batfish up: {exc}", file=sys.stderr)
+            return 4
+        how = f"started ({started.kind}, log {started.log})" if started else "already running"
+        print(f"Batfish at {host}: {how}; `boothnet batfish down` stops what boothnet started")
+        return 0
+    if args.action == "down":
+        print(local.stop())
+        return 0
+    answering, line = local.status()
+    print(line)
+    return 0 if answering else 1
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    from boothnet.lab.doctor import missing_packages, run_doctor
+
+    checks = run_doctor(progress=_progress)
+    for check in checks:
+        print(check.line())
+    failed = [c for c in checks if not c.ok and c.required]
+    if not failed:
+        print(f"doctor: all {len(checks)} checks passed")
+        return 0
+    packages = missing_packages(checks)
+    fix = f"; `apt-get install {' '.join(packages)}` (or `make setup`)" if packages else ""
+    print(f"doctor: {len(failed)} of {len(checks)} checks failed{fix}", file=sys.stderr)
+    return 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="boothnet", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    def add(name: str, func, help_text: str) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        p.add_argument("-n", "--network", default="sc-booth", help="inventory name under inventories/")
+        p.add_argument("-i", "--inventory", help="inventory folder (default inventories/<network>)")
+        p.add_argument("--build-dir", default="build", help="where artifacts go (default build/)")
+        p.set_defaults(func=func)
+        return p
+
+    add("validate", cmd_validate, "validate the intent and report every error")
+    build = add("build", cmd_build, "validate, derive, render and lint configs into build/<network>/configs")
+    build.add_argument("--no-tools", action="store_true", help="skip the vtysh/nft dry runs")
+    doctor = sub.add_parser("doctor", help="check every program, kernel feature and daemon the lab needs",
+                            description="check, for real and in a few seconds, what the lab, the tests and "
+                            "the demo need (FRR, nft, iperf3, nuttcp, tcpdump, sshd, charon with the lab's "
+                            "plugins in a scratch namespace, veth/bridge/TUN/802.1Q, Java for BATFISH_JAR); "
+                            "names the Debian package for each missing part (root for the namespace checks)")
+    doctor.set_defaults(func=cmd_doctor)
+    bf = sub.add_parser("batfish", help="start, stop or show the Batfish service",
+                        description="start (up), stop (down) or show (status) a Batfish service: "
+                        "BATFISH_HOST when it answers, else BATFISH_JAR run with java, else Docker's "
+                        "batfish/allinone; state under build/batfish/")
+    bf.add_argument("action", choices=["up", "down", "status"])
+    bf.add_argument("--timeout", type=float, default=180.0, help="seconds to wait for it to answer")
+    bf.set_defaults(func=cmd_batfish)
+    stages.register(sub, add)
+    showfloor.register(sub)
+    review.register(sub, add)
+
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args))
+    except IntentInvalid as exc:
+        print(exc.summary(), file=sys.stderr)
+        print("nothing was written", file=sys.stderr)
+        return 2
+    except RenderError as exc:
+        print(f"render error: {exc}", file=sys.stderr)
+        print("nothing was written", file=sys.stderr)
+        return 3
+    except KeyboardInterrupt:
+        print("boothnet: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # noqa: BLE001 - never a traceback for the user; BOOTHNET_DEBUG=1 shows it
+        if os.environ.get("BOOTHNET_DEBUG"):
+            raise
+        print(f"boothnet {args.command}: internal error: {type(exc).__name__}: {exc}\n"
+              "This is a bug in boothnet: rerun with BOOTHNET_DEBUG=1 for the traceback and report it.",
+              file=sys.stderr)
+        return 70
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,85 @@
+"""Stage 4: render each device's model with one Jinja2 template per feature per platform.
+
+Templates are found by ordered fallback: `host/<device>/<feature>.j2`, then
+`<platform>/<feature>.j2`; a missing one is an error naming every place searched.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import jinja2
+
+from boothnet.derive.model import DeviceModel
+from boothnet.errors import RenderError
+from boothnet.platforms import platforms
+
+
+def default_templates_dir() -> Path:
+    configured = os.environ.get("BOOTHNET_TEMPLATES")
+    return Path(configured) if configured else Path(__file__).resolve().parents[3] / "templates"
+
+
+@dataclass(frozen=True)
+class RenderedFile:
+    device: str
+    path: str  # relative to the configs folder
+    text: str
+
+
+class Renderer:
+    def __init__(self, templates_dir: Path | None = None):
+        self.templates_dir = templates_dir or default_templates_dir()
+        self.env = jinja2.Environment(
+            loader=jinja2.FileSystemLoader(str(self.templates_dir)),
+            undefined=jinja2.StrictUndefined,
+            trim_blocks=True,
+            lstrip_blocks=True,
+            keep_trailing_newline=True,
+            autoescape=False,  # noqa: S701 - device configs, not HTML
+        )
+
+    def template(self, device: str, platform: str, feature: str) -> jinja2.Template:
+        searched = [f"host/{device}/{feature}.j2", f"{platform}/{feature}.j2"]
+        try:
+            return self.env.select_template(searched)
+        except jinja2.TemplatesNotFound as exc:
+            raise RenderError(
+                f"{device}: no template for feature '{feature}' on platform '{platform}'; "
+                f"searched {', '.join(str(self.templates_dir / s) for s in searched)}"
+            ) from exc
+
+    def device(self, model: DeviceModel, network: str) -> list[RenderedFile]:
+        platform = platforms()[model.platform]
+        files = []
+        for pattern, features in platform.files.items():
+            text = "".join(
+                self.template(model.name, model.platform, feature).render(d=model, network=network)
+                for feature in features
+            )
+            if text.strip():
+                files.append(RenderedFile(model.name, pattern.format(device=model.name), text))
+        return files
+
+
+def write_configs(files: list[RenderedFile], out_dir: Path) -> tuple[list[Path], list[Path]]:
+    """Write every file, byte for byte the same for the same intent; drop stale ones.
+
+    Returns (every config file, the files written or removed by this call).
+    """
+    out_dir.mkdir(parents=True, exist_ok=True)
+    targets = []
+    wanted = {out_dir / f.path for f in files}
+    changed = sorted(p for p in out_dir.rglob("*") if p.is_file() and p not in wanted)
+    for stale in changed:
+        stale.unlink()
+    for file in files:
+        target = out_dir / file.path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if not target.exists() or target.read_text() != file.text:
+            target.write_text(file.text)
+            changed.append(target)
+        targets.append(target)
+    return targets, changed

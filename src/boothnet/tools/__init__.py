@@ -1,0 +1,1 @@
+"""Tools beside the product path: the synthetic show-floor generator and scale-bench helpers."""

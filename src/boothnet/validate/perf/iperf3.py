@@ -1,0 +1,135 @@
+"""iperf3: command lines for server and client (``-J``), and the JSON parser."""
+
+from __future__ import annotations
+
+import json
+import statistics
+from typing import Any
+
+from boothnet.validate.perf.schema import Interval, ThroughputResult
+
+TOOL = "iperf3"
+
+
+def server_argv(port: int, *, bind: str | None = None) -> list[str]:
+    """A one-off server in the foreground (``-1``: exits after one test)."""
+    argv = ["iperf3", "-s", "-1", "-p", str(port)]
+    if bind:
+        argv += ["-B", bind]
+    return argv
+
+
+def client_argv(
+    destination: str,
+    port: int,
+    *,
+    streams: int = 1,
+    duration: int = 10,
+    window: int | None = None,
+    mss: int | None = None,
+    interval: float = 1.0,
+    omit: int = 0,
+    bind: str | None = None,
+) -> list[str]:
+    """Client sending to ``destination`` with JSON output.
+
+    window: socket buffer in bytes (-w); mss: TCP MSS (-M); omit: seconds of slow start
+    left out of the result (-O).
+    """
+    if streams < 1 or duration < 1:
+        raise ValueError(f"streams and duration must be >= 1, got {streams}, {duration}")
+    argv = ["iperf3", "-c", destination, "-p", str(port), "-J",
+            "-P", str(streams), "-t", str(duration), "-i", f"{interval:g}"]
+    if omit:
+        argv += ["-O", str(omit)]
+    if window:
+        argv += ["-w", str(window)]
+    if mss:
+        argv += ["-M", str(mss)]
+    if bind:
+        argv += ["-B", bind]
+    return argv
+
+
+def client_timeout(duration: int, omit: int = 0) -> float:
+    """How long to let the client run before calling it hung."""
+    return duration + omit + 20
+
+
+def _error(message: str, raw: str, **known: Any) -> ThroughputResult:
+    return ThroughputResult(tool=TOOL, succeeded=False, error=message, raw=raw, **known)
+
+
+def parse(
+    output: str,
+    *,
+    source: str = "",
+    destination: str = "",
+    path: str = "",
+    window: int | None = None,
+    stderr: str = "",
+    returncode: int | None = None,
+) -> ThroughputResult:
+    """Normalize the client's ``-J`` output.
+
+    throughput is the receiver's goodput (``end.sum_received``); the sender's rate is
+    kept beside it. iperf3 3.12 may exit 0 on "connection refused" with ``-J``: the
+    ``error`` key, not the exit code, decides.
+    """
+    raw = output if not stderr else f"{output}\n{stderr}"
+    known: dict[str, Any] = {"source": source, "destination": destination, "path": path,
+                             "window": window}
+    try:
+        data = json.loads(output)
+    except ValueError:
+        why = (stderr.strip() or output.strip()[:200] or "no output")
+        return _error(f"iperf3 output is not JSON: {why}", raw, **known)
+    if not isinstance(data, dict):
+        return _error("iperf3 output is not a JSON object", raw, **known)
+
+    start = data.get("start") or {}
+    end = data.get("end") or {}
+    test = start.get("test_start") or {}
+    connected = start.get("connected") or []
+    if connected and not source:
+        known["source"] = connected[0].get("local_host", "")
+    if connected and not destination:
+        known["destination"] = connected[0].get("remote_host", "")
+    known["streams"] = int(test.get("num_streams") or len(connected) or 1)
+    mss = start.get("tcp_mss") or start.get("tcp_mss_default")
+
+    if data.get("error"):
+        return _error(f"iperf3: {data['error']}", raw, mss=mss, **known)
+    received = end.get("sum_received") or {}
+    sent = end.get("sum_sent") or {}
+    if not received.get("bytes"):
+        return _error("iperf3: no data received", raw, mss=mss, **known)
+    if returncode not in (None, 0):
+        return _error(f"iperf3 exited with {returncode}: {stderr.strip()}", raw, **known)
+
+    rtts = [s["sender"]["mean_rtt"] for s in end.get("streams", [])
+            if s.get("sender", {}).get("mean_rtt")]
+    intervals = [
+        Interval(
+            start=float(i["sum"]["start"]),
+            end=float(i["sum"]["end"]),
+            throughput=float(i["sum"]["bits_per_second"]),
+            retransmits=i["sum"].get("retransmits"),
+        )
+        for i in data.get("intervals", [])
+        if "sum" in i and not i["sum"].get("omitted")
+    ]
+    return ThroughputResult(
+        tool=TOOL,
+        succeeded=True,
+        duration=float(received.get("seconds") or sent.get("seconds") or 0.0),
+        throughput=float(received["bits_per_second"]),
+        sender_throughput=float(sent["bits_per_second"]) if "bits_per_second" in sent else None,
+        bytes=int(received["bytes"]),
+        retransmits=sent.get("retransmits"),
+        rtt_ms=statistics.fmean(rtts) / 1000.0 if rtts else None,  # iperf3 reports microseconds
+        mss=mss,
+        intervals=intervals,
+        raw=raw,
+        **known,
+    )

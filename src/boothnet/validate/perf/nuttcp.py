@@ -1,0 +1,148 @@
+"""nuttcp: command lines for server and client (``-fparse``), and the key=value parser.
+
+The client runs with ``-v -fparse -i<n>``: ``-fparse`` makes every figure ``key=value``,
+``-v`` adds the connect line (MSS, RTT) and both ends' summaries, so the receiver's
+goodput (``nuttcp-r:``) is reported rather than the sender's buffer-filling rate.
+Brief output (no ``-v``: one unprefixed summary line) is parsed too.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from boothnet.validate.perf.schema import Interval, ThroughputResult
+
+TOOL = "nuttcp"
+MIB = 1024 * 1024  # nuttcp "megabytes" are MiB; its rate_Mbps is 10^6 bit/s
+_KV = re.compile(r"([A-Za-z_]+)=([^\s]+)")
+_BANNER = re.compile(r"^nuttcp-[tr]: v[\d.]+: socket$")
+
+
+def server_argv(control_port: int) -> list[str]:
+    """A one-shot server in the foreground on ``control_port``; data ports come from the
+    client (``-p``), so the whole port block must be free on the server node."""
+    return ["nuttcp", "-1", "--nofork", "-P", str(control_port)]
+
+
+def client_argv(
+    destination: str,
+    control_port: int,
+    *,
+    data_port: int | None = None,
+    streams: int = 1,
+    duration: int = 10,
+    window: int | None = None,
+    mss: int | None = None,
+    interval: float = 1.0,
+    verbose: bool = True,
+) -> list[str]:
+    """Client transmitting to ``destination``; data on ``data_port`` .. +streams-1
+    (default: the port after the control port). window in bytes (nuttcp takes KB)."""
+    if streams < 1 or duration < 1:
+        raise ValueError(f"streams and duration must be >= 1, got {streams}, {duration}")
+    data_port = data_port if data_port is not None else control_port + 1
+    argv = ["nuttcp"]
+    if verbose:
+        argv.append("-v")
+    argv += ["-fparse", f"-i{interval:g}", f"-T{duration}", f"-N{streams}",
+             f"-P{control_port}", f"-p{data_port}"]
+    if window:
+        argv.append(f"-w{math.ceil(window / 1024)}")
+    if mss:
+        argv.append(f"-M{mss}")
+    argv.append(destination)
+    return argv
+
+
+def client_timeout(duration: int) -> float:
+    return duration + 20
+
+
+def _kv(line: str) -> dict[str, str]:
+    return dict(_KV.findall(line))
+
+
+def parse(
+    output: str,
+    *,
+    source: str = "",
+    destination: str = "",
+    path: str = "",
+    window: int | None = None,
+    streams: int | None = None,
+    stderr: str = "",
+    returncode: int | None = None,
+) -> ThroughputResult:
+    """Normalize nuttcp client output (stdout, plus stderr where errors go)."""
+    raw = output if not stderr else f"{output}\n{stderr}"
+    lines = [line for line in raw.splitlines() if line.strip()]
+    known: dict[str, object] = {"source": source, "destination": destination, "path": path,
+                                "window": window, "streams": streams or 1}
+
+    mss: int | None = None
+    rtt: float | None = None
+    retrans: int | None = None
+    summary: dict[str, str] = {}
+    sender: dict[str, str] = {}
+    intervals: list[Interval] = []
+    elapsed = 0.0
+    errors: list[str] = []
+    for line in lines:
+        prefix, _, rest = line.partition(":") if line.startswith("nuttcp-") else ("", "", line)
+        kv = _kv(rest)
+        if not kv:
+            # nuttcp's errors are free text: "connect failed: ...", "nuttcp-t: Error: ..."
+            if not _BANNER.match(line.strip()):
+                errors.append(line.strip())
+            continue
+        if "nstream" in kv and streams is None:
+            known["streams"] = int(kv["nstream"])
+        if "mss" in kv:
+            mss = int(kv["mss"])
+        if "connect" in kv and not known["destination"]:
+            known["destination"] = kv["connect"]
+        if "accept" in kv and not known["source"]:
+            known["source"] = kv["accept"]
+        if "rtt_ms" in kv:
+            rtt = float(kv["rtt_ms"])
+        if "retrans" in kv and (prefix == "nuttcp-t" or "real_seconds" in kv):
+            retrans = int(kv["retrans"])
+        if "real_sec" in kv and "rate_Mbps" in kv:  # an interval line
+            seconds = float(kv["real_sec"])
+            intervals.append(Interval(
+                start=elapsed, end=round(elapsed + seconds, 6),
+                throughput=float(kv["rate_Mbps"]) * 1e6,
+                retransmits=int(kv["retrans"]) if "retrans" in kv else None,
+            ))
+            elapsed = round(elapsed + seconds, 6)
+        elif "real_seconds" in kv and "rate_Mbps" in kv:
+            if prefix == "nuttcp-t":
+                sender = kv
+            else:  # nuttcp-r (verbose) or the unprefixed brief summary: the receiver
+                summary = kv
+
+    if not summary and not sender:
+        why = "; ".join(errors) or f"no result in output (exit {returncode})"
+        return ThroughputResult(tool=TOOL, succeeded=False, error=f"nuttcp: {why}", mss=mss,
+                                raw=raw, **known)  # type: ignore[arg-type]
+    best = summary or sender
+    if returncode not in (None, 0):
+        why = "; ".join(errors) or "no message"
+        return ThroughputResult(tool=TOOL, succeeded=False,
+                                error=f"nuttcp exited with {returncode}: {why}",
+                                raw=raw, **known)  # type: ignore[arg-type]
+    return ThroughputResult(
+        tool=TOOL,
+        succeeded=True,
+        duration=float(best["real_seconds"]),
+        throughput=float(best["rate_Mbps"]) * 1e6,
+        sender_throughput=float(sender["rate_Mbps"]) * 1e6 if sender else None,
+        bytes=round(float(best["megabytes"]) * MIB),
+        retransmits=retrans,
+        rtt_ms=rtt,
+        mss=mss,
+        intervals=intervals,
+        raw=raw,
+        **known,  # type: ignore[arg-type]
+    )

@@ -1,0 +1,315 @@
+"""Probes for reachability, isolation and MTU: ping, DF ping pairs, TCP connect, and a
+large TCP transfer that exposes MTU black holes.
+
+Every probe takes a ``Runner`` and a node name, runs plain argv on that node (ping,
+python3: both exist wherever Ansible runs), and returns a typed result that keeps the
+argv and raw output so a report can show what was actually seen.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from boothnet.validate.perf.runner import (
+    Background,
+    CommandResult,
+    Runner,
+    pidfile_for,
+    start_background,
+    stop_background,
+)
+
+IPV4_ICMP_HEADERS = 28  # IPv4 20 + ICMP echo 8: a DF ping of MTU-28 bytes fills the MTU
+
+PingCause = Literal["ok", "frag-needed", "timeout", "unreachable", "error"]
+
+_TX_RX = re.compile(r"(\d+) packets transmitted, (\d+) (?:packets )?received")
+_RTT = re.compile(r"= [\d.]+/([\d.]+)/[\d.]+/[\d.]+ ms")
+_FRAG = re.compile(r"From (\S+) .*Frag needed and DF set \(mtu = (\d+)\)")
+_LOCAL = re.compile(r"local error: message too long, mtu=(\d+)")
+_UNREACH = re.compile(r"(Network is unreachable|Destination (?:Host|Net) Unreachable"
+                      r"|No route to host|Destination Port Unreachable)")
+
+
+@dataclass(frozen=True)
+class PingResult:
+    node: str
+    destination: str
+    payload: int | None  # ICMP payload bytes (-s); None = ping's default
+    df: bool
+    transmitted: int
+    received: int
+    rtt_avg_ms: float | None
+    cause: PingCause
+    reported_mtu: int | None  # from "Frag needed (mtu = N)" or "message too long, mtu=N"
+    reporter: str | None  # who said so: a router's address, or "local"
+    argv: tuple[str, ...]
+    returncode: int
+    raw: str
+
+    @property
+    def ok(self) -> bool:
+        return self.cause == "ok"
+
+    def describe(self) -> str:
+        what = f"ping {self.payload} bytes DF" if self.df else "ping"
+        if self.cause == "ok":
+            return f"{what} {self.node} -> {self.destination}: {self.received}/{self.transmitted}"
+        detail = {
+            "frag-needed": f"frag needed (mtu = {self.reported_mtu}, from {self.reporter})",
+            "timeout": "timeout / black hole (no reply, no ICMP error)",
+            "unreachable": "unreachable",
+            "error": f"error: {self.raw.strip().splitlines()[-1] if self.raw.strip() else '?'}",
+        }[self.cause]
+        return f"{what} {self.node} -> {self.destination}: {detail}"
+
+
+def parse_ping(
+    output: str, returncode: int, *, node: str = "", destination: str = "",
+    payload: int | None = None, df: bool = False, argv: Sequence[str] = (),
+) -> PingResult:
+    """Classify iputils ping output (stdout and stderr together)."""
+    tx, rx = 0, 0
+    if m := _TX_RX.search(output):
+        tx, rx = int(m.group(1)), int(m.group(2))
+    rtt = float(m.group(1)) if (m := _RTT.search(output)) else None
+    cause: PingCause
+    mtu: int | None = None
+    reporter: str | None = None
+    if rx > 0:
+        cause = "ok"
+    elif m := _FRAG.search(output):
+        cause, reporter, mtu = "frag-needed", m.group(1), int(m.group(2))
+    elif m := _LOCAL.search(output):
+        cause, reporter, mtu = "frag-needed", "local", int(m.group(1))
+    elif _UNREACH.search(output):
+        cause = "unreachable"
+    elif tx > 0:
+        cause = "timeout"
+    else:
+        cause = "error"
+    return PingResult(node, destination, payload, df, tx, rx, rtt, cause, mtu, reporter,
+                      tuple(argv), returncode, output)
+
+
+def ping_argv(destination: str, *, count: int = 3, wait_s: float = 1.0,
+              interval: float = 0.2, payload: int | None = None, df: bool = False) -> list[str]:
+    argv = ["ping", "-n", "-c", str(count), "-i", f"{interval:g}", "-W", f"{wait_s:g}"]
+    if df:
+        argv += ["-M", "do"]
+    if payload is not None:
+        argv += ["-s", str(payload)]
+    return [*argv, destination]
+
+
+def ping(runner: Runner, node: str, destination: str, *, count: int = 3, wait_s: float = 1.0,
+         payload: int | None = None, df: bool = False) -> PingResult:
+    """Reachability (or, with ``payload`` and ``df``, one DF size) from ``node``."""
+    argv = ping_argv(destination, count=count, wait_s=wait_s, payload=payload, df=df)
+    res = runner(node, argv, count * (wait_s + 0.5) + 5)
+    return parse_ping(res.output, res.returncode, node=node, destination=destination,
+                      payload=payload, df=df, argv=argv)
+
+
+@dataclass(frozen=True)
+class MtuProbeResult:
+    link: str  # the link or path the intent names
+    node: str
+    destination: str
+    mtu: int
+    at_mtu: PingResult  # payload MTU-28: must pass
+    above_mtu: PingResult  # payload MTU-27: must fail
+    verdict: Literal["PASS", "FAIL"]
+    cause: str | None  # why it failed, None on PASS
+
+    @property
+    def message(self) -> str:
+        if self.verdict == "PASS":
+            return f"{self.link}: MTU {self.mtu} ok ({self.node} -> {self.destination})"
+        return f"{self.link}: MTU {self.mtu} {self.node} -> {self.destination}: {self.cause}"
+
+
+def _frag_text(res: PingResult) -> str:
+    if res.reporter == "local":
+        # the sender's own interface or its cached path MTU refused the size
+        return f"frag needed, MTU {res.reported_mtu} known at the sender"
+    return f"frag needed, path MTU {res.reported_mtu} (reported by {res.reporter})"
+
+
+def mtu_probe(runner: Runner, node: str, destination: str, mtu: int, *, link: str = "",
+              count: int = 3, wait_s: float = 1.0) -> MtuProbeResult:
+    """DF ping at exactly ``mtu`` (must pass) and one byte more (must fail)."""
+    size = mtu - IPV4_ICMP_HEADERS
+    at = ping(runner, node, destination, count=count, wait_s=wait_s, payload=size, df=True)
+    above = ping(runner, node, destination, count=count, wait_s=wait_s,
+                 payload=size + 1, df=True)
+    cause: str | None = None
+    if not at.ok:
+        cause = f"DF ping of {mtu} bytes failed: " + {
+            "frag-needed": _frag_text(at),
+            "timeout": "timeout, black hole (packets of this size vanish without an ICMP error)",
+            "unreachable": "destination unreachable",
+            "error": "ping error",
+        }[at.cause]
+    elif above.ok:
+        cause = f"DF ping of {mtu + 1} bytes passed: the path MTU is larger than declared"
+    return MtuProbeResult(link or f"{node} -> {destination}", node, destination, mtu, at, above,
+                          "PASS" if cause is None else "FAIL", cause)
+
+
+# ------------------------------------------------------------------------------- TCP
+
+# A sink: reads each connection to EOF and answers with the byte count. Run detached,
+# bounded by ``timeout`` from start_background.
+_LISTENER = """\
+import socket, sys
+s = socket.socket(socket.AF_INET6 if ':' in sys.argv[1] else socket.AF_INET)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind((sys.argv[1], int(sys.argv[2])))
+s.listen(64)
+while True:
+    c, _ = s.accept()
+    c.settimeout(30)
+    n = 0
+    try:
+        while True:
+            b = c.recv(262144)
+            if not b:
+                break
+            n += len(b)
+        c.sendall(str(n).encode())
+    except OSError:
+        pass
+    c.close()
+"""
+
+# Connects, optionally sends N bytes and waits for the sink's count. One status word
+# first on stdout so the parent can classify without tracebacks.
+_CLIENT = """\
+import socket, sys, time
+host, port, timeout, nbytes = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
+t0 = time.monotonic()
+try:
+    s = socket.create_connection((host, port), timeout=timeout)
+except ConnectionRefusedError:
+    print('refused'); sys.exit(2)
+except (socket.timeout, TimeoutError):
+    print('timeout'); sys.exit(3)
+except OSError as e:
+    print('error', e.errno, e.strerror); sys.exit(4)
+ms = (time.monotonic() - t0) * 1000
+if nbytes == 0:
+    print('open', round(ms, 3)); sys.exit(0)
+buf = bytes(262144)
+sent = 0
+try:
+    while sent < nbytes:
+        sent += s.send(buf[:min(len(buf), nbytes - sent)])
+    s.shutdown(socket.SHUT_WR)
+    got = s.recv(64).decode().strip()
+except (socket.timeout, TimeoutError):
+    print('stalled', round(ms, 3), sent); sys.exit(5)
+except OSError as e:
+    print('reset', round(ms, 3), sent, e.strerror); sys.exit(6)
+print('transferred', round(ms, 3), sent, got, round(time.monotonic() - t0, 3))
+"""
+
+TcpState = Literal["open", "refused", "timeout", "error"]
+TransferState = Literal["ok", "black-hole", "short", "refused", "timeout", "error"]
+
+
+@dataclass(frozen=True)
+class TcpResult:
+    node: str
+    destination: str
+    port: int
+    state: TcpState
+    connect_ms: float | None
+    argv: tuple[str, ...]
+    raw: str
+
+    @property
+    def ok(self) -> bool:
+        return self.state == "open"
+
+
+@dataclass(frozen=True)
+class TransferResult:
+    node: str
+    destination: str
+    port: int
+    nbytes: int
+    state: TransferState
+    received: int | None  # bytes the sink counted
+    seconds: float | None
+    argv: tuple[str, ...]
+    raw: str
+
+    @property
+    def ok(self) -> bool:
+        return self.state == "ok"
+
+    def describe(self) -> str:
+        if self.state == "black-hole":
+            return (f"TCP {self.node} -> {self.destination}:{self.port}: connection opens but a "
+                    f"{self.nbytes}-byte transfer stalls: MTU black hole")
+        return f"TCP transfer {self.node} -> {self.destination}:{self.port}: {self.state}"
+
+
+def listener_argv(port: int, bind: str = "0.0.0.0") -> list[str]:
+    return ["python3", "-c", _LISTENER, bind, str(port)]
+
+
+def start_listener(runner: Runner, node: str, port: int, *, bind: str = "0.0.0.0",
+                   limit_s: float = 300) -> Background:
+    """A TCP sink on ``node``:``port``; stop it with ``stop_background``."""
+    return start_background(runner, node, listener_argv(port, bind),
+                            pidfile_for(node, "listener", port), limit_s=limit_s, port=port)
+
+
+def stop_listener(runner: Runner, handle: Background) -> None:
+    stop_background(runner, handle)
+
+
+def _client(runner: Runner, node: str, destination: str, port: int, timeout_s: float,
+            nbytes: int) -> tuple[list[str], CommandResult, list[str]]:
+    argv = ["python3", "-c", _CLIENT, destination, str(port), f"{timeout_s:g}", str(nbytes)]
+    res = runner(node, argv, timeout_s * 2 + 10)
+    words = res.stdout.split()
+    return argv, res, words
+
+
+def tcp_connect(runner: Runner, node: str, destination: str, port: int, *,
+                timeout_s: float = 3.0) -> TcpResult:
+    """Open (and close) a TCP connection from ``node``: open, refused or timeout."""
+    argv, res, words = _client(runner, node, destination, port, timeout_s, 0)
+    state: TcpState = words[0] if words and words[0] in ("open", "refused", "timeout") \
+        else "error"  # type: ignore[assignment]
+    ms = float(words[1]) if state == "open" and len(words) > 1 else None
+    return TcpResult(node, destination, port, state, ms, tuple(argv), res.output)
+
+
+def tcp_transfer(runner: Runner, node: str, destination: str, port: int, *,
+                 nbytes: int = 16 * 1024 * 1024, timeout_s: float = 5.0) -> TransferResult:
+    """Send ``nbytes`` to a sink: a connection that opens and then stalls is a black hole
+    (small SYN/ACK packets pass, full-size segments vanish)."""
+    argv, res, words = _client(runner, node, destination, port, timeout_s, nbytes)
+    head = words[0] if words else ""
+    state: TransferState
+    received: int | None = None
+    seconds: float | None = None
+    if head == "transferred":
+        received = int(words[3]) if len(words) > 3 and words[3].isdigit() else None
+        seconds = float(words[4]) if len(words) > 4 else None
+        state = "ok" if received == nbytes else "short"
+    elif head == "stalled":
+        state = "black-hole"
+    elif head in ("refused", "timeout"):
+        state = head  # type: ignore[assignment]
+    else:
+        state = "error"
+    return TransferResult(node, destination, port, nbytes, state, received, seconds,
+                          tuple(argv), res.output)

@@ -1,0 +1,109 @@
+"""One throughput test end to end: server up, client run, server down, result judged."""
+
+from __future__ import annotations
+
+import threading
+from typing import Literal
+
+from boothnet.validate.perf import iperf3, nuttcp
+from boothnet.validate.perf.formula import DEFAULT_PASS_RATIO
+from boothnet.validate.perf.ports import PortBlock
+from boothnet.validate.perf.runner import Runner, pidfile_for, start_background, stop_background
+from boothnet.validate.perf.schema import ThroughputResult, judge
+
+ToolName = Literal["iperf3", "nuttcp"]
+
+
+def run_throughput(
+    runner: Runner,
+    tool: ToolName,
+    *,
+    server_node: str,
+    client_node: str,
+    destination: str,
+    ports: PortBlock,
+    streams: int = 1,
+    duration: int = 10,
+    window: int | None = None,
+    mss: int | None = None,
+    path: str = "",
+    source: str = "",
+    expected_bps: float | None = None,
+    ratio: float = DEFAULT_PASS_RATIO,
+    start_together: threading.Barrier | None = None,
+) -> ThroughputResult:
+    """Measure ``client_node`` -> ``destination`` (an address of ``server_node``).
+
+    The server listens on ``ports.first`` (nuttcp: control; data on the following
+    ports), is bounded in time, and is stopped by pid whatever happens to the client.
+    """
+    if tool == "nuttcp" and streams + 1 > ports.width:
+        raise ValueError(f"nuttcp with {streams} streams needs {streams + 1} ports, "
+                         f"the block has {ports.width}")
+    port = ports.first
+    limit = duration + 60
+    if tool == "iperf3":
+        server = iperf3.server_argv(port)
+        client = iperf3.client_argv(destination, port, streams=streams, duration=duration,
+                                    window=window, mss=mss)
+        client_timeout = iperf3.client_timeout(duration)
+    else:
+        server = nuttcp.server_argv(port)
+        client = nuttcp.client_argv(destination, port, streams=streams, duration=duration,
+                                    window=window, mss=mss)
+        client_timeout = nuttcp.client_timeout(duration)
+    try:
+        handle = start_background(runner, server_node, server,
+                                  pidfile_for(server_node, tool, port), limit_s=limit, port=port)
+    except RuntimeError:
+        if start_together is not None:
+            start_together.abort()  # the other clients must not wait for this one
+        raise
+    try:
+        if start_together is not None:
+            start_together.wait(timeout=limit)
+        res = runner(client_node, client, client_timeout)
+    finally:
+        stop_background(runner, handle)
+    common = {"source": source or client_node, "destination": destination, "path": path,
+              "window": window, "stderr": res.stderr, "returncode": res.returncode}
+    if tool == "iperf3":
+        result = iperf3.parse(res.stdout, **common)  # type: ignore[arg-type]
+    else:
+        result = nuttcp.parse(res.stdout, streams=streams, **common)  # type: ignore[arg-type]
+    if res.timed_out:
+        result = result.model_copy(update={
+            "succeeded": False, "error": f"{tool} client timed out after {client_timeout:g} s"})
+    if expected_bps is not None:
+        result = judge(result, expected_bps, ratio)
+    return result
+
+
+def combine(results: list[ThroughputResult], path: str) -> ThroughputResult:
+    """Tests run at the same time, as one: throughput, bytes, streams and retransmits add up;
+    the RTT is the worst. One result comes back as it is."""
+    if len(results) == 1:
+        return results[0]
+    first = results[0]
+    failed = [r for r in results if not r.succeeded]
+
+    def total(field: str) -> int | None:
+        values = [getattr(r, field) for r in results]
+        return None if any(v is None for v in values) else sum(values)
+
+    rtts = [r.rtt_ms for r in results if r.rtt_ms is not None]
+    return ThroughputResult(
+        tool=first.tool,
+        succeeded=not failed,
+        error="; ".join(f"{r.source}: {r.error}" for r in failed) or None,
+        path=path,
+        source="+".join(r.source for r in results),
+        destination=first.destination,
+        streams=sum(r.streams for r in results),
+        duration=min(r.duration for r in results),
+        throughput=sum(r.throughput for r in results),
+        bytes=total("bytes"),
+        retransmits=total("retransmits"),
+        rtt_ms=max(rtts) if rtts else None,
+        mss=first.mss,
+    )

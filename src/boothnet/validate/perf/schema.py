@@ -1,0 +1,96 @@
+"""One normalized throughput result for iperf3 and nuttcp, modelled on perfSONAR's.
+
+perfSONAR (pScheduler) reports a throughput test as ``succeeded``/``error``, a summary
+(``throughput-bits``, ``retransmits``, ``rtt``, ``tcp-window-size``) and ``intervals``
+with the same fields per reporting interval. We keep those names in snake_case, add
+what a booth report needs (path, source, destination, expected goodput and a verdict),
+and keep the tool's raw output beside the numbers so a reader can check them.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from boothnet.validate.perf.formula import DEFAULT_PASS_RATIO, verdict, window_advice
+
+Tool = Literal["iperf3", "nuttcp"]
+SCHEMA_VERSION = 1
+
+
+class Interval(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    start: float  # seconds since the test started
+    end: float
+    throughput: float  # bits/s over the interval, all streams together
+    retransmits: int | None = None  # None when the tool does not report them
+
+
+class ThroughputResult(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    schema_version: int = SCHEMA_VERSION
+    tool: Tool
+    succeeded: bool
+    error: str | None = None
+    path: str = ""  # what the intent calls this test, e.g. "r110: node1 -> fs1"
+    source: str = ""
+    destination: str = ""
+    streams: int = 1
+    duration: float = 0.0  # seconds actually measured
+    throughput: float = 0.0  # receiver goodput, bits/s, all streams
+    sender_throughput: float | None = None  # what the sender pushed, bits/s
+    bytes: int | None = None  # payload bytes received
+    retransmits: int | None = None
+    rtt_ms: float | None = None  # mean smoothed RTT (iperf3) or connect RTT (nuttcp)
+    mss: int | None = None
+    window: int | None = None  # socket buffer requested (-w), bytes
+    intervals: list[Interval] = Field(default_factory=list)
+    # filled by judge()
+    expected: float | None = None  # bits/s, from the path's bottleneck
+    pass_ratio: float | None = None
+    verdict: Literal["PASS", "FAIL"] | None = None
+    advice: str | None = None  # bandwidth-delay product / window advice
+    raw: str | None = Field(default=None, repr=False)  # tool output as captured
+
+    @property
+    def ratio(self) -> float | None:
+        """measured / expected, when judged."""
+        if not self.expected:
+            return None
+        return self.throughput / self.expected
+
+    def to_json(self, *, raw: bool = True) -> str:
+        return self.model_dump_json(indent=2, exclude={"raw"} if not raw else None)
+
+    @classmethod
+    def from_json(cls, text: str) -> ThroughputResult:
+        return cls.model_validate_json(text)
+
+
+def judge(
+    result: ThroughputResult,
+    expected_bps: float,
+    ratio: float = DEFAULT_PASS_RATIO,
+    *,
+    path: str | None = None,
+) -> ThroughputResult:
+    """Copy of ``result`` with expected, verdict and window advice filled in.
+
+    A run that failed (tool error, nothing measured) is a FAIL whatever the numbers say.
+    """
+    ok = result.succeeded and verdict(result.throughput, expected_bps, ratio) == "PASS"
+    advice = None
+    if result.rtt_ms:
+        advice = window_advice(expected_bps, result.rtt_ms, result.window).text
+    update: dict[str, object] = {
+        "expected": expected_bps,
+        "pass_ratio": ratio,
+        "verdict": "PASS" if ok else "FAIL",
+        "advice": advice,
+    }
+    if path is not None:
+        update["path"] = path
+    return result.model_copy(update=update)

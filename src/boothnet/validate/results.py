@@ -1,0 +1,125 @@
+"""Input of the report: what post-deploy validation observed, section by section.
+
+Verdicts are derived where the data allows it (isolation: observed vs expected; VPN:
+state and recovery time) so a producer cannot mark a mismatch as passed by mistake.
+Anything not measured is SKIPPED, which is never shown as PASS.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from boothnet.validate.perf.schema import ThroughputResult
+
+Status = Literal["PASS", "FAIL", "SKIPPED"]
+Overall = Literal["PASS", "PASS_WITH_SKIPS", "FAIL", "SKIPPED"]
+Action = Literal["permit", "deny"]
+REPORT_SCHEMA_VERSION = 1
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Stage(_Model):
+    """One pipeline stage (build, verify, batfish, deploy, isolation, mtu, throughput...)."""
+
+    name: str
+    status: Status
+    reason: str | None = None  # why it failed or was skipped, e.g. "BATFISH_HOST not set"
+    device: str | None = None  # the device concerned, when one is
+    duration_s: float | None = None
+
+
+class IsolationRow(_Model):
+    src: str  # host or node that sent, e.g. "r110-node1"
+    dst: str
+    src_zone: str  # zone or VLAN, rows and columns of the heatmap
+    dst_zone: str
+    flow: str  # e.g. "icmp", "tcp/22", "tcp/445"
+    expected: Action
+    observed: Action | None = None  # None: not measured
+    rule: str | None = None  # the policy rule that decides, e.g. "research->prod deny any"
+    device: str | None = None  # where that rule lives
+    detail: str | None = None  # probe output summary
+    batfish: Action | None = None  # Batfish's answer to the same flow (None: not asked)
+    batfish_detail: str | None = None  # its trace's disposition and the ACL that decided
+    verdict: Status | None = None  # derived when omitted
+
+    @model_validator(mode="after")
+    def _derive(self) -> IsolationRow:
+        # A row passes when the live network does what the intent says and, where Batfish was
+        # asked, Batfish agrees: the configs and the lab then tell one story.
+        derived: Status = ("SKIPPED" if self.observed is None
+                           else "FAIL" if self.batfish is not None and self.batfish != self.observed
+                           else "PASS" if self.observed == self.expected else "FAIL")
+        if self.verdict is None:
+            self.verdict = derived
+        elif self.verdict != derived:
+            raise ValueError(f"isolation {self.src} -> {self.dst} {self.flow}: verdict "
+                             f"{self.verdict} contradicts expected {self.expected} / "
+                             f"observed {self.observed} / Batfish {self.batfish}")
+        return self
+
+
+class MtuRow(_Model):
+    path: str  # the link or declared path, e.g. "core1:Gi1/0/49 -- rsw1:Ethernet49"
+    mtu: int
+    source: str = ""
+    destination: str = ""
+    verdict: Status
+    cause: str | None = None  # "frag needed ...", "timeout, black hole ..."
+    device: str | None = None
+    kind: Literal["df-ping", "tcp-transfer"] = "df-ping"
+
+
+class VpnTunnel(_Model):
+    name: str  # e.g. "booth-gw <-> home-gw"
+    state: str  # what swanctl says, e.g. "ESTABLISHED", "CONNECTING", "down"
+    expected_state: str = "ESTABLISHED"
+    recovery_time_s: float | None = None  # tunnel back after a forced failure
+    max_recovery_s: float | None = None
+    devices: list[str] = Field(default_factory=list)
+    detail: str | None = None
+    verdict: Status | None = None  # derived when omitted
+
+    @model_validator(mode="after")
+    def _derive(self) -> VpnTunnel:
+        if self.verdict is None:
+            ok = self.state.upper() == self.expected_state.upper()
+            if ok and self.max_recovery_s is not None:
+                ok = self.recovery_time_s is not None and \
+                    self.recovery_time_s <= self.max_recovery_s
+            self.verdict = "PASS" if ok else "FAIL"
+        return self
+
+
+class ValidationResults(_Model):
+    """What the validate playbook writes and the report reads."""
+
+    schema_version: int = REPORT_SCHEMA_VERSION
+    network: str
+    generated: str | None = None  # ISO 8601 time of the run
+    stages: list[Stage] = Field(default_factory=list)
+    zones: list[str] = Field(default_factory=list)  # heatmap order; default: first seen
+    isolation: list[IsolationRow] = Field(default_factory=list)
+    mtu: list[MtuRow] = Field(default_factory=list)
+    throughput: list[ThroughputResult] = Field(default_factory=list)
+    vpn: list[VpnTunnel] = Field(default_factory=list)
+
+
+class Failure(_Model):
+    section: Literal["stage", "isolation", "mtu", "throughput", "vpn"]
+    subject: str  # the device, link, flow or path it concerns, as the intent names it
+    message: str
+
+
+class Summary(_Model):
+    network: str
+    overall: Overall
+    headline: str  # one line: "FAIL: 3 failures" / "PASS, but 1 stage SKIPPED: batfish"
+    failures: list[Failure]
+    skipped: list[str]  # "stage batfish: BATFISH_HOST not set", "12 isolation rows"...
+    counts: dict[str, dict[str, int]]  # section -> {"PASS": n, "FAIL": n, "SKIPPED": n}

@@ -1,0 +1,304 @@
+"""How to run the tests: probes and measurements in the lab's namespaces through a Runner, in
+parallel lanes, and Batfish's answer to the same isolation flows."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
+from pathlib import Path
+
+from boothnet.derive.policy import PolicyCompiler, policy_decision
+from boothnet.intent import Network
+from boothnet.intent.model import Endpoint
+from boothnet.lab.names import ns_name
+from boothnet.validate.perf.ports import PortAllocator, PortBlock
+from boothnet.validate.perf.probes import mtu_probe, ping, start_listener, stop_listener, tcp_connect
+from boothnet.validate.perf.run import ToolName, combine, run_throughput
+from boothnet.validate.perf.runner import Runner, listening_ports
+from boothnet.validate.perf.schema import ThroughputResult, judge
+from boothnet.validate.plan import (
+    Flow,
+    ThroughputTest,
+    crosses_vpn,
+    expected_for,
+    host_prefix,
+    path_mtu,
+    throughput_tests,
+)
+from boothnet.validate.results import IsolationRow, MtuRow, Stage
+from boothnet.verify.batfish.from_intent import (
+    render_batfish_view,
+    verify_intent_from_model,
+    vlan_entries,
+    vpn_tunnel_ends,
+)
+from boothnet.verify.batfish.service import find_host, probe
+from boothnet.verify.batfish.traces import FlowAnswer, FlowQuery, ask_flows, load_view
+
+
+def _ns(net: Network, node: str) -> str:
+    return ns_name(net.name, node)
+
+
+def wait_converged(net: Network, runner: Runner, flows: list[Flow], timeout_s: float = 60) -> Stage:
+    """Routing converges before probing: every permitted ping of the matrix must pass once."""
+    pending = [f for f in flows if f.proto == "icmp" and f.expected == "permit"]
+    started = time.monotonic()
+    while pending and time.monotonic() - started < timeout_s:
+        pending = [
+            f for f in pending if not ping(runner, _ns(net, f.src.name), str(f.dst.address), count=1, wait_s=1).ok
+        ]
+        if pending:
+            time.sleep(1)
+    waited = round(time.monotonic() - started, 1)
+    if pending:
+        names = ", ".join(f"{f.src.name} -> {f.dst.name}" for f in pending)
+        return Stage(
+            name="convergence", status="FAIL", duration_s=waited, reason=f"not converged after {timeout_s:g} s: {names}"
+        )
+    return Stage(name="convergence", status="PASS", duration_s=waited)
+
+
+ISOLATION_WORKERS = 16  # probes mostly wait on timeouts (a denied flow is silence)
+
+
+def batfish_answers(
+    net: Network, build_root: Path, flows: list[Flow], host: str | None, progress: Callable[[str], None]
+) -> tuple[list[FlowAnswer | None], Stage]:
+    """Batfish's answer to every flow of the matrix, asked of the Batfish view of the intent's
+    configs; SKIPPED (answers None) when no service answers."""
+    started = time.monotonic()
+    status = probe(find_host(host))
+    if not status.reachable:
+        return [None] * len(flows), Stage(name="isolation (Batfish)", status="SKIPPED", reason=status.skip_reason)
+    view, models = render_batfish_view(net, build_root)
+    entries = vlan_entries(net, models)
+    links = verify_intent_from_model(net, models).links
+    progress(f"Batfish at {status.host}: the {len(flows)} isolation flows, asked of the configs")
+    bf = load_view(status, net.name, view.out_dir, links, build_root / net.name / "validate" / "snapshot", "validate")
+    tunnels = vpn_tunnel_ends(net, models)
+    answers: list[FlowAnswer | None] = list(ask_flows(bf, "validate", [
+        FlowQuery(entries[f.src.vlan], str(f.src.address), str(f.dst.address), f.proto, f.port,
+                  tunnels.get((f.src.vlan, f.dst.vlan))) for f in flows]))
+    return answers, Stage(name="isolation (Batfish)", status="PASS", duration_s=round(time.monotonic() - started, 1))
+
+
+def probe_flow(net: Network, runner: Runner, flow: Flow, batfish: FlowAnswer | None = None) -> IsolationRow:
+    if flow.proto == "icmp":
+        result = ping(runner, _ns(net, flow.src.name), str(flow.dst.address), count=1, wait_s=1)
+        observed, detail = ("permit" if result.ok else "deny"), result.describe()
+    else:
+        port = flow.port or 22
+        # Bind the data address: sshd holds port 22 on the management address. For the same reason
+        # "listening" is no proof our listener is up: a refusal (never a firewall drop) is retried.
+        listener = start_listener(runner, _ns(net, flow.dst.name), port, bind=str(flow.dst.address), limit_s=30)
+        try:
+            for _ in range(10):
+                result = tcp_connect(runner, _ns(net, flow.src.name), str(flow.dst.address), port, timeout_s=2)
+                if result.state != "refused":
+                    break
+                time.sleep(0.3)
+        finally:
+            stop_listener(runner, listener)
+        observed, detail = ("permit" if result.state == "open" else "deny"), result.state
+    return IsolationRow(
+        src=flow.src.name,
+        dst=flow.dst.name,
+        src_zone=flow.src.vlan,
+        dst_zone=flow.dst.vlan,
+        flow=flow.label(),
+        expected=flow.expected,
+        observed=observed,
+        rule=flow.rule,
+        device=net.vlan_by_name()[flow.src.vlan].gateway,
+        detail=detail,
+        batfish=batfish.action if batfish else None,
+        batfish_detail=batfish.detail if batfish else None,
+    )
+
+
+def run_isolation(
+    net: Network,
+    runner: Runner,
+    flows: list[Flow],
+    progress: Callable[[str], None],
+    batfish: list[FlowAnswer | None] | None = None,
+) -> list[IsolationRow]:
+    """Probes run in parallel lanes; flows that need a listener on the same host and port
+    share a lane, one after the other."""
+    lanes: dict[tuple[str, int] | int, list[int]] = {}
+    for index, flow in enumerate(flows):
+        key = (flow.dst.name, flow.port or 22) if flow.proto != "icmp" else index
+        lanes.setdefault(key, []).append(index)
+    rows: list[IsolationRow | None] = [None] * len(flows)
+    done = 0
+    lock = threading.Lock()
+
+    def run_lane(indexes: list[int]) -> None:
+        nonlocal done
+        for i in indexes:
+            row = probe_flow(net, runner, flows[i], batfish[i] if batfish else None)
+            rows[i] = row
+            with lock:
+                done += 1
+                progress(
+                    f"[isolation {done}/{len(flows)}] {row.src} -> {row.dst} {row.flow}: "
+                    f"{row.observed} (expected {row.expected}, rule {row.rule}"
+                    f"{f', Batfish {row.batfish}' if row.batfish else ''})"
+                )
+
+    with ThreadPoolExecutor(max_workers=ISOLATION_WORKERS) as pool:
+        list(pool.map(run_lane, lanes.values()))
+    return [row for row in rows if row is not None]
+
+
+def run_mtu(net: Network, runner: Runner, progress: Callable[[str], None]) -> list[MtuRow]:
+    vlans = net.vlan_by_name()
+    rows: list[MtuRow] = []
+    for endpoint in sorted(net.endpoints.values(), key=lambda e: e.name):
+        vlan = vlans[endpoint.vlan]
+        mtu = net.vlan_mtu(vlan)
+        gateway = vlan.gateway
+        result = mtu_probe(
+            runner,
+            _ns(net, endpoint.name),
+            str(net.gateway_address(vlan)),
+            mtu,
+            count=1,
+            link=f"{endpoint.name} -- {endpoint.attach}",
+        )
+        rows.append(
+            MtuRow(
+                path=f"{endpoint.name} -- {endpoint.attach}",
+                mtu=mtu,
+                source=endpoint.name,
+                destination=f"{gateway} ({net.gateway_address(vlan)})",
+                verdict=result.verdict,
+                cause=result.cause,
+                device=endpoint.attach.split(":")[0],
+            )
+        )
+        progress(f"[mtu] {endpoint.name} -> {gateway} at {mtu}: {result.verdict}")
+    for path in net.throughput.paths:
+        src, dst = net.endpoints[path.source], net.endpoints[path.destination]
+        if crosses_vpn(net, src, dst):
+            continue  # the VPN section probes the tunnel at what the lab's backend carries
+        mtu = path_mtu(net, src, dst)
+        name = f"{path.name}: {src.name} -> {dst.name}"
+        result = mtu_probe(runner, _ns(net, src.name), str(dst.address), mtu, count=1, link=name)
+        rows.append(MtuRow(path=name, mtu=mtu, source=src.name, destination=dst.name, verdict=result.verdict,
+                           cause=result.cause, device=vlans[src.vlan].gateway))
+        progress(f"[mtu] path {name} at {mtu}: {result.verdict}")
+    return rows
+
+
+def _measure(
+    net: Network,
+    runner: Runner,
+    test: ThroughputTest,
+    tool: ToolName,
+    start_together: threading.Barrier,
+    client: Endpoint,
+    block: PortBlock,
+) -> ThroughputResult:
+    return run_throughput(
+        runner,
+        tool,
+        server_node=_ns(net, test.server.name),
+        client_node=_ns(net, client.name),
+        destination=str(test.server.address),
+        ports=block,
+        streams=net.throughput.streams,
+        duration=net.throughput.duration_s,
+        path=test.name,
+        source=client.name,
+        start_together=start_together,
+    )
+
+
+TOOL_PORTS: dict[str, int] = {"iperf3": 5201, "nuttcp": 5000}  # defaults: first control/data port
+
+
+# what each tool needs open on the server: iperf3 one port; nuttcp control + one per stream
+
+
+def _ports_needed(tool: ToolName, streams: int) -> int:
+    return 1 if tool == "iperf3" else streams + 1
+
+
+def _port_block(
+    net: Network,
+    compiler: PolicyCompiler,
+    allocator: PortAllocator,
+    test: ThroughputTest,
+    tool: ToolName,
+    client: Endpoint,
+    busy: set[int],
+) -> PortBlock:
+    """The allocator's block when the policy lets the client reach all of it (the usual case
+    inside a VLAN); otherwise the first free run of ports the policy opens toward the server
+    (a path through a firewall or the VPN: list the tools' ports in the rule). ``busy``:
+    ports that listen on the server already (sshd's 22) or other clients of this test took."""
+    needed = _ports_needed(tool, net.throughput.streams)
+    src_vlan = net.vlan_by_name()[client.vlan]
+    same_vlan = client.vlan == test.server.vlan
+
+    def open_(port: int) -> bool:
+        if same_vlan:
+            return True
+        decision = policy_decision(compiler, src_vlan, host_prefix(client), host_prefix(test.server), "tcp", port)
+        return decision[0] == "permit"
+
+    block = allocator.allocate(f"{test.name}/{client.name}/{tool}", test.server.name, busy)
+    if all(open_(p) for p in block.ports[:needed]):
+        return block
+    allocator.release(block)
+    listed = sorted({p for rule in net.policy.rules if rule.proto == "tcp" for p in rule.ports})
+    for first in [TOOL_PORTS[tool], *listed]:  # the tool's own port first: what a rule is likely to name
+        run = range(first, first + needed)
+        if busy.isdisjoint(run) and all(open_(p) for p in run):
+            return PortBlock(f"{test.name}/{client.name}/{tool}", test.server.name, first, needed)
+    raise ValueError(
+        f"{test.name}: the policy opens no {needed} consecutive TCP port(s) from {client.name} to "
+        f"{test.server.name} for {tool}; add them to a rule (iperf3: 5201; nuttcp: 5000 and 5001)"
+    )
+
+
+def run_throughput_tests(
+    net: Network, runner: Runner, progress: Callable[[str], None], tunnel_mtu: int | None = None
+) -> list[ThroughputResult]:
+    allocator = PortAllocator()
+    compiler = PolicyCompiler(net)
+    results = []
+    for test in throughput_tests(net):
+        # together, the clients share the server's access link: its limit is the sum's
+        expected = expected_for(net, test.clients[0], test.server, tunnel_mtu)
+        for tool in net.throughput.tools:
+            # one port block per client, each its own server: taken here, not in the threads
+            blocks: list[PortBlock] = []
+            listening = listening_ports(runner, _ns(net, test.server.name))
+            try:
+                for client in test.clients:
+                    busy = listening | {p for b in blocks for p in b.ports}
+                    blocks.append(_port_block(net, compiler, allocator, test, tool, client, busy))
+                together = threading.Barrier(len(test.clients))
+                with ThreadPoolExecutor(max_workers=len(test.clients)) as pool:
+                    measure = partial(_measure, net, runner, test, tool, together)
+                    measured = list(pool.map(measure, test.clients, blocks))
+                result = judge(combine(measured, test.name), expected, net.throughput.pass_ratio)
+            except (ValueError, RuntimeError) as exc:  # no port block; a server that never listened
+                result = judge(ThroughputResult(tool=tool, succeeded=False, error=str(exc), path=test.name,
+                                                source=test.clients[0].name, destination=test.server.name),
+                               expected, net.throughput.pass_ratio)
+            finally:
+                for block in blocks:
+                    allocator.release(block)
+            results.append(result)
+            progress(
+                f"[throughput] {test.name} {tool}: {result.throughput / 1e6:.1f} Mb/s "
+                f"(expected {expected / 1e6:.1f}) {result.verdict}"
+            )
+    return results

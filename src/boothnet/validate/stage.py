@@ -1,0 +1,73 @@
+"""The validate stage: plan the tests from the intent, run them in the lab, judge them; the
+results go to the report stage.
+
+Tests come from the intent only: one probe per VLAN pair and per policy rule between real
+endpoints, an MTU probe per endpoint link and per declared path, and a throughput test per
+research subnet (each cluster node to its file server) and per declared path.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+
+from boothnet.intent import load_network
+from boothnet.validate.perf.runner import Runner, netns_runner
+from boothnet.validate.plan import isolation_flows
+from boothnet.validate.results import Stage, ValidationResults, VpnTunnel
+from boothnet.validate.run import batfish_answers, run_isolation, run_mtu, run_throughput_tests, wait_converged
+from boothnet.validate.verdicts import judge_batfish_agreement, timed_stage
+from boothnet.validate.vpn import lab_vpn, run_vpn
+
+
+def run_validate(
+    inventory: Path,
+    build_root: Path = Path("build"),
+    runner: Runner = netns_runner,
+    throughput: bool = True,
+    progress: Callable[[str], None] = lambda _: None,
+    extra_stages: list[Stage] | None = None,
+    vpn_resilience: bool = True,
+    batfish_host: str | None = None,
+) -> ValidationResults:
+    net = load_network(inventory)
+    lab_dir = (build_root / net.name / "lab").resolve()
+    vpn = lab_vpn(net, lab_dir)
+    stages = list(extra_stages or [])
+    flows = isolation_flows(net)
+    progress("waiting for routing to converge")
+    stages.append(wait_converged(net, runner, flows))
+    progress(f"convergence: {stages[-1].status} in {stages[-1].duration_s} s")
+    answers, batfish_stage = batfish_answers(net, build_root, flows, batfish_host, progress)
+    isolation = timed_stage(stages, "isolation", lambda: run_isolation(net, runner, flows, progress, answers))
+    judge_batfish_agreement(batfish_stage, isolation)
+    stages.append(batfish_stage)
+    mtu = timed_stage(stages, "mtu", lambda: run_mtu(net, runner, progress))
+    tunnels: list[VpnTunnel] = []
+    if vpn is not None:
+        started = time.monotonic()
+        tunnels, vpn_mtu = run_vpn(net, lab_dir, runner, progress, resilience=vpn_resilience)
+        mtu += vpn_mtu
+        failed = any(row.verdict != "PASS" for row in [*tunnels, *vpn_mtu])
+        stages.append(Stage(name="vpn", status="FAIL" if failed else "PASS",
+                            duration_s=round(time.monotonic() - started, 1)))
+    tunnel_mtu = vpn.inner_mtu if vpn else None
+    results = []
+    if throughput:
+        results = timed_stage(stages, "throughput", lambda: run_throughput_tests(net, runner, progress, tunnel_mtu))
+    else:
+        stages.append(Stage(name="throughput", status="SKIPPED", reason="throughput tests not requested"))
+    zones = [v.name for v in net.vlans if not v.routers]
+    validation = ValidationResults(
+        network=net.name,
+        generated=datetime.now(UTC).isoformat(timespec="seconds"),
+        stages=stages,
+        zones=zones,
+        isolation=isolation,
+        mtu=mtu,
+        throughput=results,
+        vpn=tunnels,
+    )
+    return validation

@@ -1,0 +1,82 @@
+"""One finding of the ACL review, whichever method (offline or Batfish) found it."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from ipaddress import IPv4Address, IPv4Network, ip_address
+from typing import Any
+
+from boothnet.intent.model import Network
+from boothnet.verify.batfish.review import DENIED, PERMITTED
+
+__all__ = ["DENIED", "PERMITTED", "AclFinding", "ReviewError", "ZoneMap"]
+
+
+class ReviewError(Exception):
+    """The review could not run (no git history, unknown ref, inventory missing at the ref)."""
+
+
+@dataclass
+class AclFinding:
+    """A flow whose fate at one ACL differs between base and head."""
+
+    kind: str  # PERMITTED or DENIED
+    device: str
+    acl: str | None
+    src_ip: str | None
+    dst_ip: str | None
+    proto: str | None
+    port: int | None
+    line: str | None  # the line that decides the flow now (head)
+    previous_line: str | None  # the line that decided it in base
+    rule: str | None = None  # the policy rule behind `line`
+    previous_rule: str | None = None
+    interface: str | None = None
+    direction: str | None = None
+    src_zone: str | None = None
+    dst_zone: str | None = None
+    gate: str | None = None  # why security must sign it off (None: informational)
+    flow: str | None = None  # the flow in words, as the method reported it
+    source: str = "offline evaluation"
+
+    def flow_text(self) -> str:
+        if self.flow:
+            return self.flow
+        proto = (self.proto or "ip").upper()
+        port = f" port {self.port}" if self.port is not None else ""
+        where = f", {self.direction} on {self.interface}" if self.interface else ""
+        return f"{proto} {self.src_ip} -> {self.dst_ip}{port}{where}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "flow": self.flow_text()}
+
+
+class ZoneMap:
+    """Which intent zone an address is in (most specific VLAN subnet of either intent)."""
+
+    def __init__(self, prefixes: list[tuple[IPv4Network, str]]):
+        self.prefixes = sorted(prefixes, key=lambda p: -p[0].prefixlen)
+
+    @classmethod
+    def from_networks(cls, *nets: Network) -> ZoneMap:
+        return cls([(vlan.subnet, vlan.zone) for net in nets for vlan in net.vlans])
+
+    def zone(self, ip: str | IPv4Address | None) -> str | None:
+        if ip is None:
+            return None
+        addr = ip_address(str(ip).split("/")[0])
+        if str(addr) == "0.0.0.0":
+            return None  # Batfish's "any" in flows derived from an ACL line
+        return next((zone for net, zone in self.prefixes if addr in net), "outside")
+
+
+def gate_reason(finding: AclFinding) -> str | None:
+    """Newly permitted into the secured network, or between research and production."""
+    if finding.kind != PERMITTED:
+        return None
+    src, dst = finding.src_zone, finding.dst_zone
+    if dst == "secure" and src != "secure":
+        return f"{src or 'any'} -> secure: newly permitted into the secured network"
+    if {src, dst} == {"research", "production"}:
+        return f"{src} -> {dst}: research and production are kept apart"
+    return None

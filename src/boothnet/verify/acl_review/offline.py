@@ -1,0 +1,192 @@
+"""Offline ACL review: evaluate a representative flow set against every ACL of two derived models.
+
+No Batfish: boothnet's own first-match evaluator (`acl_decision`) decides the first packet of
+each new flow at each ACL, in base and in head, and every flow whose decision changed is a
+finding. The flow set comes from both intents: every pair of VLAN subnets (one probe address
+per subnet, plus every host address an ACL names, plus one outside address) times every
+protocol/port either policy mentions, plus an unlisted "other" port per protocol.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from ipaddress import IPv4Address, IPv4Network
+
+from boothnet.derive import DeviceModel
+from boothnet.derive.build import quirks
+from boothnet.derive.model import Acl, AclEntry
+from boothnet.derive.policy import acl_decision
+from boothnet.intent.model import Network
+from boothnet.verify.acl_review.model import DENIED, PERMITTED, AclFinding, ZoneMap
+
+# Probe ports for "any other port": the first not named by either policy.
+OTHER_PORT_CANDIDATES = (33333, 44444, 55555, 61000)
+# An address outside every booth subnet, for zone:outside rules (TEST-NET-3, RFC 5737).
+OUTSIDE_CANDIDATES = ("203.0.113.77", "198.51.100.77", "192.0.2.77")
+
+
+@dataclass(frozen=True)
+class Probe:
+    src: IPv4Address
+    dst: IPv4Address
+    proto: str  # tcp, udp or icmp (echo-request)
+    port: int | None
+
+
+@dataclass
+class AclView:
+    """One ACL as the evaluator sees it: entries, their rendered lines and what traffic it sees."""
+
+    device: str
+    acl: Acl
+    lines: list[list[str]]  # rendered lines per entry, in entry order
+    scope: IPv4Network | None  # SVI subnet: `in` sees flows from it, `out` flows to it
+
+    def sees(self, probe: Probe) -> bool:
+        if self.scope is None:
+            return True
+        return (probe.src if self.acl.direction == "in" else probe.dst) in self.scope
+
+    def decide(self, probe: Probe, via_tunnel: bool) -> tuple[str, str, str | None]:
+        """(action, line text, policy rule) for the probe's first packet."""
+        src, dst = IPv4Network(probe.src), IPv4Network(probe.dst)
+        entry = acl_decision(self.acl.entries, src, dst, probe.proto, probe.port, via_tunnel=via_tunnel)
+        if entry is None:
+            return "deny", "(no line matches: implicit deny at the end of the ACL)", None
+        return entry.action, self._line(entry, probe.port), entry.rule
+
+    def _line(self, entry: AclEntry, port: int | None) -> str:
+        lines = self.lines[self.acl.entries.index(entry)]
+        # IOS/EOS print one line per destination port; pick the one this probe hit.
+        if len(lines) > 1 and len(lines) == len(entry.dst_ports) and port in entry.dst_ports:
+            return lines[entry.dst_ports.index(port)]
+        return lines[0]
+
+
+NO_ACL = ("permit", "(no ACL on this interface)", None)
+
+
+def acl_views(models: dict[str, DeviceModel]) -> dict[tuple[str, str], AclView]:
+    views = {}
+    for name, model in models.items():
+        q = quirks(model.platform)
+        extra = (model.tunnel_match,) if model.platform == "frr_linux" else ()
+        ifaces = {i.name: i for i in model.interfaces}
+        for acl in model.acls:
+            iface = ifaces.get(acl.interface)
+            scope = iface.address.network if iface and iface.kind == "svi" and iface.address else None
+            lines = [q.acl_lines(entry, *extra) for entry in acl.entries]
+            views[(name, acl.name)] = AclView(name, acl, lines, scope)
+    return views
+
+
+def _first_free(candidates: Iterable, used: set) -> object:
+    return next(c for c in candidates if c not in used)
+
+
+def probe_addresses(nets: Iterable[Network], models: Iterable[dict[str, DeviceModel]]) -> list[IPv4Address]:
+    """One address per VLAN subnet (its last host), every host address an ACL names, one outside."""
+    nets = list(nets)
+    subnets = {vlan.subnet for net in nets for vlan in net.vlans}
+    addrs = {subnet.broadcast_address - 1 for subnet in subnets}
+    for model_set in models:
+        for model in model_set.values():
+            for acl in model.acls:
+                for entry in acl.entries:
+                    addrs |= {p.network_address for p in (entry.src, entry.dst) if p is not None and p.prefixlen == 32}
+    outside = next(IPv4Address(a) for a in OUTSIDE_CANDIDATES if not any(IPv4Address(a) in s for s in subnets))
+    return sorted(addrs | {outside})
+
+
+def probe_services(nets: Iterable[Network]) -> list[tuple[str, int | None]]:
+    """Every (protocol, port) either policy names, plus an unlisted port for tcp and udp, plus ping."""
+    rules = [rule for net in nets for rule in net.policy.rules]
+    other = int(_first_free(OTHER_PORT_CANDIDATES, {p for r in rules for p in r.ports}))  # type: ignore[call-overload]
+    services: set[tuple[str, int | None]] = {("tcp", other), ("udp", other), ("icmp", None)}
+    for rule in rules:
+        if rule.proto in ("tcp", "udp"):
+            services |= {(rule.proto, p) for p in rule.ports} or {(rule.proto, other)}
+    return sorted(services, key=lambda s: (s[0], s[1] or 0))
+
+
+def probes(nets: list[Network], models: list[dict[str, DeviceModel]]) -> list[Probe]:
+    addrs = probe_addresses(nets, models)
+    subnets = [vlan.subnet for net in nets for vlan in net.vlans]
+    services = probe_services(nets)
+    out = []
+    for src in addrs:
+        for dst in addrs:
+            # Same address or same subnet: switched inside the VLAN, never reaches an ACL.
+            if src == dst or any(src in s and dst in s for s in subnets):
+                continue
+            out += [Probe(src, dst, proto, port) for proto, port in services]
+    return out
+
+
+def _tunnel_pairs(nets: list[Network]) -> list[tuple[IPv4Network, IPv4Network]]:
+    pairs = []
+    for net in nets:
+        if net.vpn:
+            booth = [v.subnet for v in net.selected_vlans(net.vpn.booth_subnets)]
+            home = [v.subnet for v in net.selected_vlans(net.vpn.home_subnets)]
+            pairs += [(b, h) for b in booth for h in home] + [(h, b) for b in booth for h in home]
+    return pairs
+
+
+@dataclass
+class OfflineDiff:
+    findings: list[AclFinding]
+    flows: int  # probes evaluated
+    acls: int  # ACLs compared
+    decisions: int  # (probe, ACL) pairs evaluated
+
+
+def diff_models(
+    base_net: Network,
+    base_models: dict[str, DeviceModel],
+    head_net: Network,
+    head_models: dict[str, DeviceModel],
+) -> OfflineDiff:
+    """Every (flow, ACL) whose permit/deny differs between base and head."""
+    nets = [base_net, head_net]
+    base, head = acl_views(base_models), acl_views(head_models)
+    flow_set = probes(nets, [base_models, head_models])
+    tunnels = _tunnel_pairs(nets)
+    zones = ZoneMap.from_networks(head_net, base_net)
+    findings: list[AclFinding] = []
+    decisions = 0
+    for key in sorted(set(base) | set(head)):
+        old_view, new_view = base.get(key), head.get(key)
+        view = new_view or old_view
+        assert view is not None
+        for probe in flow_set:
+            if not view.sees(probe):
+                continue
+            decisions += 1
+            # Traffic between the VPN's subnets arrives at the home gateway through the tunnel.
+            tunnel = any(probe.src in a and probe.dst in b for a, b in tunnels)
+            old = old_view.decide(probe, tunnel) if old_view else NO_ACL
+            new = new_view.decide(probe, tunnel) if new_view else NO_ACL
+            if old[0] == new[0]:
+                continue
+            findings.append(
+                AclFinding(
+                    kind=PERMITTED if new[0] == "permit" else DENIED,
+                    device=view.device,
+                    acl=view.acl.name,
+                    src_ip=str(probe.src),
+                    dst_ip=str(probe.dst),
+                    proto=probe.proto,
+                    port=probe.port,
+                    line=new[1],
+                    previous_line=old[1],
+                    rule=new[2],
+                    previous_rule=old[2],
+                    interface=view.acl.interface,
+                    direction=view.acl.direction,
+                    src_zone=zones.zone(probe.src),
+                    dst_zone=zones.zone(probe.dst),
+                )
+            )
+    return OfflineDiff(findings, len(flow_set), len(set(base) | set(head)), decisions)

@@ -1,0 +1,215 @@
+"""Bridge from the intent to Batfish: the Batfish view of the configs and the VerifyIntent.
+
+Batfish reads no nftables or swanctl, so in the Batfish view each frr_linux device is rendered
+with the cisco_ios templates from the same derived model (ACLs, routes, OSPF, IKEv1 crypto
+map, which Batfish models); Cisco and Arista devices render as themselves.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from boothnet.derive import DeriveContext, DeviceModel, derive_network
+from boothnet.derive.policy import PolicyCompiler
+from boothnet.intent import Network, load_network
+from boothnet.intent.model import Endpoint
+from boothnet.render.build import BuildResult, build_intent
+from boothnet.verify.batfish.intent import (
+    AcceptedUnused,
+    AclBinding,
+    IfaceRef,
+    L1Link,
+    PathFlow,
+    SecureNetwork,
+    Service,
+    ServiceRule,
+    SwitchVlans,
+    VerifyIntent,
+    Zone,
+)
+
+BATFISH_PLATFORM = "cisco_ios"
+
+# Where the Batfish view differs from what devices get, each with why. Kept to these few: Batfish
+# reads the real Cisco and Arista configs; only frr_linux devices are an IOS rendering.
+CRYPTO_MAP_UNUSED = ("Batfish 0.36 does not count an interface's `crypto map` line as a use of the "
+                     "map; the IPsec session check shows the map in force")
+TO_HOME_UNUSED = ("the VPN gateway's filter into the tunnel (nftables on the tunnel device on "
+                  "frr_linux); Batfish does not route through IPsec tunnels, so the view has no "
+                  "interface to apply it on, and an outbound ACL on the outside interface would "
+                  "also filter IKE")
+
+
+def batfish_context(net: Network) -> DeriveContext:
+    ports = {
+        name: {p.name: f"GigabitEthernet0/{i}" for i, p in enumerate(device.ports, start=1)}
+        for name, device in net.devices.items()
+        if device.platform == "frr_linux"
+    }
+    return DeriveContext(substitute={"frr_linux": BATFISH_PLATFORM}, port_map=ports, batfish_view=True)
+
+
+def build_batfish_view(inventory: Path, build_root: Path = Path("build")) -> tuple[BuildResult, Network]:
+    net = load_network(inventory)
+    return render_batfish_view(net, build_root)[0], net
+
+
+def render_batfish_view(net: Network, build_root: Path = Path("build")) -> tuple[BuildResult, dict[str, DeviceModel]]:
+    """The Batfish view of a loaded intent into build/<network>/batfish/configs, with the models
+    derived for it (the Batfish context), which `verify_intent_from_model` can reuse."""
+    return build_intent(net, build_root, ctx=batfish_context(net), subdir="batfish/configs", run_tools=False)
+
+
+def verify_intent_from_model(net: Network, models: dict[str, DeviceModel] | None = None) -> VerifyIntent:
+    """The VerifyIntent of `net`; `models` must be derived in the Batfish context (as
+    `render_batfish_view` returns them), else they are derived here."""
+    ctx = batfish_context(net)
+    models = models or derive_network(net, ctx)
+    vlans = net.vlan_by_name()
+
+    def ref(end: str) -> IfaceRef:
+        device, port = end.split(":", 1)
+        return IfaceRef(device, ctx.port(device, port))
+
+    switches = tuple(
+        SwitchVlans(name, tuple(sorted({v for i in m.interfaces if i.kind == "trunk" for v in i.allowed_vlans})))
+        for name, m in models.items()
+        if any(i.kind == "trunk" for i in m.interfaces)
+    )
+    links = tuple(L1Link(ref(lk.a), ref(lk.b), net.link_mtu(lk)) for lk in net.links)
+    zones = []
+    for zone in ("production", "research", "secure"):
+        members = [v for v in net.vlans if v.zone == zone and not v.routers]
+        if members:
+            entries = tuple(IfaceRef(v.gateway, _svi(models[v.gateway], v.id)) for v in members)
+            zones.append(Zone(zone, tuple(str(v.subnet) for v in members), entries))
+    allowed = []
+    compiler = PolicyCompiler(net)
+    for rule in net.policy.rules:
+        if rule.action != "permit" or rule.destination == "zone:outside":
+            continue
+        for src in compiler.prefixes(rule.source):
+            for dst in compiler.prefixes(rule.destination):
+                allowed.append(
+                    ServiceRule(
+                        str(src or "0.0.0.0/0"), str(dst or "0.0.0.0/0"), Service(rule.proto, tuple(rule.ports))
+                    )
+                )
+    secure = None
+    vpn_gateways: tuple[tuple[str, str], ...] = ()
+    flows: list[PathFlow] = []
+    if net.vpn:
+        clients = compiler.prefixes(net.vpn.clients)
+        home = net.selected_vlans(net.vpn.home_subnets)
+        services = tuple(
+            Service(r.proto, tuple(r.ports))
+            for r in net.policy.rules
+            if r.source == net.vpn.clients and r.action == "permit"
+        )
+        guard = models[net.vpn.home_gateway]
+        secure = SecureNetwork(
+            tuple(str(v.subnet) for v in home),
+            tuple(str(c.network_address) for c in clients if c),
+            services,
+            net.vpn.home_gateway,
+            next((a.name for a in guard.acls if a.direction == "out"), None),
+        )
+        vpn_gateways = ((net.vpn.booth_gateway, net.vpn.home_gateway),)
+        first_client = net.endpoints[net.host_groups[net.vpn.clients.partition(":")[2]][0]]
+        server = next((e for e in net.endpoints.values() if e.vlan in {v.name for v in home}), None)
+        if server:
+            bgw = models[net.vpn.booth_gateway]
+            flows.append(
+                PathFlow(
+                    "client to secured network",
+                    vlans[first_client.vlan].gateway,
+                    str(first_client.address),
+                    str(server.address),
+                    net.mtu_policy.crypto_inner,
+                    proto="tcp",
+                    dst_port=22,
+                    mss_clamp_at=(IfaceRef(bgw.name, bgw.vpn.outside_interface),) if bgw.vpn else (),
+                )
+            )
+    # endpoints grouped by VLAN once, not scanned again for every VLAN of a show floor
+    by_vlan: dict[str, list[Endpoint]] = {}
+    for endpoint in net.endpoints.values():
+        by_vlan.setdefault(endpoint.vlan, []).append(endpoint)
+    for vlan in net.vlans:
+        nodes = by_vlan.get(vlan.name, [])
+        servers = [e for e in nodes if e.role == "fileserver"]
+        for client in (e for e in nodes if e.role == "cluster"):
+            for server in servers:
+                flows.append(
+                    PathFlow(
+                        f"{client.name} to {server.name}",
+                        vlan.gateway,
+                        str(client.address),
+                        str(server.address),
+                        net.vlan_mtu(vlan),
+                    )
+                )
+    bindings = tuple(
+        AclBinding(IfaceRef(name, acl.interface), acl.name, acl.direction)
+        for name, m in models.items()
+        for acl in m.acls
+    )
+    accepted_unused = tuple(
+        AcceptedUnused(name, kind, structure, reason)
+        for name, m in models.items() if m.vpn is not None
+        for kind, structure, reason in (
+            ("crypto-map-set", "BOOTHNET_VPN", CRYPTO_MAP_UNUSED),
+            ("extended ipv4 access-list", "TO_HOME", TO_HOME_UNUSED),
+        )
+    )
+    return VerifyIntent(
+        nodes=tuple(sorted(models)),
+        switches=switches,
+        links=links,
+        zones=tuple(zones),
+        isolated=(("research", "production"), ("production", "research")),
+        allowed_services=tuple(allowed),
+        secure=secure,
+        vpn_gateways=vpn_gateways,
+        flows=tuple(flows),
+        acl_interfaces=bindings,
+        accepted_unused=accepted_unused,
+        extra={"network": net.name},
+    )
+
+
+def vlan_entries(net: Network, models: dict[str, DeviceModel]) -> dict[str, IfaceRef]:
+    """Where each host VLAN's traffic enters the routed network in the Batfish view: its
+    gateway's SVI (models derived in the Batfish context)."""
+    return {v.name: IfaceRef(v.gateway, _svi(models[v.gateway], v.id)) for v in net.vlans if not v.routers}
+
+
+def vpn_tunnel_ends(net: Network, models: dict[str, DeviceModel]) -> dict[tuple[str, str], tuple[IfaceRef, IfaceRef]]:
+    """(source VLAN, destination VLAN) -> (local, remote) crypto interface, for every pair of
+    VLANs the VPN joins, both ways (models derived in the Batfish context)."""
+    vpn = net.vpn
+    if vpn is None or vpn.booth_gateway not in models or vpn.home_gateway not in models:
+        return {}
+    ends = {}
+    for name in (vpn.booth_gateway, vpn.home_gateway):
+        model_vpn = models[name].vpn
+        if model_vpn is None:
+            return {}
+        ends[name] = IfaceRef(name, model_vpn.outside_interface)
+    booth = [v.name for v in net.selected_vlans(vpn.booth_subnets)]
+    home = [v.name for v in net.selected_vlans(vpn.home_subnets)]
+    out = {}
+    for b in booth:
+        for h in home:
+            out[(b, h)] = (ends[vpn.booth_gateway], ends[vpn.home_gateway])
+            out[(h, b)] = (ends[vpn.home_gateway], ends[vpn.booth_gateway])
+    return out
+
+
+def _svi(model: DeviceModel, vid: int) -> str:
+    return next(i.name for i in model.interfaces if i.kind == "svi" and i.vlan == vid)
+
+
+def load_verify_intent(network: str) -> VerifyIntent:
+    """VerifyIntent for inventories/<network>, derived from the validated intent."""
+    return verify_intent_from_model(load_network(f"inventories/{network}"))

@@ -1,0 +1,88 @@
+"""Batfish's answer to concrete flows (the live isolation matrix, asked of the configs too).
+
+Each flow enters the network at its source VLAN's gateway interface as the packet that opens the
+conversation (intent.OPENING_PACKETS), and Batfish's traceroute says whether it gets through.
+Batfish does not route through IPsec tunnels, so a flow through the VPN is asked in two legs:
+from its source until it leaves the local VPN gateway's crypto interface, then from the remote
+gateway's crypto interface (where it arrives decrypted) to its destination.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from boothnet.verify.batfish import frames as fr
+from boothnet.verify.batfish.intent import IfaceRef, opening_packet
+from boothnet.verify.batfish.questions import opening_headers
+from boothnet.verify.batfish.service import ServiceStatus, open_session
+from boothnet.verify.batfish.snapshot import Edge, build_snapshot_dir, init_snapshot
+
+# The service answers traceroutes concurrently; 4 clients were ~3.5x faster than 1 on 2 cores.
+WORKERS = 4
+
+
+@dataclass(frozen=True)
+class FlowQuery:
+    start: IfaceRef  # where the flow enters the network: the source VLAN's gateway interface
+    src_ip: str
+    dst_ip: str
+    proto: str  # tcp, udp or icmp
+    port: int | None = None
+    # Through the VPN: the local gateway's crypto interface (leg 1 must leave by it) and the
+    # remote gateway's (leg 2 starts there).
+    tunnel: tuple[IfaceRef, IfaceRef] | None = None
+
+
+@dataclass(frozen=True)
+class FlowAnswer:
+    action: str  # permit or deny
+    detail: str  # the trace's disposition and the ACLs on its way
+
+
+def load_view(status: ServiceStatus, network: str, configs: Path, edges: Iterable[Edge], out_dir: Path,
+              snapshot: str) -> Any:
+    """A session with the Batfish view of `configs` loaded as `snapshot`."""
+    bf = open_session(status, network)
+    init_snapshot(bf, build_snapshot_dir(configs, edges, out_dir), snapshot)
+    return bf
+
+
+def ask_flows(bf: Any, snapshot: str, queries: list[FlowQuery]) -> list[FlowAnswer]:
+    """Batfish's answer to each query, in order."""
+
+    def trace(query: FlowQuery, start: IfaceRef) -> Any:
+        port = str(query.port) if query.port is not None and query.proto in ("tcp", "udp") else None
+        headers = opening_headers(opening_packet(query.proto), query.src_ip, query.dst_ip, port)
+        frame = bf.q.traceroute(startLocation=f"@enter({start.spec()})", headers=headers).answer(
+            snapshot=snapshot).frame()
+        traces = [t for r in fr.rows(frame) for t in fr.as_list(r.get("Traces"))]
+        ok = fr.trace_ok(traces)
+        return next((t for t in traces if (fr.trace_disposition(t) in fr.SUCCESS) == ok), None)
+
+    def words(trace: Any) -> str:
+        acls = ", ".join(f"{a.lower()} by {n} {f}" for n, f, a in fr.trace_filters(trace))
+        return fr.trace_disposition(trace) + (f"; {acls}" if acls else "")
+
+    def ask(query: FlowQuery) -> FlowAnswer:
+        first = trace(query, query.start)
+        if first is None:
+            return FlowAnswer("deny", "no trace")
+        if query.tunnel is None:
+            return FlowAnswer("permit" if fr.trace_disposition(first) in fr.SUCCESS else "deny", words(first))
+        local, remote = query.tunnel
+        entered = (local.node, local.interface, "out") in fr.trace_interfaces(first)
+        if not entered:
+            return FlowAnswer("deny", f"never reaches the VPN at {local}: {words(first)}")
+        second = trace(query, remote)
+        if second is None:
+            return FlowAnswer("deny", f"into the VPN at {local}; from {remote}: no trace")
+        ok = fr.trace_disposition(second) in fr.SUCCESS
+        return FlowAnswer("permit" if ok else "deny",
+                          f"into the VPN at {local} ({words(first)}); from {remote}: {words(second)}")
+
+    with ThreadPoolExecutor(max_workers=WORKERS) as pool:
+        return list(pool.map(ask, queries))

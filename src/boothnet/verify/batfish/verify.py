@@ -1,0 +1,92 @@
+"""The verify stage: run every Batfish check on the rendered configs and write the report."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from boothnet.verify.batfish import checks as ck
+from boothnet.verify.batfish.intent import VerifyIntent
+from boothnet.verify.batfish.questions import Answers, collect
+from boothnet.verify.batfish.report import CheckResult, Finding, Status, VerifyReport
+from boothnet.verify.batfish.service import open_session, service_status
+from boothnet.verify.batfish.snapshot import Edge, build_snapshot_dir, init_snapshot, read_configs
+
+
+def verify_from_answers(
+    intent: VerifyIntent, answers: Answers, configs: dict[str, str] | None = None
+) -> list[CheckResult]:
+    """Interpret answer frames into one CheckResult per check (SKIPPED where none came back)."""
+    a = answers
+
+    def run(name: str, needed: list[object], make: Callable[[], list[Finding]]) -> CheckResult:
+        title = ck.CHECKS[name]
+        if any(x is None for x in needed):
+            why = "; ".join(f"{q}: {e}" for q, e in a.errors.items()) or "no Batfish answer"
+            return CheckResult.skipped(name, title, f"answer missing ({why})")
+        return CheckResult.from_findings(name, title, make())
+
+    return [
+        run("parsing", [a.file_status],
+            lambda: ck.check_parsing(a.file_status, a.parse_warnings, a.init_issues)),
+        run("unused", [a.unused_structures],
+            lambda: ck.check_unused_structures(a.unused_structures, intent)),
+        run("references", [a.undefined_references],
+            lambda: ck.check_undefined_references(a.undefined_references, configs,
+                                                  a.file_status)),
+        run("vlans", [a.vlan_properties, a.interface_properties],
+            lambda: ck.check_vlans(a.vlan_properties, a.interface_properties, intent, configs)),
+        run("mtu", [a.interface_properties],
+            lambda: ck.check_mtu(a.interface_properties, a.layer3_edges, intent)),
+        run("isolation", [a.isolation], lambda: ck.check_isolation(a.isolation or [], intent)),
+        run("secure_network", [a.secure],
+            lambda: ck.check_secure_network(a.secure or [], intent)),
+        run("acl_lines", [a.filter_lines], lambda: ck.check_acl_lines(a.filter_lines)),
+        run("ipsec", [a.ipsec], lambda: ck.check_ipsec(a.ipsec, intent)),
+        run("ospf", [a.ospf], lambda: ck.check_ospf(a.ospf)),
+        run("path_mtu", [a.traces, a.interface_properties],
+            lambda: ck.check_path_mtu(a.traces or {}, a.interface_properties, intent, configs)),
+    ]
+
+
+def skipped_report(reason: str, host: str | None, service: str) -> VerifyReport:
+    report = VerifyReport(batfish_host=host, service_status=service)
+    return report.add(CheckResult.skipped(n, t, reason) for n, t in ck.CHECKS.items())
+
+
+def run_verify(
+    intent: VerifyIntent,
+    snapshot_configs: Path,
+    layer1_edges: Iterable[Edge],
+    out_dir: Path,
+    host: str | None = None,
+    require: bool = False,
+    extra_results: Iterable[CheckResult] = (),
+    network: str = "boothnet",
+    snapshot_name: str = "verify",
+) -> VerifyReport:
+    """Run all Batfish checks on `snapshot_configs/*.cfg`; write verify.json and verify.md.
+
+    No service: every check SKIPPED with the reason and the docker command (fatal with
+    `require`, raising BatfishUnavailable). Offline results (e.g. config lint) ride along
+    via `extra_results`.
+    """
+    status = service_status(host, require)
+    if not status.reachable:
+        report = skipped_report(status.skip_reason, status.host, str(status))
+    else:
+        snap_dir = build_snapshot_dir(snapshot_configs, layer1_edges, out_dir / "snapshot")
+        bf = open_session(status, network)
+        init_snapshot(bf, snap_dir, snapshot_name)
+        answers = collect(bf, intent, snapshot_name)
+        results = verify_from_answers(intent, answers, read_configs(snapshot_configs))
+        if require:
+            # With require_batfish a question that did not answer is a failure, not a skip.
+            for r in results:
+                if r.status == Status.SKIPPED:
+                    r.status = Status.FAIL
+        report = VerifyReport(batfish_host=status.host, service_status=str(status),
+                              snapshot=snapshot_name).add(results)
+    report.add(list(extra_results))
+    report.write(out_dir)
+    return report
