@@ -1,4 +1,6 @@
-"""Stage 1 and 2: read the intent from an Ansible inventory and validate it."""
+"""Stage 1, intent: an Ansible inventory in (hosts.yml, group_vars, host_vars), a validated
+`Network` out, or `IntentInvalid` with every error at once (file, field path, value, what is
+allowed). Next: derive."""
 
 from boothnet.intent.loader import load_inventory
 from boothnet.intent.model import Network

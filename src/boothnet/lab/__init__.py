@@ -1,1 +1,3 @@
-"""The embedded lab: a LabSpec built as Linux network namespaces (see labs/README.md)."""
+"""Stage 6, lab: the intent in, the network running in Linux network namespaces out (or a
+containerlab topology); `doctor` checks what the lab needs. See labs/README.md. Next: deploy
+into it, then validate."""

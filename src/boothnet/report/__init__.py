@@ -1,4 +1,5 @@
-"""The validation report: results JSON in, report.json/.md/.html and PNG plots out.
+"""Stage 8, report: validation results in (`boothnet.validate.results`), report.json/.md/.html and
+PNG plots out; the last stage.
 
     from boothnet.report import ValidationResults, write_report
     paths = write_report(ValidationResults.model_validate_json(text), "build/sc-booth/report")
