@@ -2,7 +2,7 @@
 
 Works with any NAPALM driver through the same path: ``frr_linux`` gets the multi-part
 candidate, the adjacency check and the device-side revert reason; ``ios``/``eos`` get a
-single-file candidate (``<config_dir>/running.cfg``) and their own commit-confirm.
+single-file candidate (the build's ``<configs>/<device>.cfg``) and their own commit-confirm.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from boothnet.deploy import health as hc
 from boothnet.deploy import secrets as sec
 from boothnet.deploy.parts import CandidateError, load_parts
 from boothnet.deploy.results import DeviceResult, backup_path, write_backup
+from boothnet.platforms import platforms
 
 #: Errors that mean "the device refused the candidate (or a secret is missing); nothing
 #: was applied".
@@ -63,15 +64,24 @@ class Secrets:
     files: Mapping[str, str] = field(default_factory=dict)
 
 
+def single_file(driver: str, config_dir: Path) -> Path:
+    """The one config file the build writes for a device of a single-file platform (ios, eos):
+    its name comes from the platform's files in capabilities.yml, e.g. ``<configs>/core1.cfg``
+    for ``config_dir`` = ``<configs>/core1``."""
+    platform = next(p for p in platforms().values() if p.napalm_driver == driver)
+    (pattern,) = platform.files
+    return config_dir.parent / pattern.format(device=config_dir.name)
+
+
 def candidate(driver: str, config_dir: Path, secrets: Secrets | None = None) -> tuple[Any, dict[str, str]]:
-    """The candidate to load (frr_linux: dict of parts; ios/eos: the text of
-    ``running.cfg``) with placeholders filled in, and the secret values used.
+    """The candidate to load (frr_linux: dict of parts; ios/eos: the text of the device's one
+    config file) with placeholders filled in, and the secret values used.
     Raises :class:`~boothnet.deploy.secrets.SecretMissing` before any device is touched."""
     secrets = secrets or Secrets()
     if driver == "frr_linux":
         parts = load_parts(config_dir)
     else:  # ios / eos: one file, replace semantics
-        parts = {"running.cfg": (config_dir / "running.cfg").read_text(encoding="utf-8")}
+        parts = {"running.cfg": single_file(driver, config_dir).read_text(encoding="utf-8")}
     values = sec.resolve(parts, secrets.given, secrets.files)
     filled = sec.substitute(parts, values)
     return (filled if driver == "frr_linux" else filled["running.cfg"]), values
