@@ -65,6 +65,7 @@ import os
 from pathlib import Path
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.boothnet_stage import run_stage
 
 
 def main() -> None:
@@ -79,19 +80,14 @@ def main() -> None:
     )
     if os.geteuid() != 0:
         module.fail_json(msg="boothnet_validate probes the netns lab: run it as root")
+    log: list[str] = []
+    p = module.params
+    results = run_stage(module, "boothnet.validate.stage:run_validate", Path(p["inventory"]), Path(p["build_dir"]),
+                        throughput=p["throughput"], progress=log.append, vpn_resilience=p["vpn_resilience"])
     from boothnet.report.render import write_report
     from boothnet.report.summary import summarize
-    from boothnet.validate.stage import run_validate
 
-    log: list[str] = []
-    results = run_validate(
-        Path(module.params["inventory"]),
-        Path(module.params["build_dir"]),
-        throughput=module.params["throughput"],
-        progress=log.append,
-        vpn_resilience=module.params["vpn_resilience"],
-    )
-    paths = write_report(results, Path(module.params["build_dir"]) / results.network / "report")
+    paths = write_report(results, Path(p["build_dir"]) / results.network / "report")
     summary = summarize(results)
     facts = {
         "overall": summary.overall,
