@@ -10,7 +10,7 @@ from pathlib import Path
 from boothnet.intent import load_network
 from boothnet.intent.stamp import stamp_intent
 from boothnet.render.build import BuildResult, build_intent
-from boothnet.verify.batfish.from_intent import render_batfish_view, verify_intent_from_model
+from boothnet.verify.batfish.from_intent import render_batfish_view, verify_intent_from_model, view_differences
 from boothnet.verify.batfish.report import CheckResult, Finding, Status, VerifyReport
 from boothnet.verify.batfish.verify import run_verify
 
@@ -64,4 +64,5 @@ def run_verify_stage(
         require=require,
         extra_results=extra,
         network=net.name,
+        view_notes=view_differences(net),
     )

@@ -114,6 +114,8 @@ class VerifyReport:
     service_status: str | None = None
     snapshot: str | None = None
     out_dir: Path | None = field(default=None, compare=False)  # where `write` put the report
+    # where the configs Batfish reads differ from what the devices get, and why
+    view_notes: list[str] = field(default_factory=list)
 
     def add(self, results: CheckResult | Iterable[CheckResult]) -> VerifyReport:
         self.checks.extend([results] if isinstance(results, CheckResult) else results)
@@ -142,6 +144,7 @@ class VerifyReport:
             "service_status": self.service_status,
             "snapshot": self.snapshot,
             "checks": [c.to_dict() for c in self.checks],
+            "view_notes": self.view_notes,
         }
 
     def to_markdown(self) -> str:
@@ -159,6 +162,8 @@ class VerifyReport:
             for f in c.findings:
                 tag = "" if f.severity == Severity.ERROR else " (warning)"
                 out.append(f"- {f.one_line()}{tag}")
+        if self.view_notes:
+            out += ["", "## What Batfish reads", ""] + [f"- {note}" for note in self.view_notes]
         return "\n".join(out) + "\n"
 
     def write(self, out_dir: Path) -> tuple[Path, Path]:

@@ -64,6 +64,7 @@ def run_verify(
     extra_results: Iterable[CheckResult] = (),
     network: str = "boothnet",
     snapshot_name: str = "verify",
+    view_notes: Iterable[str] = (),
 ) -> VerifyReport:
     """Run all Batfish checks on `snapshot_configs/*.cfg`; write verify.json and verify.md.
 
@@ -88,5 +89,6 @@ def run_verify(
         report = VerifyReport(batfish_host=status.host, service_status=str(status),
                               snapshot=snapshot_name).add(results)
     report.add(list(extra_results))
+    report.view_notes = list(view_notes)
     report.write(out_dir)
     return report
