@@ -11,7 +11,6 @@ import yaml
 
 from boothnet.verify.acl_review.report import BATFISH, OFFLINE, _groups
 from boothnet.verify.acl_review.stage import review_intents
-from boothnet.verify.batfish.service import find_host, probe
 
 pytestmark = pytest.mark.batfish
 ROOT = Path(__file__).resolve().parents[3]
@@ -34,14 +33,6 @@ def removed_rule(data):
     """research-demo-to-theater removed."""
     rules = data["policy"]["rules"]
     rules.remove(next(r for r in rules if r["name"] == "research-demo-to-theater"))
-
-
-@pytest.fixture(scope="module")
-def host() -> str:
-    status = probe(find_host())
-    if not status.reachable:
-        pytest.skip(f"LIVE BATFISH TESTS NOT RUN: {status.skip_reason}")
-    return str(status.host)
 
 
 def changes(review):

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import importlib.util
-import os
 from pathlib import Path
 
 import pytest
 
 from boothnet.verify.batfish.report import Status
 from boothnet.verify.batfish.review import review_change
-from boothnet.verify.batfish.service import probe
 from boothnet.verify.batfish.verify import run_verify
 
 pytestmark = pytest.mark.batfish
@@ -20,14 +18,6 @@ _spec = importlib.util.spec_from_file_location(
 assert _spec and _spec.loader
 rec = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(rec)
-
-
-@pytest.fixture(scope="module")
-def host() -> str:
-    status = probe(os.environ.get("BATFISH_HOST"))
-    if not status.reachable:
-        pytest.skip(f"LIVE BATFISH TESTS NOT RUN: {status.skip_reason}")
-    return str(status.host)
 
 
 def test_verify_base_reports_the_planted_findings(host, tmp_path):

@@ -17,7 +17,6 @@ from boothnet.validate.run import batfish_answers
 from boothnet.verify.batfish.from_intent import render_batfish_view, verify_intent_from_model
 from boothnet.verify.batfish.intent import VerifyIntent
 from boothnet.verify.batfish.report import Status, VerifyReport
-from boothnet.verify.batfish.service import find_host, probe
 from boothnet.verify.batfish.verify import run_verify
 
 pytestmark = pytest.mark.batfish
@@ -32,14 +31,6 @@ def replace_once(old: str, new: str) -> Edit:
         return text.replace(old, new)
 
     return edit
-
-
-@pytest.fixture(scope="module")
-def host() -> str:
-    status = probe(find_host())
-    if not status.reachable:
-        pytest.skip(f"LIVE BATFISH TESTS NOT RUN: {status.skip_reason}")
-    return str(status.host)
 
 
 @pytest.fixture(scope="module")
