@@ -106,6 +106,42 @@ def window_advice(rate_bps: float, rtt_ms: float, window_bytes: int | None = Non
     return WindowAdvice(rate_bps, rtt_ms, bdp, advised, limited, text)
 
 
+MATHIS_C = 1.22  # sqrt(3/2): Mathis et al. 1997, periodic loss, delayed ACKs off
+
+Limit = Literal["physical", "window", "loss"]
+
+
+@dataclass(frozen=True)
+class TcpExpectation:
+    """What one TCP stream can reach on a path, and which limit sets it."""
+
+    bps: float
+    limit: Limit
+    physical_bps: float
+    window_bps: float | None = None  # window / RTT
+    loss_bps: float | None = None  # Mathis: MSS / RTT x 1.22 / sqrt(p)
+
+
+def expected_tcp_goodput(rate_bps: float, mtu: int, rtt_ms: float | None = None,
+                         window_bytes: int | None = None, loss_pct: float | None = None) -> TcpExpectation:
+    """The smallest of the physical limit (rate at the path MTU), window/RTT for the window the
+    stream used, and, when the path loses packets, the Mathis bound MSS/RTT x 1.22/sqrt(p)."""
+    physical = expected_goodput(rate_bps, mtu)
+    bounds: dict[Limit, float] = {"physical": physical}
+    window = loss = None
+    if rtt_ms is not None and rtt_ms <= 0:
+        raise ValueError(f"RTT must be > 0 ms, got {rtt_ms}")
+    if rtt_ms and window_bytes:
+        window = bounds["window"] = window_bytes * 8 / (rtt_ms / 1000)
+    if rtt_ms and loss_pct:
+        if not 0 < loss_pct < 100:
+            raise ValueError(f"loss must be in (0, 100) %, got {loss_pct}")
+        mss_bits = (mtu - TCP_IP_HEADERS) * 8
+        loss = bounds["loss"] = mss_bits / (rtt_ms / 1000) * MATHIS_C / math.sqrt(loss_pct / 100)
+    limit = min(bounds, key=lambda name: bounds[name])
+    return TcpExpectation(bounds[limit], limit, physical, window, loss)
+
+
 def verdict(measured_bps: float, expected_bps: float, ratio: float = DEFAULT_PASS_RATIO) -> Verdict:
     """PASS when ``measured_bps >= ratio x expected_bps``."""
     if not 0 < ratio <= 1.5:
