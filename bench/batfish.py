@@ -88,6 +88,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--networks", default="sc-booth,floor50,floor200,floor500")
     parser.add_argument("--heap", default=os.environ.get("BATFISH_HEAP", "6g"))
+    parser.add_argument("--out", default="batfish.json", help="file name under bench/results/")
     args = parser.parse_args()
     if not os.environ.get("BATFISH_JAR"):
         raise SystemExit("bench/batfish.py: set BATFISH_JAR (e.g. ../shared/batfish/server/allinone-bundle.jar)")
@@ -120,7 +121,7 @@ def main() -> None:
             for name in networks
         },
     }
-    path = REPO / "bench" / "results" / "batfish.json"
+    path = REPO / "bench" / "results" / args.out
     path.write_text(json.dumps(result, indent=2) + "\n")
     print(json.dumps(result, indent=2))
 

@@ -71,7 +71,7 @@ def batfish_answers(
     """Batfish's answer to every flow of the matrix, asked of the Batfish view of the intent's
     configs; SKIPPED (answers None) when no service answers."""
     started = time.monotonic()
-    status = probe(find_host(host))
+    status = probe(find_host(host, build_root / "batfish"))
     if not status.reachable:
         return [None] * len(flows), Stage(name="isolation (Batfish)", status="SKIPPED", reason=status.skip_reason)
     view, models = render_batfish_view(net, build_root)

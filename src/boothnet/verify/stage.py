@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -12,6 +11,7 @@ from boothnet.intent.stamp import stamp_intent
 from boothnet.render.build import BuildResult, build_intent
 from boothnet.verify.batfish.from_intent import render_batfish_view, verify_intent_from_model, view_differences
 from boothnet.verify.batfish.report import CheckResult, Finding, Status, VerifyReport
+from boothnet.verify.batfish.service import find_host
 from boothnet.verify.batfish.verify import run_verify
 
 
@@ -43,7 +43,7 @@ def run_verify_stage(
     """The intent is loaded and validated once and derived once per context: the device
     configs (built and linted as `boothnet build` does) and the Batfish view, whose models
     also give the VerifyIntent. The report goes to build/<network>/verify (`report.out_dir`)."""
-    host = host or os.environ.get("BATFISH_HOST") or None
+    host = find_host(host, build_root / "batfish")  # an Ansible module runs elsewhere than build/
     started = time.perf_counter()
     progress(f"validate {inventory}")
     stamp = stamp_intent(inventory)  # before reading it, as `build` does

@@ -6,7 +6,6 @@ Without: boothnet's offline evaluator over both derived models, with Batfish rep
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
@@ -30,7 +29,7 @@ from boothnet.verify.acl_review.report import (
 from boothnet.verify.batfish.from_intent import batfish_context, verify_intent_from_model
 from boothnet.verify.batfish.report import Status
 from boothnet.verify.batfish.review import review_change
-from boothnet.verify.batfish.service import service_status
+from boothnet.verify.batfish.service import find_host, service_status
 
 WORKING_TREE = "working tree"
 
@@ -66,7 +65,7 @@ def review_intents(
     }
     review = AclReview(head_net.name, base_label, head_label, OFFLINE, "", configs=configs)
     zones = ZoneMap.from_networks(head_net, base_net)
-    status = service_status(host or os.environ.get("BATFISH_HOST") or None, require)
+    status = service_status(find_host(host, build_root / "batfish"), require)
     if status.reachable:
         progress(f"Batfish at {status.host}: differential review")
         views = {

@@ -6,12 +6,16 @@ Only this module talks to the service, so everything else is testable on recorde
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
 
 from boothnet.verify.batfish.intent import OPENING_PACKETS, OpeningPacket, VerifyIntent, Zone
+
+# The service answers questions concurrently; 4 clients were about 3.5x faster than 1 on 2 cores.
+WORKERS = 4
 
 
 @dataclass
@@ -63,32 +67,38 @@ def opening_headers(packet: OpeningPacket, src_ips: str, dst_ips: str, dst_ports
 
 
 def collect(bf: Any, intent: VerifyIntent, snapshot: str) -> Answers:
-    """Run every question on `snapshot`; a failing question is recorded, not raised."""
+    """Run every question on `snapshot`, several at a time (the service answers them
+    concurrently); a failing question is recorded, not raised."""
     from pybatfish.datamodel.flow import HeaderConstraints, PathConstraints
 
     ans = Answers()
     q = bf.q
+    pool = ThreadPoolExecutor(max_workers=WORKERS)
 
-    def ask(name: str, make: Callable[[], Any]) -> pd.DataFrame | None:
+    def run(name: str, make: Callable[[], Any]) -> pd.DataFrame | None:
         try:
             return make().answer(snapshot=snapshot).frame()
         except Exception as exc:  # noqa: BLE001 - any service/question error skips the check
             ans.errors[name] = f"{type(exc).__name__}: {exc}"
             return None
 
-    ans.file_status = ask("fileParseStatus", q.fileParseStatus)
-    ans.parse_warnings = ask("parseWarning", q.parseWarning)
-    ans.init_issues = ask("initIssues", q.initIssues)
-    ans.unused_structures = ask("unusedStructures", q.unusedStructures)
-    ans.undefined_references = ask("undefinedReferences", q.undefinedReferences)
-    ans.vlan_properties = ask("switchedVlanProperties", q.switchedVlanProperties)
-    ans.interface_properties = ask("interfaceProperties", q.interfaceProperties)
-    ans.layer3_edges = ask("layer3Edges", q.layer3Edges)
-    ans.filter_lines = ask("filterLineReachability", q.filterLineReachability)
-    ans.ipsec = ask("ipsecSessionStatus", q.ipsecSessionStatus)
-    ans.ospf = ask("ospfSessionCompatibility", q.ospfSessionCompatibility)
+    def ask(name: str, make: Callable[[], Any]) -> Future[pd.DataFrame | None]:
+        return pool.submit(run, name, make)
 
-    iso: list[pd.DataFrame | None] = []
+    single: dict[str, Future[pd.DataFrame | None]] = {}
+    single["file_status"] = ask("fileParseStatus", q.fileParseStatus)
+    single["parse_warnings"] = ask("parseWarning", q.parseWarning)
+    single["init_issues"] = ask("initIssues", q.initIssues)
+    single["unused_structures"] = ask("unusedStructures", q.unusedStructures)
+    single["undefined_references"] = ask("undefinedReferences", q.undefinedReferences)
+    single["vlan_properties"] = ask("switchedVlanProperties", q.switchedVlanProperties)
+    single["interface_properties"] = ask("interfaceProperties", q.interfaceProperties)
+    single["layer3_edges"] = ask("layer3Edges", q.layer3Edges)
+    single["filter_lines"] = ask("filterLineReachability", q.filterLineReachability)
+    single["ipsec"] = ask("ipsecSessionStatus", q.ipsecSessionStatus)
+    single["ospf"] = ask("ospfSessionCompatibility", q.ospfSessionCompatibility)
+
+    iso: list[Future[pd.DataFrame | None]] = []
     for src, dst in intent.isolated_pairs():
         start = zone_start(src)
         entry_acls: dict[str, list[str]] = {}  # node -> inbound ACLs where the zone enters
@@ -107,7 +117,6 @@ def collect(bf: Any, intent: VerifyIntent, snapshot: str) -> Answers:
                 iso.append(ask(f"searchFilters {what}@{node}", lambda h=headers, n=node, a=acls: (
                     q.searchFilters(headers=h, action="permit", filters=", ".join(sorted(set(a))),
                                     nodes=n))))
-    ans.isolation = None if any(f is None for f in iso) else [f for f in iso if f is not None]
 
     if intent.secure is not None:
         # Search the guard ACL for any conversation a source that is not a listed client can
@@ -118,17 +127,16 @@ def collect(bf: Any, intent: VerifyIntent, snapshot: str) -> Answers:
             where["filters"] = sec.guard_filter
         if sec.guard_node:
             where["nodes"] = sec.guard_node
-        secure: list[pd.DataFrame | None] = []
+        secure: list[Future[pd.DataFrame | None]] = []
         for packet in OPENING_PACKETS:
             headers = opening_headers(packet, ip_space_excluding("0.0.0.0/0", sec.clients),
                                       ",".join(sec.prefixes))
             secure.append(ask(f"searchFilters secure {packet.name}", lambda h=headers: (
                 q.searchFilters(headers=h, action="permit", **where))))
-        ans.secure = None if any(f is None for f in secure) else [f for f in secure if f is not None]
     else:
-        ans.secure = []
+        secure = []
 
-    traces: dict[str, pd.DataFrame] = {}
+    traces: dict[str, Future[pd.DataFrame | None]] = {}
     for pf in intent.flows:
         start = f"@enter({pf.src_node}[{pf.src_interface}])" if pf.src_interface else pf.src_node
         hkw: dict[str, Any] = {"srcIps": pf.src_ip, "dstIps": pf.dst_ip,
@@ -136,9 +144,20 @@ def collect(bf: Any, intent: VerifyIntent, snapshot: str) -> Answers:
         if pf.dst_port is not None:
             hkw["dstPorts"] = str(pf.dst_port)
         theaders = HeaderConstraints(**hkw)
-        frame = ask(f"traceroute {pf.name}", lambda s=start, h=theaders: (
+        traces[pf.name] = ask(f"traceroute {pf.name}", lambda s=start, h=theaders: (
             q.traceroute(startLocation=s, headers=h)))
-        if frame is not None:
-            traces[pf.name] = frame
-    ans.traces = traces if len(traces) == len(intent.flows) else None
+    pool.shutdown(wait=True)
+
+    for attr, future in single.items():
+        setattr(ans, attr, future.result())
+    ans.isolation = _all_or_none(iso)
+    ans.secure = _all_or_none(secure)
+    traced = {name: f.result() for name, f in traces.items()}
+    ans.traces = None if any(frame is None for frame in traced.values()) else traced  # type: ignore[assignment]
     return ans
+
+
+def _all_or_none(futures: list[Future[pd.DataFrame | None]]) -> list[pd.DataFrame] | None:
+    """Every answer, or None when any question did not answer (its check is then SKIPPED)."""
+    frames = [f.result() for f in futures]
+    return None if any(f is None for f in frames) else [f for f in frames if f is not None]

@@ -84,13 +84,13 @@ class ServiceStatus:
         return "reachable" if self.reachable else "unreachable"
 
 
-def find_host(host: str | None = None) -> str | None:
+def find_host(host: str | None = None, state_dir: Path | None = None) -> str | None:
     """Explicit host first, then BATFISH_HOST, then the service `boothnet batfish up` started
-    here; empty strings count as unset."""
+    (recorded in `state_dir`, default build/batfish); empty strings count as unset."""
     found = (host or os.environ.get(HOST_ENV) or "").strip()
     if found:
         return found
-    started = read_started()
+    started = read_started(state_dir)
     return started.host if started else None
 
 

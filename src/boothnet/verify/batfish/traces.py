@@ -17,12 +17,9 @@ from typing import Any
 
 from boothnet.verify.batfish import frames as fr
 from boothnet.verify.batfish.intent import IfaceRef, opening_packet
-from boothnet.verify.batfish.questions import opening_headers
+from boothnet.verify.batfish.questions import WORKERS, opening_headers
 from boothnet.verify.batfish.service import ServiceStatus, open_session
 from boothnet.verify.batfish.snapshot import Edge, build_snapshot_dir, init_snapshot
-
-# The service answers traceroutes concurrently; 4 clients were ~3.5x faster than 1 on 2 cores.
-WORKERS = 4
 
 
 @dataclass(frozen=True)
