@@ -60,7 +60,27 @@ def test_find_host_falls_back_to_the_service_boothnet_started(monkeypatch, no_ba
     assert find_host() is None
 
 
-def test_up_with_nothing_to_start_names_the_three_ways(monkeypatch, no_batfish, tmp_path):
+@pytest.fixture
+def nothing_answers(monkeypatch, closed_port):
+    """No service answers anywhere (CI runs one on localhost:9996: these tests must not see it)."""
+    monkeypatch.setattr("boothnet.verify.batfish.local.probe", lambda host, timeout=2.0: probe(closed_port, 0.2))
+
+
+def test_up_uses_a_service_that_answers_here_and_starts_none(monkeypatch, no_batfish, tmp_path):
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(1)
+    try:
+        port = srv.getsockname()[1]
+        monkeypatch.setattr("boothnet.verify.batfish.local.probe",
+                            lambda host, timeout=2.0: probe(f"127.0.0.1:{port}" if host == "localhost" else host, 0.5))
+        monkeypatch.setenv("BATFISH_JAR", str(tmp_path / "never-started.jar"))
+        assert up(tmp_path) == ("localhost", None)
+    finally:
+        srv.close()
+
+
+def test_up_with_nothing_to_start_names_the_three_ways(monkeypatch, no_batfish, nothing_answers, tmp_path):
     monkeypatch.delenv("BATFISH_JAR", raising=False)
     monkeypatch.setattr("shutil.which", lambda name: None)  # no docker, no java
     with pytest.raises(BatfishStartError) as err:
@@ -68,7 +88,7 @@ def test_up_with_nothing_to_start_names_the_three_ways(monkeypatch, no_batfish, 
     assert all(way in str(err.value) for way in ("BATFISH_HOST", "BATFISH_JAR", "Docker"))
 
 
-def test_up_with_a_missing_jar_says_so(monkeypatch, no_batfish, tmp_path):
+def test_up_with_a_missing_jar_says_so(monkeypatch, no_batfish, nothing_answers, tmp_path):
     monkeypatch.setenv("BATFISH_JAR", str(tmp_path / "nope.jar"))
     with pytest.raises(BatfishStartError, match=r"BATFISH_JAR=.*nope.jar: no such file"):
         up(tmp_path)

@@ -117,6 +117,8 @@ def up(state_dir: Path | None = None, timeout: float = 180.0) -> tuple[str, Star
     running = read_started(state_dir)
     if running and probe(running.host).reachable:
         return running.host, None
+    if probe("localhost", timeout=1.0).reachable:
+        return "localhost", None  # one answers here already (started another way): use it, start none
     jar = (os.environ.get(JAR_ENV) or "").strip()
     if jar:
         started = _start_java(Path(jar), state_dir, timeout)
