@@ -26,6 +26,7 @@ from boothnet.lab import names, net, services, shaping, strongswan
 from boothnet.lab.spec import LabNode, LabSpec, VlanMode
 from boothnet.lab.specio import spec_hash, spec_to_dict
 from boothnet.lab.state import read_state, write_json
+from boothnet.process import alive
 
 Progress = Callable[[str], None]
 #: "full": routers boot with their rendered configs; "day0": cabling, mgmt, sshd and FRR on a
@@ -63,7 +64,7 @@ def lab_health(state: dict[str, Any]) -> list[str]:
         problems.append(f"bridge {bridge} missing")
     for node, procs in state.get("pids", {}).items():
         for proc, pid in procs.items():
-            if not services.alive(pid):
+            if not alive(pid):
                 problems.append(f"{node}: {proc} (pid {pid}) not running")
     return problems
 

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from boothnet.lab import names
 from boothnet.lab.spec import LabNode
+from boothnet.process import alive
 
 SSHD = "/usr/sbin/sshd"  # absolute: sshd re-executes itself by argv[0]
 FRR_BIN = Path("/usr/lib/frr")
@@ -251,21 +252,6 @@ def pids_in_namespaces(namespaces: Iterable[str]) -> dict[str, list[int]]:
         if ns:
             found[ns].append(int(entry))
     return found
-
-
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    # a zombie still answers kill(0); it is dead for our purposes
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 def kill_namespaces(namespaces: Iterable[str], grace: float = 2.0) -> list[dict[str, object]]:

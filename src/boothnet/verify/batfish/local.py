@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 
+from boothnet.process import alive
 from boothnet.verify.batfish import service
 from boothnet.verify.batfish.service import (  # noqa: F401 - HOW_TO_START is re-exported for the CLI
     BATFISH_PORT,
@@ -25,7 +26,6 @@ from boothnet.verify.batfish.service import (  # noqa: F401 - HOW_TO_START is re
     JAR_ENV,
     QUESTIONS_ENV,
     Started,
-    alive,
     probe,
     read_started,
     state_file,

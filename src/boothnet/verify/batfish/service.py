@@ -8,6 +8,8 @@ import socket
 from dataclasses import dataclass
 from pathlib import Path
 
+from boothnet.process import alive
+
 BATFISH_PORT = 9996
 DOCKER_COMMAND = "docker run -d -p 9996:9996 batfish/allinone"
 HOST_ENV = "BATFISH_HOST"
@@ -46,21 +48,6 @@ def read_started(state_dir: Path | None = None) -> Started | None:
     if started.kind == "java" and (started.pid is None or not alive(started.pid)):
         return None
     return started
-
-
-def alive(pid: int) -> bool:
-    try:
-        if os.waitpid(pid, os.WNOHANG)[0] == pid:
-            return False  # our own child, now reaped
-    except ChildProcessError:
-        pass
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 class BatfishUnavailable(RuntimeError):
