@@ -19,7 +19,7 @@ from pathlib import Path
 
 from boothnet.process import alive
 from boothnet.verify.batfish import service
-from boothnet.verify.batfish.service import (  # noqa: F401 - HOW_TO_START is re-exported for the CLI
+from boothnet.verify.batfish.service import (
     BATFISH_PORT,
     HOST_ENV,
     HOW_TO_START,
