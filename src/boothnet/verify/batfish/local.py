@@ -1,6 +1,7 @@
 """Start and stop a Batfish service for this machine: `boothnet batfish up|down|status`.
 
-The ways to get one, in order: `BATFISH_HOST` already answering; `BATFISH_JAR` (Batfish's
+The ways to get one, in order: `BATFISH_HOST` already answering (or a service already answering
+on localhost); `BATFISH_JAR` (Batfish's
 allinone jar, run with `java` in the background, state under build/batfish/); a Docker daemon
 (`batfish/allinone`). `down` stops only what `up` started, recorded in build/batfish/service.json.
 """
@@ -32,11 +33,13 @@ from boothnet.verify.batfish.service import (
 )
 
 HEAP_ENV = "BATFISH_HEAP"
-# Batfish keeps every loaded snapshot in the heap; 6 GB fits the 500-device floor on a 24 GB
-# machine and leaves room for the lab.
+# Batfish keeps every loaded snapshot in the heap: 6 GB holds floors up to 200 devices and leaves
+# room for the lab on a 24 GB machine; the 500-device floor needs 12g (BENCHMARKS.md).
 DEFAULT_HEAP = "6g"
 DOCKER_IMAGE = "batfish/allinone"
 CONTAINER = "boothnet-batfish"
+
+
 class BatfishStartError(RuntimeError):
     """No way to start a service, or the one started did not answer."""
 
