@@ -9,7 +9,7 @@ import socket
 import pytest
 from bf_recorded import booth_intent, configs_dir
 
-from boothnet.verify.batfish.local import BatfishStartError, up
+from boothnet.verify.batfish.local import BatfishStartError, stop, up
 from boothnet.verify.batfish.report import Status
 from boothnet.verify.batfish.review import review_change
 from boothnet.verify.batfish.service import (
@@ -17,6 +17,7 @@ from boothnet.verify.batfish.service import (
     BatfishUnavailable,
     find_host,
     probe,
+    read_started,
     service_status,
 )
 from boothnet.verify.batfish.verify import run_verify
@@ -76,6 +77,9 @@ def test_up_uses_a_service_that_answers_here_and_starts_none(monkeypatch, no_bat
                             lambda host, timeout=2.0: probe(f"127.0.0.1:{port}" if host == "localhost" else host, 0.5))
         monkeypatch.setenv("BATFISH_JAR", str(tmp_path / "never-started.jar"))
         assert up(tmp_path) == ("localhost", None)
+        assert read_started(tmp_path).kind == "found"  # every command finds it from now on
+        assert stop(tmp_path) == "Batfish at localhost left running: boothnet did not start it"
+        assert read_started(tmp_path) is None
     finally:
         srv.close()
 

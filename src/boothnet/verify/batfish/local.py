@@ -121,7 +121,10 @@ def up(state_dir: Path | None = None, timeout: float = 180.0) -> tuple[str, Star
     if running and probe(running.host).reachable:
         return running.host, None
     if probe("localhost", timeout=1.0).reachable:
-        return "localhost", None  # one answers here already (started another way): use it, start none
+        # one answers here already, started another way: recorded so that every command uses
+        # it, never stopped by `down`
+        state_file(state_dir).write_text(json.dumps(asdict(Started("found", "localhost"))))
+        return "localhost", None
     jar = (os.environ.get(JAR_ENV) or "").strip()
     if jar:
         started = _start_java(Path(jar), state_dir, timeout)
@@ -151,6 +154,9 @@ def stop(state_dir: Path | None = None) -> str:
             os.killpg(started.pid, signal.SIGKILL)
     elif started.kind == "docker" and started.container:
         subprocess.run(["docker", "rm", "-f", started.container], capture_output=True)
+    elif started.kind == "found":
+        path.unlink(missing_ok=True)
+        return f"Batfish at {started.host} left running: boothnet did not start it"
     path.unlink(missing_ok=True)
     return f"Batfish stopped ({started.kind}{f' pid {started.pid}' if started.pid else ''})"
 
@@ -165,5 +171,10 @@ def status(state_dir: Path | None = None) -> tuple[bool, str]:
     running = read_started(state_dir)
     if running:
         st = probe(running.host)
-        return st.reachable, f"{st.reason} (started by boothnet: {running.kind}, log {running.log})"
+        how = ("found running, used by boothnet, never stopped by it" if running.kind == "found"
+               else f"started by boothnet: {running.kind}, log {running.log}")
+        return st.reachable, f"{st.reason} ({how})"
+    if probe("localhost", timeout=1.0).reachable:
+        return False, ("a Batfish service answers on localhost but boothnet was not told to use it: "
+                       "`boothnet batfish up` takes it (or set BATFISH_HOST=localhost)")
     return False, f"no Batfish service: {HOW_TO_START}"

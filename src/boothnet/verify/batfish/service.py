@@ -27,7 +27,7 @@ HOW_TO_START = (
 class Started:
     """What `up` started, so that `down` stops exactly that."""
 
-    kind: str  # "java" | "docker"
+    kind: str  # "java" | "docker" | "found" (one answered already: used, never stopped)
     host: str
     pid: int | None = None
     container: str | None = None
