@@ -103,6 +103,22 @@ def expected_adjacencies(
     return {i for i in active if i in had_full or i in parse_ospf(frr).p2p}
 
 
+def ospf_neighbors_from_cli(platform: str, output: str) -> dict[str, list[dict[str, str]]]:
+    """`show ip ospf neighbor` of an IOS or EOS device (neither NAPALM driver has an OSPF
+    getter), parsed with ntc-templates' TextFSM template, in the shape the frr_linux driver
+    gives: interface -> [{neighbor, address, state}], the state's adjacency part only
+    ('FULL/DR' -> 'Full', '2WAY/DROTHER' -> '2Way')."""
+    from ntc_templates.parse import parse_output  # imported late: only hardware deploys need it
+
+    out: dict[str, list[dict[str, str]]] = {}
+    for row in parse_output(platform=platform, command="show ip ospf neighbor", data=output):
+        adjacency = str(row["state"]).split("/")[0]
+        state = "2Way" if adjacency.upper() == "2WAY" else adjacency.capitalize()
+        out.setdefault(str(row["interface"]), []).append(
+            {"neighbor": str(row["neighbor_id"]), "address": str(row["ip_address"]), "state": state})
+    return out
+
+
 def adjacency_failures(
     expected: set[str], neighbors: Mapping[str, list[dict[str, str]]]
 ) -> list[str]:
