@@ -18,6 +18,7 @@ import pytest
 from boothnet.intent import load_network
 from boothnet.verify.batfish.from_intent import load_verify_intent, render_batfish_view
 from boothnet.verify.batfish.intent import VerifyIntent
+from boothnet.verify.batfish.pytest_plugin import batfish_required
 from boothnet.verify.batfish.questions import Answers, collect
 from boothnet.verify.batfish.service import ServiceStatus, open_session, probe
 from boothnet.verify.batfish.snapshot import build_snapshot_dir, init_snapshot, read_configs
@@ -41,8 +42,7 @@ def batfish_status(request: pytest.FixtureRequest) -> ServiceStatus:
     status = probe(request.config.getoption("--batfish-host"))
     if not status.reachable:
         msg = f"BATFISH CHECKS NOT RUN: {status.skip_reason}"
-        if request.config.getoption("--require-batfish") or os.environ.get("BOOTHNET_REQUIRE_BATFISH",
-                                                                            "0") not in ("", "0"):
+        if request.config.getoption("--require-batfish") or batfish_required():
             pytest.fail(msg)
         pytest.skip(msg)
     return status

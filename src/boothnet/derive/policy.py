@@ -19,9 +19,6 @@ __all__ = ["PolicyCompiler", "Prefixes", "acl_name", "acl_decision", "policy_dec
 class PolicyCompiler:
     def __init__(self, net: Network):
         self.net = net
-        self.zone_subnets: dict[str, list[IPv4Network]] = {}
-        for vlan in net.vlans:
-            self.zone_subnets.setdefault(vlan.zone, []).append(vlan.subnet)
         self.internal = list(collapse_addresses(v.subnet for v in net.vlans))
         self.vpn_sources = self._vpn_booth_prefixes()
         # A show floor has a rule or two per booth and a VLAN or two per booth: each VLAN's
@@ -67,7 +64,7 @@ class PolicyCompiler:
         return list(self._prefixes[selector])
 
     def _selector_prefixes(self, selector: str) -> Prefixes:
-        return self.net.selector_prefixes(selector, self.zone_subnets)
+        return self.net.selector_prefixes(selector)
 
     def part_in(self, selector: str, vlan: Vlan) -> list[IPv4Network]:
         """The part of a selector that lives in this VLAN."""

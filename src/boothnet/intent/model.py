@@ -194,15 +194,21 @@ class Network(Strict):
     def name(self) -> str:
         return self.settings.name
 
-    def selector_prefixes(self, selector: str, zone_subnets: dict[str, list[IPv4Network]] | None = None) -> Prefixes:
+    @cached_property
+    def zone_subnets(self) -> dict[str, list[IPv4Network]]:
+        """Zone -> the subnets of its VLANs, in intent order."""
+        subnets: dict[str, list[IPv4Network]] = {}
+        for vlan in self.vlans:
+            subnets.setdefault(vlan.zone, []).append(vlan.subnet)
+        return subnets
+
+    def selector_prefixes(self, selector: str) -> Prefixes:
         """The prefixes a policy selector (any, zone:, vlan:, group:) stands for, collapsed."""
         kind, _, name = selector.partition(":")
         if selector == "any":
             return [None]
         if kind == "zone":
-            subnets = (zone_subnets or {}).get(name) if zone_subnets is not None else [
-                v.subnet for v in self.vlans if v.zone == name]
-            return list(collapse_addresses(subnets or []))
+            return list(collapse_addresses(self.zone_subnets.get(name, [])))
         if kind == "vlan":
             return [self.vlan_by_name()[name].subnet]
         members = self.host_groups.get(name, [])

@@ -145,10 +145,7 @@ def check_charon(ns: str, timeout: float = 8.0) -> Check:
         paths = strongswan.CharonPaths(Path(folder))
         paths.run_dir.mkdir()
         paths.strongswan_conf.write_text(strongswan.strongswan_conf(paths))
-        script = f"mount --bind {paths.run_dir} /run && exec {strongswan.CHARON}"
-        proc = subprocess.Popen(["ip", "netns", "exec", ns, "unshare", "-m", "--propagation", "private",
-                                 "sh", "-c", script], env=strongswan.charon_env(paths),
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        proc = strongswan.launch_charon(ns, paths, subprocess.DEVNULL)
         try:
             deadline = time.monotonic() + timeout
             while time.monotonic() < deadline and proc.poll() is None:

@@ -14,6 +14,7 @@ import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 from boothnet.deploy import secrets
 from boothnet.lab import services
@@ -109,19 +110,25 @@ def charon_env(p: CharonPaths) -> dict[str, str]:
     return {**os.environ, "STRONGSWAN_CONF": str(p.strongswan_conf)}
 
 
+def launch_charon(ns: str, p: CharonPaths, out: IO[str] | int) -> subprocess.Popen[bytes]:
+    """charon in namespace `ns` and a private mount namespace whose /run is `p.run_dir` (its pid
+    file), with `p`'s strongswan.conf; exec all the way down, so the pid is charon's."""
+    script = f"mount --bind {p.run_dir} /run && exec {CHARON}"
+    return subprocess.Popen(
+        services.in_ns(ns, "unshare", "-m", "--propagation", "private", "sh", "-c", script),
+        env=charon_env(p), stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+
+
 def start_charon(ctx: services.HookContext) -> dict[str, int]:
     """charon in the node's namespace and a private mount namespace (its own /run)."""
     p = paths(ctx.node_dir)
     p.run_dir.mkdir(parents=True, exist_ok=True)
     p.strongswan_conf.write_text(strongswan_conf(p))
     p.vici.unlink(missing_ok=True)
-    script = f"mount --bind {p.run_dir} /run && exec {CHARON}"
     with open(p.folder / "charon.stdout", "w") as out:
-        proc = subprocess.Popen(
-            services.in_ns(ctx.ns, "unshare", "-m", "--propagation", "private", "sh", "-c", script),
-            env=charon_env(p), stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-            start_new_session=True,
-        )
+        proc = launch_charon(ctx.ns, p, out)
     deadline = time.monotonic() + 10
     while not p.vici.exists():
         if proc.poll() is not None or time.monotonic() > deadline:

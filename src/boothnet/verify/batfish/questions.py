@@ -12,7 +12,7 @@ from typing import Any
 
 import pandas as pd
 
-from boothnet.verify.batfish.intent import OPENING_PACKETS, OpeningPacket, VerifyIntent, Zone
+from boothnet.verify.batfish.intent import OPENING_PACKETS, OpeningPacket, SecureNetwork, VerifyIntent, Zone
 
 # The service answers questions concurrently; 4 clients were about 3.5x faster than 1 on 2 cores.
 WORKERS = 4
@@ -66,6 +66,17 @@ def opening_headers(packet: OpeningPacket, src_ips: str, dst_ips: str, dst_ports
     return HeaderConstraints(**kw)
 
 
+def zone_pair_headers(packet: OpeningPacket, src: Zone, dst: Zone) -> Any:
+    """Conversations of one kind that zone `src` could open with zone `dst`."""
+    return opening_headers(packet, ",".join(src.prefixes), ",".join(dst.prefixes))
+
+
+def secure_headers(packet: OpeningPacket, secure: SecureNetwork) -> Any:
+    """Conversations of one kind that a source other than a listed client could open with the
+    secured network (searchFilters gives one example per filter, so clients are left out)."""
+    return opening_headers(packet, ip_space_excluding("0.0.0.0/0", secure.clients), ",".join(secure.prefixes))
+
+
 def collect(bf: Any, intent: VerifyIntent, snapshot: str) -> Answers:
     """Run every question on `snapshot`, several at a time (the service answers them
     concurrently); a failing question is recorded, not raised."""
@@ -106,7 +117,7 @@ def collect(bf: Any, intent: VerifyIntent, snapshot: str) -> Answers:
             if b.direction == "in" and b.iface in src.entries:
                 entry_acls.setdefault(b.iface.node, []).append(b.acl)
         for packet in OPENING_PACKETS:
-            headers = opening_headers(packet, ",".join(src.prefixes), ",".join(dst.prefixes))
+            headers = zone_pair_headers(packet, src, dst)
             what = f"{src.name}->{dst.name} {packet.name}"
             iso.append(ask(f"reachability {what}", lambda h=headers, s=start: (
                 q.reachability(pathConstraints=PathConstraints(startLocation=s), headers=h,
@@ -119,8 +130,7 @@ def collect(bf: Any, intent: VerifyIntent, snapshot: str) -> Answers:
                                     nodes=n))))
 
     if intent.secure is not None:
-        # Search the guard ACL for any conversation a source that is not a listed client can
-        # open: searchFilters gives one example per filter, so clients are excluded up front.
+        # the guard ACL, for any conversation a source that is not a listed client can open
         sec = intent.secure
         where: dict[str, Any] = {}
         if sec.guard_filter:
@@ -129,8 +139,7 @@ def collect(bf: Any, intent: VerifyIntent, snapshot: str) -> Answers:
             where["nodes"] = sec.guard_node
         secure: list[Future[pd.DataFrame | None]] = []
         for packet in OPENING_PACKETS:
-            headers = opening_headers(packet, ip_space_excluding("0.0.0.0/0", sec.clients),
-                                      ",".join(sec.prefixes))
+            headers = secure_headers(packet, sec)
             secure.append(ask(f"searchFilters secure {packet.name}", lambda h=headers: (
                 q.searchFilters(headers=h, action="permit", **where))))
     else:

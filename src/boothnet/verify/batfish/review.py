@@ -18,7 +18,7 @@ import pandas as pd
 
 from boothnet.verify.batfish import frames as fr
 from boothnet.verify.batfish.intent import OPENING_PACKETS, VerifyIntent, ip_in
-from boothnet.verify.batfish.questions import ip_space_excluding, opening_headers
+from boothnet.verify.batfish.questions import opening_headers, secure_headers, zone_pair_headers
 from boothnet.verify.batfish.report import Status
 from boothnet.verify.batfish.service import open_session, service_status
 from boothnet.verify.batfish.snapshot import Edge, build_snapshot_dir, init_snapshot
@@ -288,12 +288,10 @@ def review_change(
                 searches.append(q.searchFilters(headers=everything, nodes=node, action=action,
                                                 filters=", ".join(sorted(acls))).answer(**diff).frame())
         if intent.secure is not None:
-            sec = intent.secure
-            hdr = opening_headers(packet, ip_space_excluding("0.0.0.0/0", sec.clients),
-                                  ",".join(sec.prefixes))
+            hdr = secure_headers(packet, intent.secure)
             searches.append(q.searchFilters(headers=hdr, action="permit").answer(**diff).frame())
         for src, dst in intent.isolated_pairs():
-            hdr = opening_headers(packet, ",".join(src.prefixes), ",".join(dst.prefixes))
+            hdr = zone_pair_headers(packet, src, dst)
             searches.append(q.searchFilters(headers=hdr, action="permit").answer(**diff).frame())
         reach.append(q.differentialReachability(headers=everything).answer(**diff).frame())
     reach_frame = pd.concat(reach, ignore_index=True)
