@@ -13,7 +13,7 @@ DEBIAN_PACKAGES := frr frr-pythontools iperf3 nuttcp strongswan-charon strongswa
 	libstrongswan-standard-plugins libcharon-extra-plugins nftables openssh-server openssh-client \
 	iproute2 iputils-ping tcpdump procps psmisc python3-venv git openjdk-17-jre-headless
 
-.PHONY: setup apt venv test lint unit build verify acl-review deploy validate demo lab-up lab-down clab golden bench-scale clean \
+.PHONY: setup apt venv test lint unit build verify acl-review deploy deploy-hw validate demo lab-up lab-down clab golden bench-scale clean \
 	batfish-up batfish-down batfish-status doctor fuzz
 
 setup: apt venv
@@ -76,6 +76,10 @@ lab-down:
 
 deploy:
 	$(BIN)/ansible-playbook -i build/$(NET)/lab/inventory.yml playbooks/deploy.yml
+
+# The booth's own switches and routers (README: Deploy to hardware); CHECK=1 shows the diffs only.
+deploy-hw:
+	$(BIN)/ansible-playbook -i inventories/$(NET) playbooks/deploy.yml $(if $(CHECK),--check --diff)
 
 validate:
 	$(BIN)/ansible-playbook -i inventories/$(NET) playbooks/validate.yml

@@ -20,10 +20,22 @@ options:
       - Never a file in the repository.
     type: str
     default: ""
-  driver:
-    description: NAPALM driver (C(frr_linux), C(ios), C(eos)).
+  platform:
+    description:
+      - The intent's platform (C(cisco_ios), C(arista_eos), C(frr_linux)); its NAPALM driver,
+        revert timer range and enable-secret argument come from capabilities.yml.
     type: str
     default: frr_linux
+  driver:
+    description:
+      - NAPALM driver; by default the platform's (C(ios), C(eos), C(frr_linux)).
+      - Set only for a driver with another transport (the tests' recorded devices).
+    type: str
+    default: ""
+  enable_secret:
+    description: IOS/EOS enable secret (C(ansible_become_password)), from ansible-vault or the environment.
+    type: str
+    default: ""
   key_file:
     description: SSH private key file.
     type: path

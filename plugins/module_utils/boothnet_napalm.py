@@ -10,18 +10,20 @@ import re
 import traceback
 
 try:
-    from boothnet.deploy import steps
+    from boothnet.deploy import results, steps
 
     IMPORT_ERROR = None
 except ImportError:  # reported by fail_json in need_boothnet()
-    steps = None
+    results = steps = None
     IMPORT_ERROR = traceback.format_exc()
 
 CONNECTION_SPEC = dict(
     hostname=dict(type="str", required=True),
     username=dict(type="str", required=True),
     password=dict(type="str", no_log=True, default=""),
-    driver=dict(type="str", default="frr_linux"),
+    platform=dict(type="str", default="frr_linux"),
+    driver=dict(type="str", default=""),
+    enable_secret=dict(type="str", no_log=True, default=""),
     key_file=dict(type="path"),
     known_hosts=dict(type="path"),
     ssh_common_args=dict(type="str", default=""),
@@ -61,13 +63,17 @@ def target(module):
         known = m.group(1) if m else None
     if known:
         optional.setdefault("known_hosts", known)
+    if p["platform"] not in steps.platforms():
+        module.fail_json(msg=f"unknown platform {p['platform']!r}: one of {', '.join(sorted(steps.platforms()))}")
     return steps.Target(
         hostname=p["hostname"],
         username=p["username"],
-        driver=p["driver"],
+        driver=p["driver"] or "",
         password=p["password"] or "",
         optional_args=optional,
         timeout=p["timeout"],
+        platform=p["platform"],
+        enable_secret=p["enable_secret"] or "",
     )
 
 

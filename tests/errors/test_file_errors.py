@@ -77,11 +77,14 @@ def test_ansible_playbook_prints_the_same_message(inventory_copy, case, tmp_path
     assert not (tmp_path / "build").exists()
 
 
-def test_deploy_against_an_intent_inventory_says_what_it_expected():
+def test_deploy_against_an_inventory_without_devices_says_what_it_expected(tmp_path):
+    inv = tmp_path / "hosts.yml"
+    inv.write_text("all:\n  children:\n    endpoints:\n      hosts:\n        h1:\n")
     run = subprocess.run(
-        [str(Path(sys.executable).parent / "ansible-playbook"), "-i", "inventories/sc-booth",
+        [str(Path(sys.executable).parent / "ansible-playbook"), "-i", str(inv),
          "playbooks/deploy.yml", "--check"], cwd=ROOT, capture_output=True, text=True)
     out = run.stdout + run.stderr
     assert run.returncode != 0 and "Traceback" not in out and "no attribute" not in out
-    assert ("deploy.yml deploys the hosts of group 'routers', which " f"{ROOT}/inventories/sc-booth"
-            " does not have: run it against a lab inventory, build/<network>/lab/inventory.yml") in out
+    assert (f"deploy.yml deploys the hosts of group 'network_devices', which {inv} does not have: "
+            "run it against an intent inventory (inventories/<network>, group network_devices), "
+            "a lab inventory, build/<network>/lab/inventory.yml") in out

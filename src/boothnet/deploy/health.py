@@ -8,14 +8,19 @@ Three checks, each a list of failure strings (empty = healthy):
   Full neighbor before the commit, or is point-to-point, has a Full neighbor again;
 - device: the device's own view, i.e. the running state equals the candidate (an empty
   diff after commit) and no part is left half-applied.
+
+frr_linux reads what to expect from the candidate itself; an IOS or EOS device from the
+build's model of it (``configs.model.json``): its links and transit SVIs up, its non-passive
+OSPF interfaces Full (:func:`expected_from_model`).
 """
 
 from __future__ import annotations
 
 import ipaddress
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from boothnet.deploy import ifstate
 from boothnet.deploy.parts import FRR, INTERFACES
@@ -119,6 +124,50 @@ def ospf_neighbors_from_cli(platform: str, output: str) -> dict[str, list[dict[s
     return out
 
 
+@dataclass(frozen=True)
+class Expected:
+    """What a healthy IOS/EOS device shows after the commit, from the intent."""
+
+    interfaces_up: tuple[str, ...]
+    ospf_full: tuple[str, ...]
+
+
+def expected_from_model(model: Mapping[str, Any]) -> Expected:
+    """The management interface, trunks, routed ports, the SVIs of VLANs a trunk carries and
+    every non-passive OSPF interface must be up, the last with a Full neighbor. Access ports
+    are not expected up: a booth host may not be plugged in yet."""
+    ifaces = model["interfaces"]
+    trunked = {v for i in ifaces if i["kind"] == "trunk" for v in i["allowed_vlans"]}
+    up = [model["mgmt_interface"]] + [
+        i["name"] for i in ifaces
+        if i["kind"] in ("trunk", "routed") or (i["kind"] == "svi" and _svi_vlan(i["name"]) in trunked)]
+    ospf = model.get("ospf") or {}
+    full = [name for name, passive in ospf.get("interfaces", []) if not passive]
+    return Expected(tuple(dict.fromkeys(up + full)), tuple(full))
+
+
+def _svi_vlan(name: str) -> int | None:
+    m = re.fullmatch(r"(?i)vlan(\d+)", name)
+    return int(m.group(1)) if m else None
+
+
+def interface_failures(expected_up: Iterable[str], interfaces: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """NAPALM get_interfaces() against the interfaces that must be up (names compared in
+    their canonical long form: IOS may answer Gi1/0/1 for GigabitEthernet1/0/1)."""
+    from napalm.base.helpers import canonical_interface_name
+
+    seen = {canonical_interface_name(k): v for k, v in interfaces.items()}
+    out = []
+    for name in expected_up:
+        state = seen.get(canonical_interface_name(name))
+        if state is None:
+            out.append(f"{name}: not on the device")
+        elif not state.get("is_up"):
+            why = "administratively down" if not state.get("is_enabled", True) else "down"
+            out.append(f"{name}: {why}")
+    return out
+
+
 def adjacency_failures(
     expected: set[str], neighbors: Mapping[str, list[dict[str, str]]]
 ) -> list[str]:
@@ -134,19 +183,20 @@ def adjacency_failures(
 @dataclass
 class HealthReport:
     management: list[str] = field(default_factory=list)
+    interfaces: list[str] = field(default_factory=list)
     adjacencies: list[str] = field(default_factory=list)
     device: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
-        return not (self.management or self.adjacencies or self.device)
+        return not (self.management or self.interfaces or self.adjacencies or self.device)
 
     @property
     def reason(self) -> str:
-        return "; ".join(self.management + self.adjacencies + self.device)
+        return "; ".join(self.management + self.interfaces + self.adjacencies + self.device)
 
     def as_dict(self) -> dict[str, object]:
-        return {"ok": self.ok, "management": self.management,
+        return {"ok": self.ok, "management": self.management, "interfaces": self.interfaces,
                 "adjacencies": self.adjacencies, "device": self.device}
 
 

@@ -85,13 +85,18 @@ def check_configs(configs: Path, candidates: Mapping[str, Path]) -> ConfigsCheck
             changed = changed_files(built, now)
             detail = f" (changed: {_named(changed)})" if changed else ""
             problems.append(f"{where} were built from another version of {show(Path(built.directory))}{detail}")
-    missing = sorted(device for device, folder in candidates.items() if not Path(folder).is_dir())
+    missing = sorted(device for device, folder in candidates.items() if not _has_candidate(Path(folder)))
     if missing:
         problems.append(f"{where} have no configs for {_named(missing)}")
     findings = summary.get("findings") or []
     if findings and not problems:
         problems.append(f"{where} failed the build's checks ({len(findings)} finding(s), first: {findings[0]})")
     return ConfigsCheck(configs, built, problems)
+
+
+def _has_candidate(folder: Path) -> bool:
+    """frr_linux renders a folder per device, IOS/EOS one file beside it (``core1.cfg``)."""
+    return folder.is_dir() or any(folder.parent.glob(f"{folder.name}.*"))
 
 
 def rebuild_command(intent: Path | None, network: str, lab_configs: LabConfigs | None) -> str:

@@ -16,9 +16,11 @@ from pathlib import Path
 
 PLACEHOLDER = re.compile(r"\$\{([A-Z_][A-Z0-9_]*)\}")
 MASK = "<secret>"
-# swanctl.conf's ``secret = ...``: a running config may hold a secret the controller no
-# longer knows (the key was changed), so such lines are masked whatever their value.
-_SECRET_LINE = re.compile(r"^([-+ ]?\s*secret\s*=\s*)(?!\$\{)\S.*$", re.MULTILINE)
+# swanctl.conf's ``secret = ...`` and IOS's ``crypto isakmp key <key> address``: a running
+# config may hold a secret the controller no longer knows (the key was changed), so such
+# lines are masked whatever their value.
+_SECRET_LINE = re.compile(
+    r"^([-+ ]?\s*(?:secret\s*=\s*|[-+]?crypto isakmp key (?:\d )?))(?!\$\{)[^\s]+", re.MULTILINE)
 
 
 class SecretMissing(ValueError):
@@ -71,8 +73,8 @@ def substitute(parts: Mapping[str, str], values: Mapping[str, str]) -> dict[str,
 
 
 def mask(text: str, values: Iterable[str]) -> str:
-    """*text* with every secret value, and the value of every swanctl ``secret =`` line,
-    replaced by ``<secret>`` (longest first, so a secret that contains another is masked
+    """*text* with every secret value, and the key of every swanctl ``secret =`` and IOS
+    ``crypto isakmp key`` line, replaced by ``<secret>`` (longest first, so a secret that contains another is masked
     whole)."""
     for value in sorted({v for v in values if v}, key=len, reverse=True):
         text = text.replace(value, MASK)

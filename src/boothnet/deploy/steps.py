@@ -7,18 +7,18 @@ single-file candidate (the build's ``<configs>/<device>.cfg``) and their own com
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import napalm
 from napalm.base.exceptions import (
-    CommitError,
-    ConnectionException,
+    CommitConfirmException,
     MergeConfigException,
     ReplaceConfigException,
 )
@@ -27,30 +27,49 @@ from boothnet.deploy import health as hc
 from boothnet.deploy import secrets as sec
 from boothnet.deploy.parts import CandidateError, load_parts
 from boothnet.deploy.results import DeviceResult, backup_path, write_backup
-from boothnet.platforms import platforms
+from boothnet.platforms import Platform, by_driver, platforms
 
 #: Errors that mean "the device refused the candidate (or a secret is missing); nothing
-#: was applied".
-REJECTED = (ReplaceConfigException, MergeConfigException, CandidateError, sec.SecretMissing)
+#: was applied". NAPALM ios raises CommitConfirmException only before applying: no
+#: `archive`, a timer out of range, or the device asking for archive.
+REJECTED = (ReplaceConfigException, MergeConfigException, CommitConfirmException, CandidateError,
+            sec.SecretMissing)
 PASSWORD_ENV = "BOOTHNET_DEPLOY_PASSWORD"
 
 
 @dataclass
 class Target:
-    """How to reach one device. Secrets come from the environment or vault, never files."""
+    """How to reach one device. Secrets come from the environment or vault, never files.
+
+    *platform* is the intent's platform name (capabilities.yml); *driver* the NAPALM driver,
+    by default the platform's (a test inventory may name a driver with a recorded transport).
+    """
 
     hostname: str
     username: str
-    driver: str = "frr_linux"
+    driver: str = ""
     password: str = ""
     optional_args: dict[str, Any] = field(default_factory=dict)
     timeout: int = 30
+    platform: str = ""
+    enable_secret: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.platform:
+            self.platform = by_driver(self.driver or "frr_linux").name
+        self.driver = self.driver or platforms()[self.platform].napalm_driver
+
+    @property
+    def capabilities(self) -> Platform:
+        return platforms()[self.platform]
 
     def open(self) -> Any:
         cls = napalm.get_network_driver(self.driver)
         password = self.password or os.environ.get(PASSWORD_ENV, "")
-        dev = cls(self.hostname, self.username, password, timeout=self.timeout,
-                  optional_args=dict(self.optional_args))
+        optional = dict(self.optional_args)
+        if self.enable_secret and self.capabilities.deploy.enable_secret_arg:
+            optional.setdefault(self.capabilities.deploy.enable_secret_arg, self.enable_secret)
+        dev = cls(self.hostname, self.username, password, timeout=self.timeout, optional_args=optional)
         dev.open()
         return dev
 
@@ -64,27 +83,35 @@ class Secrets:
     files: Mapping[str, str] = field(default_factory=dict)
 
 
-def single_file(driver: str, config_dir: Path) -> Path:
+def single_file(platform: Platform, config_dir: Path) -> Path:
     """The one config file the build writes for a device of a single-file platform (ios, eos):
     its name comes from the platform's files in capabilities.yml, e.g. ``<configs>/core1.cfg``
     for ``config_dir`` = ``<configs>/core1``."""
-    platform = next(p for p in platforms().values() if p.napalm_driver == driver)
     (pattern,) = platform.files
     return config_dir.parent / pattern.format(device=config_dir.name)
 
 
-def candidate(driver: str, config_dir: Path, secrets: Secrets | None = None) -> tuple[Any, dict[str, str]]:
+def candidate(platform: Platform, config_dir: Path, secrets: Secrets | None = None) -> tuple[Any, dict[str, str]]:
     """The candidate to load (frr_linux: dict of parts; ios/eos: the text of the device's one
     config file) with placeholders filled in, and the secret values used.
     Raises :class:`~boothnet.deploy.secrets.SecretMissing` before any device is touched."""
     secrets = secrets or Secrets()
-    if driver == "frr_linux":
+    multi = len(platform.files) > 1
+    if multi:
         parts = load_parts(config_dir)
     else:  # ios / eos: one file, replace semantics
-        parts = {"running.cfg": single_file(driver, config_dir).read_text(encoding="utf-8")}
+        parts = {"running.cfg": single_file(platform, config_dir).read_text(encoding="utf-8")}
     values = sec.resolve(parts, secrets.given, secrets.files)
     filled = sec.substitute(parts, values)
-    return (filled if driver == "frr_linux" else filled["running.cfg"]), values
+    return (filled if multi else filled["running.cfg"]), values
+
+
+def model_of(config_dir: Path) -> dict[str, Any]:
+    """The build's model of the device (``<build>/configs.model.json``, written beside the
+    configs): what the health check expects of an IOS/EOS device."""
+    configs = config_dir.parent
+    models = json.loads(configs.with_name(f"{configs.name}.model.json").read_text(encoding="utf-8"))
+    return dict(models[config_dir.name])
 
 
 @contextmanager
@@ -108,81 +135,159 @@ def _ospf(dev: Any) -> dict[str, list[dict[str, str]]]:
     return dev.get_ospf_neighbors() if hasattr(dev, "get_ospf_neighbors") else {}
 
 
-def config(
+def _close(dev: Any) -> None:
+    """Close a session that may already be gone (the case a revert timer exists for)."""
+    with suppress(Exception):  # a dead transport fails to close in driver-specific ways
+        dev.close()
+
+
+@dataclass
+class DeployRun:
+    """What each step of one device's deploy returned (``outcome`` reads it)."""
+
+    commit: dict[str, Any] | None = None
+    health: dict[str, Any] | None = None
+    confirmed: bool = False
+    revert: dict[str, Any] | None = None
+    error: str = ""
+
+    def result(self, device: str, check: bool, seconds: float) -> DeviceResult:
+        return outcome(device, self.commit, self.health, self.confirmed, self.revert,
+                       error=self.error, check=check, seconds=seconds)
+
+
+def deploy(
     target: Target,
     config_dir: Path,
     *,
-    revert_in: int | None,
+    revert_in: int,
     check: bool,
     backup_root: Path | None = None,
     device: str = "",
     secrets: Secrets | None = None,
+    health_timeout: float = 30,
+    revert_margin: float = 30,
+) -> DeployRun:
+    """One device, one session: load, diff, back up, commit with a revert timer, check health
+    over a second session, then confirm on the first; else leave the commit unconfirmed and
+    wait for the device to revert by itself. Never raises for a device problem: the run says
+    what happened, and :meth:`DeployRun.result` which config is in force."""
+    run = DeployRun()
+    problem = target.capabilities.revert_in_problem(revert_in)
+    if problem:
+        run.error = f"refused before any change: {problem}"
+        return run
+    try:
+        cand, values = candidate(target.capabilities, config_dir, secrets)
+    except REJECTED as exc:
+        run.error = f"rejected before apply: {exc}"
+        return run
+    masked = lambda exc: sec.mask(f"{exc}", values.values())  # noqa: E731
+    try:
+        dev = target.open()
+    except Exception as exc:  # noqa: BLE001 - every driver has its own connect errors
+        run.error = f"unreachable before apply: {masked(exc)}"
+        return run
+    try:
+        try:
+            run.commit = _load_and_commit(dev, target, cand, values, revert_in, check, backup_root, device)
+        except REJECTED as exc:
+            run.error = f"rejected before apply: {masked(exc)}"
+            return run
+        except _CommitUnknown as exc:
+            # the commit may have reached the device: only its own timer can undo it now
+            run.commit, run.error = exc.partial, f"commit interrupted: {masked(exc.__cause__)}"
+        except Exception as exc:  # noqa: BLE001 - before the commit: nothing was applied
+            run.error = f"failed before apply: {type(exc).__name__}: {masked(exc)}"
+            return run
+        else:
+            if not run.commit["committed"]:
+                return run
+            report = health(target, config_dir, run.commit["ospf_before"], health_timeout, secrets)
+            run.health = {"healthy": report.ok, "reason": report.reason, **report.as_dict()}
+            if report.ok:
+                try:
+                    dev.confirm_commit()
+                    run.confirmed = True
+                except Exception as exc:  # noqa: BLE001 - the session died after the commit
+                    run.error = f"session lost before confirming: {masked(exc)}"
+        if not run.confirmed:
+            run.revert = wait_for_revert(target, revert_in + revert_margin)
+        return run
+    finally:
+        _close(dev)
+
+
+class _CommitUnknown(Exception):
+    def __init__(self, partial: dict[str, Any]) -> None:
+        super().__init__("commit interrupted")
+        self.partial = partial
+
+
+def _load_and_commit(
+    dev: Any,
+    target: Target,
+    cand: Any,
+    values: Mapping[str, str],
+    revert_in: int,
+    check: bool,
+    backup_root: Path | None,
+    device: str,
 ) -> dict[str, Any]:
     """Load, diff and (unless *check* or no diff) commit with a revert timer.
 
     Returns ``changed``, ``diff``, ``parts`` (changed part names), ``committed``,
     ``backup`` (controller folder) and ``ospf_before`` (for the health check).
-    Raises a :data:`REJECTED` error when the device refuses the candidate or a secret is
-    missing. Secret values never leave in the diff, the backup or an error message.
+    Raises a :data:`REJECTED` error when the device refuses the candidate, and
+    :class:`_CommitUnknown` when the commit itself fails in a way that may have applied it.
+    Secret values never leave in the diff or the backup.
     """
-    cand, values = candidate(target.driver, config_dir, secrets)
-    with _masked(values):
-        return _config(target, cand, values, revert_in, check, backup_root, device)
-
-
-def _config(
-    target: Target,
-    cand: Any,
-    values: Mapping[str, str],
-    revert_in: int | None,
-    check: bool,
-    backup_root: Path | None,
-    device: str,
-) -> dict[str, Any]:
-    dev = target.open()
-    try:
-        dev.load_replace_candidate(config=cand)
-        if hasattr(dev, "compare_parts"):
-            # compared on the filled-in text (idempotent), shown masked
-            per_part = {k: sec.mask(v, values.values()) for k, v in dev.compare_parts().items() if v}
-            diff = "".join(per_part.values())
-        else:
-            diff = sec.mask(dev.compare_config(), values.values())
-            per_part = {"config": diff} if diff else {}
-        out: dict[str, Any] = {"changed": bool(diff), "diff": diff, "parts": sorted(per_part),
-                               "committed": False, "backup": None, "ospf_before": {}}
-        if check or not diff:
-            dev.discard_config()
-            return out
-        out["ospf_before"] = _ospf(dev)
-        if hasattr(dev, "get_running_parts"):
-            dev.commit_config(message=f"boothnet deploy {device}", revert_in=revert_in)
-            running = dev.last_backup
-        else:
-            running = {"running.cfg": dev.get_config(retrieve="running")["running"]}
-            dev.commit_config(message=f"boothnet deploy {device}", revert_in=revert_in)
-        out["committed"] = True
-        if backup_root is not None:
-            # the device keeps its own unmasked backup for the revert; this one is a record
-            folder = write_backup(backup_root, sec.mask_parts(running, values.values()))
-            (folder / "changes.diff").write_text(diff, encoding="utf-8")
-            out["backup"] = str(folder)
+    dev.load_replace_candidate(config=cand)
+    if hasattr(dev, "compare_parts"):
+        # compared on the filled-in text (idempotent), shown masked
+        per_part = {k: sec.mask(v, values.values()) for k, v in dev.compare_parts().items() if v}
+        diff = "".join(per_part.values())
+    else:
+        diff = sec.mask(dev.compare_config(), values.values())
+        per_part = {"config": diff} if diff else {}
+    out: dict[str, Any] = {"changed": bool(diff), "diff": diff, "parts": sorted(per_part),
+                           "committed": False, "backup": None, "ospf_before": {}}
+    if check or not diff:
+        dev.discard_config()
         return out
-    finally:
-        dev.close()
+    out["ospf_before"] = _ospf(dev)
+    takes_own_backup = hasattr(dev, "get_running_parts")  # frr_linux, while committing
+    running = None if takes_own_backup else {"running.cfg": dev.get_config(retrieve="running")["running"]}
+    message = {"message": f"boothnet deploy {device}"} if target.capabilities.deploy.commit_message else {}
+    try:
+        dev.commit_config(revert_in=revert_in, **message)
+    except REJECTED:
+        raise
+    except Exception as exc:
+        out["committed"] = True
+        raise _CommitUnknown(out) from exc
+    out["committed"] = True
+    if takes_own_backup:
+        running = dev.last_backup
+    if backup_root is not None:
+        # the device keeps its own unmasked backup for the revert; this one is a record
+        folder = write_backup(backup_root, sec.mask_parts(running, values.values()))
+        (folder / "changes.diff").write_text(diff, encoding="utf-8")
+        out["backup"] = str(folder)
+    return out
 
 
 def health(
     target: Target, config_dir: Path, ospf_before: dict[str, list[dict[str, str]]],
     timeout: float, secrets: Secrets | None = None,
 ) -> hc.HealthReport:
-    """The health report after a commit (a fresh session, so management is really tested)."""
+    """The health report after a commit, over a *new* session (so management is really tested)."""
     report = hc.HealthReport()
-    cand, values = candidate(target.driver, config_dir, secrets)
+    cand, values = candidate(target.capabilities, config_dir, secrets)
     try:
         dev = target.open()
-    except (ConnectionException, OSError) as exc:
-        report.management.append(f"management unreachable after commit: {exc}")
+    except Exception as exc:  # noqa: BLE001 - every driver has its own connect errors
+        report.management.append(f"management unreachable after commit: {sec.mask(str(exc), values.values())}")
         return report
     try:
         if hasattr(dev, "revert_reason") and not dev.has_pending_commit():
@@ -191,7 +296,7 @@ def health(
                 "management unreachable until the device reverted by itself "
                 f"({dev.revert_reason() or 'commit no longer pending'})")
             return report
-        if target.driver == "frr_linux":
+        if hasattr(dev, "compare_parts"):  # frr_linux: expectations from the candidate
             expected = hc.expected_adjacencies(cand, ospf_before)
             report.adjacencies = hc.wait_for(
                 lambda: hc.adjacency_failures(expected, _ospf(dev)), timeout)
@@ -201,28 +306,42 @@ def health(
             if left:
                 report.device.append(f"running differs from the candidate in {', '.join(left)}")
         else:
-            facts = dev.get_facts()
-            if not facts.get("hostname"):
-                report.device.append("device returned no facts")
+            _hardware_health(dev, target.capabilities, config_dir, cand, timeout, report)
+    except Exception as exc:  # noqa: BLE001 - a session that dies mid-check is a failed check
+        report.management.append(f"health check session failed: {sec.mask(str(exc), values.values())}")
     finally:
-        dev.close()
+        _close(dev)
     return report
 
 
-def confirm(target: Target) -> None:
-    dev = target.open()
-    try:
-        dev.confirm_commit()
-    finally:
-        dev.close()
+OSPF_NEIGHBORS = "show ip ospf neighbor"
 
 
-def rollback(target: Target) -> None:
-    dev = target.open()
+def _hardware_health(
+    dev: Any, platform: Platform, config_dir: Path, cand: str, timeout: float, report: hc.HealthReport,
+) -> None:
+    """IOS/EOS: the intent's interfaces up, its OSPF neighbors Full (the drivers have no
+    OSPF getter: ntc-templates parses the CLI), and nothing left between running and candidate."""
+    expected = hc.expected_from_model(model_of(config_dir))
+    if not dev.get_facts().get("hostname"):
+        report.device.append("device returned no facts")
+    report.interfaces = hc.interface_failures(expected.interfaces_up, dev.get_interfaces())
+
+    def ospf_failures() -> list[str]:
+        text = dev.cli([OSPF_NEIGHBORS])[OSPF_NEIGHBORS]
+        return hc.adjacency_failures(set(expected.ospf_full),
+                                     hc.ospf_neighbors_from_cli(platform.netmiko_device_type, text))
+
+    if expected.ospf_full:
+        report.adjacencies = hc.wait_for(ospf_failures, timeout)
+    dev.load_replace_candidate(config=cand)
     try:
-        dev.rollback()
+        left = dev.compare_config()
     finally:
-        dev.close()
+        dev.discard_config()
+    if left:
+        first = "; ".join(left.splitlines()[:3])
+        report.device.append(f"running differs from the candidate after the commit: {first}")
 
 
 def wait_for_revert(target: Target, timeout: float, interval: float = 2.0) -> dict[str, Any]:
@@ -243,7 +362,7 @@ def wait_for_revert(target: Target, timeout: float, interval: float = 2.0) -> di
                 last = "commit still pending"
             finally:
                 dev.close()
-        except (ConnectionException, OSError, CommitError) as exc:
+        except Exception as exc:  # noqa: BLE001 - every driver has its own connect errors
             last = f"unreachable: {exc}"
         if time.monotonic() >= end:
             return {"reverted": False, "reachable": not last.startswith("unreachable"),

@@ -325,6 +325,9 @@ class _Deriver:
             initiator=is_booth,
             udp_encapsulation=vpn.udp_encapsulation,
             ike_hash="sha" if self.ctx.batfish_view else "sha256",
+            # the device gets a ${NAME} placeholder the deploy fills; Batfish parses no `${`, and
+            # only compares the two peers' keys, so its view carries the variable's name
+            ike_key=vpn.psk_env if self.ctx.batfish_view else f"${{{vpn.psk_env}}}",
         )
 
     def _uplink_firewall(self, model: DeviceModel) -> None:

@@ -95,6 +95,7 @@ class VpnPeer:
     initiator: bool
     udp_encapsulation: bool
     ike_hash: str = "sha256"  # IOS `crypto isakmp policy` hash keyword (see DeriveContext.batfish_view)
+    ike_key: str = ""  # IOS `crypto isakmp key`: the ${psk_env} placeholder (Batfish view: its name)
 
 
 @dataclass

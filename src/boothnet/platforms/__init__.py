@@ -25,6 +25,25 @@ class Platform:
     containerlab: dict[str, Any] = field(default_factory=dict)  # kind, image, port naming (boothnet.lab.clab)
     slash31: bool = False  # RFC 3021 /31 point-to-point addresses
     names: dict[str, NameRule] = field(default_factory=dict)  # "vlan", "acl" -> what the platform accepts
+    deploy: DeployRules = field(default_factory=lambda: DeployRules())
+
+    def revert_in_problem(self, seconds: int) -> str | None:
+        """Why the driver cannot take a revert timer of *seconds*, or None."""
+        low, high, step = self.deploy.revert_in
+        if not low <= seconds <= high or seconds % step:
+            every = f" in steps of {step} s" if step > 1 else ""
+            return (f"{self.name} takes a revert timer of {low}-{high} s{every} "
+                    f"(NAPALM {self.napalm_driver}), not {seconds}")
+        return None
+
+
+@dataclass(frozen=True)
+class DeployRules:
+    """What the platform's NAPALM driver takes when committing."""
+
+    revert_in: tuple[int, int, int] = (1, 86400, 1)  # min, max, step in seconds
+    commit_message: bool = False
+    enable_secret_arg: str = ""  # the optional_args key for the enable secret
 
     def reserved_text(self) -> str:
         return ", ".join(_compact(sorted(self.reserved_vlans))) or "none"
@@ -84,9 +103,25 @@ def platforms() -> dict[str, Platform]:
             containerlab=dict(spec.get("containerlab", {})),
             slash31=bool(spec.get("slash31", False)),
             names={kind: NameRule(**rule) for kind, rule in spec.get("names", {}).items()},
+            deploy=_deploy_rules(spec.get("deploy", {})),
         )
         for name, spec in data.items()
     }
+
+
+def _deploy_rules(spec: dict[str, Any]) -> DeployRules:
+    rev = spec.get("revert_in", {})
+    return DeployRules((rev.get("min", 1), rev.get("max", 86400), rev.get("step", 1)),
+                       bool(spec.get("commit_message", False)), spec.get("enable_secret_arg", ""))
+
+
+def by_driver(driver: str) -> Platform:
+    """The platform whose NAPALM driver is *driver*."""
+    found = [p for p in platforms().values() if p.napalm_driver == driver]
+    if not found:
+        known = ", ".join(sorted(p.napalm_driver for p in platforms().values()))
+        raise KeyError(f"no platform uses the NAPALM driver {driver!r} (known: {known})")
+    return found[0]
 
 
 def supported() -> list[str]:

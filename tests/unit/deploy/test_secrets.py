@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -62,7 +63,7 @@ def test_mask_hides_known_values_and_any_swanctl_secret_line() -> None:
 
 
 class FakeDevice:
-    """A NAPALM driver that 'runs' what was committed: enough for steps.config."""
+    """A NAPALM driver that 'runs' what was committed: enough for steps.deploy."""
 
     running: dict[str, str] = {}
 
@@ -96,6 +97,11 @@ class FakeDevice:
         if "fail" in self.candidate.get("frr.conf", ""):
             raise RuntimeError(f"apply failed: {self.candidate['swanctl.conf']}")
 
+    def confirm_commit(self) -> None: ...
+
+    def has_pending_commit(self) -> bool:
+        return False
+
 
 @pytest.fixture
 def fake(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> tuple[steps.Target, Path]:
@@ -111,30 +117,55 @@ def fake(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> tuple[steps.Target,
 def test_config_diff_backup_and_rerun_never_show_the_secret(fake: tuple[steps.Target, Path], tmp_path: Path) -> None:
     target, cfg = fake
     sec = steps.Secrets(given={"BOOTHNET_VPN_PSK": PSK})
-    check = steps.config(target, cfg, revert_in=30, check=True, secrets=sec)
+    check = steps.deploy(target, cfg, revert_in=30, check=True, secrets=sec).commit
+    assert check is not None
     assert check["changed"] and "secret = <secret>" in check["diff"] and PSK not in check["diff"]
     assert "0sOldKey" not in check["diff"]
-    first = steps.config(target, cfg, revert_in=30, check=False, backup_root=tmp_path / "b", secrets=sec)
-    assert first["committed"] and FakeDevice.running["swanctl.conf"].count(PSK) == 1  # device got it
-    backup = Path(first["backup"])
+    run = steps.deploy(target, cfg, revert_in=30, check=False, backup_root=tmp_path / "b", secrets=sec)
+    assert run.confirmed and run.commit and run.commit["committed"]
+    assert FakeDevice.running["swanctl.conf"].count(PSK) == 1  # the device got it
+    backup = Path(run.commit["backup"])
     written = "".join(p.read_text() for p in backup.iterdir())
     assert (backup / "changes.diff").is_file()
     assert PSK not in written and "0sOldKey" not in written and "<secret>" in written
-    again = steps.config(target, cfg, revert_in=30, check=False, secrets=sec)
+    again = steps.deploy(target, cfg, revert_in=30, check=False, secrets=sec).commit
     assert again == {**again, "changed": False, "diff": "", "committed": False}  # compared filled-in
 
 
 def test_missing_secret_fails_before_the_device_is_opened(fake: tuple[steps.Target, Path]) -> None:
     target, cfg = fake
     before = dict(FakeDevice.running)
-    with pytest.raises(steps.REJECTED, match=r"\$\{BOOTHNET_VPN_PSK\} in swanctl.conf"):
-        steps.config(target, cfg, revert_in=30, check=False, secrets=steps.Secrets())
+    run = steps.deploy(target, cfg, revert_in=30, check=False, secrets=steps.Secrets())
+    assert run.commit is None and "${BOOTHNET_VPN_PSK} in swanctl.conf" in run.error
+    assert run.result("bgw1", False, 0).outcome == "failed-before-apply"
     assert FakeDevice.running == before
 
 
 def test_errors_are_masked(fake: tuple[steps.Target, Path]) -> None:
     target, cfg = fake
     (cfg / "frr.conf").write_text("hostname fail\n")
-    with pytest.raises(RuntimeError) as err:
-        steps.config(target, cfg, revert_in=30, check=False, secrets=steps.Secrets({"BOOTHNET_VPN_PSK": PSK}))
-    assert PSK not in str(err.value) and "<secret>" in str(err.value)
+    run = steps.deploy(target, cfg, revert_in=30, check=False, secrets=steps.Secrets({"BOOTHNET_VPN_PSK": PSK}))
+    assert run.error.startswith("commit interrupted: apply failed")
+    assert PSK not in run.error and "<secret>" in run.error
+
+
+def test_ios_crypto_key_is_a_placeholder_filled_at_deploy(tmp_path: Path) -> None:
+    """The IOS crypto template prints the PSK as ${NAME}, like swanctl.conf: filled from the
+    environment at deploy, masked in diffs and backups, never in build/."""
+    from boothnet.derive.model import VpnPeer
+    from boothnet.platforms import platforms
+    from boothnet.render.templates import Renderer
+
+    vpn = VpnPeer("home", *["192.0.2.1", "203.0.113.2"], [], [], ["aes256-sha256-modp2048"], ["aes256gcm16"],
+                  10, 3600, "BOOTHNET_VPN_PSK", 8950, 8950, 8910, "Gi0/1", True, False,
+                  ike_key="${BOOTHNET_VPN_PSK}")
+    rendered = Renderer().env.get_template("cisco_ios/crypto.j2").render(d=SimpleNamespace(vpn=vpn))
+    assert "crypto isakmp key ${BOOTHNET_VPN_PSK} address 203.0.113.2" in rendered
+    cfg = tmp_path / "configs"
+    cfg.mkdir()
+    (cfg / "bgw1.cfg").write_text(rendered)
+    text, values = steps.candidate(platforms()["cisco_ios"], cfg / "bgw1", steps.Secrets({"BOOTHNET_VPN_PSK": PSK}))
+    assert f"crypto isakmp key {PSK} address 203.0.113.2" in text
+    assert secrets.mask(text, values.values()).count("crypto isakmp key <secret> address") == 1
+    old_key = "-crypto isakmp key 0ldKey address 192.0.2.2\n"
+    assert secrets.mask(old_key, []) == "-crypto isakmp key <secret> address 192.0.2.2\n"

@@ -61,6 +61,9 @@ def view_differences(net: Network) -> list[str]:
     if net.vpn is not None:
         notes.append("the IKE policy says `hash sha` in the view where devices get SHA-256: Batfish 0.36 parses "
                      "no `hash sha256`, and both peers match alike")
+        notes.append(f"the pre-shared key is the word {net.vpn.psk_env} in the view where an IOS device gets the "
+                     f"placeholder ${{{net.vpn.psk_env}}} the deploy fills: Batfish parses no `${{`, and only "
+                     "compares the peers' keys")
         notes.append(f"unused in the view, accepted: crypto map BOOTHNET_VPN ({CRYPTO_MAP_UNUSED}); "
                      f"ACL TO_HOME ({TO_HOME_UNUSED})")
     return notes

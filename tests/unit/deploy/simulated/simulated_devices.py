@@ -1,0 +1,422 @@
+"""Simulated Cisco IOS and Arista EOS devices under NAPALM's real ``ios`` and ``eos`` drivers.
+
+The way NAPALM tests its drivers (``test/ios/conftest.py``, ``test/eos/conftest.py``): the
+driver class is the real one; only its transport is replaced. ``SimulatedIOSDriver`` gets a
+netmiko-like connection and an SCP stand-in, ``SimulatedEOSDriver`` a pyeapi-like node. Every
+line of NAPALM's code between boothnet and the transport runs: command strings, output
+parsing, the commit-confirm and revert commands, its error detection.
+
+What the device says comes from real recordings where one exists (``../recorded``: NAPALM's
+and ntc-templates' captures of IOS-XE and EOS devices): show version, show hosts, show ip
+interface brief, show archive, the running configs a first deploy replaces, the blocks
+``show interfaces`` and ``show ip ospf neighbor`` are built from. What a recording cannot
+give, this model renders itself, in the format of the recordings and the vendors' guides:
+the contextual (IOS) and unified (EOS) diffs of *this* candidate, the rollback-timer and
+session states, ``configure replace`` results, the list of interfaces a config has. A test
+that passes here proves boothnet drives the real drivers correctly against these answers;
+it does not prove a real switch answers the same way (the notes of issue 16 list which).
+
+A device is created on first connection by hostname and kept in :data:`DEVICES`, so a
+second session (the health check's) sees what the first one committed. Its clock only moves
+when :func:`advance` is called: a test decides when a revert timer runs out.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pyeapi.eapilib
+from napalm.eos.eos import EOSDriver
+from napalm.ios.ios import IOSDriver
+
+RECORDED = Path(__file__).resolve().parent.parent / "recorded"
+
+
+def recorded(*parts: str) -> str:
+    return (RECORDED.joinpath(*parts)).read_text(encoding="utf-8")
+
+
+@dataclass
+class Device:
+    """One simulated switch: its configs, pending commit and faults a test plants."""
+
+    hostname: str
+    platform: str  # "ios" or "eos"
+    running: str
+    user: str = "admin"
+    archive: bool = True  # IOS `archive` configured (NAPALM's revert timer needs it)
+    flash: dict[str, str] = field(default_factory=dict)
+    sessions: dict[str, dict[str, str]] = field(default_factory=dict)  # EOS configure sessions
+    pending: dict[str, Any] | None = None  # commit waiting for confirmation
+    clock: float = 0.0
+    reverted_by_timer: bool = False
+    # faults a test plants
+    rejects: str = ""  # a config line the device refuses
+    ospf_state: str = "FULL"  # adjacency state `show ip ospf neighbor` reports
+    ospf_interfaces: tuple[str, ...] = ()
+    down: set[str] = field(default_factory=set)  # interfaces with no link
+    drop_session_after_commit: bool = False
+    unreachable: bool = False
+    log: list[str] = field(default_factory=list)
+
+    def commit(self, new: str, seconds: int, session: str = "") -> None:
+        self.pending = {"backup": self.running, "expires": self.clock + seconds, "session": session,
+                        "user": self.user}
+        self.running = new
+
+    def confirm(self) -> None:
+        assert self.pending is not None
+        self.sessions.pop(self.pending["session"], None)
+        self.pending = None
+
+    def revert(self) -> None:
+        assert self.pending is not None
+        self.running = self.pending["backup"]
+        self.sessions.pop(self.pending["session"], None)
+        self.pending = None
+
+    def interfaces(self) -> list[str]:
+        return re.findall(r"^interface (\S+)", self.running, flags=re.M)
+
+
+DEVICES: dict[str, Device] = {}
+
+
+def device(hostname: str, platform: str) -> Device:
+    if hostname not in DEVICES:
+        start = recorded("napalm", "ios", "show_running-config.txt") if platform == "ios" \
+            else recorded("napalm", "eos", "show_running_config.text")
+        DEVICES[hostname] = Device(hostname, platform, start)
+    return DEVICES[hostname]
+
+
+def advance(seconds: float) -> None:
+    """Let time pass on every device: an unconfirmed commit whose timer runs out reverts."""
+    for dev in DEVICES.values():
+        dev.clock += seconds
+        if dev.pending and dev.clock >= dev.pending["expires"]:
+            dev.revert()
+            dev.reverted_by_timer = True
+
+
+def body(config: str) -> list[str]:
+    """The lines a device compares: no comments, no blank lines."""
+    return [line.rstrip() for line in config.splitlines()
+            if line.strip() and not line.lstrip().startswith("!") and line.strip() != "end"]
+
+
+def flat(config: str) -> list[str]:
+    """EOS compares a session's lines as the eos driver sends them: stripped."""
+    return [line.strip() for line in body(config)]
+
+
+# --- Cisco IOS ------------------------------------------------------------------------------
+
+def contextual_diff(running: str, candidate: str) -> str:
+    """`show archive config differences`: changed lines under their parent, + and -."""
+    def tree(text: str) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        parent = ""
+        for line in body(text):
+            if not line.startswith(" "):
+                parent = line
+                out.setdefault(parent, [])
+            else:
+                out.setdefault(parent, []).append(line)
+        return out
+
+    old, new = tree(running), tree(candidate)
+    lines: list[str] = []
+    for parent in list(new) + [p for p in old if p not in new]:
+        if parent not in old:
+            lines += [f"+{parent}"] + [f" +{c.strip()}" for c in new[parent]]
+        elif parent not in new:
+            lines += [f"-{parent}"] + [f" -{c.strip()}" for c in old[parent]]
+        else:
+            added = [c for c in new[parent] if c not in old[parent]]
+            gone = [c for c in old[parent] if c not in new[parent]]
+            if added or gone:
+                lines += [parent] + [f" +{c.strip()}" for c in added] + [f" -{c.strip()}" for c in gone]
+    if not lines:
+        return "!Contextual Config Diffs:\n!No changes were found\n"
+    return "!Contextual Config Diffs:\n" + "\n".join(lines) + "\n"
+
+
+IOS_TIMER_PENDING = """Timed Rollback
+Time configured(or reset) : 10:19:46 UTC Mon Nov 23 2026
+Timer type: Idle
+Timer value: {minutes} min
+User: {user}
+"""
+
+
+class IOSConnection:
+    """The netmiko ConnectHandler the ios driver talks to."""
+
+    def __init__(self, dev: Device) -> None:
+        self.dev = dev
+        self.dead = False
+
+    def _check(self, cmd: str) -> None:
+        if self.dead:
+            raise OSError("Socket is closed")
+        self.dev.log.append(cmd)
+
+    def _autodetect_fs(self) -> str:
+        return "flash:"
+
+    def find_prompt(self) -> str:
+        return f"{self.dev.hostname}#"
+
+    def set_base_prompt(self, *a: Any, **k: Any) -> str:
+        return self.find_prompt()
+
+    def send_config_set(self, commands: list[str], **kwargs: Any) -> str:
+        for cmd in commands:
+            self._check(f"(config) {cmd}")
+        return ""
+
+    def save_config(self, *a: Any, **k: Any) -> str:
+        self._check("write memory")
+        return "Building configuration...\n[OK]"
+
+    def send_command_timing(self, cmd: str, **kwargs: Any) -> str:
+        return self.send_command(cmd)
+
+    def send_command(self, cmd: str, **kwargs: Any) -> str:  # noqa: C901 - one branch per command
+        self._check(cmd)
+        dev = self.dev
+        if cmd in ("show version", "show hosts", "show ip interface brief", "show interfaces"):
+            return self._show(cmd)
+        if cmd == "show running-config":
+            return dev.running
+        if cmd == "show archive":
+            return recorded("ntc-templates", "cisco_ios_show_archive_filelist.raw" if dev.archive
+                            else "cisco_ios_show_archive.raw")
+        if cmd == "show archive config rollback timer":
+            if dev.pending:
+                return IOS_TIMER_PENDING.format(minutes=int((dev.pending["expires"] - dev.clock) // 60),
+                                                user=dev.pending["user"])
+            return "%No Rollback Confirmed Change pending"
+        if m := re.fullmatch(r"show archive config differences system:/running-config flash:/(\S+)", cmd):
+            return contextual_diff(dev.running, dev.flash.get(m.group(1), ""))
+        if m := re.fullmatch(r"dir flash:/(\S+)", cmd):
+            name = m.group(1)
+            if name in dev.flash:
+                size = len(dev.flash[name])
+                return f"Directory of flash:/{name}\n\n   33  -rw-   {size}  Nov 23 2026 10:50:22 +00:00  {name}"
+            return f"%Error opening flash:/{name} (No such file or directory)"
+        if m := re.fullmatch(r"copy running-config flash:/(\S+)", cmd):
+            dev.flash[m.group(1)] = dev.running
+            return f"{len(dev.running)} bytes copied"
+        if m := re.fullmatch(r"copy null: flash:/(\S+)", cmd):
+            dev.flash[m.group(1)] = ""
+            return ""
+        if m := re.fullmatch(r"configure replace flash:/(\S+) force revert trigger error timer (\d+)", cmd):
+            return self._replace(dev.flash[m.group(1)], int(m.group(2)))
+        if cmd == "configure confirm":
+            dev.confirm()
+            return ""
+        if cmd == "configure revert now":
+            dev.revert()
+            return "Rollback Done"
+        if cmd == "show ip ospf neighbor":
+            return ospf_neighbors("ios", dev)
+        return f"% Invalid input detected at '^' marker.\n(simulated device: no answer for {cmd!r})"
+
+    def _replace(self, candidate: str, minutes: int) -> str:
+        dev = self.dev
+        bad = [line for line in body(candidate) if dev.rejects and line.strip() == dev.rejects]
+        if bad:
+            # `revert trigger error`: the device restores the original config by itself
+            return (f"Total number of passes: 1\nRollback Done\n\n{bad[0].strip()}\n"
+                    "                ^\n% Invalid input detected at '^' marker.\n\n"
+                    "%Rollback is aborted due to errors. The original configuration has been "
+                    "successfully restored.")
+        dev.commit(candidate, minutes * 60)
+        if dev.drop_session_after_commit:
+            self.dead = True
+        return "Total number of passes: 1\nRollback Done"
+
+    def _show(self, cmd: str) -> str:
+        if cmd == "show interfaces":
+            return ios_interfaces(self.dev)
+        return recorded("napalm", "ios", cmd.replace(" ", "_") + ".txt")
+
+    def disconnect(self) -> None:
+        pass
+
+
+def ios_interfaces(dev: Device) -> str:
+    """`show interfaces` for the interfaces of the running config, each block the recorded
+    GigabitEthernet1 block with its name and link state put in."""
+    block = recorded("napalm", "ios", "show_interfaces.txt").split("\nGigabitEthernet2 ")[0]
+    block = block.split("\n", 1)[1]
+    out = []
+    for name in dev.interfaces():
+        state = "down" if name in dev.down else "up"
+        out.append(f"{name} is {state}, line protocol is {state}\n{block}")
+    return "\n".join(out)
+
+
+class SimulatedIOSDriver(IOSDriver):
+    """NAPALM's IOS driver with the simulated device as its transport."""
+
+    def open(self) -> None:
+        dev = device(self.hostname, "ios")
+        if dev.unreachable:
+            from napalm.base.exceptions import ConnectionException
+            raise ConnectionException(f"Cannot connect to {self.hostname}")
+        dev.user = self.username
+        self.device = self._netmiko_device = IOSConnection(dev)
+
+    def _xfer_file(self, source_file=None, source_config=None, dest_file=None, file_system=None,
+                   TransferClass=None):  # noqa: N803 - the driver's own signature
+        text = source_config if source_config is not None else Path(source_file).read_text()
+        self.device.dev.flash[dest_file] = text
+        return True, "File successfully transferred to remote device"
+
+
+# --- Arista EOS -----------------------------------------------------------------------------
+
+class EOSNode:
+    """The pyeapi Node the eos driver talks to (eAPI)."""
+
+    def __init__(self, dev: Device) -> None:
+        self.dev = dev
+        self.dead = False
+        self.connection = object()
+
+    def run_commands(self, commands: list[str], encoding: str = "json", **kwargs: Any) -> list[Any]:
+        if self.dead:
+            raise pyeapi.eapilib.ConnectionError(self.dev.hostname, "Socket error during eAPI connection")
+        self.dev.log.extend(commands)
+        if commands and commands[0].startswith("configure session ") and len(commands[0].split()) == 3:
+            return self._session(commands)
+        return [self._one(cmd, encoding) for cmd in commands]
+
+    def _session(self, commands: list[str]) -> list[Any]:
+        name = commands[0].split()[2]
+        lines = [c for c in commands[1:] if c not in ("rollback clean-config", "end")]
+        for i, line in enumerate(lines, start=2):
+            if self.dev.rejects and line.strip() == self.dev.rejects:
+                raise pyeapi.eapilib.CommandError(
+                    1002, f"CLI command {i} of {len(commands)} '{line}' failed: invalid command",
+                    commands=commands)
+        self.dev.sessions[name] = {"state": "pending", "config": "\n".join(lines) + "\n"}
+        return [{} for _ in commands]
+
+    def _one(self, cmd: str, encoding: str) -> Any:  # noqa: C901 - one branch per command
+        dev = self.dev
+        text = encoding == "text"
+        if cmd == "show version":
+            version = json.loads(recorded("napalm", "eos", "show_version.json"))
+            version["uptime"] += dev.clock
+            return version
+        if cmd == "show hostname":
+            return json.loads(recorded("napalm", "eos", "show_hostname.json"))
+        if cmd == "show interfaces":
+            return eos_interfaces(dev)
+        if cmd == "show configuration sessions":
+            return {"sessions": {k: {"state": v["state"]} for k, v in dev.sessions.items()}}
+        if cmd == "show configuration sessions detail":
+            return self._sessions_detail()
+        if m := re.fullmatch(r"show session-config named (\S+) diffs", cmd):
+            return {"output": unified_diff(dev.running, dev.sessions[m.group(1)]["config"], m.group(1))}
+        if m := re.fullmatch(r"configure session (\S+) commit timer (\d\d):(\d\d):(\d\d)", cmd):
+            h, mi, s = (int(g) for g in m.groups()[1:])
+            dev.commit(dev.sessions[m.group(1)]["config"], h * 3600 + mi * 60 + s, session=m.group(1))
+            dev.sessions[m.group(1)]["state"] = "pendingCommitTimer"
+            if dev.drop_session_after_commit:
+                self.dead = True
+            return {"output": ""}
+        if m := re.fullmatch(r"configure session (\S+) commit", cmd):
+            if dev.pending and dev.pending["session"] == m.group(1):
+                dev.confirm()
+            else:
+                dev.running = dev.sessions[m.group(1)]["config"]
+            dev.sessions.pop(m.group(1), None)
+            return {"output": ""}
+        if m := re.fullmatch(r"configure session (\S+) abort", cmd):
+            if dev.pending and dev.pending["session"] == m.group(1):
+                dev.revert()
+            dev.sessions.pop(m.group(1), None)
+            return {"output": ""}
+        if cmd in ("copy startup-config flash:rollback-0", "write memory"):
+            return {"output": "Copy completed successfully."}
+        if cmd in ("show running-config", "show startup-config"):
+            return {"output": dev.running}
+        if cmd == "show ip ospf neighbor":
+            return {"output": ospf_neighbors("eos", dev)}
+        if text:
+            return {"output": f"% Invalid input (simulated device: no answer for {cmd!r})"}
+        raise pyeapi.eapilib.CommandError(1002, f"CLI command 1 of 1 '{cmd}' failed: invalid command")
+
+    def _sessions_detail(self) -> dict[str, Any]:
+        dev = self.dev
+        out: dict[str, Any] = {"sessions": {k: {"state": v["state"]} for k, v in dev.sessions.items()}}
+        if dev.pending:
+            # EOS 4.32 and later name the session with a commit timer at the top level
+            uptime = json.loads(recorded("napalm", "eos", "show_version.json"))["uptime"] + dev.clock
+            out["commitTimerSessionName"] = dev.pending["session"]
+            out["commitTimerExpireTime"] = uptime + (dev.pending["expires"] - dev.clock)
+        return out
+
+
+def unified_diff(running: str, candidate: str, session: str) -> str:
+    """`show session-config named <s> diffs`: a unified diff, as in NAPALM's recorded new_good.diff."""
+    diff = difflib.unified_diff(flat(running), flat(candidate), "system:/running-config",
+                                f"session:/{session}-session-config", lineterm="")
+    return "\n".join(diff) + "\n"
+
+
+def eos_interfaces(dev: Device) -> dict[str, Any]:
+    """`show interfaces` (JSON) for the interfaces of the running config, each the recorded
+    Management1 entry with its name and link state put in."""
+    template = json.loads(recorded("napalm", "eos", "show_interfaces.json"))["interfaces"]["Management1"]
+    out = {}
+    for name in dev.interfaces():
+        entry = json.loads(json.dumps(template))
+        entry["name"] = name
+        if name in dev.down:
+            entry["lineProtocolStatus"], entry["interfaceStatus"] = "down", "notconnect"
+        out[name] = entry
+    return {"interfaces": out}
+
+
+class SimulatedEOSDriver(EOSDriver):
+    """NAPALM's EOS driver with the simulated device as its eAPI transport."""
+
+    def open(self) -> None:
+        dev = device(self.hostname, "eos")
+        if dev.unreachable:
+            from napalm.base.exceptions import ConnectionException
+            raise ConnectionException(f"Cannot connect to {self.hostname}")
+        self.device = EOSNode(dev)
+        super().open()  # keeps the node it finds, asks `show version` like on a real switch
+
+
+# --- both -----------------------------------------------------------------------------------
+
+OSPF_HEADER = {
+    "ios": "Neighbor ID     Pri   State           Dead Time   Address         Interface",
+    "eos": "Neighbor ID     Instance VRF      Pri State                  Dead Time   Address         Interface",
+}
+
+
+def ospf_neighbors(platform: str, dev: Device) -> str:
+    """`show ip ospf neighbor` in the recorded layout, one neighbor per OSPF interface."""
+    rows = [OSPF_HEADER[platform]]
+    for n, ifname in enumerate(dev.ospf_interfaces, start=1):
+        if platform == "ios":
+            state = f"{dev.ospf_state}/DR" if dev.ospf_state == "FULL" else f"{dev.ospf_state}/DROTHER"
+            rows.append(f"10.255.0.{n:<8} 1   {state:<15} 00:00:35    10.10.60.{n + 1:<7} {ifname}")
+        else:
+            state = dev.ospf_state
+            rows.append(f"10.255.0.{n:<8} 1        default  1   {state:<22} 00:00:35    10.10.60.{n + 1:<7} {ifname}")
+    return "\n".join(rows) + "\n"

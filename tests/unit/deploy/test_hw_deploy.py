@@ -1,0 +1,217 @@
+"""Hardware deploy of sc-booth's core1 (cisco_ios) and rsw1 (arista_eos) through NAPALM's
+real ``ios`` and ``eos`` drivers, their transport replaced by simulated switches answering
+with recorded device output (simulated/simulated_devices.py says what is recorded and what
+the simulation renders). Each case runs boothnet.deploy.steps.deploy, the function the
+deploy role's one module calls, and reads the outcome the summary table prints."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent / "simulated"))
+
+import simulated_devices as sim  # noqa: E402
+
+from boothnet.deploy import health as hc  # noqa: E402
+from boothnet.deploy import steps  # noqa: E402
+from boothnet.render.build import build  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[3]
+PSK = "Sh0wFl00r-psk-for-tests"
+
+
+@pytest.fixture(scope="module")
+def configs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("build")
+    result = build(REPO / "inventories" / "sc-booth", root, run_tools=False)
+    assert result.ok, result.findings
+    return root / "sc-booth" / "configs"
+
+
+@pytest.fixture(autouse=True)
+def fresh_devices(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """New switches per test; the deploy's waits move the simulated clock, not the real one."""
+    sim.DEVICES.clear()
+
+    class Clock:
+        now = 0.0
+
+        def monotonic(self) -> float:
+            return self.now
+
+        def sleep(self, seconds: float) -> None:
+            self.now += seconds
+            sim.advance(seconds)
+
+    monkeypatch.setattr(steps, "time", Clock())
+    yield
+    sim.DEVICES.clear()
+
+
+PLATFORMS = {"core1": ("cisco_ios", "ios_simulated"), "rsw1": ("arista_eos", "eos_simulated")}
+
+
+def target(device: str) -> steps.Target:
+    platform, driver = PLATFORMS[device]
+    return steps.Target(hostname=f"{device}.booth", username="admin", password="pw",
+                        platform=platform, driver=driver)
+
+
+def switch(device: str, configs: Path) -> sim.Device:
+    """The simulated switch, with OSPF neighbors where the intent expects them."""
+    dev = sim.device(f"{device}.booth", "ios" if device == "core1" else "eos")
+    dev.ospf_interfaces = hc.expected_from_model(steps.model_of(configs / device)).ospf_full
+    return dev
+
+
+def deploy(device: str, configs: Path, tmp_path: Path, check: bool = False) -> tuple[steps.DeployRun, str]:
+    run = steps.deploy(target(device), configs / device, revert_in=120, check=check,
+                       backup_root=tmp_path / "backups" / device, device=device,
+                       secrets=steps.Secrets(given={"BOOTHNET_VPN_PSK": PSK}), health_timeout=0)
+    return run, run.result(device, check, 0.0).outcome
+
+
+@pytest.mark.parametrize("device", ["core1", "rsw1"])
+def test_clean_deploy_commits_with_a_timer_checks_health_and_confirms(device, configs, tmp_path):
+    dev = switch(device, configs)
+    before = dev.running
+    run, outcome = deploy(device, configs, tmp_path)
+    assert outcome == "new-confirmed", (run.error, run.health)
+    assert sim.flat(dev.running) == sim.flat((configs / f"{device}.cfg").read_text())
+    assert dev.pending is None and not dev.reverted_by_timer
+    # the backup on the controller is the running config the device had before
+    backup = Path(run.commit["backup"])
+    saved = sim.body((backup / "running.cfg").read_text())
+    # NAPALM's get_config drops IOS's "Building configuration..." / "Current configuration" header
+    assert set(saved) <= set(sim.body(before)) and len(saved) >= len(sim.body(before)) - 2
+    # the commit went through the driver's commit-confirm command, then its confirm
+    if device == "core1":
+        assert any(c.startswith("configure replace flash:/candidate_config.txt force revert trigger error timer 2")
+                   for c in dev.log)
+        assert "configure confirm" in dev.log
+    else:
+        assert any(c.endswith("commit timer 00:02:00") for c in dev.log)
+    assert run.health["healthy"] and run.health["interfaces"] == [] and run.health["adjacencies"] == []
+
+
+def test_check_mode_shows_the_diff_and_changes_nothing(configs, tmp_path):
+    switch("core1", configs)
+    run, outcome = deploy("core1", configs, tmp_path, check=True)
+    assert outcome == "check-only"
+    assert "+hostname core1" in run.commit["diff"] and "+archive" in run.commit["diff"]
+    assert "-hostname CSR1" in run.commit["diff"]  # the recorded device's own name goes
+    assert sim.DEVICES["core1.booth"].pending is None
+    assert not any(c.startswith("configure replace") for c in sim.DEVICES["core1.booth"].log)
+
+
+@pytest.mark.parametrize("device", ["core1", "rsw1"])
+def test_redeploy_of_the_same_intent_changes_nothing(device, configs, tmp_path):
+    switch(device, configs)
+    deploy(device, configs, tmp_path)
+    commits_before = len(sim.DEVICES[f"{device}.booth"].log)
+    run, outcome = deploy(device, configs, tmp_path)
+    assert outcome == "unchanged" and run.commit["changed"] is False and run.commit["diff"] == ""
+    new_commands = sim.DEVICES[f"{device}.booth"].log[commits_before:]
+    assert not any("configure replace" in c or "commit timer" in c for c in new_commands)
+
+
+@pytest.mark.parametrize("device,line", [("core1", "router ospf 1"), ("rsw1", "switchport mode trunk")])
+def test_a_config_the_device_rejects_changes_nothing(device, line, configs, tmp_path):
+    dev = switch(device, configs)
+    dev.rejects = line
+    before = dev.running
+    run, outcome = deploy(device, configs, tmp_path)
+    assert outcome == "failed-before-apply", run
+    assert "rejected before apply" in run.error
+    assert dev.running == before and dev.pending is None
+    if device == "core1":  # `revert trigger error`: IOS restored the original config itself
+        assert "original configuration has been successfully restored" in run.error
+    else:  # the session was aborted before any commit
+        assert "invalid command" in run.error and not any("commit" in c for c in dev.log)
+
+
+def test_a_failed_health_check_is_never_confirmed_and_the_device_reverts(configs, tmp_path):
+    device = "core1"  # rsw1 runs no OSPF: its failed health check is the down link below
+    dev = switch(device, configs)
+    dev.ospf_state = "INIT"
+    before = dev.running
+    run, outcome = deploy(device, configs, tmp_path)
+    assert outcome == "reverted", run
+    assert "expected a Full neighbor, found Init" in run.health["reason"]
+    assert dev.reverted_by_timer and dev.running == before
+    assert "configure confirm" not in dev.log
+
+
+def test_a_down_link_fails_the_health_check(configs, tmp_path):
+    dev = switch("rsw1", configs)
+    dev.down = {"Ethernet49"}
+    before = dev.running
+    run, outcome = deploy("rsw1", configs, tmp_path)
+    assert outcome == "reverted" and "Ethernet49: down" in run.health["reason"]
+    assert dev.reverted_by_timer and dev.running == before
+    assert not any(c.startswith("configure session") and c.endswith(" commit") for c in dev.log)
+
+
+@pytest.mark.parametrize("device", ["core1", "rsw1"])
+def test_the_session_lost_after_commit_ends_in_a_revert(device, configs, tmp_path):
+    dev = switch(device, configs)
+    dev.drop_session_after_commit = True
+    before = dev.running
+    run, outcome = deploy(device, configs, tmp_path)
+    assert outcome == "reverted", run
+    assert "session lost before confirming" in run.error or "commit interrupted" in run.error
+    assert dev.reverted_by_timer and dev.running == before
+
+
+def test_an_unreachable_device_is_not_touched(configs, tmp_path):
+    dev = switch("core1", configs)
+    dev.unreachable = True
+    run, outcome = deploy("core1", configs, tmp_path)
+    assert outcome == "failed-before-apply" and "unreachable before apply" in run.error
+    assert dev.log == []
+
+
+def test_ios_takes_a_revert_timer_only_in_whole_minutes(configs, tmp_path):
+    switch("core1", configs)
+    run = steps.deploy(target("core1"), configs / "core1", revert_in=90, check=False,
+                       secrets=steps.Secrets(given={"BOOTHNET_VPN_PSK": PSK}))
+    assert run.result("core1", False, 0).outcome == "failed-before-apply"
+    assert run.error == ("refused before any change: cisco_ios takes a revert timer of 60-7200 s "
+                         "in steps of 60 s (NAPALM ios), not 90")
+    assert sim.DEVICES["core1.booth"].log == []
+
+
+def test_ios_without_archive_refuses_the_revert_timer_before_any_change(configs, tmp_path):
+    dev = switch("core1", configs)
+    dev.archive = False
+    before = dev.running
+    run, outcome = deploy("core1", configs, tmp_path)
+    assert outcome == "failed-before-apply", run
+    assert "archive" in run.error and dev.running == before
+
+
+def test_playbook_check_diff_on_the_intent_inventory_prints_the_switches_diffs(tmp_path):
+    """`ansible-playbook -i inventories/sc-booth playbooks/deploy.yml --check --diff`, core1 and
+    rsw1 on simulated switches: the diffs are printed, nothing is committed."""
+    build_dir = tmp_path / "build"
+    assert build(REPO / "inventories" / "sc-booth", build_dir, run_tools=False).ok
+    drivers = '{"boothnet_napalm_drivers": {"cisco_ios": "ios_simulated", "arista_eos": "eos_simulated"}}'
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent / "simulated"), "ANSIBLE_NOCOLOR": "1"}
+    run = subprocess.run(
+        [str(Path(sys.executable).parent / "ansible-playbook"), "-i", "inventories/sc-booth",
+         "playbooks/deploy.yml", "--check", "--diff", "--limit", "core1,rsw1,localhost",
+         "-e", f"boothnet_build_dir={build_dir}", "-e", drivers],
+        cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
+    out = run.stdout + run.stderr
+    assert run.returncode == 0, out[-3000:]
+    assert "+hostname core1" in out and "+archive" in out  # IOS contextual diff
+    assert "@@ -1," in out and "+hostname rsw1" in out  # EOS session diff (unified)
+    summary = json.loads((build_dir / "sc-booth" / "deploy-check" / "summary.json").read_text())
+    assert {d: r["outcome"] for d, r in summary["devices"].items()} == {"core1": "check-only", "rsw1": "check-only"}
