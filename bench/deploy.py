@@ -2,8 +2,8 @@
 
     .venv/bin/python bench/deploy.py --runs 3
 
-Each run brings a private copy of lab-mini (network "lab-bench", 198.18.3.0/24, so it
-never clashes with another lab) up at day 0 (untimed), then times
+Each run brings a private copy of an intent (sc-booth by default: six routers; network
+"lab-bench", 198.18.3.0/24, so it never clashes with another lab) up at day 0 (untimed), then times
 ``ansible-playbook playbooks/deploy.yml`` twice: the full deploy (every router changes)
 and the re-deploy of the same intent, which must report changed=0. Medians go to
 ``bench/results/deploy.json``.
@@ -46,7 +46,7 @@ def run_playbook(inventory: Path, build: Path, *extra: str) -> tuple[float, int,
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    p.add_argument("--inventory", type=Path, default=REPO / "inventories/lab-mini", help="intent to copy")
+    p.add_argument("--inventory", type=Path, default=REPO / "inventories/sc-booth", help="intent to copy")
     p.add_argument("--runs", type=int, default=3)
     p.add_argument("--revert-in", type=int, default=60)
     p.add_argument("--out", type=Path, default=REPO / "bench/results/deploy.json")

@@ -27,6 +27,9 @@ class Platform:
     names: dict[str, NameRule] = field(default_factory=dict)  # "vlan", "acl" -> what the platform accepts
     deploy: DeployRules = field(default_factory=lambda: DeployRules())
 
+    def reserved_text(self) -> str:
+        return ", ".join(_compact(sorted(self.reserved_vlans))) or "none"
+
     def revert_in_problem(self, seconds: int) -> str | None:
         """Why the driver cannot take a revert timer of *seconds*, or None."""
         low, high, step = self.deploy.revert_in
@@ -44,9 +47,6 @@ class DeployRules:
     revert_in: tuple[int, int, int] = (1, 86400, 1)  # min, max, step in seconds
     commit_message: bool = False
     enable_secret_arg: str = ""  # the optional_args key for the enable secret
-
-    def reserved_text(self) -> str:
-        return ", ".join(_compact(sorted(self.reserved_vlans))) or "none"
 
 
 @dataclass(frozen=True)
