@@ -31,6 +31,10 @@ options:
     description: Run the VPN outage tests (home IKE restart, outside link cut), about 30 s.
     type: bool
     default: true
+  wan_sweep:
+    description: Run the window sweep of paths that cross a WAN link (one iperf3 run per window).
+    type: bool
+    default: true
 author: boothnet
 """
 
@@ -75,6 +79,7 @@ def main() -> None:
             "build_dir": {"type": "path", "default": "build"},
             "throughput": {"type": "bool", "default": True},
             "vpn_resilience": {"type": "bool", "default": True},
+            "wan_sweep": {"type": "bool", "default": True},
         },
         supports_check_mode=False,
     )
@@ -83,7 +88,8 @@ def main() -> None:
     log: list[str] = []
     p = module.params
     results = run_stage(module, "boothnet.validate.stage:run_validate", Path(p["inventory"]), Path(p["build_dir"]),
-                        throughput=p["throughput"], progress=log.append, vpn_resilience=p["vpn_resilience"])
+                        throughput=p["throughput"], progress=log.append, vpn_resilience=p["vpn_resilience"],
+                        wan_sweep=p["wan_sweep"])
     from boothnet.report.render import write_report
     from boothnet.report.summary import summarize
 

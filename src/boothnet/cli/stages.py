@@ -83,6 +83,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 RESILIENCE_HELP = "skip the VPN outage tests (home IKE restart, outside link cut; about 30 s)"
+WAN_SWEEP_HELP = "skip the window sweep of WAN paths (one iperf3 run per window; reported SKIPPED)"
 
 
 def cmd_validate_lab(args: argparse.Namespace) -> int:
@@ -91,7 +92,7 @@ def cmd_validate_lab(args: argparse.Namespace) -> int:
     _need_root("validate-lab")
     results = run_validate(
         inventory_path(args), Path(args.build_dir), throughput=not args.no_throughput, progress=progress,
-        vpn_resilience=not args.no_vpn_resilience,
+        vpn_resilience=not args.no_vpn_resilience, wan_sweep=not args.no_wan_sweep,
     )
     return _report(results, Path(args.build_dir))
 
@@ -230,7 +231,7 @@ def _demo(args: argparse.Namespace, batfish_host: str | None) -> int:
     print("[4/5] validate: isolation, MTU probes, VPN, throughput", flush=True)
     results = run_validate(
         inventory, build_dir, throughput=not args.no_throughput, progress=progress, extra_stages=stages,
-        vpn_resilience=not args.no_vpn_resilience, batfish_host=batfish_host,
+        vpn_resilience=not args.no_vpn_resilience, batfish_host=batfish_host, wan_sweep=not args.no_wan_sweep,
     )
     print("[5/5] report")
     return _report(results, Path(args.build_dir))
@@ -296,9 +297,11 @@ def register(sub, add) -> None:  # noqa: ANN001 - argparse internals
     check = add("validate-lab", cmd_validate_lab, "isolation, MTU and throughput tests in the running lab (root)")
     check.add_argument("--no-throughput", action="store_true", help="skip iperf3/nuttcp (reported SKIPPED)")
     check.add_argument("--no-vpn-resilience", action="store_true", help=RESILIENCE_HELP)
+    check.add_argument("--no-wan-sweep", action="store_true", help=WAN_SWEEP_HELP)
     demo = add("demo", cmd_demo, "lab up, build, verify, validate and report on the embedded lab (root)")
     demo.add_argument("--no-throughput", action="store_true", help="skip iperf3/nuttcp (reported SKIPPED)")
     demo.add_argument("--no-vpn-resilience", action="store_true", help=RESILIENCE_HELP)
+    demo.add_argument("--no-wan-sweep", action="store_true", help=WAN_SWEEP_HELP)
     demo.add_argument("--vlan-mode", choices=["dot1q", "segment"], help="default: what the kernel supports")
     clab = add("clab", cmd_clab, "write labs/<network>.clab.yml (containerlab), validated against its schema")
     clab.add_argument("--labs-dir", default="labs", help="where the topology goes (default labs/)")

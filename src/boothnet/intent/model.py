@@ -93,6 +93,14 @@ class Link(Strict):
     vlan: int | str | None = None  # access
     addresses: LinkAddresses | None = None  # routed
     description: str | None = None
+    # a WAN hop (routed links): the lab holds every frame this long, one way, in a delay line
+    delay_ms: float = Field(default=0, ge=0, le=1000)
+    jitter_ms: float = Field(default=0, ge=0, le=1000)
+    loss_pct: float = Field(default=0, ge=0, lt=50)
+
+    @property
+    def wan(self) -> bool:
+        return bool(self.delay_ms or self.jitter_ms or self.loss_pct)
 
 
 class MtuPolicy(Strict):
@@ -157,12 +165,23 @@ class ThroughputPath(Strict):
     destination: str = Field(alias="to")
 
 
+class WanTests(Strict):
+    """The tests of a declared path that crosses a WAN link (delay_ms, loss_pct)."""
+
+    duration_s: int = Field(default=6, gt=0)  # measured, after omit_s of slow start
+    omit_s: int = Field(default=2, ge=0)
+    streams: int = Field(default=4, ge=2, le=16)  # the parallel-stream test
+    udp_rate_pct: float = Field(default=50, gt=0, le=100)  # UDP test rate, % of the path's physical limit
+    sweep: list[float] = Field(default=[0.125, 0.25, 0.5, 1, 2], min_length=2)  # windows, x the advised one
+
+
 class Throughput(Strict):
     pass_ratio: float = Field(default=0.9, gt=0, le=1)
     duration_s: int = Field(default=5, gt=0)
     streams: int = Field(default=1, gt=0)
     tools: list[Literal["iperf3", "nuttcp"]] = ["iperf3", "nuttcp"]
     paths: list[ThroughputPath] = []
+    wan: WanTests = WanTests()
 
 
 Prefixes = list[IPv4Network | None]  # None = any

@@ -368,6 +368,12 @@ class _Checks:
                     self.add(file, f"{path}.{side}", ref, f"a port used once (already used by {used[ref]})")
                 used[ref] = f"{path}.{side}"
                 ends[side] = found
+            if link.wan and link.mode != "routed":
+                self.add(file, f"{path}.mode", link.mode,
+                         "routed: delay_ms, jitter_ms and loss_pct describe a WAN hop between routers")
+            if link.jitter_ms > link.delay_ms:
+                self.add(file, f"{path}.jitter_ms", link.jitter_ms,
+                         f"at most delay_ms ({link.delay_ms}): a frame cannot leave before it arrived")
             if len(ends) < 2:
                 continue
             (dev_a, port_a), (dev_b, port_b) = ends["a"], ends["b"]

@@ -5,6 +5,10 @@ from __future__ import annotations
 import contextlib
 import ipaddress
 import os
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 from pyroute2 import IPRoute, netns
 from pyroute2.netlink.exceptions import NetlinkError
@@ -109,6 +113,35 @@ def add_link(link: LabLink, ns_a: str, ns_b: str) -> None:
     with ipr(ns_b) as b:
         idx = b.link_lookup(ifname=link.b.ifname)[0]
         b.link("set", index=idx, mtu=link.mtu, state="up")
+
+
+WAN_TMP_IFNAME = "bnwantmp0"
+
+
+def add_delay_link(link: LabLink, ns_a: str, ns_b: str, log: Path) -> int:
+    """A WAN hop: a delay line process (boothnet.lab.delayline) in ``ns_a`` with a TAP at
+    each end instead of a veth pair; the second TAP, born in ``ns_a``, moves to ``ns_b``.
+    The process lives in ``ns_a``, so lab_down stops it with that namespace's others, and
+    its TAPs go with it. Returns its pid."""
+    cmd = ["ip", "netns", "exec", ns_a, sys.executable, "-m", "boothnet.lab.delayline",
+           "--tap-a", link.a.ifname, "--tap-b", WAN_TMP_IFNAME, "--delay-ms", str(link.delay_ms),
+           "--jitter-ms", str(link.jitter_ms), "--loss-pct", str(link.loss_pct),
+           "--stats", str(log.with_suffix(".stats.json"))]
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with log.open("w") as out:
+        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+    deadline = time.monotonic() + 10
+    with ipr(ns_a) as a:
+        while not a.link_lookup(ifname=WAN_TMP_IFNAME):
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                raise RuntimeError(f"delay line for {link.label} did not start: {log.read_text()[-500:]}")
+            time.sleep(0.02)
+        a.link("set", index=a.link_lookup(ifname=WAN_TMP_IFNAME)[0], net_ns_fd=ns_b)
+        a.link("set", index=a.link_lookup(ifname=link.a.ifname)[0], mtu=link.mtu, state="up")
+    with ipr(ns_b) as b:
+        b.link("set", index=b.link_lookup(ifname=WAN_TMP_IFNAME)[0], ifname=link.b.ifname, mtu=link.mtu, state="up")
+    return proc.pid
 
 
 def configure_host(node: LabNode, ns: str) -> None:

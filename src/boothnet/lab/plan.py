@@ -97,7 +97,8 @@ def plan_lab(
                     )
                 )
         else:
-            links.append(LabLink(LabEnd(dev_a, name_a), LabEnd(dev_b, name_b), speed, mtu, label))
+            links.append(LabLink(LabEnd(dev_a, name_a), LabEnd(dev_b, name_b), speed, mtu, label,
+                                 link.delay_ms, link.jitter_ms, link.loss_pct))
     for name, endpoint in sorted(net.endpoints.items()):
         device, port = endpoint.attach.split(":", 1)
         links.append(

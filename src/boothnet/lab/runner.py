@@ -227,8 +227,16 @@ def _build(
         )
         steps(f"namespace {ns} (mgmt {n.mgmt_address})")
     for lk in spec.links:
-        net.add_link(lk, nsmap[lk.a.node], nsmap[lk.b.node])
-        steps(f"link {lk.a.node}:{lk.a.ifname} -- {lk.b.node}:{lk.b.ifname} {lk.speed_mbps} Mb/s mtu {lk.mtu}")
+        what = f"link {lk.a.node}:{lk.a.ifname} -- {lk.b.node}:{lk.b.ifname} {lk.speed_mbps} Mb/s mtu {lk.mtu}"
+        if lk.wan:
+            log = state_dir / "wan" / f"{lk.a.node}-{lk.a.ifname}.log"
+            pid = net.add_delay_link(lk, nsmap[lk.a.node], nsmap[lk.b.node], log)
+            state["pids"].setdefault("wan delay lines", {})[lk.label] = pid
+            write_json(state_dir / "state.json", state)
+            what += f", delay line {lk.delay_ms} ms one way, jitter {lk.jitter_ms} ms, loss {lk.loss_pct} %"
+        else:
+            net.add_link(lk, nsmap[lk.a.node], nsmap[lk.b.node])
+        steps(what)
 
     # keys: one client key per lab, one host key per node (parallel: ssh-keygen per node)
     nodes_dir = state_dir / "nodes"
@@ -411,9 +419,10 @@ def lab_down(network: str, state_dir: Path, progress: Progress = print) -> dict[
         if p.exists():
             p.unlink()
             files.append(str(p))
-    if (state_dir / "nodes").is_dir():
-        shutil.rmtree(state_dir / "nodes")
-        files.append(str(state_dir / "nodes"))
+    for folder in ("nodes", "wan"):
+        if (state_dir / folder).is_dir():
+            shutil.rmtree(state_dir / folder)
+            files.append(str(state_dir / folder))
 
     removed = {
         "namespaces": removed_ns,

@@ -29,6 +29,14 @@ class LabLink:
     speed_mbps: int
     mtu: int
     label: str  # what the intent calls it, e.g. "core1:Gi1/0/49 -- rsw1:Ethernet49 vlan 110"
+    # a WAN hop: a delay line (boothnet.lab.delayline) instead of a veth pair
+    delay_ms: float = 0.0
+    jitter_ms: float = 0.0
+    loss_pct: float = 0.0
+
+    @property
+    def wan(self) -> bool:
+        return bool(self.delay_ms or self.jitter_ms or self.loss_pct)
 
 
 @dataclass(frozen=True)

@@ -39,6 +39,9 @@ def spec_from_dict(data: dict[str, Any]) -> LabSpec:
                 speed_mbps=int(lk["speed_mbps"]),
                 mtu=int(lk["mtu"]),
                 label=lk.get("label", ""),
+                delay_ms=float(lk.get("delay_ms", 0)),
+                jitter_ms=float(lk.get("jitter_ms", 0)),
+                loss_pct=float(lk.get("loss_pct", 0)),
             )
             for lk in data["links"]
         ]

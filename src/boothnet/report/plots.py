@@ -62,6 +62,41 @@ def throughput_plot(results: list[ThroughputResult], out: Path) -> Path | None:
     return out
 
 
+def window_sweep_plot(results: list[ThroughputResult], rtt_ms: dict[str, float], out: Path) -> Path | None:
+    """Goodput against the window, per WAN path (as SC2000's Figure 2): the measured points,
+    the window/RTT line, the line the sweep judged by (k x window/RTT, capped at the limit)."""
+    sweeps: dict[str, list[ThroughputResult]] = {}
+    for r in results:
+        if r.kind == "sweep" and r.window:
+            sweeps.setdefault(r.path, []).append(r)
+    if not sweeps:
+        return None
+    fig, axes = plt.subplots(1, len(sweeps), figsize=(6.5 * len(sweeps), 4.2), dpi=110, squeeze=False)
+    for ax, (path, points) in zip(axes[0], sorted(sweeps.items()), strict=True):
+        points = sorted(points, key=lambda r: r.window or 0)
+        windows = [(r.window or 0) / 2**20 for r in points]
+        rtt = rtt_ms.get(path) or 1.0
+        top = max(windows) * 1.1
+        xs = [top * i / 50 for i in range(51)]
+        ax.plot(xs, [x * 2**20 * 8 / (rtt / 1000) / 1e6 for x in xs], color=GREY, ls=":", label="window / RTT")
+        ax.plot(windows, [(r.expected or 0) / 1e6 for r in points], color="black", lw=1.5,
+                label="expected (k x window/RTT, up to the limit)")
+        ax.scatter(windows, [r.throughput / 1e6 for r in points], zorder=3,
+                   color=[GREEN if r.verdict == "PASS" else RED for r in points], label="measured (iperf3)")
+        limit = max(r.expected or 0 for r in points) / 1e6
+        ax.axhline(limit, color=AMBER, lw=1, ls="--", label=f"path limit {limit:.0f} Mb/s")
+        ax.set_ylim(0, limit * 1.3 or 1)
+        ax.set_xlabel("TCP window asked for, -w (MiB)")
+        ax.set_ylabel("goodput (Mb/s)")
+        ax.set_title(f"{path}: window sweep, RTT {rtt:g} ms", fontsize=10)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8, loc="lower right")
+    fig.tight_layout()
+    fig.savefig(out)
+    plt.close(fig)
+    return out
+
+
 # cell codes for the heatmap
 _UNTESTED, _DENY, _PARTIAL, _PERMIT, _MISMATCH = range(5)
 _CMAP = ListedColormap(["#ffffff", "#cfd8dc", "#c5e1a5", "#66bb6a", "#e53935"])

@@ -8,7 +8,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from boothnet.report.plots import reachability_heatmap, throughput_plot
+from boothnet.report.plots import reachability_heatmap, throughput_plot, window_sweep_plot
 from boothnet.report.summary import summarize, throughput_status
 from boothnet.validate.results import Summary, ValidationResults
 
@@ -24,6 +24,7 @@ class ReportPaths:
     html: Path
     throughput_png: Path | None
     reachability_png: Path | None
+    sweep_png: Path | None = None
 
 
 def _zones(res: ValidationResults) -> list[str]:
@@ -64,7 +65,22 @@ def _tables(res: ValidationResults) -> list[tuple[str, list[str], list[list[str]
                   "-" if r.rtt_ms is None else f"{r.rtt_ms:.3f}",
                   "-" if r.mss is None else str(r.mss),
                   (r.error or "") if not r.succeeded else (r.advice or "")]
-                 for r in res.throughput]))
+                 for r in res.throughput if r.kind == "path"]))
+    out.append(("WAN paths: RTT",
+                ["verdict", "path", "from -> to", "payload B (DF)", "declared ms", "min/avg/max ms", "note"],
+                [[r.verdict, r.path, f"{r.source} -> {r.destination}", str(r.payload),
+                  f"{r.declared_ms:g} +- {r.tolerance_ms:g}",
+                  "-" if r.avg_ms is None else f"{r.min_ms:.1f} / {r.avg_ms:.1f} / {r.max_ms:.1f}", r.cause or ""]
+                 for r in res.rtt]))
+    out.append(("WAN paths: window, streams, UDP",
+                ["verdict", "path", "test", "window", "streams", "measured Mb/s", "expected Mb/s", "limit",
+                 "why"],
+                [[throughput_status(r), r.path, r.kind, "OS default" if not r.window else f"{r.window}",
+                  str(r.streams) + (f" ({', '.join(_mbps(x) for x in r.stream_throughputs)})"
+                                    if r.stream_throughputs else ""),
+                  _mbps(r.throughput if r.succeeded else None), _mbps(r.expected), r.limit or "-",
+                  r.explanation or r.error or ""]
+                 for r in res.throughput if r.kind != "path"]))
     out.append(("VPN", ["verdict", "tunnel", "state", "expected", "recovery s", "max s", "note"],
                 [[v.verdict or "SKIPPED", v.name, v.state, v.expected_state,
                   "-" if v.recovery_time_s is None else f"{v.recovery_time_s:g}",
@@ -94,7 +110,8 @@ def render_markdown(res: ValidationResults, summary: Summary, pngs: dict[str, Pa
     lines += [f"| {k} | {v['PASS']} | {v['FAIL']} | {v['SKIPPED']} |"
               for k, v in summary.counts.items()]
     lines.append("")
-    images = {"Isolation matrix": pngs.get("reachability"), "Throughput": pngs.get("throughput")}
+    images = {"Isolation matrix": pngs.get("reachability"), "Throughput": pngs.get("throughput"),
+              "WAN paths: window, streams, UDP": pngs.get("sweep")}
     for title, header, rows in _tables(res):
         lines += [f"## {title}", ""]
         if (img := images.get(title)) is not None:
@@ -149,7 +166,8 @@ def render_html(res: ValidationResults, summary: Summary, pngs: dict[str, Path |
         parts.append("</ul>")
     if res.generated:
         parts.append(f"<p>Run: {e(res.generated)}</p>")
-    images = {"Isolation matrix": pngs.get("reachability"), "Throughput": pngs.get("throughput")}
+    images = {"Isolation matrix": pngs.get("reachability"), "Throughput": pngs.get("throughput"),
+              "WAN paths: window, streams, UDP": pngs.get("sweep")}
     for title, header, rows in _tables(res):
         parts.append(f"<h2>{e(title)}</h2>")
         parts.append(_img(images.get(title), title))
@@ -178,7 +196,9 @@ def write_report(results: ValidationResults | str | Path, out_dir: str | Path) -
     out.mkdir(parents=True, exist_ok=True)
     summary = summarize(results)
     pngs: dict[str, Path | None] = {
-        "throughput": throughput_plot(results.throughput, out / "throughput.png"),
+        "throughput": throughput_plot([r for r in results.throughput if r.kind == "path"], out / "throughput.png"),
+        "sweep": window_sweep_plot(results.throughput, {r.path: r.declared_ms for r in results.rtt},
+                                   out / "window_sweep.png"),
         "reachability": reachability_heatmap(results.isolation, _zones(results),
                                              out / "reachability.png"),
     }
@@ -188,4 +208,4 @@ def write_report(results: ValidationResults | str | Path, out_dir: str | Path) -
     (out / "report.md").write_text(render_markdown(results, summary, pngs))
     (out / "report.html").write_text(render_html(results, summary, pngs))
     return ReportPaths(out, out / "report.json", out / "report.md", out / "report.html",
-                       pngs["throughput"], pngs["reachability"])
+                       pngs["throughput"], pngs["reachability"], pngs["sweep"])

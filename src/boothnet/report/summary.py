@@ -14,10 +14,13 @@ def throughput_status(r: ThroughputResult) -> Status:
 
 def throughput_subject(r: ThroughputResult) -> str:
     name = r.path or f"{r.source} -> {r.destination}"
-    return f"path {name} ({r.tool}, {r.streams} stream{'s' if r.streams != 1 else ''})"
+    test = "" if r.kind == "path" else f"{r.kind}{f' -w {r.window}' if r.window else ''}, "
+    return f"path {name} ({test}{r.tool}, {r.streams} stream{'s' if r.streams != 1 else ''})"
 
 
 def throughput_message(r: ThroughputResult) -> str:
+    if r.explanation:
+        return r.explanation
     if not r.succeeded:
         return f"{r.tool} failed: {r.error}"
     if r.expected is None:
@@ -62,6 +65,10 @@ def summarize(res: ValidationResults) -> Summary:
         if throughput_status(r) == "FAIL":
             failures.append(Failure(section="throughput", subject=throughput_subject(r),
                                     message=throughput_message(r)))
+    for row in res.rtt:
+        if row.verdict == "FAIL":
+            failures.append(Failure(section="rtt", subject=f"path {row.path} ({row.payload} B DF ping)",
+                                    message=row.cause or "failed"))
     for v in res.vpn:
         if v.verdict == "FAIL":
             rec = "" if v.recovery_time_s is None else \
@@ -77,6 +84,7 @@ def summarize(res: ValidationResults) -> Summary:
         "isolation": _count([r.verdict or "SKIPPED" for r in res.isolation]),
         "mtu": _count([m.verdict for m in res.mtu]),
         "throughput": _count([throughput_status(r) for r in res.throughput]),
+        "rtt": _count([row.verdict for row in res.rtt]),
         "vpn": _count([v.verdict or "SKIPPED" for v in res.vpn]),
     }
     for section in ("isolation", "mtu", "throughput", "vpn"):

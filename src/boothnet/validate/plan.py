@@ -11,6 +11,7 @@ from boothnet.derive.policy import PolicyCompiler, policy_decision
 from boothnet.intent import Network
 from boothnet.intent.model import Endpoint
 from boothnet.validate.perf.formula import expected_goodput
+from boothnet.validate.perf.wan import route
 
 
 @dataclass(frozen=True)
@@ -102,7 +103,9 @@ def throughput_tests(net: Network) -> list[ThroughputTest]:
                 together = "+".join(c.name for c in clusters)
                 tests.append(ThroughputTest(f"{vlan.name}: {together} -> {server.name} (together)", clusters, server))
     for path in net.throughput.paths:
-        tests.append(ThroughputTest(path.name, (net.endpoints[path.source],), net.endpoints[path.destination]))
+        src, dst = net.endpoints[path.source], net.endpoints[path.destination]
+        if not any(link.wan for link in route(net, src, dst)):  # a WAN path gets the WAN stage's tests
+            tests.append(ThroughputTest(path.name, (src,), dst))
     return tests
 
 

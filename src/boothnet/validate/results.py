@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from boothnet.validate.perf.schema import ThroughputResult
+from boothnet.validate.perf.schema import RttRow, ThroughputResult
 
 Status = Literal["PASS", "FAIL", "SKIPPED"]
 Overall = Literal["PASS", "PASS_WITH_SKIPS", "FAIL", "SKIPPED"]
@@ -106,12 +106,13 @@ class ValidationResults(_Model):
     zones: list[str] = Field(default_factory=list)  # heatmap order; default: first seen
     isolation: list[IsolationRow] = Field(default_factory=list)
     mtu: list[MtuRow] = Field(default_factory=list)
-    throughput: list[ThroughputResult] = Field(default_factory=list)
+    throughput: list[ThroughputResult] = Field(default_factory=list)  # kind: path, WAN tests, sweep
+    rtt: list[RttRow] = Field(default_factory=list)  # WAN paths' RTT probes
     vpn: list[VpnTunnel] = Field(default_factory=list)
 
 
 class Failure(_Model):
-    section: Literal["stage", "isolation", "mtu", "throughput", "vpn"]
+    section: Literal["stage", "isolation", "mtu", "throughput", "rtt", "vpn"]
     subject: str  # the device, link, flow or path it concerns, as the intent names it
     message: str
 

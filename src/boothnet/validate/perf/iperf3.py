@@ -30,6 +30,7 @@ def client_argv(
     interval: float = 1.0,
     omit: int = 0,
     bind: str | None = None,
+    udp_rate_bps: float | None = None,
 ) -> list[str]:
     """Client sending to ``destination`` with JSON output.
 
@@ -42,6 +43,8 @@ def client_argv(
             "-P", str(streams), "-t", str(duration), "-i", f"{interval:g}"]
     if omit:
         argv += ["-O", str(omit)]
+    if udp_rate_bps:
+        argv += ["-u", "-b", str(int(udp_rate_bps))]
     if window:
         argv += ["-w", str(window)]
     if mss:
@@ -100,6 +103,9 @@ def parse(
 
     if data.get("error"):
         return _error(f"iperf3: {data['error']}", raw, mss=mss, **known)
+    known["buffer_bytes"] = start.get("sndbuf_actual")
+    if str(test.get("protocol", "")).upper() == "UDP":
+        return _udp(end.get("sum") or {}, raw, returncode, stderr, known)
     received = end.get("sum_received") or {}
     sent = end.get("sum_sent") or {}
     if not received.get("bytes"):
@@ -109,6 +115,8 @@ def parse(
 
     rtts = [s["sender"]["mean_rtt"] for s in end.get("streams", [])
             if s.get("sender", {}).get("mean_rtt")]
+    per_stream = [float(s["receiver"]["bits_per_second"]) for s in end.get("streams", [])
+                  if "bits_per_second" in s.get("receiver", {})]
     intervals = [
         Interval(
             start=float(i["sum"]["start"]),
@@ -130,6 +138,28 @@ def parse(
         rtt_ms=statistics.fmean(rtts) / 1000.0 if rtts else None,  # iperf3 reports microseconds
         mss=mss,
         intervals=intervals,
+        stream_throughputs=per_stream if len(per_stream) > 1 else [],
+        raw=raw,
+        **known,
+    )
+
+
+def _udp(
+    total: dict[str, Any], raw: str, returncode: int | None, stderr: str, known: dict[str, Any]
+) -> ThroughputResult:
+    """A UDP test (``-u -b``): what arrived, the datagrams lost and the receiver's jitter."""
+    if returncode not in (None, 0):
+        return _error(f"iperf3 exited with {returncode}: {stderr.strip()}", raw, protocol="udp", **known)
+    if not total.get("packets"):
+        return _error("iperf3: no UDP datagram sent", raw, protocol="udp", **known)
+    return ThroughputResult(
+        tool=TOOL, succeeded=True, protocol="udp", kind="udp",
+        duration=float(total.get("seconds") or 0.0),
+        throughput=float(total.get("bits_per_second") or 0.0) * (1 - float(total.get("lost_percent") or 0) / 100),
+        bytes=int(total.get("bytes") or 0),
+        lost_pct=float(total.get("lost_percent") or 0.0),
+        jitter_ms=float(total.get("jitter_ms") or 0.0),
+        packets=int(total["packets"]),
         raw=raw,
         **known,
     )

@@ -53,6 +53,16 @@ class ThroughputResult(BaseModel):
     pass_ratio: float | None = None
     verdict: Literal["PASS", "FAIL"] | None = None
     advice: str | None = None  # bandwidth-delay product / window advice
+    # WAN paths (validate/perf/wan.py): which test, what limited the expectation, and why the verdict
+    kind: Literal["path", "default-window", "advised-window", "parallel", "udp", "sweep"] = "path"
+    protocol: Literal["tcp", "udp"] = "tcp"
+    limit: Literal["physical", "window", "loss"] | None = None  # the smallest bound of the expectation
+    buffer_bytes: int | None = None  # the send buffer the kernel gave (SO_SNDBUF as read back)
+    stream_throughputs: list[float] = Field(default_factory=list)  # bits/s, per stream
+    lost_pct: float | None = None  # UDP: datagrams lost, %
+    jitter_ms: float | None = None  # UDP: receiver's jitter
+    packets: int | None = None  # UDP: datagrams sent
+    explanation: str | None = None  # the verdict in a sentence
     raw: str | None = Field(default=None, repr=False)  # tool output as captured
 
     @property
@@ -68,6 +78,24 @@ class ThroughputResult(BaseModel):
     @classmethod
     def from_json(cls, text: str) -> ThroughputResult:
         return cls.model_validate_json(text)
+
+
+class RttRow(BaseModel):
+    """A DF ping series on a WAN path (validate/perf/wan.py), beside the RTT the intent declares."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    path: str
+    source: str
+    destination: str
+    payload: int  # ICMP payload bytes: 56, or the path MTU - 28
+    declared_ms: float  # 2 x the WAN links' delay_ms
+    tolerance_ms: float
+    min_ms: float | None = None
+    avg_ms: float | None = None
+    max_ms: float | None = None
+    verdict: Literal["PASS", "FAIL"]
+    cause: str | None = None
 
 
 def judge(
