@@ -390,3 +390,29 @@ def test_a_port_range_is_named_by_its_entry_in_the_file(inventory_copy):
         "inv/host_vars/core1.yml: ports[0].mtu: 20000: 576-9198 on cisco_ios",
         "inv/host_vars/core1.yml: ports[5].name: 'GigabitEthernet1/0/7': each port declared once (also ports[1])",
     ]
+
+
+def test_wan_properties_belong_on_a_routed_link_and_jitter_within_the_delay(inventory_copy):
+    inv = inventory_copy("sc-booth")
+
+    def change(data):
+        data["links"][1].update(delay_ms=5)  # core1 -- brt1: an access link
+        data["links"][-1].update(delay_ms=25, jitter_ms=30)
+
+    inv.edit(LINKS, change)
+    assert errors_of(inv) == [
+        "inv/group_vars/all/links.yml: links[1].mode: 'access': "
+        "routed: delay_ms, jitter_ms and loss_pct describe a WAN hop between routers",
+        "inv/group_vars/all/links.yml: links[5].jitter_ms: 30.0: "
+        "at most delay_ms (25.0): a frame cannot leave before it arrived",
+    ]
+
+
+@pytest.mark.parametrize("field,value,allowed", [("delay_ms", -1, "greater than or equal to 0"),
+                                                 ("loss_pct", 50, "less than 50"),
+                                                 ("delay_ms", "slow", "a valid number")])
+def test_wan_values_out_of_range(inventory_copy, field, value, allowed):
+    inv = inventory_copy("sc-booth")
+    inv.edit(LINKS, lambda d: d["links"][-1].update({field: value}))
+    (error,) = errors_of(inv)
+    assert error.startswith(f"inv/group_vars/all/links.yml: links[5].{field}: {value!r}") and allowed in error

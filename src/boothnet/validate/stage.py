@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 
 from boothnet.intent import load_network
@@ -18,7 +19,7 @@ from boothnet.intent.model import Network
 from boothnet.lab.names import ns_name
 from boothnet.validate.perf.runner import Runner, netns_runner
 from boothnet.validate.perf.schema import RttRow, ThroughputResult
-from boothnet.validate.perf.wan import run_wan_path, sweep_verdict, wan_paths
+from boothnet.validate.perf.wan import probe_wan_links, run_wan_path, run_wan_sweep, wan_paths
 from boothnet.validate.plan import isolation_flows, path_mtu
 from boothnet.validate.results import Stage, ValidationResults, VpnTunnel
 from boothnet.validate.run import batfish_answers, run_isolation, run_mtu, run_throughput_tests, wait_converged
@@ -30,28 +31,31 @@ def run_wan(
     net: Network, runner: Runner, progress: Callable[[str], None], stages: list[Stage], tunnel_mtu: int | None,
     sweep: bool,
 ) -> tuple[list[RttRow], list[ThroughputResult]]:
-    """The WAN stage (RTT probes, window pair, parallel streams, UDP) and the WAN sweep stage of
-    every declared path that crosses a WAN link; none when no path does."""
-    paths = wan_paths(net, lambda src, dst: path_mtu(net, src, dst, tunnel_mtu))
-    if not paths:
+    """The WAN stage (every WAN link's RTT; per declared path that crosses one: RTT, window pair,
+    parallel streams, UDP) and the WAN sweep stage; neither when the intent has no WAN link."""
+    if not any(link.wan for link in net.links):
         return [], []
-    started = time.monotonic()
-    rtt: list[RttRow] = []
-    tests: list[ThroughputResult] = []
+    ns = partial(ns_name, net.name)
+    paths = wan_paths(net, lambda src, dst: path_mtu(net, src, dst, tunnel_mtu))
+
+    def probe() -> list[RttRow | ThroughputResult]:
+        rows: list[RttRow | ThroughputResult] = list(probe_wan_links(net, runner, ns, progress))
+        for path in paths:
+            rtts, tests = run_wan_path(runner, path, ns, net, progress)
+            rows += [*rtts, *tests]
+        return rows
+
+    rows = timed_stage(stages, "wan", probe)
     points: list[ThroughputResult] = []
-    for path in paths:
-        r, t, p = run_wan_path(runner, path, lambda node: ns_name(net.name, node), net, progress, sweep)
-        rtt, tests, points = rtt + r, tests + t, points + p
-    failed = any(row.verdict != "PASS" for row in [*rtt, *tests])
-    stages.append(Stage(name="wan", status="FAIL" if failed else "PASS",
-                        duration_s=round(time.monotonic() - started - sum(p.duration for p in points), 1)))
-    if sweep:
-        why = sweep_verdict(points)
-        stages.append(Stage(name="wan sweep", status="FAIL" if why else "PASS", reason=why,
-                            duration_s=round(sum(p.duration for p in points), 1)))
+    if not paths:
+        stages.append(Stage(name="wan sweep", status="SKIPPED", reason="no declared path crosses a WAN link"))
+    elif sweep:
+        points = timed_stage(stages, "wan sweep",
+                             lambda: [p for path in paths for p in run_wan_sweep(runner, path, ns, net, progress)])
     else:
         stages.append(Stage(name="wan sweep", status="SKIPPED", reason="--no-wan-sweep"))
-    return rtt, tests + points
+    rtt = [r for r in rows if isinstance(r, RttRow)]
+    return rtt, [r for r in rows if isinstance(r, ThroughputResult)] + points
 
 
 def run_validate(

@@ -33,8 +33,8 @@ def _parse(tool: str, case: Path) -> tuple[ThroughputResult, dict]:
 
 
 SCALARS = ("succeeded", "error", "source", "destination", "streams", "bytes", "retransmits",
-           "mss", "sender_throughput")
-FLOATS = ("throughput", "duration", "rtt_ms")
+           "mss", "sender_throughput", "packets", "buffer_bytes", "stream_throughputs")
+FLOATS = ("throughput", "duration", "rtt_ms", "lost_pct", "jitter_ms")
 
 
 @pytest.mark.parametrize("tool,case", [(t, c) for t in ("iperf3", "nuttcp") for c in _cases(t)],

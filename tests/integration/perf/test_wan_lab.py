@@ -1,0 +1,120 @@
+"""A WAN link in the netns lab (root): lab-mini with its router link turned into the SC2000
+home path (622 Mb/s, 25 ms one way, MTU 9000) through the lab's delay line, validated end to
+end; then the same link losing 1 % of its frames, measured with UDP."""
+
+from __future__ import annotations
+
+import base64
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+from boothnet.intent import load_network
+from boothnet.lab.names import ns_name
+from boothnet.lab.plan import plan_lab
+from boothnet.lab.runner import detect_vlan_mode, lab_down, lab_up
+from boothnet.lab.scratch import copy_inventory
+from boothnet.report.render import write_report
+from boothnet.validate.perf.runner import netns_runner
+from boothnet.validate.perf.wan import judge_udp, run_iperf3, wan_paths
+from boothnet.validate.plan import isolation_flows, path_mtu
+from boothnet.validate.run import wait_converged
+from boothnet.validate.stage import run_validate
+
+pytestmark = [
+    pytest.mark.lab,
+    pytest.mark.skipif(os.geteuid() != 0, reason="needs root: builds a netns lab"),
+    pytest.mark.skipif(not shutil.which("iperf3"), reason="iperf3 is not installed (make setup)"),
+]
+
+REPO = Path(__file__).resolve().parents[3]
+NETWORK = "lab-wan"
+MGMT = "198.18.4.0/24"
+
+
+def _edit(root: Path, rel: str, change) -> None:  # noqa: ANN001 - a small test helper
+    path = root / rel
+    data = yaml.safe_load(path.read_text())
+    change(data)
+    path.write_text("---\n" + yaml.safe_dump(data, sort_keys=False))
+
+
+def wan_intent(dst: Path, loss_pct: float = 0.0) -> Path:
+    """lab-mini with r1 -- r2 as a 622 Mb/s, 50 ms RTT WAN hop, jumbo VLANs, and the tools'
+    ports open from h1 (admins) to the lab VLAN; the WAN path h1 -> h4 declared."""
+    inv = copy_inventory(REPO / "inventories" / "lab-mini", dst, NETWORK, MGMT)
+    _edit(inv, "group_vars/all/links.yml", lambda d: d["links"][0].update(speed=622, delay_ms=25, loss_pct=loss_pct))
+    _edit(inv, "group_vars/all/vlans.yml", lambda d: d["vlans"][0].update(mtu=9000))
+    _edit(inv, "host_vars/r1.yml", lambda d: [p.update(mtu=9000) for p in d["ports"]])
+    _edit(inv, "group_vars/all/policy.yml", lambda d: d["policy"]["rules"].extend(
+        {"name": f"wan-{proto}", "from": "group:admins", "to": "zone:research", "proto": proto, "ports": [5201],
+         "action": "permit"} for proto in ("tcp", "udp")))
+    _edit(inv, "group_vars/all/throughput.yml", lambda d: d["throughput"].update(
+        tools=["iperf3"], paths=[{"name": "home-path", "from": "h1", "to": "h4"}],
+        wan={"duration_s": 4, "omit_s": 2}))
+    return inv
+
+
+@pytest.fixture
+def wan_lab(tmp_path: Path):  # noqa: ANN201
+    def up(loss_pct: float = 0.0) -> tuple[Path, Path]:
+        inv = wan_intent(tmp_path / "intent", loss_pct)
+        build = tmp_path / "build"
+        spec, result = plan_lab(inv, detect_vlan_mode(), build)
+        assert result.ok, result.findings
+        lab_up(spec, build / NETWORK / "lab", lambda _: None)
+        return inv, build
+
+    yield up
+    lab_down(NETWORK, tmp_path / "build" / NETWORK / "lab", lambda _: None)
+    namespaces = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=True).stdout
+    assert f"{NETWORK}-" not in namespaces
+    processes = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True, check=True).stdout
+    assert not [p for p in processes.splitlines() if "boothnet.lab.delayline" in p and str(tmp_path) in p]
+
+
+def test_the_home_path_measures_its_rtt_and_puts_the_window_advice_to_the_test(wan_lab, tmp_path: Path) -> None:
+    inv, build = wan_lab()
+    results = run_validate(inv, build, vpn_resilience=False)
+    # RTT 50 +- 2 ms with small and with large (MTU) DF pings
+    assert {r.payload for r in results.rtt} == {56, 8972}
+    for row in results.rtt:
+        assert row.verdict == "PASS" and abs(row.avg_ms - 50) <= 2, row
+    wan = {r.kind: r for r in results.throughput if r.kind not in ("path", "sweep")}
+    # one stream with the OS default window cannot fill 622 Mb/s x 50 ms here (net.ipv4.tcp_wmem
+    # caps autotuning at 4 MiB); the advised window (the BDP, rounded up) does: two verdicts
+    assert wan["default-window"].verdict == "FAIL", wan["default-window"].explanation
+    assert wan["default-window"].explanation.startswith("window-limited")
+    assert wan["advised-window"].verdict == "PASS", wan["advised-window"].explanation
+    assert wan["advised-window"].window == 4 * 2**20
+    assert wan["parallel"].verdict == "PASS" and len(wan["parallel"].stream_throughputs) == 4
+    assert wan["udp"].verdict == "PASS" and wan["udp"].lost_pct < 0.1
+    sweep = [r for r in results.throughput if r.kind == "sweep"]
+    assert len(sweep) == 5 and all(r.verdict == "PASS" for r in sweep), [r.explanation for r in sweep]
+    assert [r.limit for r in sweep][:3] == ["window"] * 3
+    stages = {s.name: s.status for s in results.stages}
+    assert stages["wan"] == "FAIL" and stages["wan sweep"] == "PASS"  # the default window's FAIL
+    # the report shows the sweep plot and explains both verdicts
+    paths = write_report(results, tmp_path / "report")
+    page = paths.html.read_text()
+    assert paths.sweep_png is not None
+    assert base64.b64encode(paths.sweep_png.read_bytes()).decode()[:200] in page
+    assert "window-limited: with the OS default window" in page and "fills the path" in page
+
+
+def test_udp_reports_the_configured_loss_within_its_statistical_error(wan_lab) -> None:
+    inv, build = wan_lab(loss_pct=1.0)
+    net = load_network(inv)
+    assert wait_converged(net, netns_runner, isolation_flows(net)).status == "PASS"
+    (path,) = wan_paths(net, lambda s, d: path_mtu(net, s, d))
+    assert path.loss_pct == 1.0
+    rate = path.expect().physical_bps / 2
+    udp = run_iperf3(netns_runner, ns_name(NETWORK, "h1"), ns_name(NETWORK, "h4"), path, kind="udp", udp_rate_bps=rate,
+                     duration=5, omit=0)
+    judged = judge_udp(udp, path, rate)
+    assert judged.verdict == "PASS", judged.explanation
+    assert 0.5 < judged.lost_pct < 1.5 and judged.packets > 10_000

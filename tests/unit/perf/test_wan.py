@@ -1,0 +1,140 @@
+"""WAN paths (issue 17): which declared paths cross a WAN link, and how their tests are judged.
+The figures are those measured in the lab on the delay line (622 Mb/s, 25 ms one way, MTU 9000,
+Linux 6.18 with net.core.wmem_max 4 MiB); the lab tests in tests/integration/perf measure them."""
+
+from __future__ import annotations
+
+import random
+import socket
+import time
+from pathlib import Path
+
+import pytest
+
+from boothnet.intent import load_network
+from boothnet.lab.delayline import Direction
+from boothnet.validate.perf.schema import ThroughputResult
+from boothnet.validate.perf.wan import WanPath, judge_stream, judge_sweep, judge_udp, route, wan_paths
+from boothnet.validate.plan import path_mtu, throughput_tests
+
+REPO = Path(__file__).resolve().parents[3]
+
+
+@pytest.fixture(scope="module")
+def sc_booth():
+    return load_network(REPO / "inventories" / "sc-booth")
+
+
+def test_the_home_path_crosses_the_wan_link_at_the_clients_speed(sc_booth):
+    (path,) = wan_paths(sc_booth, lambda s, d: path_mtu(sc_booth, s, d, 1400))
+    assert path.name == "client-to-home-through-vpn"
+    assert path.links == ("hgw1:eth1 -- show1:eth3",)
+    assert (path.one_way_ms, path.rtt_ms, path.loss_pct) == (25, 50, 0)
+    assert path.rate_bps == 100e6 and path.mtu == 1400  # client1's FastEthernet port, the tunnel's MTU
+    # the route is the intent's links, fewest hops: client1's switch to home1's gateway
+    hops = route(sc_booth, sc_booth.endpoints["client1"], sc_booth.endpoints["home1"])
+    assert hops[-1].b == "show1:eth3" and hops[-1].delay_ms == 25 and len(hops) == 3
+    # the plain throughput test leaves WAN paths to the WAN stage
+    assert "client-to-home-through-vpn" not in [t.name for t in throughput_tests(sc_booth)]
+    assert "booth-to-theater" in [t.name for t in throughput_tests(sc_booth)]
+
+
+def test_a_network_without_wan_links_has_no_wan_paths():
+    net = load_network(REPO / "inventories" / "lab-mini")
+    assert wan_paths(net, lambda s, d: 1500) == []
+
+
+def _path(loss: float = 0.0) -> WanPath:
+    net = load_network(REPO / "inventories" / "lab-mini")
+    h1, h4 = net.endpoints["h1"], net.endpoints["h4"]
+    return WanPath("wan", h1, h4, ("r1:eth3 -- r2:eth3",), 25, 0, loss, 622e6, 9000)
+
+
+def _run(mbps: float, kind: str = "default-window", window: int | None = None, buffer: int | None = None,
+         streams: int = 1) -> ThroughputResult:
+    return ThroughputResult(tool="iperf3", succeeded=True, throughput=mbps * 1e6, kind=kind, window=window,  # type: ignore[arg-type]
+                            buffer_bytes=buffer, streams=streams, path="wan")
+
+
+def test_one_stream_with_the_os_default_window_is_window_limited_and_says_what_to_use():
+    path = _path()
+    assert path.advised_window == 4 * 2**20 and round(path.bdp) == 3_848_788
+    default = judge_stream(_run(505), path, 0.9, None)
+    assert default.verdict == "FAIL" and default.limit == "physical"
+    assert default.explanation.startswith("window-limited: with the OS default window")
+    assert "below the BDP of 3.67 MiB" in default.explanation and "use -w 4194304" in default.explanation
+    advised = judge_stream(_run(614, "advised-window", 4 * 2**20), path, 0.9, 4 * 2**20)
+    assert advised.verdict == "PASS"
+    assert advised.explanation == ("one stream with -w 4.00 MiB fills the path: 614 Mb/s, 100% of the physical "
+                                   "limit 616 Mb/s")
+
+
+def test_parallel_streams_are_judged_on_the_sum_of_their_windows():
+    path = _path()
+    # four streams of 256 KiB each carry at most 4 x 256 KiB / 50 ms = 168 Mb/s together
+    small = judge_stream(_run(160, "parallel", 2**18, streams=4), path, 0.9, 2**18)
+    assert small.verdict == "PASS" and small.expected == pytest.approx(4 * 2**18 * 8 / 0.05)
+    assert judge_stream(_run(100, "parallel", 2**18, streams=4), path, 0.9, 2**18).verdict == "FAIL"
+
+
+def test_a_lossy_path_is_judged_against_the_mathis_bound():
+    lossy = judge_stream(_run(281), _path(loss=1.0), 0.9, None)
+    assert lossy.limit == "loss" and lossy.expected == pytest.approx(8948 * 8 / 0.05 * 1.22 / 0.1)
+    assert lossy.verdict == "PASS" and "Mathis bound" in lossy.explanation
+
+
+def test_the_sweep_follows_window_over_rtt_with_the_kernels_factor_then_reaches_the_limit():
+    path = _path()
+    measured = [(2**19, 2**20, 113.3), (2**20, 2**21, 227.2), (2**21, 2**22, 450.5), (2**22, 2**23, 615.5),
+                (2**23, 2**23, 615.8)]  # -w, SO_SNDBUF read back, Mb/s (the 8 MiB ask is capped at 4 MiB)
+    points = judge_sweep([_run(m, "sweep", w, b) for w, b, m in measured], path, 0.9)
+    assert [p.verdict for p in points] == ["PASS"] * 5
+    assert [p.limit for p in points] == ["window", "window", "window", "physical", "physical"]
+    assert "1.35 x window/RTT" in points[0].explanation
+    assert "caps it at net.core.wmem_max" in points[4].explanation
+    # a window below the BDP that does not follow window/RTT (a broken path) fails
+    broken = judge_sweep([_run(m if w != 2**21 else 200, "sweep", w, b) for w, b, m in measured], path, 0.9)
+    assert [p.verdict for p in broken] == ["PASS", "PASS", "FAIL", "PASS", "PASS"]
+
+
+@pytest.mark.parametrize("declared,lost,verdict", [(1.0, 0.942, "PASS"), (1.0, 1.485, "FAIL"),
+                                                   (0.0, 0.05, "PASS"), (0.0, 0.3, "FAIL")])
+def test_udp_loss_is_judged_within_its_statistical_error(declared, lost, verdict):
+    udp = ThroughputResult(tool="iperf3", succeeded=True, protocol="udp", kind="udp", throughput=300e6,
+                           lost_pct=lost, packets=25805, jitter_ms=0.1)
+    judged = judge_udp(udp, _path(loss=declared), 308e6)
+    assert judged.verdict == verdict
+    assert f"25805 datagrams at 308 Mb/s: {lost:.3f} % lost, declared {declared:g} %" in judged.explanation
+
+
+def _pair() -> tuple[socket.socket, socket.socket]:
+    a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)  # keeps frame boundaries, as a TAP does
+    a.setblocking(False)
+    b.setblocking(False)
+    return a, b
+
+
+def test_the_delay_line_holds_each_frame_for_the_delay_drops_the_loss_and_never_reorders():
+    (tap_a, far_a), (tap_b, far_b) = _pair(), _pair()
+    line = Direction(far_a.fileno(), far_b.fileno(), 0.02, 0.01, 0.25, random.Random(7))
+    start = time.monotonic()
+    for i in range(400):  # in bursts: a socket pair buffers fewer frames than a TAP's queue
+        tap_a.send(i.to_bytes(2, "big") * 50)
+        if i % 50 == 49:
+            line.take(start)
+    line.take(start)
+    assert len(line.queue) + line.counts["lost"] == 400
+    assert line.give(start + 0.009) is not None and line.counts["carried"] == 0  # nothing before delay - jitter
+    got = []
+    for ms in range(10, 40):  # a millisecond at a time, read as they come (a socket pair holds few frames)
+        line.give(start + ms / 1000)
+        while True:
+            try:
+                got.append(int.from_bytes(tap_b.recv(200)[:2], "big"))
+            except BlockingIOError:
+                break
+    assert got == sorted(got) and len(got) == line.counts["carried"] and line.counts["write_errors"] == 0
+    assert line.counts["carried"] + line.counts["lost"] == 400
+    assert 0.15 < line.counts["lost"] / 400 < 0.35  # 25 % dropped, binomial spread at 400
+    for sock in (tap_a, far_a, tap_b, far_b):
+        sock.close()
