@@ -168,11 +168,12 @@ class ThroughputPath(Strict):
 class WanTests(Strict):
     """The tests of a declared path that crosses a WAN link (delay_ms, loss_pct)."""
 
-    duration_s: int = Field(default=6, gt=0)  # measured, after omit_s of slow start
+    duration_s: int = Field(default=4, gt=0)  # measured, after omit_s of slow start
     omit_s: int = Field(default=2, ge=0)
     streams: int = Field(default=4, ge=2, le=16)  # the parallel-stream test
     udp_rate_pct: float = Field(default=50, gt=0, le=100)  # UDP test rate, % of the path's physical limit
-    sweep: list[float] = Field(default=[0.125, 0.25, 0.5, 1, 2], min_length=2)  # windows, x the advised one
+    udp_load_pct: float = Field(default=25, gt=0, lt=100)  # UDP beside a TCP stream (the ORNL test)
+    sweep: list[float] = Field(default=[0.25, 0.5, 1, 2], min_length=2)  # windows, x the advised one
 
 
 class Throughput(Strict):

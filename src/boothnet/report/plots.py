@@ -73,16 +73,19 @@ def window_sweep_plot(results: list[ThroughputResult], rtt_ms: dict[str, float],
         return None
     fig, axes = plt.subplots(1, len(sweeps), figsize=(6.5 * len(sweeps), 4.2), dpi=110, squeeze=False)
     for ax, (path, points) in zip(axes[0], sorted(sweeps.items()), strict=True):
-        points = sorted(points, key=lambda r: r.window or 0)
-        windows = [(r.window or 0) / 2**20 for r in points]
         rtt = rtt_ms.get(path) or 1.0
-        top = max(windows) * 1.1
+        top = max((r.window or 0) / 2**20 for r in points) * 1.1
         xs = [top * i / 50 for i in range(51)]
         ax.plot(xs, [x * 2**20 * 8 / (rtt / 1000) / 1e6 for x in xs], color=GREY, ls=":", label="window / RTT")
-        ax.plot(windows, [(r.expected or 0) / 1e6 for r in points], color="black", lw=1.5,
-                label="expected (k x window/RTT, up to the limit)")
-        ax.scatter(windows, [r.throughput / 1e6 for r in points], zorder=3,
-                   color=[GREEN if r.verdict == "PASS" else RED for r in points], label="measured (iperf3)")
+        for tool, marker, style in (("iperf3", "o", "-"), ("nuttcp", "s", "--")):
+            mine = sorted((r for r in points if r.tool == tool), key=lambda r: r.window or 0)
+            if not mine:
+                continue
+            windows = [(r.window or 0) / 2**20 for r in mine]
+            ax.plot(windows, [(r.expected or 0) / 1e6 for r in mine], color="black", lw=1, ls=style,
+                    label=f"expected, {tool} (k x window/RTT, up to the limit)")
+            ax.scatter(windows, [r.throughput / 1e6 for r in mine], zorder=3, marker=marker,
+                       color=[GREEN if r.verdict == "PASS" else RED for r in mine], label=f"measured, {tool}")
         limit = max(r.expected or 0 for r in points) / 1e6
         ax.axhline(limit, color=AMBER, lw=1, ls="--", label=f"path limit {limit:.0f} Mb/s")
         ax.set_ylim(0, limit * 1.3 or 1)

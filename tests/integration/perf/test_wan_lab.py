@@ -51,11 +51,11 @@ def wan_intent(dst: Path, loss_pct: float = 0.0) -> Path:
     _edit(inv, "group_vars/all/vlans.yml", lambda d: d["vlans"][0].update(mtu=9000))
     _edit(inv, "host_vars/r1.yml", lambda d: [p.update(mtu=9000) for p in d["ports"]])
     _edit(inv, "group_vars/all/policy.yml", lambda d: d["policy"]["rules"].extend(
-        {"name": f"wan-{proto}", "from": "group:admins", "to": "zone:research", "proto": proto, "ports": [5201],
-         "action": "permit"} for proto in ("tcp", "udp")))
+        {"name": f"wan-{proto}", "from": "group:admins", "to": "zone:research", "proto": proto, "ports": ports,
+         "action": "permit"} for proto, ports in (("tcp", [5201, 5000, 5001]), ("udp", [5201]))))
     _edit(inv, "group_vars/all/throughput.yml", lambda d: d["throughput"].update(
-        tools=["iperf3"], paths=[{"name": "home-path", "from": "h1", "to": "h4"}],
-        wan={"duration_s": 4, "omit_s": 2}))
+        tools=["iperf3", "nuttcp"], paths=[{"name": "home-path", "from": "h1", "to": "h4"}],
+        wan={"duration_s": 4, "omit_s": 2, "sweep": [0.125, 0.25, 1, 2]}))
     return inv
 
 
@@ -93,9 +93,14 @@ def test_the_home_path_measures_its_rtt_and_puts_the_window_advice_to_the_test(w
     assert wan["advised-window"].window == 4 * 2**20
     assert wan["parallel"].verdict == "PASS" and len(wan["parallel"].stream_throughputs) == 4
     assert wan["udp"].verdict == "PASS" and wan["udp"].lost_pct < 0.1
+    # a TCP stream beside 25 % of UDP gets what the UDP leaves
+    assert wan["tcp-under-udp-load"].verdict == "PASS", wan["tcp-under-udp-load"].explanation
+    assert wan["udp-load"].verdict == "PASS"
     sweep = [r for r in results.throughput if r.kind == "sweep"]
-    assert len(sweep) == 5 and all(r.verdict == "PASS" for r in sweep), [r.explanation for r in sweep]
-    assert [r.limit for r in sweep][:3] == ["window"] * 3
+    assert len(sweep) == 8 and all(r.verdict == "PASS" for r in sweep), [r.explanation for r in sweep]
+    for tool in ("iperf3", "nuttcp"):  # window/RTT below the BDP, the limit at and above it
+        assert [r.limit for r in sweep if r.tool == tool] == ["window", "window", "physical", "physical"]
+        assert all(r.buffer_bytes for r in sweep if r.tool == tool)  # the kernel's buffer, recorded
     stages = {s.name: s.status for s in results.stages}
     assert stages["wan"] == "FAIL" and stages["wan sweep"] == "PASS"  # the default window's FAIL
     # the report shows the sweep plot and explains both verdicts

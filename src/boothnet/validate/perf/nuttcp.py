@@ -36,6 +36,7 @@ def client_argv(
     mss: int | None = None,
     interval: float = 1.0,
     verbose: bool = True,
+    server_window: int | None = None,
 ) -> list[str]:
     """Client transmitting to ``destination``; data on ``data_port`` .. +streams-1
     (default: the port after the control port). window in bytes (nuttcp takes KB)."""
@@ -49,6 +50,8 @@ def client_argv(
              f"-P{control_port}", f"-p{data_port}"]
     if window:
         argv.append(f"-w{math.ceil(window / 1024)}")
+    if server_window:  # the server's receive window, as GSFC's nuttcp sweeps set both ends
+        argv.append(f"-ws{math.ceil(server_window / 1024)}")
     if mss:
         argv.append(f"-M{mss}")
     argv.append(destination)
@@ -106,6 +109,8 @@ def parse(
             known["source"] = kv["accept"]
         if "rtt_ms" in kv:
             rtt = float(kv["rtt_ms"])
+        if prefix == "nuttcp-t" and "send_window_size" in kv:  # what the kernel gave the sender
+            known["buffer_bytes"] = int(kv["send_window_size"])
         if "retrans" in kv and (prefix == "nuttcp-t" or "real_seconds" in kv):
             retrans = int(kv["retrans"])
         if "real_sec" in kv and "rate_Mbps" in kv:  # an interval line

@@ -20,10 +20,11 @@ import collections
 import math
 import re
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from boothnet.intent.model import Endpoint, Link, Network
-from boothnet.validate.perf import iperf3
+from boothnet.validate.perf import iperf3, nuttcp
 from boothnet.validate.perf.formula import (
     TcpExpectation,
     bdp_bytes,
@@ -35,6 +36,7 @@ from boothnet.validate.perf.runner import Runner, pidfile_for, start_background,
 from boothnet.validate.perf.schema import RttRow, ThroughputResult
 
 IPERF3_PORT = 5201
+NUTTCP_PORT = 5000  # control; data on 5001
 RTT_TOLERANCE_MS = 2.0
 SWEEP_BAND = (0.75, 1.15)  # below the BDP, goodput / (window/RTT) must fall in this band
 
@@ -277,6 +279,28 @@ def run_iperf3(runner: Runner, client_ns: str, server_ns: str, path: WanPath, *,
     return result.model_copy(update={"kind": kind})
 
 
+def run_nuttcp(runner: Runner, client_ns: str, server_ns: str, path: WanPath, *, kind: str, duration: int,
+               omit: int, window: int | None = None) -> ThroughputResult:
+    """One nuttcp run with -w and -ws (both ends' windows). nuttcp has no -O: it runs omit_s
+    longer and the goodput is the mean of the intervals after them."""
+    port = NUTTCP_PORT
+    handle = start_background(runner, server_ns, nuttcp.server_argv(port), pidfile_for(server_ns, "nuttcp", port),
+                              limit_s=duration + omit + 60, port=port)
+    try:
+        argv = nuttcp.client_argv(str(path.destination.address), port, duration=duration + omit, window=window,
+                                  server_window=window)
+        res = runner(client_ns, argv, nuttcp.client_timeout(duration + omit))
+    finally:
+        stop_background(runner, handle)
+    result = nuttcp.parse(res.stdout, source=path.source.name, destination=path.destination.name, path=path.name,
+                          window=window, stderr=res.stderr, returncode=res.returncode)
+    kept = [i for i in result.intervals if i.start >= omit]
+    if result.succeeded and kept:
+        result = result.model_copy(update={"throughput": sum(i.throughput for i in kept) / len(kept),
+                                           "duration": kept[-1].end - kept[0].start, "intervals": kept})
+    return result.model_copy(update={"kind": kind})
+
+
 def run_wan_path(
     runner: Runner, path: WanPath, ns: Callable[[str], str], net: Network, progress: Callable[[str], None],
 ) -> tuple[list[RttRow], list[ThroughputResult]]:
@@ -308,23 +332,52 @@ def run_wan_path(
     udp = run_iperf3(runner, client, server, path, kind="udp", udp_rate_bps=rate,
                      duration=settings.duration_s + settings.omit_s, omit=0)
     tests.append(judge_udp(udp, path, rate))
+    if "nuttcp" in net.throughput.tools:
+        tests += tcp_under_udp_load(runner, client, server, path, net, advised)
     for t in tests:
         progress(f"[wan] {path.name} {t.kind}: {t.throughput / 1e6:.1f} Mb/s {t.verdict}: {t.explanation}")
     return rtts, tests
 
 
+def tcp_under_udp_load(runner: Runner, client: str, server: str, path: WanPath, net: Network,
+                       window: int) -> list[ThroughputResult]:
+    """As the ORNL tests did: a TCP stream (nuttcp, the advised window) while UDP (iperf3) takes
+    udp_load_pct of the path; the stream must get pass_ratio of what the UDP leaves."""
+    settings = net.throughput.wan
+    rate = path.expect().physical_bps * settings.udp_load_pct / 100
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        load = pool.submit(run_iperf3, runner, client, server, path, kind="udp-load", udp_rate_bps=rate,
+                           duration=settings.duration_s + settings.omit_s, omit=0)
+        tcp = pool.submit(run_nuttcp, runner, client, server, path, kind="tcp-under-udp-load",
+                          duration=settings.duration_s, omit=settings.omit_s, window=window)
+        udp_result, tcp_result = load.result(), tcp.result()
+    udp_judged = judge_udp(udp_result, path, rate)
+    left = path.expect().bps - (udp_result.throughput if udp_result.succeeded else rate)
+    ok = tcp_result.succeeded and tcp_result.throughput >= net.throughput.pass_ratio * left
+    why = (f"beside {_mb(udp_result.throughput)} of UDP: {_mb(tcp_result.throughput)}, "
+           f"{tcp_result.throughput / left:.0%} of the {_mb(left)} the UDP leaves of {_mb(path.expect().bps)}"
+           if tcp_result.succeeded else f"no measurement: {tcp_result.error}")
+    tcp_judged = tcp_result.model_copy(update={
+        "expected": left, "pass_ratio": net.throughput.pass_ratio, "verdict": "PASS" if ok else "FAIL",
+        "limit": path.expect().limit, "explanation": why})
+    return [udp_judged, tcp_judged]
+
+
 def run_wan_sweep(
     runner: Runner, path: WanPath, ns: Callable[[str], str], net: Network, progress: Callable[[str], None],
 ) -> list[ThroughputResult]:
-    """iperf3 at each window of the sweep, judged together (judge_sweep)."""
+    """Each tool at each window of the sweep, judged together per tool (judge_sweep)."""
     settings = net.throughput.wan
+    run = {"iperf3": run_iperf3, "nuttcp": run_nuttcp}
     points = []
-    for factor in settings.sweep:
-        window = max(4096, int(path.advised_window * factor))
-        points.append(run_iperf3(runner, ns(path.source.name), ns(path.destination.name), path, kind="sweep",
-                                 window=window, duration=settings.duration_s, omit=settings.omit_s))
-        progress(f"[wan sweep] {path.name} -w {window}: {points[-1].throughput / 1e6:.1f} Mb/s")
-    points = judge_sweep(points, path, net.throughput.pass_ratio)
+    for tool in net.throughput.tools:
+        measured = []
+        for factor in settings.sweep:
+            window = max(4096, int(path.advised_window * factor))
+            measured.append(run[tool](runner, ns(path.source.name), ns(path.destination.name), path, kind="sweep",
+                                      window=window, duration=settings.duration_s, omit=settings.omit_s))
+            progress(f"[wan sweep] {path.name} {tool} -w {window}: {measured[-1].throughput / 1e6:.1f} Mb/s")
+        points += judge_sweep(measured, path, net.throughput.pass_ratio)
     for point in points:
         progress(f"[wan sweep] {path.name}: {point.verdict}: {point.explanation}")
     return points
