@@ -65,6 +65,8 @@ def test_one_stream_with_the_os_default_window_is_window_limited_and_says_what_t
     assert "below the BDP of 3.67 MiB" in default.explanation and "use -w 4194304" in default.explanation
     advised = judge_stream(_run(614, "advised-window", 4 * 2**20), path, 0.9, 4 * 2**20)
     assert advised.verdict == "PASS"
+    broken = judge_stream(_run(300, "advised-window", 4 * 2**20), path, 0.9, 4 * 2**20)
+    assert broken.verdict == "FAIL" and "the path carries less than the intent says" in broken.explanation
     assert advised.explanation == ("one stream with -w 4.00 MiB fills the path: 614 Mb/s, 100% of the physical "
                                    "limit 616 Mb/s")
 
@@ -74,6 +76,7 @@ def test_parallel_streams_are_judged_on_the_sum_of_their_windows():
     # four streams of 256 KiB each carry at most 4 x 256 KiB / 50 ms = 168 Mb/s together
     small = judge_stream(_run(160, "parallel", 2**18, streams=4), path, 0.9, 2**18)
     assert small.verdict == "PASS" and small.expected == pytest.approx(4 * 2**18 * 8 / 0.05)
+    assert small.limit == "window"
     assert judge_stream(_run(100, "parallel", 2**18, streams=4), path, 0.9, 2**18).verdict == "FAIL"
 
 

@@ -197,13 +197,18 @@ def judge_stream(result: ThroughputResult, path: WanPath, ratio: float, window: 
         how = f"with -w {_kib(window)}" if window else "with the OS default window (autotuning)"
         why = (f"one stream {how} fills the path: {_mb(result.throughput)}, {result.throughput / goal:.0%} of "
                f"the {capacity.limit} limit {_mb(goal)}")
+    elif window and window >= path.bdp:
+        why = (f"below the limit with -w {_kib(window)}, at or above the BDP of {_kib(path.bdp)}: "
+               f"{_mb(result.throughput)}, {result.throughput / goal:.0%} of {_mb(goal)}: the path carries less "
+               f"than the intent says (loss, a slower hop, a busy delay line or host)")
     else:
         how = f"-w {_kib(window)}" if window else "the OS default window (autotuning, up to net.ipv4.tcp_wmem)"
         why = (f"window-limited: with {how} one stream kept {_kib(in_flight)} in flight, below the BDP of "
                f"{_kib(path.bdp)} ({_mb(capacity.physical_bps)} x {path.rtt_ms:g} ms): {_mb(result.throughput)}, "
                f"{result.throughput / goal:.0%} of {_mb(goal)}; use -w {path.advised_window}")
     return result.model_copy(update={
-        "expected": goal, "pass_ratio": ratio, "verdict": "PASS" if ok else "FAIL", "limit": capacity.limit,
+        "expected": goal, "pass_ratio": ratio, "verdict": "PASS" if ok else "FAIL",
+        "limit": "window" if goal < capacity.bps else capacity.limit,
         "explanation": why, "advice": window_advice(capacity.physical_bps, path.rtt_ms, window).text})
 
 
