@@ -15,6 +15,7 @@ Outcomes (the question a booth team asks on Saturday night is "what is running?"
 from __future__ import annotations
 
 import json
+import os
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -104,7 +105,9 @@ def summarize(results: list[DeviceResult]) -> dict[str, object]:
 
 def write_summary(deploy_dir: Path) -> Path:
     path = deploy_dir / "summary.json"
-    tmp = path.with_suffix(".tmp")
+    # devices record in parallel (one module process each): a shared temp name would let one
+    # process move the other's file away before its own rename
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
     tmp.write_text(json.dumps(summarize(load_results(deploy_dir)), indent=2) + "\n", "utf-8")
     tmp.replace(path)
     return path

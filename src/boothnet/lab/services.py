@@ -320,6 +320,12 @@ def remove_frr_dirs(network: str, pathspaces: Iterable[str]) -> list[str]:
         # no marker: a run killed between mkdir and marker; ours only if it is our pathspace
         if owner != network and not (owner is None and d.name in ours and d.is_dir()):
             continue
-        shutil.rmtree(d, ignore_errors=True)
+        # a daemon of a killed run may still be writing there (a config save, a pid file):
+        # rmtree then fails part way, so try again until the dir is gone
+        for _ in range(50):
+            shutil.rmtree(d, ignore_errors=True)
+            if not d.exists():
+                break
+            time.sleep(0.1)
         removed.append(str(d))
     return removed
