@@ -20,7 +20,7 @@ from boothnet.lab.runner import detect_vlan_mode, lab_down, lab_up
 from boothnet.lab.scratch import copy_inventory
 from boothnet.report.render import write_report
 from boothnet.validate.perf.runner import netns_runner
-from boothnet.validate.perf.wan import judge_udp, run_iperf3, wan_paths
+from boothnet.validate.perf.wan import UDP_BUFFER, judge_udp, run_iperf3, wan_paths
 from boothnet.validate.plan import isolation_flows, path_mtu
 from boothnet.validate.run import wait_converged
 from boothnet.validate.stage import run_validate
@@ -119,7 +119,7 @@ def test_udp_reports_the_configured_loss_within_its_statistical_error(wan_lab) -
     assert path.loss_pct == 1.0
     rate = path.expect().physical_bps / 2
     udp = run_iperf3(netns_runner, ns_name(NETWORK, "h1"), ns_name(NETWORK, "h4"), path, kind="udp", udp_rate_bps=rate,
-                     duration=5, omit=0)
+                     duration=5, omit=0, window=UDP_BUFFER)
     judged = judge_udp(udp, path, rate)
     assert judged.verdict == "PASS", judged.explanation
     assert 0.5 < judged.lost_pct < 2.0 and judged.packets > 10_000

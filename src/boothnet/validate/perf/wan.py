@@ -37,6 +37,7 @@ from boothnet.validate.perf.schema import RttRow, ThroughputResult
 
 IPERF3_PORT = 5201
 NUTTCP_PORT = 5000  # control; data on 5001
+UDP_BUFFER = 4 * 2**20  # socket buffers of a UDP test (net.core.rmem_max caps larger)
 RTT_TOLERANCE_MS = 2.0
 SWEEP_BAND = (0.75, 1.15)  # below the BDP, goodput / (window/RTT) must fall in this band
 
@@ -339,8 +340,10 @@ def run_wan_path(
     rate = path.expect().physical_bps * settings.udp_rate_pct / 100
     # no -O for UDP: iperf3 3.12 counts the datagrams lost while omitting against the rest
     # (1.4-1.5 % reported for 1.0 % dropped)
+    # -w gives the receiving socket room for 200 ms at 300 Mb/s: with the default 208 KiB a
+    # server descheduled for 6 ms drops datagrams the path delivered (1.3 % seen in CI)
     udp = run_iperf3(runner, client, server, path, kind="udp", udp_rate_bps=rate,
-                     duration=settings.duration_s + settings.omit_s, omit=0)
+                     duration=settings.duration_s + settings.omit_s, omit=0, window=UDP_BUFFER)
     tests.append(judge_udp(udp, path, rate))
     if "nuttcp" in net.throughput.tools:
         tests += tcp_under_udp_load(runner, client, server, path, net, advised)
@@ -357,7 +360,7 @@ def tcp_under_udp_load(runner: Runner, client: str, server: str, path: WanPath, 
     rate = path.expect().physical_bps * settings.udp_load_pct / 100
     with ThreadPoolExecutor(max_workers=2) as pool:
         load = pool.submit(run_iperf3, runner, client, server, path, kind="udp-load", udp_rate_bps=rate,
-                           duration=settings.duration_s + settings.omit_s, omit=0)
+                           duration=settings.duration_s + settings.omit_s, omit=0, window=UDP_BUFFER)
         tcp = pool.submit(run_nuttcp, runner, client, server, path, kind="tcp-under-udp-load",
                           duration=settings.duration_s, omit=settings.omit_s, window=window)
         udp_result, tcp_result = load.result(), tcp.result()
