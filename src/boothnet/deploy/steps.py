@@ -27,7 +27,7 @@ from boothnet.deploy import health as hc
 from boothnet.deploy import secrets as sec
 from boothnet.deploy.parts import CandidateError, load_parts
 from boothnet.deploy.results import DeviceResult, backup_path, write_backup
-from boothnet.platforms import Platform, by_driver, platforms
+from boothnet.platforms import Platform, platforms
 
 #: Errors that mean "the device refused the candidate (or a secret is missing); nothing
 #: was applied". NAPALM ios raises CommitConfirmException only before applying: no
@@ -51,13 +51,11 @@ class Target:
     password: str = ""
     optional_args: dict[str, Any] = field(default_factory=dict)
     timeout: int = 30
-    platform: str = ""
+    platform: str = "frr_linux"
     enable_secret: str = ""
 
     def __post_init__(self) -> None:
-        if not self.platform:
-            self.platform = by_driver(self.driver or "frr_linux").name
-        self.driver = self.driver or platforms()[self.platform].napalm_driver
+        self.driver = self.driver or self.capabilities.napalm_driver
 
     @property
     def capabilities(self) -> Platform:
@@ -203,7 +201,7 @@ def deploy(
         else:
             if not run.commit["committed"]:
                 return run
-            report = health(target, config_dir, run.commit["ospf_before"], health_timeout, secrets)
+            report = health(target, config_dir, cand, values, run.commit["ospf_before"], health_timeout)
             run.health = {"healthy": report.ok, "reason": report.reason, **report.as_dict()}
             if report.ok:
                 try:
@@ -278,12 +276,12 @@ def _load_and_commit(
 
 
 def health(
-    target: Target, config_dir: Path, ospf_before: dict[str, list[dict[str, str]]],
-    timeout: float, secrets: Secrets | None = None,
+    target: Target, config_dir: Path, cand: Any, values: Mapping[str, str],
+    ospf_before: dict[str, list[dict[str, str]]], timeout: float,
 ) -> hc.HealthReport:
-    """The health report after a commit, over a *new* session (so management is really tested)."""
+    """The health report after a commit, over a *new* session (so management is really tested);
+    *cand* and *values*: the filled-in candidate and its secrets, as committed."""
     report = hc.HealthReport()
-    cand, values = candidate(target.capabilities, config_dir, secrets)
     try:
         dev = target.open()
     except Exception as exc:  # noqa: BLE001 - every driver has its own connect errors

@@ -115,14 +115,5 @@ def _deploy_rules(spec: dict[str, Any]) -> DeployRules:
                        bool(spec.get("commit_message", False)), spec.get("enable_secret_arg", ""))
 
 
-def by_driver(driver: str) -> Platform:
-    """The platform whose NAPALM driver is *driver*."""
-    found = [p for p in platforms().values() if p.napalm_driver == driver]
-    if not found:
-        known = ", ".join(sorted(p.napalm_driver for p in platforms().values()))
-        raise KeyError(f"no platform uses the NAPALM driver {driver!r} (known: {known})")
-    return found[0]
-
-
 def supported() -> list[str]:
     return sorted(platforms())
