@@ -182,10 +182,7 @@ class FrrLinuxDriver(LinuxDriver):  # type: ignore[misc]
         )
 
     def _must(self, command: str, what: str, **kw: Any) -> str:
-        r = self._sh(command, **kw)
-        if r.exit_code != 0:
-            raise CommitError(f"{self.hostname}: {what} failed: {_err(r)}")
-        return str(r.stdout)
+        return self._ok(self._sh(command, **kw), what)
 
     def _put(self, path: str, text: str) -> None:
         """Write *text* to *path* on the device (as root; parents created)."""
@@ -279,6 +276,7 @@ class FrrLinuxDriver(LinuxDriver):  # type: ignore[misc]
         return {k: v for k, v in self._commands(folder).items() if k in names}
 
     def _ok(self, result: Any, what: str) -> str:
+        """The stdout of a command that ran (alone or in a batch), or CommitError naming *what*."""
         if result.exit_code != 0:
             raise CommitError(f"{self.hostname}: {what} failed: {_err(result)}")
         return str(result.stdout)
