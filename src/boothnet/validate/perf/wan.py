@@ -99,13 +99,18 @@ def route(net: Network, src: Endpoint, dst: Endpoint) -> list[Link]:
     return hops[::-1] if at == start else []
 
 
+def wan_links_on(hops: Sequence[Link]) -> list[Link]:
+    """The WAN links (delay, jitter or loss) among a route's links: a path with any is a WAN path."""
+    return [link for link in hops if link.wan]
+
+
 def wan_paths(net: Network, path_mtu: Callable[[Endpoint, Endpoint], int]) -> list[WanPath]:
     """Every declared throughput path whose route crosses a WAN link."""
     out = []
     for declared in net.throughput.paths:
         src, dst = net.endpoints[declared.source], net.endpoints[declared.destination]
         hops = route(net, src, dst)
-        wan = [link for link in hops if link.wan]
+        wan = wan_links_on(hops)
         if not wan:
             continue
         speeds = [net.port_index[e.attach].speed for e in (src, dst)] + [net.link_speed(link) for link in hops]
