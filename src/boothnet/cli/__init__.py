@@ -47,7 +47,8 @@ def cmd_batfish(args: argparse.Namespace) -> int:
             print(f"boothnet batfish up: {exc}", file=sys.stderr)
             return 4
         how = f"started ({started.kind}, log {started.log})" if started else "already running"
-        print(f"Batfish at {host}: {how}; `boothnet batfish down` stops what boothnet started")
+        print(f"Batfish at {host}: {how}{local.listening_note()}; `boothnet batfish down` stops what "
+              "boothnet started")
         return 0
     if args.action == "down":
         print(local.stop())

@@ -114,7 +114,7 @@ def test_probe_listening_port_is_reachable():
 
 
 def test_require_makes_unreachable_fatal(closed_port):
-    with pytest.raises(BatfishUnavailable, match="docker run -d -p 9996:9996 batfish/allinone"):
+    with pytest.raises(BatfishUnavailable, match="docker run -d -p 127.0.0.1:9996:9996 -p 127.0.0.1:9997:9997 batfish/allinone"):
         service_status(closed_port, require=True, timeout=0.5)
 
 

@@ -33,6 +33,11 @@ from boothnet.verify.batfish.service import (
 )
 
 HEAP_ENV = "BATFISH_HEAP"
+BIND_ENV = "BATFISH_BIND"
+# Batfish's own default, 0.0.0.0, would let anyone who reaches a booth laptop read every uploaded
+# config and upload snapshots: loopback unless the user widens it on purpose.
+DEFAULT_BIND = "127.0.0.1"
+SERVICE_PORTS = (BATFISH_PORT, 9997)
 # Batfish keeps every loaded snapshot in the heap: 6 GB holds floors up to 200 devices and leaves
 # room for the lab on a 24 GB machine; the 500-device floor needs 12g (BENCHMARKS.md).
 DEFAULT_HEAP = "6g"
@@ -86,7 +91,7 @@ def _start_java(jar: Path, state_dir: Path, timeout: float) -> Started:
             [java, f"-Xmx{heap}", "-cp", str(jar.resolve()), "org.batfish.allinone.Main",
              "-runclient", "false", "-loglevel", "warn", "-coordinatorargs",
              f"-templatedirs {questions.resolve()} -periodassignworkms=5 "
-             f"-containerslocation {containers}"],
+             f"-containerslocation {containers} -workbindhost {bind_address()} -poolbindhost {bind_address()}"],
             stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
     started = Started("java", "localhost", pid=proc.pid, log=str(log))
     state_file(state_dir).write_text(json.dumps(asdict(started)))
@@ -100,14 +105,42 @@ def _start_java(jar: Path, state_dir: Path, timeout: float) -> Started:
 
 def _start_docker(state_dir: Path, timeout: float) -> Started:
     subprocess.run(["docker", "rm", "-f", CONTAINER], capture_output=True)
-    run = subprocess.run(["docker", "run", "-d", "--name", CONTAINER, "-p", f"{BATFISH_PORT}:9996",
-                          "-p", "9997:9997", DOCKER_IMAGE], capture_output=True, text=True)
+    published = [arg for port in SERVICE_PORTS for arg in ("-p", f"{bind_address()}:{port}:{port}")]
+    run = subprocess.run(["docker", "run", "-d", "--name", CONTAINER, *published, DOCKER_IMAGE],
+                         capture_output=True, text=True)
     if run.returncode != 0:
         raise BatfishStartError(f"docker run {DOCKER_IMAGE} failed: {run.stderr.strip()}")
     started = Started("docker", "localhost", container=CONTAINER, log=f"docker logs {CONTAINER}")
     state_file(state_dir).write_text(json.dumps(asdict(started)))
     _wait_until_answering("localhost", timeout, lambda: True, started.log or "")
     return started
+
+
+def bind_address() -> str:
+    return (os.environ.get(BIND_ENV) or "").strip() or DEFAULT_BIND
+
+
+def listening_addresses(ports: tuple[int, ...] = SERVICE_PORTS) -> list[str]:
+    """The local addresses the service's ports listen on, as ``ss`` reads them from the kernel."""
+    try:
+        out = subprocess.run(["ss", "-Hltn"], capture_output=True, text=True, timeout=10).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return []
+    found = []
+    for line in out.splitlines():
+        fields = line.split()
+        if len(fields) >= 4 and fields[3].rsplit(":", 1)[-1] in {str(p) for p in ports}:
+            found.append(fields[3])
+    return sorted(set(found))
+
+
+def listening_note() -> str:
+    where = listening_addresses()
+    if not where:
+        return ""
+    wide = [a for a in where if a.rsplit(":", 1)[0] not in ("127.0.0.1", "[::1]", "[::ffff:127.0.0.1]")]
+    warning = "; reachable from other machines" if wide else ""
+    return f"; listening on {', '.join(where)}{warning}"
 
 
 def up(state_dir: Path | None = None, timeout: float = 180.0) -> tuple[str, Started | None]:
@@ -173,7 +206,7 @@ def status(state_dir: Path | None = None) -> tuple[bool, str]:
         st = probe(running.host)
         how = ("found running, used by boothnet, never stopped by it" if running.kind == "found"
                else f"started by boothnet: {running.kind}, log {running.log}")
-        return st.reachable, f"{st.reason} ({how})"
+        return st.reachable, f"{st.reason} ({how}){listening_note()}"
     if probe("localhost", timeout=1.0).reachable:
         return False, ("a Batfish service answers on localhost but boothnet was not told to use it: "
                        "`boothnet batfish up` takes it (or set BATFISH_HOST=localhost)")

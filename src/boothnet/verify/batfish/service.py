@@ -11,7 +11,7 @@ from pathlib import Path
 from boothnet.process import alive
 
 BATFISH_PORT = 9996
-DOCKER_COMMAND = "docker run -d -p 9996:9996 batfish/allinone"
+DOCKER_COMMAND = "docker run -d -p 127.0.0.1:9996:9996 -p 127.0.0.1:9997:9997 batfish/allinone"
 HOST_ENV = "BATFISH_HOST"
 STATE_DIR = Path("build/batfish")  # where `boothnet batfish up` records what it started
 JAR_ENV = "BATFISH_JAR"
