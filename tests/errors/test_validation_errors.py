@@ -416,3 +416,35 @@ def test_wan_values_out_of_range(inventory_copy, field, value, allowed):
     inv.edit(LINKS, lambda d: d["links"][-1].update({field: value}))
     (error,) = errors_of(inv)
     assert error.startswith(f"inv/group_vars/all/links.yml: links[5].{field}: {value!r}") and allowed in error
+
+
+NETWORK = "group_vars/all/network.yml"
+
+
+@pytest.mark.parametrize(("net", "mtu", "limit"), [("lab-mini", 500, 65535), ("lab-mini", 70000, 65535),
+                                                   ("sc-booth", 9300, 9198)])
+def test_link_mtu_out_of_range_like_its_twin_on_a_port(inventory_copy, net, mtu, limit):
+    inv = inventory_copy(net)
+    inv.edit(LINKS, lambda d: d["links"][0].update(mtu=mtu))
+    assert f"inv/group_vars/all/links.yml: links[0].mtu: {mtu}: 576-{limit} (the ports' platforms)" in errors_of(inv)
+
+
+def test_mtu_policy_out_of_range(inventory_copy):
+    inv = inventory_copy()
+    inv.edit(NETWORK, lambda d: d["mtu_policy"].update(crypto_inner=400))
+    assert "inv/group_vars/all/network.yml: mtu_policy.crypto_inner: 400: 576-9216" in errors_of(inv)
+
+
+def test_ospf_dead_not_longer_than_hello(inventory_copy):
+    inv = inventory_copy()
+    inv.edit(NETWORK, lambda d: d["network"]["ospf"].update(hello=10, dead=5))
+    assert errors_of(inv) == [
+        "inv/group_vars/all/network.yml: network.ospf.dead: 5: more than hello (10 s), usually 4 x hello: "
+        "neighbours would time out between hellos"
+    ]
+
+
+def test_ospf_timer_zero(inventory_copy):
+    inv = inventory_copy()
+    inv.edit(NETWORK, lambda d: d["network"]["ospf"].update(hello=0))
+    assert "inv/group_vars/all/network.yml: network.ospf.hello: 0: 1-65535 seconds" in errors_of(inv)

@@ -226,6 +226,9 @@ def check_network(net: Network) -> list[IntentError]:
     return checks.errors
 
 
+MIN_MTU, MAX_MTU = 576, 9216  # IPv4's minimum datagram; the largest jumbo frame the platforms take
+
+
 class _Checks:
     def __init__(self, net: Network):
         self.net = net
@@ -242,6 +245,7 @@ class _Checks:
         self.errors.append(IntentError(file, path, value, allowed))
 
     def run(self) -> None:
+        self.settings()
         self.devices()
         self.vlans()
         ports = self.links()
@@ -254,6 +258,23 @@ class _Checks:
         self.shadowed_rules()
         self.vpn()
         self.uplink_and_paths()
+
+    # network-wide settings ---------------------------------------------------------------------
+    def settings(self) -> None:
+        """The twins of the per-object ranges: an MTU is 576-9216 wherever it is written, and
+        OSPF's dead interval outlasts several hellos."""
+        file = self.src["mtu_policy"]
+        for field, mtu in self.net.mtu_policy.model_dump().items():
+            if not MIN_MTU <= mtu <= MAX_MTU:
+                self.add(file, f"mtu_policy.{field}", mtu, f"{MIN_MTU}-{MAX_MTU}")
+        file, ospf = self.src["network"], self.net.settings.ospf
+        for field in ("hello", "dead"):
+            if not 1 <= getattr(ospf, field) <= 65535:
+                self.add(file, f"network.ospf.{field}", getattr(ospf, field), "1-65535 seconds")
+        if 1 <= ospf.hello and ospf.dead <= ospf.hello:
+            self.add(file, "network.ospf.dead", ospf.dead,
+                     f"more than hello ({ospf.hello} s), usually 4 x hello: neighbours would time out "
+                     "between hellos")
 
     # devices ---------------------------------------------------------------------------------
     def devices(self) -> None:
@@ -276,8 +297,8 @@ class _Checks:
                     )
                 seen[port.name] = entry
                 limit = known[device.platform].max_mtu
-                if port.mtu is not None and not 576 <= port.mtu <= limit:
-                    self.add(file, f"ports[{entry}].mtu", port.mtu, f"576-{limit} on {device.platform}")
+                if port.mtu is not None and not MIN_MTU <= port.mtu <= limit:
+                    self.add(file, f"ports[{entry}].mtu", port.mtu, f"{MIN_MTU}-{limit} on {device.platform}")
             if device.mgmt_address not in self.net.settings.mgmt_subnet:
                 self.add(
                     file,
@@ -321,8 +342,8 @@ class _Checks:
             else:
                 self.vlans_by_name[vlan.name] = (index, vlan)
             mtu = self.net.vlan_mtu(vlan)
-            if not 576 <= mtu <= 9216:
-                self.add(file, f"{path}.mtu", mtu, "576-9216")
+            if not MIN_MTU <= mtu <= MAX_MTU:
+                self.add(file, f"{path}.mtu", mtu, f"{MIN_MTU}-{MAX_MTU}")
             gateway = self.net.devices.get(vlan.gateway)
             if gateway is None:
                 self.add(
@@ -374,6 +395,12 @@ class _Checks:
             if link.jitter_ms > link.delay_ms:
                 self.add(file, f"{path}.jitter_ms", link.jitter_ms,
                          f"at most delay_ms ({link.delay_ms}): a frame cannot leave before it arrived")
+            if link.mtu is not None:
+                known = platforms()
+                limits = [known[d.platform].max_mtu for d, _ in ends.values() if d.platform in known]
+                limit = min(limits, default=MAX_MTU)
+                if not MIN_MTU <= link.mtu <= limit:
+                    self.add(file, f"{path}.mtu", link.mtu, f"{MIN_MTU}-{limit} (the ports' platforms)")
             if len(ends) < 2:
                 continue
             (dev_a, port_a), (dev_b, port_b) = ends["a"], ends["b"]
