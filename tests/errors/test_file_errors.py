@@ -29,7 +29,8 @@ def write(inv, relative: str, data: bytes | str) -> None:
 CASES = {
     "non_utf8": ("group_vars/all/throughput.yml", b"---\nthroughput:\n  # caf\xe9\n  pass_ratio: 0.9\n",
                  ["inv/group_vars/all/throughput.yml: line 3: 'byte 0xe9': UTF-8 text (save the file as UTF-8)"]),
-    "hosts_non_utf8": ("hosts.yml", b"---\nall:\n  children:\n    network_devices:\n      hosts:\n        r1: # caf\xe9\n",
+    "hosts_non_utf8": ("hosts.yml",
+                       b"---\nall:\n  children:\n    network_devices:\n      hosts:\n        r1: # caf\xe9\n",
                        ["inv/hosts.yml: line 6: 'byte 0xe9': UTF-8 text (save the file as UTF-8)"]),
     "yaml_syntax": ("group_vars/all/throughput.yml", "throughput:\n  pass_ratio: [0.9\n",
                     ["inv/group_vars/all/throughput.yml: line 3, column 1: 'unparseable YAML': valid YAML "

@@ -271,7 +271,7 @@ class _Checks:
         for field in ("hello", "dead"):
             if not 1 <= getattr(ospf, field) <= 65535:
                 self.add(file, f"network.ospf.{field}", getattr(ospf, field), "1-65535 seconds")
-        if 1 <= ospf.hello and ospf.dead <= ospf.hello:
+        if ospf.hello >= 1 and ospf.dead <= ospf.hello:
             self.add(file, "network.ospf.dead", ospf.dead,
                      f"more than hello ({ospf.hello} s), usually 4 x hello: neighbours would time out "
                      "between hellos")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 
 import pytest
@@ -114,7 +115,7 @@ def test_probe_listening_port_is_reachable():
 
 
 def test_require_makes_unreachable_fatal(closed_port):
-    with pytest.raises(BatfishUnavailable, match="docker run -d -p 127.0.0.1:9996:9996 -p 127.0.0.1:9997:9997 batfish/allinone"):
+    with pytest.raises(BatfishUnavailable, match=re.escape(DOCKER_COMMAND)):
         service_status(closed_port, require=True, timeout=0.5)
 
 
