@@ -115,7 +115,7 @@ def matrix_cells(rows: list[IsolationRow], zones: list[str]) -> list[list[tuple[
         line = []
         for dst in zones:
             flows = cells.get((src, dst), [])
-            bad = sum(1 for f in flows if f.verdict == "FAIL")
+            bad = sum(1 for f in flows if f.verdict in ("FAIL", "ERROR"))
             expected = {f.expected for f in flows}
             if not flows or all(f.verdict == "SKIPPED" for f in flows):
                 code = _UNTESTED

@@ -44,7 +44,7 @@ def _tables(res: ValidationResults) -> list[tuple[str, list[str], list[list[str]
     """(title, header, rows) per section, shared by Markdown and HTML."""
     out: list[tuple[str, list[str], list[list[str]]]] = []
     out.append(("Stages", ["status", "stage", "device", "note"],
-                [[s.status, s.name, s.device or "", s.reason or ""] for s in res.stages]))
+                [[s.status, s.name, s.device or "", s.reason or s.note or ""] for s in res.stages]))
     out.append(("Isolation matrix",
                 ["verdict", "src (zone)", "dst (zone)", "flow", "expected", "observed", "Batfish", "rule"],
                 [[r.verdict or "SKIPPED", f"{r.src} ({r.src_zone})", f"{r.dst} ({r.dst_zone})",
@@ -98,7 +98,8 @@ def render_markdown(res: ValidationResults, summary: Summary, pngs: dict[str, Pa
     lines += [f"## {_BADGE[summary.overall]}", "", f"**{summary.headline}**", ""]
     if summary.failures:
         lines += ["### Failures", ""]
-        lines += [f"- **{f.section}** · {f.subject}: {f.message}" for f in summary.failures]
+        lines += [f"- **{f.section}{' ERROR' if f.kind == 'ERROR' else ''}** · {f.subject}: {f.message}"
+                  for f in summary.failures]
         lines.append("")
     if summary.skipped:
         lines += ["### SKIPPED (not checked, not passed)", ""]
@@ -106,8 +107,8 @@ def render_markdown(res: ValidationResults, summary: Summary, pngs: dict[str, Pa
         lines.append("")
     if res.generated:
         lines += [f"Run: {res.generated}", ""]
-    lines += ["| section | PASS | FAIL | SKIPPED |", "|---|---|---|---|"]
-    lines += [f"| {k} | {v['PASS']} | {v['FAIL']} | {v['SKIPPED']} |"
+    lines += ["| section | PASS | FAIL | ERROR | SKIPPED |", "|---|---|---|---|---|"]
+    lines += [f"| {k} | {v['PASS']} | {v['FAIL']} | {v['ERROR']} | {v['SKIPPED'] + v['NOT RUN']} |"
               for k, v in summary.counts.items()]
     lines.append("")
     images = {"Isolation matrix": pngs.get("reachability"), "Throughput": pngs.get("throughput"),
@@ -136,7 +137,8 @@ table{border-collapse:collapse;margin:.5em 0 1.5em;font-size:.9em}
 th,td{border:1px solid #ddd;padding:.25em .6em;text-align:left;vertical-align:top}
 th{background:#f5f5f5}td.s-PASS{color:#2e7d32;font-weight:600}
 td.s-FAIL{color:#fff;background:#c62828;font-weight:600}
-td.s-SKIPPED{color:#fff;background:#757575;font-weight:600}
+td.s-SKIPPED,td.s-NOT{color:#fff;background:#757575;font-weight:600}
+td.s-ERROR{color:#fff;background:#6a1b9a;font-weight:600}
 img{max-width:100%;border:1px solid #eee}
 """
 
@@ -157,8 +159,8 @@ def render_html(res: ValidationResults, summary: Summary, pngs: dict[str, Path |
              f"<p>{e(res.network)}: {e(summary.headline)}</p></div>"]
     if summary.failures:
         parts.append("<h2>Failures</h2><ul class=\"failures\">")
-        parts += [f'<li><b>{e(f.section)}</b> · <span class="subject">{e(f.subject)}</span>: '
-                  f"{e(f.message)}</li>" for f in summary.failures]
+        parts += [f'<li><b>{e(f.section)}{" ERROR" if f.kind == "ERROR" else ""}</b> · '
+                  f'<span class="subject">{e(f.subject)}</span>: {e(f.message)}</li>' for f in summary.failures]
         parts.append("</ul>")
     if summary.skipped:
         parts.append("<h2>SKIPPED (not checked, not passed)</h2><ul>")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from boothnet.validate.perf.schema import ThroughputResult
-from boothnet.validate.results import Failure, Overall, Status, Summary, ValidationResults
+from boothnet.validate.results import STATUSES, Failure, Overall, Status, Summary, ValidationResults
 
 
 def throughput_status(r: ThroughputResult) -> Status:
@@ -30,7 +30,11 @@ def throughput_message(r: ThroughputResult) -> str:
 
 
 def _count(statuses: list[Status]) -> dict[str, int]:
-    return {s: statuses.count(s) for s in ("PASS", "FAIL", "SKIPPED")}
+    return {s: statuses.count(s) for s in STATUSES}
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'s' if n != 1 else ''}"
 
 
 def summarize(res: ValidationResults) -> Summary:
@@ -38,23 +42,27 @@ def summarize(res: ValidationResults) -> Summary:
     skipped: list[str] = []
     for st in res.stages:
         where = f" on {st.device}" if st.device else ""
-        if st.status == "FAIL":
+        if st.status in ("FAIL", "ERROR"):
             failures.append(Failure(section="stage", subject=f"stage {st.name}{where}",
-                                    message=st.reason or "failed"))
-        elif st.status == "SKIPPED":
-            skipped.append(f"stage {st.name}: {st.reason or 'skipped'}")
+                                    message=st.reason or st.status.lower(), kind=st.status))
+        elif st.status in ("SKIPPED", "NOT RUN"):
+            skipped.append(f"stage {st.name}: {st.reason or 'skipped'}{' (NOT RUN)' if st.status == 'NOT RUN' else ''}")
     for row in res.isolation:
+        flow = f"flow {row.src_zone} -> {row.dst_zone} {row.flow} ({row.src} -> {row.dst})"
+        if row.verdict == "ERROR":
+            failures.append(Failure(section="isolation", kind="ERROR", subject=flow,
+                                    message=f"not probed: {row.error}"))
         if row.verdict == "FAIL":
             at = f" (rule {row.rule!r} on {row.device})" if row.rule and row.device else \
                  f" (on {row.device})" if row.device else ""
             failures.append(Failure(
                 section="isolation",
-                subject=f"flow {row.src_zone} -> {row.dst_zone} {row.flow} "
-                        f"({row.src} -> {row.dst})",
+                subject=flow,
                 message=(f"live lab {row.observed}, Batfish {row.batfish} ({row.batfish_detail}): the "
                          f"configs and the lab disagree{at}")
                 if row.batfish is not None and row.batfish != row.observed
-                else f"expected {row.expected}, observed {row.observed}{at}"))
+                else f"expected {row.expected}, observed {row.observed}{at}"
+                + (f": {row.detail}" if row.detail else "")))
     for m in res.mtu:
         if m.verdict == "FAIL":
             dev = f" [{m.device}]" if m.device else ""
@@ -91,11 +99,16 @@ def summarize(res: ValidationResults) -> Summary:
         if n := counts[section]["SKIPPED"]:
             skipped.append(f"{n} {section} check{'s' if n != 1 else ''} not measured")
     checked = sum(c["PASS"] + c["FAIL"] for c in counts.values())
+    errors = sum(f.kind == "ERROR" for f in failures)
+    failed = len(failures) - errors
 
     overall: Overall
     if failures:
         overall = "FAIL"
-        headline = f"FAIL: {len(failures)} failure{'s' if len(failures) != 1 else ''}"
+        parts = [_plural(failed, "failure")] if failed else []
+        if errors:
+            parts.append(_plural(errors, "error") + " (checks that could not be made)")
+        headline = "FAIL: " + ", ".join(parts)
         if skipped:
             headline += f"; {len(skipped)} item{'s' if len(skipped) != 1 else ''} SKIPPED"
     elif checked == 0:
@@ -108,4 +121,4 @@ def summarize(res: ValidationResults) -> Summary:
         overall = "PASS"
         headline = f"PASS: all {checked} checks passed"
     return Summary(network=res.network, overall=overall, headline=headline, failures=failures,
-                   skipped=skipped, counts=counts)
+                   skipped=skipped, counts=counts, errors=errors)

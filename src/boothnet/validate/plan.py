@@ -4,7 +4,8 @@ expected goodput (bottleneck speed and path MTU, through the VPN at its inner MT
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+import random
+from dataclasses import dataclass
 from ipaddress import IPv4Network
 
 from boothnet.derive.policy import PolicyCompiler, policy_decision
@@ -22,65 +23,121 @@ class Flow:
     port: int | None
     expected: str = "deny"  # what the intent says: permit or deny
     rule: str = "default"  # the policy rule that decides
+    sample: tuple[int, ...] = ()  # a sample of ports no rule names, one verdict for them all
+    # Batfish traces it too: icmp, and a port a rule names from this source's VLAN to this destination
+    ask_batfish: bool = False
 
     def label(self) -> str:
+        if self.sample:
+            return f"{self.proto}/sample x{len(self.sample)}"
         return f"{self.proto}/{self.port}" if self.port else self.proto
+
+    def ports(self) -> tuple[int, ...]:
+        return self.sample or ((self.port,) if self.port else ())
 
 
 def host_prefix(endpoint: Endpoint) -> IPv4Network:
     return IPv4Network(f"{endpoint.address}/32")
 
 
-def isolation_flows(net: Network) -> list[Flow]:
-    """One flow per ordered pair of VLANs, same zone included (ping), and per port of every
-    policy rule, so that no cell of the matrix reads "not tested"."""
+# Ports a leak is likely on (file, database, remote desktop, web, directory services), probed
+# on every pair beside the ports the rules name and a random sample.
+COMMON_TCP = (21, 23, 25, 53, 80, 110, 135, 139, 143, 389, 443, 445, 636, 993, 995, 1433, 1521, 2049,
+              3306, 3389, 5432, 5900, 6379, 8000, 8080, 8443, 8888, 9000, 9090, 9200, 11211, 27017)
+COMMON_UDP = (53, 67, 69, 123, 137, 161, 500, 514, 1812, 1900, 4500, 5353)
+SAMPLE_TCP, SAMPLE_UDP = 16, 8
+# below the kernel's ephemeral range, so a client's own source port never holds a sampled port
+SAMPLE_RANGE = range(1024, 32768)
+
+
+@dataclass(frozen=True)
+class IsolationPlan:
+    flows: list[Flow]
+    seed: int
+    named: dict[str, tuple[int, ...]]  # proto -> the ports the policy's rules name
+    sampled: dict[str, tuple[int, ...]]  # proto -> the other ports probed (common + random)
+
+    def ports_per_pair(self) -> int:
+        return 1 + sum(len(p) for p in self.named.values()) + sum(len(p) for p in self.sampled.values())
+
+    def describe(self) -> str:
+        tcp, udp = (len(self.named[p]) + len(self.sampled[p]) for p in ("tcp", "udp"))
+        pairs = len({(f.src.name, f.dst.name) for f in self.flows})
+        return (f"{pairs} host pairs x {self.ports_per_pair()} probes: icmp, {tcp} TCP and {udp} UDP ports "
+                f"(every port a rule names, {len(COMMON_TCP)}/{len(COMMON_UDP)} common service ports, "
+                f"{SAMPLE_TCP}/{SAMPLE_UDP} random ports, seed {self.seed})")
+
+
+def _sample(named: set[int], common: tuple[int, ...], count: int, rng: random.Random) -> tuple[int, ...]:
+    free = [p for p in SAMPLE_RANGE if p not in named and p not in common]
+    return tuple(sorted({*(p for p in common if p not in named), *rng.sample(free, count)}))
+
+
+def representatives(net: Network, compiler: PolicyCompiler) -> dict[str, list[Endpoint]]:
+    """The hosts each host VLAN is probed from and to: every host of a VLAN that a rule splits
+    (a group, such as the listed VPN clients, covers some of its hosts but not all), else its first."""
     vlans = {v.name: v for v in net.vlans if not v.routers}
     by_vlan: dict[str, list[Endpoint]] = {}
     for endpoint in sorted(net.endpoints.values(), key=lambda e: e.name):
         if endpoint.vlan in vlans:
             by_vlan.setdefault(endpoint.vlan, []).append(endpoint)
+
+    def split(vlan: str, members: list[Endpoint]) -> bool:
+        for rule in net.policy.rules:
+            for prefixes in (compiler.part_in(rule.source, vlans[vlan]), compiler.prefixes(rule.destination)):
+                covered = sum(any(p is None or host_prefix(e).subnet_of(p) for p in prefixes) for e in members)
+                if 0 < covered < len(members):
+                    return True
+        return False
+
+    return {vlan: members if split(vlan, members) else members[:1] for vlan, members in by_vlan.items()}
+
+
+def isolation_plan(net: Network, seed: int = 0) -> IsolationPlan:
+    """Every ordered pair of representative hosts in different VLANs, probed with icmp, every TCP
+    and UDP port any rule names (so each permit's reverse is probed on its own ports too), and a
+    sample of other ports, each flow with the policy's verdict."""
     compiler = PolicyCompiler(net)
-    flows: dict[tuple, Flow] = {}
-    firsts = [members[0] for members in by_vlan.values()]
-    for src in firsts:
-        for dst in firsts:
-            if src.vlan != dst.vlan:
-                flows[(src.name, dst.name, "icmp", None)] = Flow(src, dst, "icmp", None)
-    for rule in net.policy.rules:
-        sources = [
-            e
-            for e in net.endpoints.values()
-            if e.vlan in vlans
-            and any(host_prefix(e).subnet_of(p) for p in compiler.part_in(rule.source, vlans[e.vlan]))
-        ]
-        targets = [
-            e
-            for e in net.endpoints.values()
-            if e.vlan in vlans
-            and any(p is None or host_prefix(e).subnet_of(p) for p in compiler.prefixes(rule.destination))
-        ]
-        for src in sorted(sources, key=lambda e: e.name)[:1]:
-            for dst in [t for t in sorted(targets, key=lambda e: e.name) if t.vlan != src.vlan][:1]:
-                for port in rule.ports or [None]:
-                    proto = rule.proto if rule.proto != "ip" else "tcp"
-                    flows[(src.name, dst.name, proto, port)] = Flow(
-                        src, dst, proto, port or (22 if proto == "tcp" else None)
-                    )
-    if net.vpn:
-        home = {vlan.name for vlan in net.selected_vlans(net.vpn.home_subnets)}
-        booth = {vlan.name for vlan in net.selected_vlans(net.vpn.booth_subnets)}
-        clients = [e for e in net.endpoints.values() if e.vlan in booth]
-        for server in [e for e in net.endpoints.values() if e.vlan in home][:1]:
-            for client in sorted(clients, key=lambda e: e.name):
-                flows[(client.name, server.name, "tcp", 22)] = Flow(client, server, "tcp", 22)
+    named = {proto: tuple(sorted({p for r in net.policy.rules if r.proto in (proto, "ip") for p in r.ports}))
+             for proto in ("tcp", "udp")}
+    rng = random.Random(seed)
+    sampled = {"tcp": _sample(set(named["tcp"]), COMMON_TCP, SAMPLE_TCP, rng),
+               "udp": _sample(set(named["udp"]), COMMON_UDP, SAMPLE_UDP, rng)}
     all_vlans = net.vlan_by_name()
-    decided = []
-    for flow in flows.values():
-        action, rule = policy_decision(
-            compiler, all_vlans[flow.src.vlan], host_prefix(flow.src), host_prefix(flow.dst), flow.proto, flow.port
-        )
-        decided.append(replace(flow, expected=action, rule=rule))
-    return decided
+
+    def covers(selector: str, host: Endpoint) -> bool:
+        return any(p is None or host_prefix(host).subnet_of(p) for p in compiler.prefixes(selector))
+
+    hosts = [e for members in representatives(net, compiler).values() for e in members]
+    flows: list[Flow] = []
+    for src in hosts:
+        for dst in hosts:
+            if src.vlan == dst.vlan:
+                continue
+
+            def decide(proto: str, port: int | None, src: Endpoint = src, dst: Endpoint = dst) -> tuple[str, str]:
+                return policy_decision(compiler, all_vlans[src.vlan], host_prefix(src), host_prefix(dst), proto, port)
+
+            action, rule = decide("icmp", None)
+            flows.append(Flow(src, dst, "icmp", None, action, rule, ask_batfish=True))
+            for proto in ("tcp", "udp"):
+                for port in named[proto]:
+                    action, rule = decide(proto, port)
+                    asked = any(port in r.ports and r.proto in (proto, "ip") and covers(r.destination, dst)
+                                and compiler.part_in(r.source, all_vlans[src.vlan]) for r in net.policy.rules)
+                    flows.append(Flow(src, dst, proto, port, action, rule, ask_batfish=asked))
+                # no rule names these ports: one decision for them all, unless a rule for any port
+                # of the protocol splits them, which gives one row per decision
+                groups: dict[tuple[str, str], list[int]] = {}
+                for port in sampled[proto]:
+                    groups.setdefault(decide(proto, port), []).append(port)
+                for (action, rule), ports in groups.items():
+                    flows.append(Flow(src, dst, proto, None, action, rule, sample=tuple(ports)))
+    return IsolationPlan(flows, seed, named, sampled)
+
+
+def isolation_flows(net: Network, seed: int = 0) -> list[Flow]:
+    return isolation_plan(net, seed).flows
 
 
 @dataclass(frozen=True)

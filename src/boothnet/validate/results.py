@@ -13,7 +13,10 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from boothnet.validate.perf.schema import RttRow, ThroughputResult
 
-Status = Literal["PASS", "FAIL", "SKIPPED"]
+# ERROR: the check could not be made (a responder that never started), which is no verdict either
+# way; NOT RUN: a stage that had nothing to check, never a PASS
+Status = Literal["PASS", "FAIL", "SKIPPED", "ERROR", "NOT RUN"]
+STATUSES: tuple[Status, ...] = ("PASS", "FAIL", "ERROR", "SKIPPED", "NOT RUN")
 Overall = Literal["PASS", "PASS_WITH_SKIPS", "FAIL", "SKIPPED"]
 Action = Literal["permit", "deny"]
 REPORT_SCHEMA_VERSION = 1
@@ -29,6 +32,7 @@ class Stage(_Model):
     name: str
     status: Status
     reason: str | None = None  # why it failed or was skipped, e.g. "BATFISH_HOST not set"
+    note: str | None = None  # what it covered, e.g. how many ports per host pair were probed
     device: str | None = None  # the device concerned, when one is
     duration_s: float | None = None
 
@@ -46,13 +50,15 @@ class IsolationRow(_Model):
     detail: str | None = None  # probe output summary
     batfish: Action | None = None  # Batfish's answer to the same flow (None: not asked)
     batfish_detail: str | None = None  # its trace's disposition and the ACL that decided
+    error: str | None = None  # why no verdict could be had (the responder did not start)
     verdict: Status | None = None  # derived when omitted
 
     @model_validator(mode="after")
     def _derive(self) -> IsolationRow:
         # A row passes when the live network does what the intent says and, where Batfish was
         # asked, Batfish agrees: the configs and the lab then tell one story.
-        derived: Status = ("SKIPPED" if self.observed is None
+        derived: Status = ("ERROR" if self.error is not None
+                           else "SKIPPED" if self.observed is None
                            else "FAIL" if self.batfish is not None and self.batfish != self.observed
                            else "PASS" if self.observed == self.expected else "FAIL")
         if self.verdict is None:
@@ -112,9 +118,10 @@ class ValidationResults(_Model):
 
 
 class Failure(_Model):
-    section: Literal["stage", "isolation", "mtu", "throughput", "rtt", "vpn"]
+    section: Literal["stage", "isolation", "mtu", "throughput", "rtt", "vpn", "endpoints", "drift"]
     subject: str  # the device, link, flow or path it concerns, as the intent names it
     message: str
+    kind: Literal["FAIL", "ERROR"] = "FAIL"
 
 
 class Summary(_Model):
@@ -123,4 +130,5 @@ class Summary(_Model):
     headline: str  # one line: "FAIL: 3 failures" / "PASS, but 1 stage SKIPPED: batfish"
     failures: list[Failure]
     skipped: list[str]  # "stage batfish: BATFISH_HOST not set", "12 isolation rows"...
-    counts: dict[str, dict[str, int]]  # section -> {"PASS": n, "FAIL": n, "SKIPPED": n}
+    counts: dict[str, dict[str, int]]  # section -> {"PASS": n, "FAIL": n, "ERROR": n, "SKIPPED": n, ...}
+    errors: int = 0  # checks that could not be made: never counted as passed or failed

@@ -15,7 +15,7 @@ from boothnet.intent import Network
 from boothnet.intent.model import Endpoint
 from boothnet.lab.names import ns_name
 from boothnet.validate.perf.ports import PortAllocator, PortBlock
-from boothnet.validate.perf.probes import mtu_probe, ping, start_listener, stop_listener, tcp_connect
+from boothnet.validate.perf.probes import mtu_probe, ping
 from boothnet.validate.perf.run import ToolName, combine, run_throughput
 from boothnet.validate.perf.runner import Runner, listening_ports
 from boothnet.validate.perf.schema import ThroughputResult, judge
@@ -28,7 +28,7 @@ from boothnet.validate.plan import (
     path_mtu,
     throughput_tests,
 )
-from boothnet.validate.results import IsolationRow, MtuRow, Stage
+from boothnet.validate.results import MtuRow, Stage
 from boothnet.verify.batfish.from_intent import (
     render_batfish_view,
     verify_intent_from_model,
@@ -74,85 +74,21 @@ def batfish_answers(
     status = probe(find_host(host, build_root / "batfish"))
     if not status.reachable:
         return [None] * len(flows), Stage(name="isolation (Batfish)", status="SKIPPED", reason=status.skip_reason)
+    asked = [i for i, f in enumerate(flows) if f.ask_batfish]
     view, models = render_batfish_view(net, build_root)
     entries = vlan_entries(net, models)
     links = verify_intent_from_model(net, models).links
-    progress(f"Batfish at {status.host}: the {len(flows)} isolation flows, asked of the configs")
+    progress(f"Batfish at {status.host}: {len(asked)} of the {len(flows)} isolation flows (icmp and each rule's "
+             "own ports), asked of the configs")
     bf = load_view(status, net.name, view.out_dir, links, build_root / net.name / "validate" / "snapshot", "validate")
     tunnels = vpn_tunnel_ends(net, models)
-    answers: list[FlowAnswer | None] = list(ask_flows(bf, "validate", [
-        FlowQuery(entries[f.src.vlan], str(f.src.address), str(f.dst.address), f.proto, f.port,
-                  tunnels.get((f.src.vlan, f.dst.vlan))) for f in flows]))
-    return answers, Stage(name="isolation (Batfish)", status="PASS", duration_s=round(time.monotonic() - started, 1))
-
-
-def probe_flow(net: Network, runner: Runner, flow: Flow, batfish: FlowAnswer | None = None) -> IsolationRow:
-    if flow.proto == "icmp":
-        result = ping(runner, _ns(net, flow.src.name), str(flow.dst.address), count=1, wait_s=1)
-        observed, detail = ("permit" if result.ok else "deny"), result.describe()
-    else:
-        port = flow.port or 22
-        # Bind the data address: sshd holds port 22 on the management address. For the same reason
-        # "listening" is no proof our listener is up: a refusal (never a firewall drop) is retried.
-        listener = start_listener(runner, _ns(net, flow.dst.name), port, bind=str(flow.dst.address), limit_s=30)
-        try:
-            for _ in range(10):
-                result = tcp_connect(runner, _ns(net, flow.src.name), str(flow.dst.address), port, timeout_s=2)
-                if result.state != "refused":
-                    break
-                time.sleep(0.3)
-        finally:
-            stop_listener(runner, listener)
-        observed, detail = ("permit" if result.state == "open" else "deny"), result.state
-    return IsolationRow(
-        src=flow.src.name,
-        dst=flow.dst.name,
-        src_zone=flow.src.vlan,
-        dst_zone=flow.dst.vlan,
-        flow=flow.label(),
-        expected=flow.expected,
-        observed=observed,
-        rule=flow.rule,
-        device=net.vlan_by_name()[flow.src.vlan].gateway,
-        detail=detail,
-        batfish=batfish.action if batfish else None,
-        batfish_detail=batfish.detail if batfish else None,
-    )
-
-
-def run_isolation(
-    net: Network,
-    runner: Runner,
-    flows: list[Flow],
-    progress: Callable[[str], None],
-    batfish: list[FlowAnswer | None] | None = None,
-) -> list[IsolationRow]:
-    """Probes run in parallel lanes; flows that need a listener on the same host and port
-    share a lane, one after the other."""
-    lanes: dict[tuple[str, int] | int, list[int]] = {}
-    for index, flow in enumerate(flows):
-        key = (flow.dst.name, flow.port or 22) if flow.proto != "icmp" else index
-        lanes.setdefault(key, []).append(index)
-    rows: list[IsolationRow | None] = [None] * len(flows)
-    done = 0
-    lock = threading.Lock()
-
-    def run_lane(indexes: list[int]) -> None:
-        nonlocal done
-        for i in indexes:
-            row = probe_flow(net, runner, flows[i], batfish[i] if batfish else None)
-            rows[i] = row
-            with lock:
-                done += 1
-                progress(
-                    f"[isolation {done}/{len(flows)}] {row.src} -> {row.dst} {row.flow}: "
-                    f"{row.observed} (expected {row.expected}, rule {row.rule}"
-                    f"{f', Batfish {row.batfish}' if row.batfish else ''})"
-                )
-
-    with ThreadPoolExecutor(max_workers=ISOLATION_WORKERS) as pool:
-        list(pool.map(run_lane, lanes.values()))
-    return [row for row in rows if row is not None]
+    answers: list[FlowAnswer | None] = [None] * len(flows)
+    for i, answer in zip(asked, ask_flows(bf, "validate", [
+            FlowQuery(entries[f.src.vlan], str(f.src.address), str(f.dst.address), f.proto, f.port,
+                      tunnels.get((f.src.vlan, f.dst.vlan))) for f in (flows[i] for i in asked)]), strict=True):
+        answers[i] = answer
+    return answers, Stage(name="isolation (Batfish)", status="PASS", duration_s=round(time.monotonic() - started, 1),
+                          note=f"{len(asked)} flows traced")
 
 
 def run_mtu(net: Network, runner: Runner, progress: Callable[[str], None]) -> list[MtuRow]:

@@ -8,6 +8,8 @@ research subnet (each cluster node to its file server) and per declared path.
 
 from __future__ import annotations
 
+import os
+import random
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -17,14 +19,24 @@ from pathlib import Path
 from boothnet.intent import load_network
 from boothnet.intent.model import Network
 from boothnet.lab.names import ns_name
+from boothnet.validate.isolation import run_isolation
 from boothnet.validate.perf.runner import Runner, netns_runner
 from boothnet.validate.perf.schema import RttRow, ThroughputResult
 from boothnet.validate.perf.wan import probe_wan_links, run_wan_path, run_wan_sweep, wan_paths
-from boothnet.validate.plan import isolation_flows, path_mtu
+from boothnet.validate.plan import isolation_plan, path_mtu
 from boothnet.validate.results import Stage, ValidationResults, VpnTunnel
-from boothnet.validate.run import batfish_answers, run_isolation, run_mtu, run_throughput_tests, wait_converged
+from boothnet.validate.run import batfish_answers, run_mtu, run_throughput_tests, wait_converged
 from boothnet.validate.verdicts import judge_batfish_agreement, timed_stage
 from boothnet.validate.vpn import lab_vpn, run_vpn
+
+SEED_ENV = "BOOTHNET_ISOLATION_SEED"
+
+
+def random_seed() -> int:
+    """The isolation sample's seed: BOOTHNET_ISOLATION_SEED, else a new one each run (printed), so
+    that run after run other ports get their chance."""
+    value = os.environ.get(SEED_ENV, "").strip()
+    return int(value) if value.isdigit() else random.SystemRandom().randrange(1_000_000)
 
 
 def run_wan(
@@ -68,17 +80,22 @@ def run_validate(
     vpn_resilience: bool = True,
     batfish_host: str | None = None,
     wan_sweep: bool = True,
+    isolation_seed: int | None = None,
 ) -> ValidationResults:
     net = load_network(inventory)
     lab_dir = (build_root / net.name / "lab").resolve()
     vpn = lab_vpn(net, lab_dir)
     stages = list(extra_stages or [])
-    flows = isolation_flows(net)
+    seed = isolation_seed if isolation_seed is not None else random_seed()
+    plan = isolation_plan(net, seed)
+    flows = plan.flows
+    progress(f"isolation: {plan.describe()}; BOOTHNET_ISOLATION_SEED={seed} repeats this sample")
     progress("waiting for routing to converge")
     stages.append(wait_converged(net, runner, flows))
     progress(f"convergence: {stages[-1].status} in {stages[-1].duration_s} s")
     answers, batfish_stage = batfish_answers(net, build_root, flows, batfish_host, progress)
     isolation = timed_stage(stages, "isolation", lambda: run_isolation(net, runner, flows, progress, answers))
+    stages[-1].note = plan.describe()
     judge_batfish_agreement(batfish_stage, isolation)
     stages.append(batfish_stage)
     mtu = timed_stage(stages, "mtu", lambda: run_mtu(net, runner, progress))

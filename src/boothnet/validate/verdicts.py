@@ -6,17 +6,28 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from boothnet.validate.results import IsolationRow, Stage
+from boothnet.validate.results import IsolationRow, Stage, Status
 
 
-def timed_stage(stages: list[Stage], name: str, run: Callable[[], list]) -> list:
-    """Run one stage, append its Stage (FAIL when any row did not pass) and return its rows."""
+def stage_status(rows: list) -> Status:
+    """FAIL when a row failed, else ERROR when a row could not be checked; a stage with no rows
+    checked nothing and is NOT RUN, never a PASS."""
+    verdicts = {row.verdict for row in rows}
+    if not rows:
+        return "NOT RUN"
+    return "FAIL" if "FAIL" in verdicts else "ERROR" if "ERROR" in verdicts else \
+        "PASS" if verdicts == {"PASS"} else "FAIL"
+
+
+def timed_stage(stages: list[Stage], name: str, run: Callable[[], list], empty: str = "nothing to check") -> list:
+    """Run one stage, append its Stage and return its rows."""
     started = time.monotonic()
     rows = run()
-    failed = any(row.verdict != "PASS" for row in rows)
-    stages.append(
-        Stage(name=name, status="FAIL" if failed else "PASS", duration_s=round(time.monotonic() - started, 1))
-    )
+    status = stage_status(rows)
+    bad = sum(row.verdict != "PASS" for row in rows)
+    reason = {"NOT RUN": empty, "FAIL": f"{bad} of {len(rows)} checks did not pass",
+              "ERROR": f"{bad} of {len(rows)} checks could not be made"}.get(status)
+    stages.append(Stage(name=name, status=status, duration_s=round(time.monotonic() - started, 1), reason=reason))
     return rows
 
 

@@ -29,9 +29,9 @@ from boothnet.lab import strongswan  # noqa: E402
 from boothnet.lab.plan import plan_lab  # noqa: E402
 from boothnet.lab.runner import detect_vlan_mode, lab_down, lab_health, lab_up, read_state  # noqa: E402
 from boothnet.lab.scratch import copy_inventory  # noqa: E402
+from boothnet.validate.isolation import run_isolation  # noqa: E402
 from boothnet.validate.perf.runner import netns_runner  # noqa: E402
 from boothnet.validate.plan import isolation_flows  # noqa: E402
-from boothnet.validate.run import run_isolation  # noqa: E402
 from boothnet.validate.vpn import MARKER, VpnChecks, classify_capture, lab_vpn, run_vpn  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[3]

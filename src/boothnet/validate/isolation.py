@@ -1,0 +1,191 @@
+"""The isolation matrix in the lab: a responder on every destination host answers every probed
+TCP and UDP port, one prober per source host sends every probe at once, and each row's verdict
+comes from what reached the responder, never from silence alone.
+
+A refusal is "reached": the lab's firewalls drop and never reject, so a RST or an ICMP port
+unreachable means the probe got through. A UDP datagram counts as delivered when the responder
+echoed it or logged it. A responder that did not start, or a port it could not bind, makes the
+row an ERROR, not a verdict.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from importlib.resources import files
+
+from boothnet.intent import Network
+from boothnet.intent.model import Endpoint
+from boothnet.lab.names import ns_name
+from boothnet.validate.perf.runner import Background, Runner, pidfile_for, start_background, stop_background
+from boothnet.validate.plan import Flow
+from boothnet.validate.results import IsolationRow
+from boothnet.verify.batfish.traces import FlowAnswer
+
+RESPONDER = (files("boothnet.validate") / "scripts" / "responder.py").read_text()
+PROBER = (files("boothnet.validate") / "scripts" / "prober.py").read_text()
+PROBE_TIMEOUT_S = 3.0  # a dropped SYN is sent twice (at 0 and 1 s), a datagram three times
+WORKERS = 8  # probers at once: each holds hundreds of sockets and mostly waits
+REACHED = {"open": "open", "refused": "refused by the host (reached it)", "echo": "echoed by the responder",
+           "answered": "answered", "reply": "echo reply", "seen": "seen by the responder, its reply lost"}
+NOT_REACHED = {"timeout": "no answer (dropped)", "unreachable": "unreachable"}
+
+
+@dataclass
+class Responder:
+    host: str
+    ns: str
+    log: str
+    handle: Background | None = None
+    error: str | None = None  # the responder never became ready
+    unbound: dict[tuple[str, int], str] = field(default_factory=dict)  # (proto, port) -> why
+    seen: set[tuple[str, int, str]] = field(default_factory=set)  # (proto, port, peer address)
+
+
+def _ports_towards(flows: list[Flow]) -> dict[str, dict[str, set[int]]]:
+    ports: dict[str, dict[str, set[int]]] = {}
+    for flow in flows:
+        if flow.proto in ("tcp", "udp"):
+            ports.setdefault(flow.dst.name, {"tcp": set(), "udp": set()})[flow.proto].update(flow.ports())
+    return ports
+
+
+def _read_log(runner: Runner, responder: Responder) -> list[str]:
+    return runner(responder.ns, ["cat", responder.log], 10).stdout.splitlines()
+
+
+def start_responder(net: Network, runner: Runner, host: Endpoint, ports: dict[str, set[int]]) -> Responder:
+    ns = ns_name(net.name, host.name)
+    responder = Responder(host.name, ns, f"/tmp/boothnet-{ns}-responder.log")
+    runner(ns, ["rm", "-f", responder.log], 10)
+    argv = ["python3", "-c", RESPONDER, str(host.address),
+            ",".join(map(str, sorted(ports["tcp"]))), ",".join(map(str, sorted(ports["udp"]))), responder.log]
+    try:
+        responder.handle = start_background(runner, ns, argv, pidfile_for(ns, "responder", 0), limit_s=900)
+    except RuntimeError as exc:
+        responder.error = str(exc)
+        return responder
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        lines = _read_log(runner, responder)
+        if lines and lines[0].startswith("ready"):
+            for word in lines[0].split()[1:]:
+                what, _, why = word.partition(":")
+                proto, _, port = what.partition("/")
+                responder.unbound[(proto, int(port))] = why.replace("_", " ")
+            return responder
+        time.sleep(0.1)
+    responder.error = f"the responder on {host.name} did not become ready within 10 s"
+    return responder
+
+
+def collect_and_stop(runner: Runner, responder: Responder) -> None:
+    if responder.handle is not None:
+        for line in _read_log(runner, responder)[1:]:
+            words = line.split()
+            if len(words) == 4 and words[0] == "seen":
+                responder.seen.add((words[1], int(words[2]), words[3]))
+        stop_background(runner, responder.handle)
+    runner(responder.ns, ["rm", "-f", responder.log], 10)
+
+
+def probe_from(net: Network, runner: Runner, src: Endpoint, flows: list[Flow]) -> list[list[str]]:
+    """The states of every port of every flow from ``src``, as the prober saw them."""
+    targets = [[str(f.dst.address), f.proto, port] for f in flows for port in (f.ports() or (None,))]
+    result = runner(ns_name(net.name, src.name), ["python3", "-c", PROBER, json.dumps(targets), f"{PROBE_TIMEOUT_S:g}"],
+                    PROBE_TIMEOUT_S + 30)
+    try:
+        states = json.loads(result.stdout)
+        assert isinstance(states, list) and len(states) == len(targets)
+    except (ValueError, AssertionError):
+        why = (result.output.strip().splitlines() or ["no output"])[-1]
+        states = [f"error:prober on {src.name} failed ({why})"] * len(targets)
+    out, at = [], 0
+    for flow in flows:
+        width = len(flow.ports()) or 1
+        out.append(states[at:at + width])
+        at += width
+    return out
+
+
+def judge(flow: Flow, states: list[str], responder: Responder | None) -> tuple[str | None, str, str | None]:
+    """(observed action, detail, error) of one flow from its ports' states."""
+    ports = flow.ports() or (None,)
+    outcomes: list[tuple[int | None, bool | None, str]] = []  # port, reached (None: no verdict), words
+    for port, state in zip(ports, states, strict=True):
+        if responder is not None and port is not None and (flow.proto, port, str(flow.src.address)) in responder.seen \
+                and state not in REACHED:
+            state = "seen"
+        if state in REACHED:
+            outcomes.append((port, True, REACHED[state]))
+        elif state in NOT_REACHED:
+            outcomes.append((port, False, NOT_REACHED[state]))
+        else:
+            outcomes.append((port, None, state.removeprefix("error:")))
+    if responder is not None and flow.proto != "icmp":
+        if responder.error:
+            return None, "", responder.error
+        unbound = [f"{flow.proto}/{p}: {responder.unbound[(flow.proto, p)]}" for p in ports
+                   if (flow.proto, p) in responder.unbound]
+        if unbound:
+            return None, "", f"the responder on {flow.dst.name} could not listen on " + ", ".join(unbound)
+    if broken := [f"{flow.proto}/{p}: {words}" if p else words for p, reached, words in outcomes if reached is None]:
+        return None, "", "; ".join(broken)
+    expect_reach = flow.expected == "permit"
+    differ = [(p, words) for p, reached, words in outcomes if reached != expect_reach]
+    if not flow.sample:
+        reached = outcomes[0][1]
+        return ("permit" if reached else "deny"), outcomes[0][2], None
+    if not differ:
+        return flow.expected, f"all {len(ports)} ports {'reached' if expect_reach else 'dropped'} " \
+                              f"({','.join(map(str, ports))})", None
+    observed = "deny" if expect_reach else "permit"
+    listed = ", ".join(f"{flow.proto}/{p} {words}" for p, words in differ)
+    return observed, f"{len(differ)} of {len(ports)} sampled ports {'not reached' if expect_reach else 'reached'}: " \
+                     f"{listed}", None
+
+
+def run_isolation(
+    net: Network,
+    runner: Runner,
+    flows: list[Flow],
+    progress: Callable[[str], None],
+    batfish: list[FlowAnswer | None] | None = None,
+) -> list[IsolationRow]:
+    hosts = {e.name: e for e in net.endpoints.values()}
+    towards = _ports_towards(flows)
+    progress(f"[isolation] responders on {len(towards)} hosts, probers on "
+             f"{len({f.src.name for f in flows})} hosts")
+    with ThreadPoolExecutor(max_workers=WORKERS) as pool:
+        responders = {r.host: r for r in pool.map(lambda name: start_responder(net, runner, hosts[name], towards[name]),
+                                                   sorted(towards))}
+    by_src: dict[str, list[int]] = {}
+    for index, flow in enumerate(flows):
+        by_src.setdefault(flow.src.name, []).append(index)
+    states: list[list[str]] = [[] for _ in flows]
+    try:
+        def probe(src: str) -> None:
+            indexes = by_src[src]
+            for i, got in zip(indexes, probe_from(net, runner, hosts[src], [flows[i] for i in indexes]), strict=True):
+                states[i] = got
+            progress(f"[isolation] {src}: {len(indexes)} flows probed")
+
+        with ThreadPoolExecutor(max_workers=WORKERS) as pool:
+            list(pool.map(probe, sorted(by_src)))
+    finally:
+        with ThreadPoolExecutor(max_workers=WORKERS) as pool:
+            list(pool.map(lambda r: collect_and_stop(runner, r), responders.values()))
+    rows = []
+    vlans = net.vlan_by_name()
+    for index, flow in enumerate(flows):
+        observed, detail, error = judge(flow, states[index], responders.get(flow.dst.name))
+        answer = batfish[index] if batfish else None
+        rows.append(IsolationRow(
+            src=flow.src.name, dst=flow.dst.name, src_zone=flow.src.vlan, dst_zone=flow.dst.vlan,
+            flow=flow.label(), expected=flow.expected, observed=observed, rule=flow.rule,  # type: ignore[arg-type]
+            device=vlans[flow.src.vlan].gateway, detail=detail or None, error=error,
+            batfish=answer.action if answer else None, batfish_detail=answer.detail if answer else None))
+    return rows

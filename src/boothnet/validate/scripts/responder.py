@@ -1,0 +1,48 @@
+"""Isolation responder: listens on every probed TCP and UDP port of one host's data address,
+answers each probe and logs who reached it, so that the prober can tell a delivery from a drop.
+
+argv: bind-address tcp-ports udp-ports log-path (ports comma-separated). The log's first line is
+"ready" and the ports that could not be bound; then one "seen <proto> <port> <peer>" per probe.
+Runs with the system python3: standard library only.
+"""
+
+import resource
+import selectors
+import socket
+import sys
+
+address, tcp_ports, udp_ports, log_path = sys.argv[1:5]
+soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+log = open(log_path, "w", buffering=1)  # noqa: SIM115 - open for the process's life
+selector = selectors.DefaultSelector()
+failed = []
+for proto, ports, kind in (("tcp", tcp_ports, socket.SOCK_STREAM), ("udp", udp_ports, socket.SOCK_DGRAM)):
+    for port in filter(None, ports.split(",")):
+        sock = socket.socket(socket.AF_INET, kind)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((address, int(port)))
+            if proto == "tcp":
+                sock.listen(128)
+        except OSError as exc:
+            failed.append(f"{proto}/{port}:{exc.strerror.replace(' ', '_')}")
+            sock.close()
+            continue
+        sock.setblocking(False)
+        selector.register(sock, selectors.EVENT_READ, (proto, int(port)))
+log.write(" ".join(["ready", *failed]) + "\n")
+while True:
+    for key, _ in selector.select():
+        proto, port = key.data
+        try:
+            if proto == "tcp":
+                conn, peer = key.fileobj.accept()
+                log.write(f"seen tcp {port} {peer[0]}\n")
+                conn.close()
+            else:
+                data, peer = key.fileobj.recvfrom(2048)
+                log.write(f"seen udp {port} {peer[0]}\n")
+                key.fileobj.sendto(data, peer)
+        except OSError:
+            pass
