@@ -60,3 +60,16 @@ def test_judge_fills_expected_and_fails_errors() -> None:
     assert shaped.verdict == "FAIL"
     broken = ThroughputResult(tool="nuttcp", succeeded=False, error="x", throughput=1e12)
     assert judge(broken, 1e6).verdict == "FAIL"
+
+
+def test_a_path_faster_than_its_link_fails_and_says_why():
+    from boothnet.validate.perf.schema import ThroughputResult, judge
+
+    expected = 990e6
+    unshaped = judge(ThroughputResult(tool="iperf3", succeeded=True, throughput=25046.3e6), expected, 0.9)
+    assert unshaped.verdict == "FAIL"
+    assert unshaped.explanation == ("25046.3 Mb/s is 25.30x the physical limit 990.0 Mb/s (at most 1.05x): faster "
+                                    "than the link: shaping missing, or the intent's speed is wrong")
+    # the lab's shaper lets small frames through up to 1.5 % above the formula: still a PASS
+    assert judge(ThroughputResult(tool="iperf3", succeeded=True, throughput=1.015 * expected), expected).verdict == \
+        "PASS"

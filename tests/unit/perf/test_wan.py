@@ -71,6 +71,13 @@ def test_one_stream_with_the_os_default_window_is_window_limited_and_says_what_t
                                    "limit 616 Mb/s")
 
 
+def test_a_stream_faster_than_the_physical_limit_fails_naming_the_shaping():
+    too_fast = judge_stream(_run(2500, "advised-window", 4 * 2**20), _path(), 0.9, 4 * 2**20)
+    assert too_fast.verdict == "FAIL"
+    assert too_fast.explanation == ("2500.0 Mb/s is 4.06x the physical limit 615.8 Mb/s (at most 1.05x): faster "
+                                    "than the link: shaping missing, or the intent's speed is wrong")
+
+
 def test_parallel_streams_are_judged_on_the_sum_of_their_windows():
     path = _path()
     # four streams of 256 KiB each carry at most 4 x 256 KiB / 50 ms = 168 Mb/s together
@@ -101,7 +108,9 @@ def test_the_sweep_follows_window_over_rtt_with_the_kernels_factor_then_reaches_
 
 
 @pytest.mark.parametrize("declared,lost,verdict", [(1.0, 0.942, "PASS"), (1.0, 1.6, "PASS"), (1.0, 2.0, "FAIL"),
-                                                   (0.0, 0.05, "PASS"), (0.0, 0.8, "FAIL")])
+                                                   (0.0, 0.05, "PASS"), (0.0, 0.8, "FAIL"),
+                                                   # the in-flight allowance widens only the upper side
+                                                   (1.0, 0.6, "FAIL")])
 def test_udp_loss_is_judged_within_its_statistical_error(declared, lost, verdict):
     # 25805 datagrams of 8948 bytes at 308 Mb/s: 3 sigma of 1 % is 0.186 points; 107 datagrams
     # are in the 25 ms delay line when the test ends, 0.415 points more

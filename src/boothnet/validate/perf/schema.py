@@ -13,7 +13,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from boothnet.validate.perf.formula import DEFAULT_PASS_RATIO, verdict, window_advice
+from boothnet.validate.perf.formula import DEFAULT_PASS_RATIO, faster_than_limit, verdict, window_advice
 
 Tool = Literal["iperf3", "nuttcp"]
 SCHEMA_VERSION = 1
@@ -120,6 +120,8 @@ def judge(
         "verdict": "PASS" if ok else "FAIL",
         "advice": advice,
     }
+    if result.succeeded and (too_fast := faster_than_limit(result.throughput, expected_bps)):
+        update["explanation"] = too_fast
     if path is not None:
         update["path"] = path
     return result.model_copy(update=update)

@@ -29,6 +29,7 @@ from boothnet.validate.perf.formula import (
     TcpExpectation,
     bdp_bytes,
     expected_tcp_goodput,
+    faster_than_limit,
     window_advice,
 )
 from boothnet.validate.perf.ports import PortBlock
@@ -185,10 +186,13 @@ def judge_stream(result: ThroughputResult, path: WanPath, ratio: float, window: 
     goal = capacity.bps
     if result.kind == "parallel" and window:
         goal = min(capacity.bps, result.streams * path.expect(window).bps)
-    ok = result.succeeded and result.throughput >= ratio * goal
+    too_fast = faster_than_limit(result.throughput, capacity.physical_bps) if result.succeeded else None
+    ok = result.succeeded and result.throughput >= ratio * goal and too_fast is None
     in_flight = result.throughput * path.rtt_ms / 1000 / 8
     if not result.succeeded:
         why = f"no measurement: {result.error}"
+    elif too_fast:
+        why = too_fast
     elif result.kind == "parallel":
         each = window or 0
         why = (f"{result.streams} streams with {_kib(each)} windows each (below the BDP of {_kib(path.bdp)}): "
@@ -269,11 +273,12 @@ def judge_udp(result: ThroughputResult, path: WanPath, rate_bps: float) -> Throu
     datagram = (result.bytes or 0) / result.packets or path.mtu
     in_flight = rate_bps * path.one_way_ms / 1000 / 8 / datagram
     edge = 100 * in_flight / result.packets
-    allowed = 3 * sigma + 0.1 + edge
-    ok = abs(result.lost_pct - path.loss_pct) <= allowed
+    # the datagrams in flight at the end can only add to the loss counted, never take from it
+    below, above = 3 * sigma + 0.1, 3 * sigma + 0.1 + edge
+    ok = -below <= result.lost_pct - path.loss_pct <= above
     why = (f"{result.packets} datagrams at {_mb(rate_bps)}: {result.lost_pct:.3f} % lost, "
-           f"declared {path.loss_pct:g} % +- {allowed:.3f} (3 sigma + 0.1 + {edge:.3f} for the "
-           f"{in_flight:.0f} datagrams in flight at the end); jitter {result.jitter_ms or 0:.2f} ms")
+           f"declared {path.loss_pct:g} % (from -{below:.3f} to +{above:.3f}: 3 sigma + 0.1, and {edge:.3f} above "
+           f"for the {in_flight:.0f} datagrams in flight at the end); jitter {result.jitter_ms or 0:.2f} ms")
     return result.model_copy(update={"verdict": "PASS" if ok else "FAIL", "explanation": why})
 
 
