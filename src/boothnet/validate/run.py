@@ -14,6 +14,7 @@ from boothnet.derive.policy import PolicyCompiler, policy_decision
 from boothnet.intent import Network
 from boothnet.intent.model import Endpoint
 from boothnet.lab.names import ns_name
+from boothnet.validate.paths import gateway_rows, north_south, routed_rows
 from boothnet.validate.perf.ports import PortAllocator, PortBlock
 from boothnet.validate.perf.probes import mtu_probe, ping
 from boothnet.validate.perf.run import ToolName, combine, run_throughput
@@ -44,22 +45,26 @@ def _ns(net: Network, node: str) -> str:
 
 
 def wait_converged(net: Network, runner: Runner, flows: list[Flow], timeout_s: float = 60) -> Stage:
-    """Routing converges before probing: every permitted ping of the matrix must pass once."""
-    pending = [f for f in flows if f.proto == "icmp" and f.expected == "permit"]
+    """Routing converges before probing: every permitted ping of the matrix must pass once, and
+    so must every booth VLAN's ping to the show network's next hop (north-south)."""
+    targets = {(f.src.name, str(f.dst.address)): f"{f.src.name} -> {f.dst.name}"
+               for f in flows if f.proto == "icmp" and f.expected == "permit"}
+    outside = north_south(net)
+    targets.update({(ns.src.name, str(ns.address)): f"north-south {ns.label}" for ns in outside})
+    pending = list(targets)
     started = time.monotonic()
     while pending and time.monotonic() - started < timeout_s:
-        pending = [
-            f for f in pending if not ping(runner, _ns(net, f.src.name), str(f.dst.address), count=1, wait_s=1).ok
-        ]
+        pending = [(src, dst) for src, dst in pending if not ping(runner, _ns(net, src), dst, count=1, wait_s=1).ok]
         if pending:
             time.sleep(1)
     waited = round(time.monotonic() - started, 1)
     if pending:
-        names = ", ".join(f"{f.src.name} -> {f.dst.name}" for f in pending)
+        names = ", ".join(targets[key] for key in pending)
         return Stage(
             name="convergence", status="FAIL", duration_s=waited, reason=f"not converged after {timeout_s:g} s: {names}"
         )
-    return Stage(name="convergence", status="PASS", duration_s=waited)
+    return Stage(name="convergence", status="PASS", duration_s=waited,
+                 note=f"{len(targets)} pings, {len(outside)} of them north-south")
 
 
 ISOLATION_WORKERS = 16  # probes mostly wait on timeouts (a denied flow is silence)
@@ -128,7 +133,7 @@ def run_mtu(net: Network, runner: Runner, progress: Callable[[str], None]) -> li
         rows.append(MtuRow(path=name, mtu=mtu, source=src.name, destination=dst.name, verdict=result.verdict,
                            cause=result.cause, device=vlans[src.vlan].gateway))
         progress(f"[mtu] path {name} at {mtu}: {result.verdict}")
-    return rows
+    return rows + gateway_rows(net, runner, progress) + routed_rows(net, runner, progress)
 
 
 def _measure(

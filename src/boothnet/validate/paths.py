@@ -1,0 +1,176 @@
+"""MTU along paths, not just first hops: each gateway probes its hosts at the VLAN MTU (a shrunk
+gateway interface refuses there, although it would still answer a host's probe by fragmenting its
+reply), and every routed jumbo path is probed host to host in both directions with the sender's
+interface raised by one byte for the +1 probe, so that its failure is the router's, not the sender's.
+North-south: the show network's next hop, from every booth VLAN the policy lets out."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from ipaddress import IPv4Address, IPv4Network, ip_interface
+
+from boothnet.derive.policy import PolicyCompiler, policy_decision
+from boothnet.intent import Network
+from boothnet.intent.model import Endpoint
+from boothnet.lab.names import ns_name
+from boothnet.lab.plan import HOST_IFNAME
+from boothnet.validate.perf.probes import PingResult, mtu_probe, ping
+from boothnet.validate.perf.runner import Runner
+from boothnet.validate.plan import crosses_vpn, host_prefix, path_mtu
+from boothnet.validate.results import MtuRow
+
+WORKERS = 8
+
+
+def address_owner(net: Network, address: str | None) -> str | None:
+    """The device (and interface) an address of the intent belongs to: names the hop that said
+    "frag needed"."""
+    if address is None:
+        return None
+    for vlan in net.vlans:
+        if str(net.gateway_address(vlan)) == address:
+            return f"{vlan.gateway} (gateway of {vlan.name})"
+        for router, routed in vlan.routers.items():
+            if str(routed) == address:
+                return f"{router} (on {vlan.name})"
+    for link in net.links:
+        if link.addresses is not None:
+            for end, interface in ((link.a, link.addresses.a), (link.b, link.addresses.b)):
+                if str(ip_interface(interface).ip) == address:
+                    return end
+    return None
+
+
+def _hop(net: Network, cause: str, result: PingResult, dst: Endpoint) -> str:
+    """Name where a path shrinks: a router answers "frag needed" from the address it received on,
+    so the shrinking interface is its next one, towards the destination."""
+    owner = address_owner(net, result.reporter)
+    if owner is None:
+        return cause
+    device = owner.split(" ", 1)[0].split(":", 1)[0]
+    dst_vlan = net.vlan_by_name()[dst.vlan]
+    where = (f"{device}'s interface in {dst_vlan.name}" if dst_vlan.gateway == device
+             else f"the hop after {owner}")
+    return f"{cause}: the path shrinks to {result.reported_mtu} at {where}"
+
+
+def gateway_rows(net: Network, runner: Runner, progress: Callable[[str], None]) -> list[MtuRow]:
+    """Each host VLAN's gateway to its first host at the VLAN MTU: the gateway's own interface
+    refuses a larger frame as the sender, naming itself."""
+    rows = []
+    vlans = net.vlan_by_name()
+    firsts: dict[str, Endpoint] = {}
+    for endpoint in sorted(net.endpoints.values(), key=lambda e: e.name):
+        firsts.setdefault(endpoint.vlan, endpoint)
+    for vlan_name, host in sorted(firsts.items()):
+        vlan = vlans[vlan_name]
+        mtu = net.vlan_mtu(vlan)
+        name = f"{vlan.gateway} ({vlan.name} gateway) -> {host.name}"
+        result = mtu_probe(runner, ns_name(net.name, vlan.gateway), str(host.address), mtu, count=1, link=name)
+        cause = result.cause
+        if result.at_mtu.reporter == "local":
+            cause = f"{cause}: {vlan.gateway}'s interface in {vlan.name} is smaller than the VLAN MTU {mtu}"
+        rows.append(MtuRow(path=name, mtu=mtu, source=vlan.gateway, destination=host.name,
+                           verdict=result.verdict, cause=cause, device=vlan.gateway))
+        progress(f"[mtu] {name} at {mtu}: {result.verdict}")
+    return rows
+
+
+@dataclass(frozen=True)
+class RoutedPath:
+    src: Endpoint
+    dst: Endpoint
+    mtu: int
+
+
+def routed_jumbo_paths(net: Network) -> list[RoutedPath]:
+    """Every ordered pair of jumbo host VLANs (first host of each) the policy lets ping, outside
+    the VPN (the VPN section probes the tunnel)."""
+    compiler = PolicyCompiler(net)
+    vlans = net.vlan_by_name()
+    firsts: dict[str, Endpoint] = {}
+    for endpoint in sorted(net.endpoints.values(), key=lambda e: e.name):
+        if not vlans[endpoint.vlan].routers and net.vlan_mtu(vlans[endpoint.vlan]) > net.mtu_policy.default:
+            firsts.setdefault(endpoint.vlan, endpoint)
+    paths = []
+    for src in firsts.values():
+        for dst in firsts.values():
+            if src.vlan == dst.vlan or crosses_vpn(net, src, dst):
+                continue
+            if policy_decision(compiler, vlans[src.vlan], host_prefix(src), host_prefix(dst), "icmp")[0] != "permit":
+                continue
+            paths.append(RoutedPath(src, dst, path_mtu(net, src, dst)))
+    return paths
+
+
+def _set_mtu(runner: Runner, ns: str, mtu: int) -> None:
+    runner(ns, ["ip", "link", "set", "dev", HOST_IFNAME, "mtu", str(mtu)], 10)
+
+
+def routed_rows(net: Network, runner: Runner, progress: Callable[[str], None]) -> list[MtuRow]:
+    """DF at the path MTU must pass; one byte more, sent from an interface raised by one byte for
+    the probe, must not arrive (a port drops a frame over its MTU, a router says frag needed)."""
+    paths = routed_jumbo_paths(net)
+    by_src: dict[str, list[RoutedPath]] = {}
+    for path in paths:
+        by_src.setdefault(path.src.name, []).append(path)
+
+    def probe(src: str) -> list[MtuRow]:
+        group = by_src[src]
+        ns = ns_name(net.name, src)
+        at = [ping(runner, ns, str(p.dst.address), count=1, payload=p.mtu - 28, df=True) for p in group]
+        own = net.endpoint_mtu(group[0].src)
+        _set_mtu(runner, ns, own + 1)
+        try:  # each +1 waits out its timeout (a switch port drops a frame over its MTU): all at once
+            with ThreadPoolExecutor(max_workers=len(group)) as pool:
+                above = list(pool.map(lambda p: ping(runner, ns, str(p.dst.address), count=1, payload=p.mtu - 27,
+                                                     df=True), group))
+        finally:
+            _set_mtu(runner, ns, own)
+        rows = []
+        for path, at_mtu, over in zip(group, at, above, strict=True):
+            name = f"routed {path.src.name} ({path.src.vlan}) -> {path.dst.name} ({path.dst.vlan})"
+            if not at_mtu.ok:
+                cause = _hop(net, f"DF ping of {path.mtu} bytes failed: {at_mtu.describe()}", at_mtu, path.dst)
+            elif over.ok:
+                cause = (f"DF ping of {path.mtu + 1} bytes, sent from an interface of {own + 1}, passed: the path "
+                         f"MTU is larger than declared")
+            else:
+                cause = None
+            rows.append(MtuRow(path=name, mtu=path.mtu, source=path.src.name, destination=path.dst.name,
+                               verdict="FAIL" if cause else "PASS", cause=cause,
+                               device=net.vlan_by_name()[path.src.vlan].gateway))
+        progress(f"[mtu] routed paths from {src}: {sum(r.verdict == 'PASS' for r in rows)}/{len(rows)} PASS")
+        return rows
+
+    with ThreadPoolExecutor(max_workers=WORKERS) as pool:
+        return [row for rows in pool.map(probe, sorted(by_src)) for row in rows]
+
+
+@dataclass(frozen=True)
+class NorthSouth:
+    src: Endpoint
+    address: IPv4Address
+    label: str
+
+
+def north_south(net: Network) -> list[NorthSouth]:
+    """The show network's next hop (the intent's uplink), from the first host of every booth VLAN
+    whose traffic the policy lets out to it."""
+    if net.uplink is None:
+        return []
+    compiler = PolicyCompiler(net)
+    vlans = net.vlan_by_name()
+    target = net.uplink.next_hop
+    firsts: dict[str, Endpoint] = {}
+    for endpoint in sorted(net.endpoints.values(), key=lambda e: e.name):
+        firsts.setdefault(endpoint.vlan, endpoint)
+    out = []
+    for vlan_name, host in sorted(firsts.items()):
+        decided = policy_decision(compiler, vlans[vlan_name], host_prefix(host), IPv4Network(f"{target}/32"), "icmp")
+        if decided[0] == "permit":
+            out.append(NorthSouth(host, target, f"{host.name} ({vlan_name}) -> show network {target} "
+                                                f"(uplink {net.uplink.device})"))
+    return out
