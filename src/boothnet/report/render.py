@@ -45,6 +45,9 @@ def _tables(res: ValidationResults) -> list[tuple[str, list[str], list[list[str]
     out: list[tuple[str, list[str], list[list[str]]]] = []
     out.append(("Stages", ["status", "stage", "device", "note"],
                 [[s.status, s.name, s.device or "", s.reason or s.note or ""] for s in res.stages]))
+    out.append(("Endpoints", ["verdict", "host", "VLAN", "address", "port", "seen instead"],
+                [[e.verdict, e.host, e.vlan, e.address, e.attach, e.cause or ""]
+                 for e in sorted(res.endpoints, key=lambda e: e.verdict == "PASS")]))
     out.append(("Isolation matrix",
                 ["verdict", "src (zone)", "dst (zone)", "flow", "expected", "observed", "Batfish", "rule"],
                 [[r.verdict or "SKIPPED", f"{r.src} ({r.src_zone})", f"{r.dst} ({r.dst_zone})",

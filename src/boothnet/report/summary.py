@@ -63,6 +63,10 @@ def summarize(res: ValidationResults) -> Summary:
                 if row.batfish is not None and row.batfish != row.observed
                 else f"expected {row.expected}, observed {row.observed}{at}"
                 + (f": {row.detail}" if row.detail else "")))
+    for e in res.endpoints:
+        if e.verdict == "FAIL":
+            failures.append(Failure(section="endpoints", subject=f"endpoint {e.host} ({e.vlan}, {e.attach})",
+                                    message=e.cause or "not where the intent puts it"))
     for m in res.mtu:
         if m.verdict == "FAIL":
             dev = f" [{m.device}]" if m.device else ""
@@ -89,6 +93,7 @@ def summarize(res: ValidationResults) -> Summary:
 
     counts = {
         "stages": _count([s.status for s in res.stages]),
+        "endpoints": _count([e.verdict for e in res.endpoints]),
         "isolation": _count([r.verdict or "SKIPPED" for r in res.isolation]),
         "mtu": _count([m.verdict for m in res.mtu]),
         "throughput": _count([throughput_status(r) for r in res.throughput]),

@@ -81,6 +81,18 @@ class MtuRow(_Model):
     kind: Literal["df-ping", "tcp-transfer"] = "df-ping"
 
 
+class EndpointRow(_Model):
+    """An endpoint where the intent puts it: address, gateway, switch port (MAC learned there)."""
+
+    host: str
+    vlan: str
+    address: str  # the intent's address/prefix
+    attach: str  # the intent's "device:port"
+    verdict: Status
+    cause: str | None = None  # what was seen instead
+    device: str | None = None
+
+
 class VpnTunnel(_Model):
     name: str  # e.g. "booth-gw <-> home-gw"
     state: str  # what swanctl says, e.g. "ESTABLISHED", "CONNECTING", "down"
@@ -110,6 +122,7 @@ class ValidationResults(_Model):
     generated: str | None = None  # ISO 8601 time of the run
     stages: list[Stage] = Field(default_factory=list)
     zones: list[str] = Field(default_factory=list)  # heatmap order; default: first seen
+    endpoints: list[EndpointRow] = Field(default_factory=list)
     isolation: list[IsolationRow] = Field(default_factory=list)
     mtu: list[MtuRow] = Field(default_factory=list)
     throughput: list[ThroughputResult] = Field(default_factory=list)  # kind: path, WAN tests, sweep

@@ -23,6 +23,7 @@ from boothnet.validate.isolation import run_isolation
 from boothnet.validate.perf.runner import Runner, netns_runner
 from boothnet.validate.perf.schema import RttRow, ThroughputResult
 from boothnet.validate.perf.wan import probe_wan_links, run_wan_path, run_wan_sweep, wan_paths
+from boothnet.validate.placement import run_placement
 from boothnet.validate.plan import isolation_plan, path_mtu
 from boothnet.validate.results import Stage, ValidationResults, VpnTunnel
 from boothnet.validate.run import batfish_answers, run_mtu, run_throughput_tests, wait_converged
@@ -93,6 +94,7 @@ def run_validate(
     progress("waiting for routing to converge")
     stages.append(wait_converged(net, runner, flows))
     progress(f"convergence: {stages[-1].status} in {stages[-1].duration_s} s")
+    endpoints = timed_stage(stages, "endpoints", lambda: run_placement(net, runner, progress), "no endpoints")
     answers, batfish_stage = batfish_answers(net, build_root, flows, batfish_host, progress)
     isolation = timed_stage(stages, "isolation", lambda: run_isolation(net, runner, flows, progress, answers))
     stages[-1].note = plan.describe()
@@ -122,6 +124,7 @@ def run_validate(
         generated=datetime.now(UTC).isoformat(timespec="seconds"),
         stages=stages,
         zones=zones,
+        endpoints=endpoints,
         isolation=isolation,
         mtu=mtu,
         throughput=results,
