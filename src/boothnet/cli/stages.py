@@ -211,6 +211,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def _demo(args: argparse.Namespace, batfish_host: str | None) -> int:
+    from boothnet.validate.drift import drift_stage
     from boothnet.validate.stage import run_validate
     from boothnet.verify.stage import run_verify_stage
 
@@ -228,6 +229,7 @@ def _demo(args: argparse.Namespace, batfish_host: str | None) -> int:
         return _verify_failed(verify, stages, network, build_dir)
     print("[3/5] deploy (NAPALM frr_linux: backup, diff, commit-confirm, health check, confirm)", flush=True)
     stages.append(_deploy_stage(network, build_dir))
+    stages.append(drift_stage(build_dir / network / "lab", progress))
     print("[4/5] validate: isolation, MTU probes, VPN, throughput", flush=True)
     results = run_validate(
         inventory, build_dir, throughput=not args.no_throughput, progress=progress, extra_stages=stages,

@@ -84,6 +84,8 @@ def _tables(res: ValidationResults) -> list[tuple[str, list[str], list[list[str]
                   _mbps(r.throughput if r.succeeded else None), _mbps(r.expected), r.limit or "-",
                   r.explanation or r.error or ""]
                  for r in res.throughput if r.kind != "path"]))
+    out.append(("Drift: running against deployed", ["verdict", "device", "difference"],
+                [[d.verdict, d.device, d.cause or ""] for d in sorted(res.drift, key=lambda d: d.verdict == "PASS")]))
     out.append(("VPN", ["verdict", "tunnel", "state", "expected", "recovery s", "max s", "note"],
                 [[v.verdict or "SKIPPED", v.name, v.state, v.expected_state,
                   "-" if v.recovery_time_s is None else f"{v.recovery_time_s:g}",

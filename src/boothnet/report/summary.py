@@ -67,6 +67,10 @@ def summarize(res: ValidationResults) -> Summary:
         if e.verdict == "FAIL":
             failures.append(Failure(section="endpoints", subject=f"endpoint {e.host} ({e.vlan}, {e.attach})",
                                     message=e.cause or "not where the intent puts it"))
+    for d in res.drift:
+        if d.verdict in ("FAIL", "ERROR"):
+            failures.append(Failure(section="drift", subject=f"device {d.device}", kind=d.verdict,
+                                    message=d.cause or "differs from what was deployed"))
     for m in res.mtu:
         if m.verdict == "FAIL":
             dev = f" [{m.device}]" if m.device else ""
@@ -99,6 +103,7 @@ def summarize(res: ValidationResults) -> Summary:
         "throughput": _count([throughput_status(r) for r in res.throughput]),
         "rtt": _count([row.verdict for row in res.rtt]),
         "vpn": _count([v.verdict or "SKIPPED" for v in res.vpn]),
+        "drift": _count([d.verdict for d in res.drift]),
     }
     for section in ("isolation", "mtu", "throughput", "vpn"):
         if n := counts[section]["SKIPPED"]:

@@ -16,7 +16,7 @@ from boothnet.intent import Network
 from boothnet.intent.model import Endpoint
 from boothnet.lab.names import ns_name
 from boothnet.lab.plan import HOST_IFNAME
-from boothnet.validate.perf.probes import PingResult, mtu_probe, ping
+from boothnet.validate.perf.probes import PingResult, forget_path_mtus, mtu_probe, ping
 from boothnet.validate.perf.runner import Runner
 from boothnet.validate.plan import crosses_vpn, host_prefix, path_mtu
 from boothnet.validate.results import MtuRow
@@ -120,6 +120,7 @@ def routed_rows(net: Network, runner: Runner, progress: Callable[[str], None]) -
     def probe(src: str) -> list[MtuRow]:
         group = by_src[src]
         ns = ns_name(net.name, src)
+        forget_path_mtus(runner, ns)
         at = [ping(runner, ns, str(p.dst.address), count=1, payload=p.mtu - 28, df=True) for p in group]
         own = net.endpoint_mtu(group[0].src)
         _set_mtu(runner, ns, own + 1)

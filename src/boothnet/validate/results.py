@@ -93,6 +93,15 @@ class EndpointRow(_Model):
     device: str | None = None
 
 
+class DriftRow(_Model):
+    """A device's running state against what was deployed to it."""
+
+    device: str
+    verdict: Status
+    cause: str | None = None  # the changed lines, or why the state could not be read
+    diff: str | None = None  # the whole unified diff
+
+
 class VpnTunnel(_Model):
     name: str  # e.g. "booth-gw <-> home-gw"
     state: str  # what swanctl says, e.g. "ESTABLISHED", "CONNECTING", "down"
@@ -128,6 +137,7 @@ class ValidationResults(_Model):
     throughput: list[ThroughputResult] = Field(default_factory=list)  # kind: path, WAN tests, sweep
     rtt: list[RttRow] = Field(default_factory=list)  # WAN paths' RTT probes
     vpn: list[VpnTunnel] = Field(default_factory=list)
+    drift: list[DriftRow] = Field(default_factory=list)
 
 
 class Failure(_Model):

@@ -19,6 +19,7 @@ from pathlib import Path
 from boothnet.intent import load_network
 from boothnet.intent.model import Network
 from boothnet.lab.names import ns_name
+from boothnet.validate.drift import run_drift
 from boothnet.validate.isolation import run_isolation
 from boothnet.validate.perf.runner import Runner, netns_runner
 from boothnet.validate.perf.schema import RttRow, ThroughputResult
@@ -118,6 +119,7 @@ def run_validate(
         results += wan
     else:
         stages.append(Stage(name="throughput", status="SKIPPED", reason="throughput tests not requested"))
+    drift = timed_stage(stages, "drift", lambda: run_drift(lab_dir, progress), "no routers in the lab")
     zones = [v.name for v in net.vlans if not v.routers]
     validation = ValidationResults(
         network=net.name,
@@ -130,5 +132,6 @@ def run_validate(
         throughput=results,
         rtt=rtt,
         vpn=tunnels,
+        drift=drift,
     )
     return validation

@@ -139,9 +139,16 @@ def _frag_text(res: PingResult) -> str:
     return f"frag needed, path MTU {res.reported_mtu} (reported by {res.reporter})"
 
 
+def forget_path_mtus(runner: Runner, node: str) -> None:
+    """Drop the path MTUs ``node`` learned from earlier "frag needed" answers: a probe judges the
+    path as it is now, not as it was ten minutes ago."""
+    runner(node, ["ip", "route", "flush", "cache"], 10)
+
+
 def mtu_probe(runner: Runner, node: str, destination: str, mtu: int, *, link: str = "",
               count: int = 3, wait_s: float = 1.0) -> MtuProbeResult:
     """DF ping at exactly ``mtu`` (must pass) and one byte more (must fail)."""
+    forget_path_mtus(runner, node)
     size = mtu - IPV4_ICMP_HEADERS
     at = ping(runner, node, destination, count=count, wait_s=wait_s, payload=size, df=True)
     above = ping(runner, node, destination, count=count, wait_s=wait_s,
