@@ -21,6 +21,7 @@ from boothnet.intent.model import Network
 from boothnet.lab.names import ns_name
 from boothnet.validate.drift import run_drift
 from boothnet.validate.isolation import run_isolation
+from boothnet.validate.perf.calibrate import window_factor
 from boothnet.validate.perf.runner import Runner, netns_runner
 from boothnet.validate.perf.schema import RttRow, ThroughputResult
 from boothnet.validate.perf.wan import probe_wan_links, run_wan_path, run_wan_sweep, wan_paths
@@ -43,7 +44,7 @@ def random_seed() -> int:
 
 def run_wan(
     net: Network, runner: Runner, progress: Callable[[str], None], stages: list[Stage], tunnel_mtu: int | None,
-    sweep: bool,
+    sweep: bool, window_factor: Callable[[str, int], float],
 ) -> tuple[list[RttRow], list[ThroughputResult]]:
     """The WAN stage (every WAN link's RTT; per declared path that crosses one: RTT, window pair,
     parallel streams, UDP) and the WAN sweep stage; neither when the intent has no WAN link."""
@@ -65,7 +66,8 @@ def run_wan(
         stages.append(Stage(name="wan sweep", status="SKIPPED", reason="no declared path crosses a WAN link"))
     elif sweep:
         points = timed_stage(stages, "wan sweep",
-                             lambda: [p for path in paths for p in run_wan_sweep(runner, path, ns, net, progress)])
+                             lambda: [p for path in paths
+                                      for p in run_wan_sweep(runner, path, ns, net, progress, window_factor)])
     else:
         stages.append(Stage(name="wan sweep", status="SKIPPED", reason="--no-wan-sweep"))
     rtt = [r for r in rows if isinstance(r, RttRow)]
@@ -115,7 +117,7 @@ def run_validate(
     rtt: list[RttRow] = []
     if throughput:
         results = timed_stage(stages, "throughput", lambda: run_throughput_tests(net, runner, progress, tunnel_mtu))
-        rtt, wan = run_wan(net, runner, progress, stages, tunnel_mtu, wan_sweep)
+        rtt, wan = run_wan(net, runner, progress, stages, tunnel_mtu, wan_sweep, window_factor(build_root, progress))
         results += wan
     else:
         stages.append(Stage(name="throughput", status="SKIPPED", reason="throughput tests not requested"))

@@ -97,14 +97,18 @@ def test_the_sweep_follows_window_over_rtt_with_the_kernels_factor_then_reaches_
     path = _path()
     measured = [(2**19, 2**20, 113.3), (2**20, 2**21, 227.2), (2**21, 2**22, 450.5), (2**22, 2**23, 615.5),
                 (2**23, 2**23, 615.8)]  # -w, SO_SNDBUF read back, Mb/s (the 8 MiB ask is capped at 4 MiB)
-    points = judge_sweep([_run(m, "sweep", w, b) for w, b, m in measured], path, 0.9)
+    points = judge_sweep([_run(m, "sweep", w, b) for w, b, m in measured], path, 0.9, 1.35)
     assert [p.verdict for p in points] == ["PASS"] * 5
     assert [p.limit for p in points] == ["window", "window", "window", "physical", "physical"]
     assert "1.35 x window/RTT" in points[0].explanation
     assert "caps it at net.core.wmem_max" in points[4].explanation
     # a window below the BDP that does not follow window/RTT (a broken path) fails
-    broken = judge_sweep([_run(m if w != 2**21 else 200, "sweep", w, b) for w, b, m in measured], path, 0.9)
+    broken = judge_sweep([_run(m if w != 2**21 else 200, "sweep", w, b) for w, b, m in measured], path, 0.9, 1.35)
     assert [p.verdict for p in broken] == ["PASS", "PASS", "FAIL", "PASS", "PASS"]
+    # twice the declared delay halves every window-limited point: k comes from the reference path,
+    # not from these points, so the sweep fails where the window limits
+    slow = judge_sweep([_run(m / 2 if w < 2**22 else m, "sweep", w, b) for w, b, m in measured], path, 0.9, 1.35)
+    assert [p.verdict for p in slow] == ["FAIL", "FAIL", "FAIL", "PASS", "PASS"]
 
 
 @pytest.mark.parametrize("declared,lost,verdict", [(1.0, 0.942, "PASS"), (1.0, 1.6, "PASS"), (1.0, 2.0, "FAIL"),

@@ -230,14 +230,11 @@ def effective_window(result: ThroughputResult) -> int | None:
     return result.window
 
 
-def judge_sweep(points: Sequence[ThroughputResult], path: WanPath, ratio: float) -> list[ThroughputResult]:
-    """The sweep: below the BDP goodput must follow k x window/RTT, where k is what this kernel
-    carries per byte of window asked for (its buffer accounting and window scaling, measured on
-    the windows of at most half the BDP: about 1.3 here at MTU 9000); at and above the BDP it
-    must reach pass_ratio of the path's limit."""
-    clear = [p.throughput / path.expect(effective_window(p)).bps for p in points
-             if p.succeeded and (effective_window(p) or 0) <= path.bdp / 2]
-    k = sorted(clear)[len(clear) // 2] if clear else 1.0
+def judge_sweep(points: Sequence[ThroughputResult], path: WanPath, ratio: float, k: float) -> list[ThroughputResult]:
+    """The sweep: below the BDP goodput must follow k x window/RTT, with the intent's RTT and k,
+    what this kernel carries per byte of window asked for, measured once per machine on a
+    reference path (validate/perf/calibrate.py: about 1.3 here at MTU 9000), never on the run it
+    judges; at and above the BDP it must reach pass_ratio of the path's limit."""
     out = []
     for p in points:
         window = effective_window(p) or 0
@@ -249,7 +246,7 @@ def judge_sweep(points: Sequence[ThroughputResult], path: WanPath, ratio: float)
             share = p.throughput / follows
             ok = SWEEP_BAND[0] <= share <= SWEEP_BAND[1]
             why = (f"-w {_kib(window)} below the BDP of {_kib(path.bdp)}: {_mb(p.throughput)}, {share:.0%} of "
-                   f"{k:.2f} x window/RTT = {_mb(follows)} (k measured on this kernel; "
+                   f"{k:.2f} x window/RTT = {_mb(follows)} (k measured on this machine's reference path; "
                    f"{SWEEP_BAND[0]:.0%}-{SWEEP_BAND[1]:.0%} passes)")
         else:
             ok = p.throughput >= ratio * follows
@@ -388,6 +385,7 @@ def tcp_under_udp_load(runner: Runner, client: str, server: str, path: WanPath, 
 
 def run_wan_sweep(
     runner: Runner, path: WanPath, ns: Callable[[str], str], net: Network, progress: Callable[[str], None],
+    window_factor: Callable[[str, int], float],
 ) -> list[ThroughputResult]:
     """Each tool at each window of the sweep, judged together per tool (judge_sweep)."""
     settings = net.throughput.wan
@@ -400,7 +398,7 @@ def run_wan_sweep(
             measured.append(run[tool](runner, ns(path.source.name), ns(path.destination.name), path, kind="sweep",
                                       window=window, duration=settings.duration_s, omit=settings.omit_s))
             progress(f"[wan sweep] {path.name} {tool} -w {window}: {measured[-1].throughput / 1e6:.1f} Mb/s")
-        points += judge_sweep(measured, path, net.throughput.pass_ratio)
+        points += judge_sweep(measured, path, net.throughput.pass_ratio, window_factor(tool, path.mtu))
     for point in points:
         progress(f"[wan sweep] {path.name}: {point.verdict}: {point.explanation}")
     return points
