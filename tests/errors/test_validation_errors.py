@@ -192,9 +192,9 @@ def test_trunk_without_a_known_vlan_is_reported_with_its_list_value(inventory_co
 
 def test_ports_on_a_rule_without_tcp_or_udp(inventory_copy):
     inv = inventory_copy()
-    inv.edit(POLICY, lambda d: d["policy"]["rules"][2].update(ports=[7]))
+    inv.edit(POLICY, lambda d: d["policy"]["rules"][3].update(ports=[7]))
     assert errors_of(inv) == [
-        "inv/group_vars/all/policy.yml: policy.rules[2].ports: [7]: ports only with proto tcp or udp",
+        "inv/group_vars/all/policy.yml: policy.rules[3].ports: [7]: ports only with proto tcp or udp",
     ]
 
 
