@@ -56,7 +56,8 @@ def check_endpoint(net: Network, runner: Runner, endpoint: Endpoint) -> Endpoint
     if gateway not in gateways:
         problems.append(f"default gateway {', '.join(map(str, gateways)) or 'none'}; the intent says {gateway} "
                         f"({vlan.gateway})")
-    ping(runner, ns, gateway, count=1, wait_s=1)  # the switch learns the MAC, the gateway resolves the address
+    ping(runner, ns, gateway, count=1, wait_s=1)  # the switch learns the host's MAC
+    ping(runner, ns_name(net.name, vlan.gateway), str(endpoint.address), count=1, wait_s=1)  # the gateway resolves it
 
     bridge = svi_name(vlan.id)  # the lab's switches are a bridge per VLAN
     learned = [e for e in _json(runner, ns_name(net.name, device), ["bridge", "-j", "fdb", "show"])

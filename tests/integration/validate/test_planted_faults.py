@@ -1,92 +1,235 @@
-"""lab-mini from its intent: the whole validation passes, and each planted fault fails naming its cause."""
+"""Faults an engineer would plant in the running lab-mini lab, one per class: each must fail the
+stage that exists to catch it, naming the device, flow, endpoint or path, and pass again once the
+fault is removed. One lab for the module: every test restores what it planted."""
 
 from __future__ import annotations
 
 import os
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from boothnet.intent import load_network
+from boothnet.intent import Network, load_network
 from boothnet.lab.plan import plan_lab
 from boothnet.lab.runner import detect_vlan_mode, lab_down, lab_up
 from boothnet.lab.shaping import shape
 from boothnet.report.render import write_report
 from boothnet.report.summary import summarize
+from boothnet.validate.drift import run_drift
+from boothnet.validate.isolation import run_isolation
+from boothnet.validate.perf.runner import netns_runner
+from boothnet.validate.placement import run_placement
+from boothnet.validate.plan import COMMON_TCP, isolation_plan
+from boothnet.validate.results import IsolationRow
+from boothnet.validate.run import run_mtu, run_throughput_tests, wait_converged
 from boothnet.validate.stage import run_validate
-from boothnet.verify.batfish.service import find_host, probe
 
 pytestmark = [
     pytest.mark.lab,
     pytest.mark.skipif(os.geteuid() != 0, reason="needs root for network namespaces (CI runs as root)"),
 ]
 INVENTORY = Path("inventories/lab-mini")
+SEED = 2026  # a fixed sample: the tests plant on ports it holds
 
 
-@pytest.fixture
-def lab(tmp_path):
-    spec, result = plan_lab(INVENTORY, detect_vlan_mode(), tmp_path)
+def quiet(_: str) -> None:
+    pass
+
+
+def sh(*argv: str) -> None:
+    subprocess.run(list(argv), check=True, capture_output=True)
+
+
+def nft(node: str, *rule: str) -> None:
+    sh("ip", "netns", "exec", f"lab-mini-{node}", "nft", *rule)
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Network, Path]]:
+    build = tmp_path_factory.mktemp("planted")
+    spec, result = plan_lab(INVENTORY, detect_vlan_mode(), build)
     assert result.ok, result.findings
-    state_dir = tmp_path / spec.network / "lab"
+    state_dir = build / spec.network / "lab"
+    net = load_network(INVENTORY)
     try:
-        lab_up(spec, state_dir, progress=lambda _: None)
-        yield tmp_path
+        lab_up(spec, state_dir, progress=quiet)
+        assert wait_converged(net, netns_runner, isolation_plan(net, SEED).flows).status == "PASS"
+        yield net, build
     finally:
-        lab_down(spec.network, state_dir, progress=lambda _: None)
+        lab_down(spec.network, state_dir, progress=quiet)
         left = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
         assert "lab-mini-" not in left
 
 
-def _failures(build_root: Path, throughput: bool = False):
-    results = run_validate(INVENTORY, build_root, throughput=throughput)
-    paths = write_report(results, build_root / results.network / "report")
-    assert paths.html.exists() and paths.markdown.exists()
-    return summarize(results)
+def restore_firewall(build: Path, node: str) -> None:
+    sh("ip", "netns", "exec", f"lab-mini-{node}", "nft", "-f", str(build / "lab-mini" / "lab" / "configs" / node /
+                                                                   "nftables.nft"))
 
 
-def test_clean_lab_passes_with_throughput(lab):
-    summary = _failures(lab, throughput=True)
-    assert summary.overall == "PASS", summary.failures
+def isolation(net: Network) -> list[IsolationRow]:
+    return run_isolation(net, netns_runner, isolation_plan(net, SEED).flows, quiet)
 
 
-@pytest.mark.batfish
-def test_every_isolation_row_has_batfish_answer_beside_the_live_result(lab):
-    if not probe(find_host()).reachable:
-        pytest.skip(f"LIVE BATFISH TESTS NOT RUN: {probe(find_host()).skip_reason}")
-    results = run_validate(INVENTORY, lab, throughput=False)
-    rows = results.isolation
-    hosts_vlans = {e.vlan for e in load_network(INVENTORY).endpoints.values()}
-    pairs = {(r.src_zone, r.dst_zone) for r in rows}
-    assert pairs == {(a, b) for a in hosts_vlans for b in hosts_vlans if a != b}  # every ordered pair
-    assert all(r.batfish == r.observed for r in rows), [r for r in rows if r.batfish != r.observed]
-    assert {r.batfish for r in rows} == {"permit", "deny"}
-    assert next(s for s in results.stages if s.name == "isolation (Batfish)").status == "PASS"
+def failed(rows: list) -> list:
+    return [r for r in rows if r.verdict != "PASS"]
 
 
-def test_lowered_mtu_fails_the_probe_naming_the_link(lab):
-    subprocess.run(["ip", "-n", "lab-mini-r2", "link", "set", "eth1", "mtu", "1500"], check=True)
-    summary = _failures(lab)
-    subjects = [f.subject for f in summary.failures if f.section == "mtu"]
-    assert len(subjects) == 1 and subjects[0].startswith("link h3 -- r2:eth1"), summary.failures
+def test_a_leak_on_a_port_no_rule_names_fails_isolation_naming_the_port(lab) -> None:
+    net, build = lab
+    sampled = isolation_plan(net, SEED).sampled["tcp"]
+    random_port = next(p for p in sampled if p not in COMMON_TCP)  # from the seeded sample, not the common list
+    nft("r2", "insert", "rule", "inet", "boothnet", "LAB_IN", "tcp", "dport", f"{{ 3306, {random_port} }}", "accept")
+    try:
+        bad = failed(isolation(net))
+    finally:
+        restore_firewall(build, "r2")
+    assert {(r.src, r.dst, r.flow) for r in bad} == {("h3", "h1", "tcp/sample x48"), ("h3", "h2", "tcp/sample x48")}
+    for row in bad:
+        assert row.expected == "deny" and row.observed == "permit" and row.rule == "research-not-to-users"
+        assert "tcp/3306 open" in row.detail and f"tcp/{random_port} open" in row.detail, row.detail
+    assert failed(isolation(net)) == []
 
 
-def test_removed_deny_rule_fails_isolation_naming_the_flow(lab):
-    # drift on the device: the research-to-users deny line is gone, the default is now permit
-    subprocess.run(
-        ["ip", "netns", "exec", "lab-mini-r2", "nft", "flush", "chain", "inet", "boothnet", "LAB_IN"], check=True
-    )
-    summary = _failures(lab)
-    failures = [f for f in summary.failures if f.section == "isolation"]
-    subjects = " ".join(f.subject for f in failures)
-    assert "(h3 -> h1)" in subjects and "tcp/22" in subjects, summary.failures
-    if probe(find_host()).reachable:  # the configs still deny it: Batfish and the lab disagree
-        assert any("live lab permit, Batfish deny" in f.message for f in failures), failures
+def test_the_reverse_of_a_permit_is_probed_on_its_own_ports(lab) -> None:
+    net, build = lab
+    # the lab may now open what only the admins may open towards it: ssh and NTP, the other way
+    nft("r2", "insert", "rule", "inet", "boothnet", "LAB_IN", "ip", "daddr", "10.0.10.11", "tcp", "dport", "22",
+        "accept")
+    nft("r2", "insert", "rule", "inet", "boothnet", "LAB_IN", "ip", "daddr", "10.0.10.11", "udp", "dport", "123",
+        "accept")
+    try:
+        bad = failed(isolation(net))
+    finally:
+        restore_firewall(build, "r2")
+    assert {(r.src, r.dst, r.flow, r.observed) for r in bad} == {("h3", "h1", "tcp/22", "permit"),
+                                                                  ("h3", "h1", "udp/123", "permit")}
+    assert failed(isolation(net)) == []
 
 
-def test_link_shaped_below_intent_fails_throughput_naming_the_path(lab):
-    shape("lab-mini-r2", "eth2", 100)
-    shape("lab-mini-h4", "eth0", 100)
-    summary = _failures(lab, throughput=True)
-    subjects = [f.subject for f in summary.failures if f.section == "throughput"]
-    assert subjects and all("lab: h3 -> h4" in s for s in subjects), summary.failures
+def test_a_dropped_udp_flow_is_not_counted_as_delivered(lab) -> None:
+    net, build = lab
+    nft("r1", "insert", "rule", "inet", "boothnet", "USERS_IN", "udp", "dport", "123", "drop")
+    try:
+        bad = failed(isolation(net))
+    finally:
+        restore_firewall(build, "r1")
+    assert [(r.src, r.dst, r.flow, r.expected, r.observed, r.detail) for r in bad] == [
+        ("h1", "h3", "udp/123", "permit", "deny", "no answer (dropped)")]
+    assert failed(isolation(net)) == []
+
+
+def test_an_unlisted_host_admitted_is_found_by_isolation_and_drift(lab) -> None:
+    net, build = lab
+    nft("r1", "insert", "rule", "inet", "boothnet", "USERS_IN", "ip", "saddr", "10.0.10.12", "tcp", "dport", "443",
+        "accept")
+    try:
+        bad, drift = failed(isolation(net)), failed(run_drift(build / "lab-mini" / "lab", quiet))
+    finally:
+        restore_firewall(build, "r1")
+    assert [(r.src, r.dst, r.flow) for r in bad] == [("h2", "h3", "tcp/sample x48")]
+    assert "tcp/443 open" in bad[0].detail
+    assert [d.device for d in drift] == ["r1"] and "ip saddr 10.0.10.12 tcp dport 443 accept" in drift[0].cause
+
+
+def test_a_rule_that_admits_nothing_yet_is_drift(lab) -> None:
+    net, build = lab
+    nft("r1", "insert", "rule", "inet", "boothnet", "USERS_IN", "ip", "saddr", "10.0.10.99", "accept")
+    try:
+        bad, drift = failed(isolation(net)), failed(run_drift(build / "lab-mini" / "lab", quiet))
+    finally:
+        restore_firewall(build, "r1")
+    assert bad == []  # no such host: the matrix cannot see it
+    assert [(d.device, d.verdict) for d in drift] == [("r1", "FAIL")]
+    assert "ip saddr 10.0.10.99 accept" in drift[0].cause
+    assert failed(run_drift(build / "lab-mini" / "lab", quiet)) == []
+
+
+def test_a_port_the_responder_cannot_take_is_an_error_not_a_verdict(lab) -> None:
+    net, _ = lab
+    holder = subprocess.Popen(["ip", "netns", "exec", "lab-mini-h3", "python3", "-c",
+                               "import socket,time; s=socket.socket(); s.bind(('10.0.20.11', 3306)); s.listen(); "
+                               "time.sleep(60)"])
+    try:
+        subprocess.run(["sleep", "0.5"], check=True)
+        bad = failed(isolation(net))
+    finally:
+        holder.kill()
+        holder.wait()
+    assert {(r.src, r.dst, r.flow, r.verdict) for r in bad} == {("h1", "h3", "tcp/sample x48", "ERROR"),
+                                                                 ("h2", "h3", "tcp/sample x48", "ERROR")}
+    assert all("could not listen on tcp/3306: Address already in use" in r.error for r in bad), bad
+
+
+def test_an_endpoint_repatched_into_another_vlan_is_named(lab) -> None:
+    net, _ = lab
+    # h2's cable moves from r1:eth2 (users) to the lab VLAN on r2, and h2 takes a lab address
+    sh("ip", "-n", "lab-mini-r1", "link", "set", "eth2", "down")
+    sh("ip", "-n", "lab-mini-r1", "link", "set", "eth2", "nomaster", "name", "eth9", "netns", "lab-mini-r2")
+    sh("ip", "-n", "lab-mini-r2", "link", "set", "eth9", "master", "br20", "up")
+    sh("ip", "-n", "lab-mini-h2", "addr", "flush", "dev", "eth0")
+    sh("ip", "-n", "lab-mini-h2", "addr", "add", "10.0.20.12/24", "dev", "eth0")
+    sh("ip", "-n", "lab-mini-h2", "route", "add", "default", "via", "10.0.20.1")
+    try:
+        bad = failed(run_placement(net, netns_runner, quiet))
+    finally:
+        sh("ip", "-n", "lab-mini-r2", "link", "set", "eth9", "down")
+        sh("ip", "-n", "lab-mini-r2", "link", "set", "eth9", "nomaster", "netns", "lab-mini-r1")
+        sh("ip", "-n", "lab-mini-r1", "link", "set", "eth9", "name", "eth2", "master", "br10", "up")
+        sh("ip", "-n", "lab-mini-h2", "addr", "flush", "dev", "eth0")
+        sh("ip", "-n", "lab-mini-h2", "addr", "add", "10.0.10.12/24", "dev", "eth0")
+        sh("ip", "-n", "lab-mini-h2", "route", "add", "default", "via", "10.0.10.1")
+    assert [r.host for r in bad] == ["h2"], [r.cause for r in bad]
+    assert "has 10.0.20.12/24 on eth0; the intent says 10.0.10.12/24" in bad[0].cause
+    assert "default gateway 10.0.20.1; the intent says 10.0.10.1 (r1)" in bad[0].cause
+    assert "is not learned on r1 (the intent attaches it to eth2)" in bad[0].cause
+    assert failed(run_placement(net, netns_runner, quiet)) == []
+
+
+def test_a_gateway_interface_shrunk_below_the_vlan_mtu_is_named(lab) -> None:
+    net, _ = lab
+    sh("ip", "-n", "lab-mini-r2", "link", "set", "br20", "mtu", "1500")
+    try:
+        bad = failed(run_mtu(net, netns_runner, quiet))
+    finally:
+        sh("ip", "-n", "lab-mini-r2", "link", "set", "br20", "mtu", "9000")
+    assert [(m.path, m.device) for m in bad] == [("r2 (lab gateway) -> h3", "r2")]
+    assert bad[0].cause == ("DF ping of 9000 bytes failed: frag needed, MTU 1500 known at the sender: r2's "
+                            "interface in lab is smaller than the VLAN MTU 9000")
+    assert failed(run_mtu(net, netns_runner, quiet)) == []
+
+
+def test_an_unshaped_path_is_faster_than_its_link_and_fails(lab) -> None:
+    net, _ = lab
+    ends = [("lab-mini-r2", "eth1"), ("lab-mini-r2", "eth2"), ("lab-mini-h3", "eth0"), ("lab-mini-h4", "eth0")]
+    for ns, dev in ends:
+        sh("tc", "-n", ns, "qdisc", "del", "dev", dev, "root")
+    try:
+        bad = failed(run_throughput_tests(net, netns_runner, quiet))
+    finally:
+        for ns, dev in ends:
+            shape(ns, dev, 1000)
+    assert {(r.path, r.tool) for r in bad} == {("lab: h3 -> h4", "iperf3"), ("lab: h3 -> h4", "nuttcp")}
+    assert all("faster than the link: shaping missing, or the intent's speed is wrong" in r.explanation for r in bad)
+    assert failed(run_throughput_tests(net, netns_runner, quiet)) == []
+
+
+def test_a_whole_run_with_a_planted_leak_fails_naming_it_in_the_report(lab) -> None:
+    net, build = lab
+    nft("r2", "insert", "rule", "inet", "boothnet", "LAB_IN", "tcp", "dport", "8080", "accept")
+    try:
+        results = run_validate(INVENTORY, build, throughput=False, isolation_seed=SEED)
+    finally:
+        restore_firewall(build, "r2")
+    summary = summarize(results)
+    write_report(results, build / "report")
+    stages = {s.name: s.status for s in results.stages}
+    assert summary.overall == "FAIL" and stages["isolation"] == "FAIL" and stages["drift"] == "FAIL"
+    assert stages["endpoints"] == stages["mtu"] == stages["convergence"] == "PASS"
+    messages = [f"{f.subject}: {f.message}" for f in summary.failures]
+    assert any("flow lab -> users tcp/sample x48 (h3 -> h1)" in m and "tcp/8080 open" in m for m in messages), messages
+    assert any(m.startswith("device r2: running differs") and "tcp dport 8080 accept" in m for m in messages), messages
+    isolation_stage = next(s for s in results.stages if s.name == "isolation")
+    assert isolation_stage.note and "4 host pairs x 70 probes" in isolation_stage.note
+    assert "seed 2026" in isolation_stage.note
