@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
+import time
 from collections.abc import Iterator
 from ipaddress import IPv4Network
 from pathlib import Path
@@ -32,6 +34,7 @@ from boothnet.lab.scratch import copy_inventory  # noqa: E402
 from boothnet.validate.isolation import run_isolation  # noqa: E402
 from boothnet.validate.perf.runner import netns_runner  # noqa: E402
 from boothnet.validate.plan import isolation_flows  # noqa: E402
+from boothnet.validate.run import run_mtu, wait_converged  # noqa: E402
 from boothnet.validate.vpn import MARKER, VpnChecks, classify_capture, lab_vpn, run_vpn  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[3]
@@ -137,3 +140,51 @@ def test_capture_classification_names_cleartext() -> None:
     assert counts == {"ike": 1, "esp": 1, "other": 1}
     assert findings[0].endswith("length 64") and "ping pattern" in findings[1]
     assert classify_capture(lines[:3], b"", gateways, protected)[1] == []
+
+
+def _restore_firewall(state_dir: Path, node: str) -> None:
+    subprocess.run(["ip", "netns", "exec", f"{NETWORK}-{node}", "nft", "-f",
+                    str(state_dir / "configs" / node / "nftables.nft")], check=True)
+
+
+def test_planted_udp_drop_to_the_secured_network_fails_isolation(lab: tuple[Network, Path]) -> None:
+    net, state_dir = lab
+    flows = [f for f in isolation_flows(net) if net.vlan_by_name()[f.dst.vlan].zone == "secure"]
+    subprocess.run(["ip", "netns", "exec", f"{NETWORK}-hgw1", "nft", "insert", "rule", "inet", "boothnet",
+                    "SECURE_HOME_OUT", "udp", "dport", "5201", "drop"], check=True)
+    try:
+        rows = run_isolation(net, netns_runner, flows, quiet)
+    finally:
+        _restore_firewall(state_dir, "hgw1")
+    bad = [(r.src, r.flow, r.observed) for r in rows if r.verdict != "PASS"]
+    assert bad == [("client1", "udp/5201", "deny"), ("client2", "udp/5201", "deny"), ("client3", "udp/5201", "deny")]
+    assert [r for r in run_isolation(net, netns_runner, flows, quiet) if r.verdict != "PASS"] == []
+
+
+def test_planted_frozen_ospfd_on_the_booth_router_fails_convergence_north_south(lab: tuple[Network, Path]) -> None:
+    net, state_dir = lab
+    pid = int(read_state(state_dir)["pids"]["brt1"]["ospfd"])  # type: ignore[index]
+    flows = isolation_flows(net)
+    os.kill(pid, signal.SIGSTOP)  # no more hellos: core1 drops brt1 after the dead interval
+    try:
+        time.sleep(6)
+        stage = wait_converged(net, netns_runner, flows, timeout_s=10)
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    assert stage.status == "FAIL" and stage.reason
+    assert "north-south booth1 (booth-lan) -> show network 192.0.2.1 (uplink brt1)" in stage.reason
+    assert wait_converged(net, netns_runner, flows, timeout_s=60).status == "PASS"
+
+
+def test_planted_shrunk_research_gateway_fails_the_routed_paths_naming_the_hop(lab: tuple[Network, Path]) -> None:
+    net, _ = lab
+    subprocess.run(["ip", "-n", f"{NETWORK}-core1", "link", "set", "br111", "mtu", "1500"], check=True)
+    try:
+        rows = [r for r in run_mtu(net, netns_runner, quiet) if r.verdict != "PASS"]
+    finally:
+        subprocess.run(["ip", "-n", f"{NETWORK}-core1", "link", "set", "br111", "mtu", "9000"], check=True)
+    routed = [r for r in rows if r.path.startswith("routed ")]
+    assert len(routed) == 15 and all(r.destination == "r02-cn1" for r in routed)
+    assert all("the path shrinks to 1500 at core1's interface in research-02" in (r.cause or "") for r in routed)
+    assert [r.path for r in rows if not r.path.startswith("routed ")] == ["core1 (research-02 gateway) -> r02-cn1"]
+    assert [r for r in run_mtu(net, netns_runner, quiet) if r.verdict != "PASS"] == []
