@@ -8,6 +8,7 @@ import base64
 import os
 import shutil
 import subprocess
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -19,8 +20,9 @@ from boothnet.lab.plan import plan_lab
 from boothnet.lab.runner import detect_vlan_mode, lab_down, lab_up
 from boothnet.lab.scratch import copy_inventory
 from boothnet.report.render import write_report
+from boothnet.validate.perf.calibrate import window_factor
 from boothnet.validate.perf.runner import netns_runner
-from boothnet.validate.perf.wan import UDP_BUFFER, judge_udp, run_iperf3, wan_paths
+from boothnet.validate.perf.wan import UDP_BUFFER, judge_udp, probe_wan_links, run_iperf3, run_wan_sweep, wan_paths
 from boothnet.validate.plan import isolation_flows, path_mtu
 from boothnet.validate.run import wait_converged
 from boothnet.validate.stage import run_validate
@@ -43,11 +45,12 @@ def _edit(root: Path, rel: str, change) -> None:  # noqa: ANN001 - a small test 
     path.write_text("---\n" + yaml.safe_dump(data, sort_keys=False))
 
 
-def wan_intent(dst: Path, loss_pct: float = 0.0) -> Path:
+def wan_intent(dst: Path, loss_pct: float = 0.0, delay_ms: float = 25) -> Path:
     """lab-mini with r1 -- r2 as a 622 Mb/s, 50 ms RTT WAN hop, jumbo VLANs, and the tools'
     ports open from h1 (admins) to the lab VLAN; the WAN path h1 -> h4 declared."""
     inv = copy_inventory(REPO / "inventories" / "lab-mini", dst, NETWORK, MGMT)
-    _edit(inv, "group_vars/all/links.yml", lambda d: d["links"][0].update(speed=622, delay_ms=25, loss_pct=loss_pct))
+    _edit(inv, "group_vars/all/links.yml", lambda d: d["links"][0].update(speed=622, delay_ms=delay_ms,
+                                                                         loss_pct=loss_pct))
     _edit(inv, "group_vars/all/vlans.yml", lambda d: d["vlans"][0].update(mtu=9000))
     _edit(inv, "host_vars/r1.yml", lambda d: [p.update(mtu=9000) for p in d["ports"]])
     _edit(inv, "group_vars/all/policy.yml", lambda d: d["policy"]["rules"].extend(
@@ -61,8 +64,8 @@ def wan_intent(dst: Path, loss_pct: float = 0.0) -> Path:
 
 @pytest.fixture
 def wan_lab(tmp_path: Path):  # noqa: ANN201
-    def up(loss_pct: float = 0.0) -> tuple[Path, Path]:
-        inv = wan_intent(tmp_path / "intent", loss_pct)
+    def up(loss_pct: float = 0.0, delay_ms: float = 25) -> tuple[Path, Path]:
+        inv = wan_intent(tmp_path / "intent", loss_pct, delay_ms)
         build = tmp_path / "build"
         spec, result = plan_lab(inv, detect_vlan_mode(), build)
         assert result.ok, result.findings
@@ -123,3 +126,19 @@ def test_udp_reports_the_configured_loss_within_its_statistical_error(wan_lab) -
     judged = judge_udp(udp, path, rate)
     assert judged.verdict == "PASS", judged.explanation
     assert 0.5 < judged.lost_pct < 2.0 and judged.packets > 10_000
+
+
+def test_a_delay_line_twice_as_slow_as_declared_fails_the_rtt_probe_and_the_sweep(wan_lab, tmp_path: Path) -> None:
+    _, build = wan_lab(delay_ms=50)  # the lab's delay line: 100 ms round trip
+    declared = wan_intent(tmp_path / "declared")  # what the intent says: 50 ms
+    _edit(declared, "group_vars/all/throughput.yml", lambda d: d["throughput"].update(tools=["iperf3"]))
+    net = load_network(declared)
+    assert wait_converged(net, netns_runner, isolation_flows(net)).status == "PASS"
+    ns = partial(ns_name, NETWORK)
+    links = probe_wan_links(net, netns_runner, ns, lambda _: None)
+    assert links and all(r.verdict == "FAIL" for r in links), links
+    (path,) = wan_paths(net, lambda s, d: path_mtu(net, s, d))
+    sweep = run_wan_sweep(netns_runner, path, ns, net, lambda _: None, window_factor(build, lambda _: None))
+    # below the BDP a window carries half of what k x window/RTT says at the declared RTT
+    window_limited = [p for p in sweep if p.limit == "window"]
+    assert window_limited and all(p.verdict == "FAIL" for p in window_limited), [p.explanation for p in sweep]
