@@ -11,10 +11,12 @@ import traceback
 
 try:
     from boothnet.deploy import results, steps
+    from boothnet.locks import Busy, hold
 
     IMPORT_ERROR = None
 except ImportError:  # reported by fail_json in need_boothnet()
-    results = steps = None
+    results = steps = hold = None
+    Busy = RuntimeError
     IMPORT_ERROR = traceback.format_exc()
 
 CONNECTION_SPEC = dict(

@@ -12,19 +12,30 @@ import sys
 import traceback
 
 
-def run_stage(module, target, *args, **kwargs):
+def run_stage(module, target, *args, lock=None, **kwargs):
     """`target` ("boothnet.<module>:<function>") called with the arguments, or the task failed
-    the way the CLI fails the command."""
+    the way the CLI fails the command. ``lock``: (inventory folder or network name, build_dir, lab)
+    to hold the network's build lock (and its lab lock) meanwhile, as the `boothnet` command does."""
     module_name, _, function = target.partition(":")
     try:
         from boothnet.errors import IntentInvalid, RenderError
+        from boothnet.locks import Busy, run_locks
 
         call = getattr(importlib.import_module(module_name), function)
     except ImportError as exc:
         module.fail_json(msg=f"boothnet is not importable by {sys.executable}: {exc}; "
                              "run with ansible_python_interpreter set to the .venv python")
     try:
-        return call(*args, **kwargs)
+        if lock is None:
+            return call(*args, **kwargs)
+        from boothnet.intent import load_network
+
+        inventory, build_dir, lab = lock
+        network = inventory if isinstance(inventory, str) else load_network(inventory).name
+        with run_locks(build_dir, network, lab, command=f"ansible module {target}"):
+            return call(*args, **kwargs)
+    except Busy as exc:
+        module.fail_json(msg=str(exc))
     except IntentInvalid as exc:
         module.fail_json(msg=exc.summary() + "\nnothing was written", errors=[str(e) for e in exc.errors])
     except RenderError as exc:

@@ -100,7 +100,7 @@ def main() -> None:
     p = module.params
     review = run_stage(module, "boothnet.verify.acl_review.stage:run_acl_review", Path(p["inventory"]),
                        Path(p["build_dir"]), p["base"], p["head"] or None, p["batfish_host"] or None,
-                       p["require_batfish"])
+                       p["require_batfish"], lock=(Path(p["inventory"]), Path(p["build_dir"]), False))
     markdown = review_markdown(review)
     result = {
         "changed": False,

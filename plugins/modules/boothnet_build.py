@@ -60,6 +60,7 @@ def main() -> None:
     )
     p = module.params
     result = run_stage(module, "boothnet.render.build:build", Path(p["inventory"]), Path(p["build_dir"]),
+                       lock=(Path(p["inventory"]), Path(p["build_dir"]), False),
                        run_tools=p["run_tools"])
     summary = {
         "network": result.network,

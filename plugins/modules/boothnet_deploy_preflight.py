@@ -73,7 +73,10 @@ def main() -> None:
     p = module.params
     root = Path(p["configs_root"])
     dirs = {str(device): Path(folder) if folder else root / str(device) for device, folder in p["devices"].items()}
-    checks = run_stage(module, "boothnet.deploy.preflight:preflight", dirs, p["network"], p["lab_configs"])
+    # build/<network>/configs or build/<network>/lab/configs: the build root is above <network>
+    build_root = next((a.parent for a in root.parents if a.name == p["network"]), root.parent)
+    checks = run_stage(module, "boothnet.deploy.preflight:preflight", dirs, p["network"], p["lab_configs"],
+                       lock=(p["network"], build_root, False))
     module.exit_json(changed=False, intent={str(c.configs): c.intent.digest for c in checks if c.intent})
 
 

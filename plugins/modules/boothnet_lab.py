@@ -81,20 +81,25 @@ def main() -> None:
     from boothnet.intent import load_network
     from boothnet.lab.plan import plan_lab
     from boothnet.lab.runner import detect_vlan_mode, lab_down, lab_up
+    from boothnet.locks import Busy, run_locks
 
     log: list[str] = []
     build_dir = Path(module.params["build_dir"])
     try:
         net = load_network(Path(module.params["inventory"]))
         state_dir = build_dir / net.name / "lab"
-        if module.params["state"] == "down":
-            result = lab_down(net.name, state_dir, progress=log.append)
-            module.exit_json(changed=bool(result.get("removed")), log=log)
-        mode = module.params["vlan_mode"] or detect_vlan_mode()
-        spec, build = plan_lab(Path(module.params["inventory"]), mode, build_dir, progress=log.append)
-        if not build.ok:
-            module.fail_json(msg="lab configs have findings:\n" + "\n".join(build.findings), log=log)
-        state = lab_up(spec, state_dir, progress=log.append, configs=module.params["configs"])
+        what = f"ansible module boothnet_lab state={module.params['state']}"
+        with run_locks(build_dir, net.name, lab=True, command=what):
+            if module.params["state"] == "down":
+                result = lab_down(net.name, state_dir, progress=log.append)
+                module.exit_json(changed=bool(result.get("removed")), log=log)
+            mode = module.params["vlan_mode"] or detect_vlan_mode()
+            spec, build = plan_lab(Path(module.params["inventory"]), mode, build_dir, progress=log.append)
+            if not build.ok:
+                module.fail_json(msg="lab configs have findings:\n" + "\n".join(build.findings), log=log)
+            state = lab_up(spec, state_dir, progress=log.append, configs=module.params["configs"])
+    except Busy as exc:
+        module.fail_json(msg=str(exc), log=log)
     except IntentInvalid as exc:
         module.fail_json(msg=exc.summary(), log=log)
     except Exception as exc:  # noqa: BLE001 - report any lab failure with its progress log

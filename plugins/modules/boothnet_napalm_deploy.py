@@ -87,7 +87,16 @@ import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 from ansible.module_utils.basic import AnsibleModule  # noqa: E402
-from ansible.module_utils.boothnet_napalm import SECRETS_SPEC, results, secrets, spec, steps, target  # noqa: E402
+from ansible.module_utils.boothnet_napalm import (  # noqa: E402
+    SECRETS_SPEC,
+    Busy,
+    hold,
+    results,
+    secrets,
+    spec,
+    steps,
+    target,
+)
 
 IN_FORCE_OK = ("new-confirmed", "unchanged", "check-only")
 
@@ -109,11 +118,16 @@ def main():
     t = target(module)
     p = module.params
     started = time.monotonic()
-    run = steps.deploy(
-        t, Path(p["config_dir"]), revert_in=p["revert_in"], check=module.check_mode,
-        backup_root=Path(p["backup_dir"]) if p["backup_dir"] else None, device=p["device"],
-        secrets=secrets(module), health_timeout=p["health_timeout"], revert_margin=p["revert_margin"],
-    )
+    network_dir = Path(p["deploy_dir"]).parent  # build/<network>: shared by the devices of this deploy
+    try:
+        with hold(network_dir / ".lock", str(network_dir), f"ansible deploy of {p['device']}", shared=True):
+            run = steps.deploy(
+                t, Path(p["config_dir"]), revert_in=p["revert_in"], check=module.check_mode,
+                backup_root=Path(p["backup_dir"]) if p["backup_dir"] else None, device=p["device"],
+                secrets=secrets(module), health_timeout=p["health_timeout"], revert_margin=p["revert_margin"],
+            )
+    except Busy as exc:
+        module.fail_json(msg=f"{p['device']}: not deployed: {exc}")
     record = run.result(p["device"], module.check_mode, round(time.monotonic() - started, 2))
     results.record(Path(p["deploy_dir"]), record)
     would_change = bool(run.commit and (run.commit["committed"] or (module.check_mode and run.commit["changed"])))

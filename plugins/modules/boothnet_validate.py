@@ -88,6 +88,7 @@ def main() -> None:
     log: list[str] = []
     p = module.params
     results = run_stage(module, "boothnet.validate.stage:run_validate", Path(p["inventory"]), Path(p["build_dir"]),
+                        lock=(Path(p["inventory"]), Path(p["build_dir"]), True),
                         throughput=p["throughput"], progress=log.append, vpn_resilience=p["vpn_resilience"],
                         wan_sweep=p["wan_sweep"])
     from boothnet.report.render import write_report

@@ -67,7 +67,8 @@ def main() -> None:
     )
     p = module.params
     report = run_stage(module, "boothnet.verify.stage:run_verify_stage", Path(p["inventory"]), Path(p["build_dir"]),
-                       p["batfish_host"] or None, p["require_batfish"])
+                       p["batfish_host"] or None, p["require_batfish"],
+                       lock=(Path(p["inventory"]), Path(p["build_dir"]), False))
     markdown = report.to_markdown()
     if str(report.status) == "FAIL":
         module.fail_json(msg="verify failed:\n" + markdown, status="FAIL", markdown=markdown)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import sys
 from pathlib import Path
@@ -11,6 +12,7 @@ from boothnet.cli import review, showfloor, stages
 from boothnet.cli.common import inventory_path as _inventory
 from boothnet.cli.common import progress as _progress
 from boothnet.errors import IntentInvalid, RenderError
+from boothnet.locks import Busy, run_locks
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
@@ -74,6 +76,22 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     return 1
 
 
+WRITE_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM}
+# Commands that write build/<network>/ take its lock; those that touch the lab also take the lab's.
+LOCKED = {"build": False, "verify": False, "acl-review": False, "clab": False,
+          "lab-up": True, "lab-down": True, "validate-lab": True, "demo": True}
+
+
+def _locked(args: argparse.Namespace) -> int:
+    if args.command not in LOCKED:
+        return int(args.func(args))
+    from boothnet.intent import load_network
+
+    network = load_network(_inventory(args)).name
+    with run_locks(Path(args.build_dir), network, lab=LOCKED[args.command], progress=_progress):
+        return int(args.func(args))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="boothnet", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -108,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
 
     args = parser.parse_args(argv)
     try:
-        return int(args.func(args))
+        return _locked(args)
     except IntentInvalid as exc:
         print(exc.summary(), file=sys.stderr)
         print("nothing was written", file=sys.stderr)
@@ -117,10 +135,17 @@ def main(argv: list[str] | None = None) -> int:
         print(f"render error: {exc}", file=sys.stderr)
         print("nothing was written", file=sys.stderr)
         return 3
+    except Busy as exc:
+        print(f"boothnet {args.command}: {exc}", file=sys.stderr)
+        return 75
     except KeyboardInterrupt:
         print("boothnet: interrupted", file=sys.stderr)
         return 130
     except Exception as exc:  # noqa: BLE001 - never a traceback for the user; BOOTHNET_DEBUG=1 shows it
+        if isinstance(exc, OSError) and exc.errno in WRITE_ERRORS:  # a full disk is no bug
+            print(f"boothnet {args.command}: cannot write {exc.filename or 'a file'}: {exc.strerror}; what was "
+                  "there before is left as it was", file=sys.stderr)
+            return 74
         if os.environ.get("BOOTHNET_DEBUG"):
             raise
         print(f"boothnet {args.command}: internal error: {type(exc).__name__}: {exc}\n"

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from boothnet.derive import DeriveContext, DeviceModel, derive_network
 from boothnet.errors import RenderError
+from boothnet.files import write_text_atomic
 from boothnet.intent import Network, load_network
 from boothnet.intent.stamp import IntentStamp, stamp_intent
 from boothnet.render.lint import lint_rendered
@@ -122,9 +123,9 @@ def build_intent(
         list(net.warnings),
     )
     write_model(out_dir.with_name(f"{out_dir.name}.model.json"), models)
-    out_dir.with_name(f"{out_dir.name}.summary.json").write_text(
-        json.dumps({**asdict(result), "out_dir": str(out_dir)}, indent=2, sort_keys=True) + "\n"
-    )
+    # the summary last: the stamp a deploy trusts names configs that are complete
+    write_text_atomic(out_dir.with_name(f"{out_dir.name}.summary.json"),
+                      json.dumps({**asdict(result), "out_dir": str(out_dir)}, indent=2, sort_keys=True) + "\n")
     return result, models
 
 
@@ -140,7 +141,7 @@ def write_model(path: Path, models: dict[str, DeviceModel]) -> None:
     took 2 s of a 500-device build; this is the C encoder with a shallow hook."""
     encode = json.JSONEncoder(default=_plain, sort_keys=True).encode
     lines = [f"{json.dumps(name)}: {encode(model)}" for name, model in sorted(models.items())]
-    path.write_text("{\n" + ",\n".join(lines) + "\n}\n")
+    write_text_atomic(path, "{\n" + ",\n".join(lines) + "\n}\n")
 
 
 def _run(argv: list[str]) -> tuple[int, str]:

@@ -14,6 +14,7 @@ import jinja2
 
 from boothnet.derive.model import DeviceModel
 from boothnet.errors import RenderError
+from boothnet.files import recover, staged_dir
 from boothnet.platforms import platforms
 
 
@@ -65,21 +66,19 @@ class Renderer:
 
 
 def write_configs(files: list[RenderedFile], out_dir: Path) -> tuple[list[Path], list[Path]]:
-    """Write every file, byte for byte the same for the same intent; drop stale ones.
+    """Write every file, byte for byte the same for the same intent, into a fresh folder that
+    replaces ``out_dir`` whole (stale files go with the old one): a failure halfway (a full disk,
+    a kill) leaves the previous configs as they were, never a mix.
 
     Returns (every config file, the files written or removed by this call).
     """
-    out_dir.mkdir(parents=True, exist_ok=True)
-    targets = []
-    wanted = {out_dir / f.path for f in files}
-    changed = sorted(p for p in out_dir.rglob("*") if p.is_file() and p not in wanted)
-    for stale in changed:
-        stale.unlink()
-    for file in files:
-        target = out_dir / file.path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if not target.exists() or target.read_text() != file.text:
+    recover(out_dir)
+    wanted = {out_dir / f.path: f.text for f in files}
+    old = {p: p.read_text() for p in out_dir.rglob("*") if p.is_file()} if out_dir.exists() else {}
+    with staged_dir(out_dir) as staging:
+        for file in files:
+            target = staging / file.path
+            target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(file.text)
-            changed.append(target)
-        targets.append(target)
-    return targets, changed
+    changed = sorted([p for p in old if p not in wanted] + [p for p, text in wanted.items() if old.get(p) != text])
+    return list(wanted), changed

@@ -8,6 +8,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from boothnet.files import staged_dir
 from boothnet.report.plots import reachability_heatmap, throughput_plot, window_sweep_plot
 from boothnet.report.summary import summarize, throughput_status
 from boothnet.validate.results import Summary, ValidationResults
@@ -200,19 +201,20 @@ def write_report(results: ValidationResults | str | Path, out_dir: str | Path) -
     if not isinstance(results, ValidationResults):
         results = ValidationResults.model_validate_json(Path(results).read_text())
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
     summary = summarize(results)
-    pngs: dict[str, Path | None] = {
-        "throughput": throughput_plot([r for r in results.throughput if r.kind == "path"], out / "throughput.png"),
-        "sweep": window_sweep_plot(results.throughput, {r.path: r.declared_ms for r in results.rtt},
-                                   out / "window_sweep.png"),
-        "reachability": reachability_heatmap(results.isolation, _zones(results),
-                                             out / "reachability.png"),
-    }
-    doc = {"summary": summary.model_dump(mode="json"),
-           "results": results.model_dump(mode="json", exclude={"throughput": {"__all__": {"raw"}}})}
-    (out / "report.json").write_text(json.dumps(doc, indent=2) + "\n")
-    (out / "report.md").write_text(render_markdown(results, summary, pngs))
-    (out / "report.html").write_text(render_html(results, summary, pngs))
+    with staged_dir(out) as staging:  # a failure leaves the previous report whole
+        pngs: dict[str, Path | None] = {
+            "throughput": throughput_plot([r for r in results.throughput if r.kind == "path"],
+                                          staging / "throughput.png"),
+            "sweep": window_sweep_plot(results.throughput, {r.path: r.declared_ms for r in results.rtt},
+                                       staging / "window_sweep.png"),
+            "reachability": reachability_heatmap(results.isolation, _zones(results), staging / "reachability.png"),
+        }
+        doc = {"summary": summary.model_dump(mode="json"),
+               "results": results.model_dump(mode="json", exclude={"throughput": {"__all__": {"raw"}}})}
+        (staging / "report.json").write_text(json.dumps(doc, indent=2) + "\n")
+        (staging / "report.md").write_text(render_markdown(results, summary, pngs))
+        (staging / "report.html").write_text(render_html(results, summary, pngs))
+    pngs = {k: (out / v.name if v else None) for k, v in pngs.items()}
     return ReportPaths(out, out / "report.json", out / "report.md", out / "report.html",
                        pngs["throughput"], pngs["reachability"], pngs["sweep"])

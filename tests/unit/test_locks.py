@@ -1,0 +1,102 @@
+"""One run per network: a second run is refused at once naming the holder; a killed run's lock
+is taken over, saying so; a run's own children are not refused."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from boothnet.locks import HELD_ENV, Busy, build_lock, hold, run_locks
+
+ROOT = Path(__file__).resolve().parents[2]
+HOLDER = """
+import sys, time
+from pathlib import Path
+from boothnet.locks import hold
+with hold(Path(sys.argv[1]), "build/x", command="boothnet demo --network x"):
+    print("held", flush=True)
+    time.sleep(60)
+"""
+
+
+def _holder(lock: Path) -> subprocess.Popen:
+    proc = subprocess.Popen([sys.executable, "-c", HOLDER, str(lock)], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
+    return proc
+
+
+def test_a_second_run_is_refused_at_once_naming_the_holder(tmp_path: Path) -> None:
+    lock = build_lock(tmp_path, "x")
+    proc = _holder(lock)
+    try:
+        started = time.monotonic()
+        with pytest.raises(Busy) as caught, hold(lock, "build/x"):
+            pass
+        assert time.monotonic() - started < 1
+        message = str(caught.value)
+        assert message.startswith(f"build/x is in use by `boothnet demo --network x` (pid {proc.pid}, started ")
+        assert message.endswith("wait for it to finish, or stop it and run again")
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_a_killed_runs_lock_is_taken_over_and_said(tmp_path: Path) -> None:
+    lock = build_lock(tmp_path, "x")
+    proc = _holder(lock)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    said: list[str] = []
+    with hold(lock, "build/x", progress=said.append):
+        pass
+    assert said == [f"build/x: took over the lock of `boothnet demo --network x` (pid {proc.pid}, started "
+                    f"{said[0].split('started ')[1].split(',')[0]}, from {os.getcwd()}), which was killed"]
+
+
+def test_children_of_the_holder_are_not_refused(tmp_path: Path) -> None:
+    with run_locks(tmp_path, "x", lab=False):
+        assert str(build_lock(tmp_path, "x").resolve()) in os.environ[HELD_ENV]
+        child = subprocess.run([sys.executable, "-c", HOLDER.replace("time.sleep(60)", "pass"),
+                                str(build_lock(tmp_path, "x"))], capture_output=True, text=True)
+        assert child.returncode == 0 and child.stdout.strip() == "held"
+    assert HELD_ENV not in os.environ
+
+
+def test_shared_holders_run_side_by_side_but_not_beside_an_exclusive_one(tmp_path: Path) -> None:
+    lock = build_lock(tmp_path, "x")
+    with hold(lock, "build/x", shared=True):
+        fd = os.open(lock, os.O_RDWR)
+        try:
+            import fcntl
+
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)  # a second device of the same deploy
+        finally:
+            os.close(fd)
+    proc = _holder(lock)
+    try:
+        with pytest.raises(Busy), hold(lock, "build/x", shared=True):
+            pass
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_the_command_line_exits_75_with_one_line(tmp_path: Path) -> None:
+    proc = _holder(build_lock(tmp_path, "lab-mini"))
+    try:
+        run = subprocess.run([str(Path(sys.executable).parent / "boothnet"), "build", "-n", "lab-mini",
+                              "--build-dir", str(tmp_path), "--no-tools"], cwd=ROOT, capture_output=True, text=True)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert run.returncode == 75
+    assert run.stderr.strip().splitlines() == [
+        f"boothnet build: {tmp_path}/lab-mini is in use by `boothnet demo --network x` (pid {proc.pid}, started "
+        f"{run.stderr.split('started ')[1].split(',')[0]}, from {ROOT}): wait for it to finish, or stop it and run "
+        "again"]
