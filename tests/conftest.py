@@ -47,3 +47,15 @@ def no_batfish(monkeypatch, tmp_path):
     """No Batfish for this test: BATFISH_HOST unset and no service `boothnet batfish up` started."""
     monkeypatch.delenv("BATFISH_HOST", raising=False)
     monkeypatch.setattr("boothnet.verify.batfish.service.STATE_DIR", tmp_path / "no-batfish")
+
+
+@pytest.fixture(scope="session")
+def host() -> str:
+    """The live Batfish service, found as every command finds it (BATFISH_HOST, or the one
+    `boothnet batfish up` started); a skip here fails under BOOTHNET_REQUIRE_BATFISH=1."""
+    from boothnet.verify.batfish.service import find_host, probe
+
+    status = probe(find_host())
+    if not status.reachable:
+        pytest.skip(f"LIVE BATFISH TESTS NOT RUN: {status.skip_reason}")
+    return str(status.host)
