@@ -87,7 +87,8 @@ def _locked(args: argparse.Namespace) -> int:
         return int(args.func(args))
     from boothnet.intent import load_network
 
-    network = load_network(_inventory(args)).name
+    # lab-down needs no intent without -i: a lab comes down whatever became of its inventory
+    network = args.network if args.command == "lab-down" and not args.inventory else load_network(_inventory(args)).name
     with run_locks(Path(args.build_dir), network, lab=LOCKED[args.command], progress=_progress):
         return int(args.func(args))
 
