@@ -213,6 +213,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 def _demo(args: argparse.Namespace, batfish_host: str | None) -> int:
     from boothnet.validate.drift import drift_stage
     from boothnet.validate.stage import run_validate
+    from boothnet.verify.batfish.service import BatfishUnavailable
     from boothnet.verify.stage import run_verify_stage
 
     inventory, build_dir = inventory_path(args), Path(args.build_dir)
@@ -223,7 +224,12 @@ def _demo(args: argparse.Namespace, batfish_host: str | None) -> int:
         return 1
     print(f"[2/5] build and verify (offline lint; Batfish {batfish_host or 'SKIPPED: no service'})",
           flush=True)
-    verify = run_verify_stage(inventory, build_dir, host=batfish_host, progress=progress)
+    try:
+        verify = run_verify_stage(inventory, build_dir, host=batfish_host, progress=progress)
+    except BatfishUnavailable as exc:  # it answered when the demo began, then stopped
+        print(f"verify: FAIL: {exc}", file=sys.stderr)
+        cmd_lab_down(args)
+        return 1
     stages = _verify_stages(verify, build_dir / network / "verify")
     if str(verify.status) == "FAIL":
         return _verify_failed(verify, stages, network, build_dir)

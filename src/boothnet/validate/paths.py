@@ -43,6 +43,14 @@ def address_owner(net: Network, address: str | None) -> str | None:
     return None
 
 
+def first_hosts(net: Network) -> dict[str, Endpoint]:
+    """Each VLAN's first endpoint by name: the one a per-VLAN probe starts from."""
+    firsts: dict[str, Endpoint] = {}
+    for endpoint in sorted(net.endpoints.values(), key=lambda e: e.name):
+        firsts.setdefault(endpoint.vlan, endpoint)
+    return firsts
+
+
 def _hop(net: Network, cause: str, result: PingResult, dst: Endpoint) -> str:
     """Name where a path shrinks: a router answers "frag needed" from the address it received on,
     so the shrinking interface is its next one, towards the destination."""
@@ -61,10 +69,7 @@ def gateway_rows(net: Network, runner: Runner, progress: Callable[[str], None]) 
     refuses a larger frame as the sender, naming itself."""
     rows = []
     vlans = net.vlan_by_name()
-    firsts: dict[str, Endpoint] = {}
-    for endpoint in sorted(net.endpoints.values(), key=lambda e: e.name):
-        firsts.setdefault(endpoint.vlan, endpoint)
-    for vlan_name, host in sorted(firsts.items()):
+    for vlan_name, host in sorted(first_hosts(net).items()):
         vlan = vlans[vlan_name]
         mtu = net.vlan_mtu(vlan)
         name = f"{vlan.gateway} ({vlan.name} gateway) -> {host.name}"
@@ -90,10 +95,8 @@ def routed_jumbo_paths(net: Network) -> list[RoutedPath]:
     the VPN (the VPN section probes the tunnel)."""
     compiler = PolicyCompiler(net)
     vlans = net.vlan_by_name()
-    firsts: dict[str, Endpoint] = {}
-    for endpoint in sorted(net.endpoints.values(), key=lambda e: e.name):
-        if not vlans[endpoint.vlan].routers and net.vlan_mtu(vlans[endpoint.vlan]) > net.mtu_policy.default:
-            firsts.setdefault(endpoint.vlan, endpoint)
+    firsts = {name: host for name, host in first_hosts(net).items()
+              if not vlans[name].routers and net.vlan_mtu(vlans[name]) > net.mtu_policy.default}
     paths = []
     for src in firsts.values():
         for dst in firsts.values():
@@ -165,11 +168,8 @@ def north_south(net: Network) -> list[NorthSouth]:
     compiler = PolicyCompiler(net)
     vlans = net.vlan_by_name()
     target = net.uplink.next_hop
-    firsts: dict[str, Endpoint] = {}
-    for endpoint in sorted(net.endpoints.values(), key=lambda e: e.name):
-        firsts.setdefault(endpoint.vlan, endpoint)
     out = []
-    for vlan_name, host in sorted(firsts.items()):
+    for vlan_name, host in sorted(first_hosts(net).items()):
         decided = policy_decision(compiler, vlans[vlan_name], host_prefix(host), IPv4Network(f"{target}/32"), "icmp")
         if decided[0] == "permit":
             out.append(NorthSouth(host, target, f"{host.name} ({vlan_name}) -> show network {target} "

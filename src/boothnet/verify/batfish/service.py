@@ -113,12 +113,33 @@ def service_status(
     return status
 
 
+# A service that dies or stops answering mid-run must end the run within about a minute: pybatfish
+# waits 30 s per request and retries ten times with a backoff up to two minutes (several minutes
+# in all). Its questions answer through short polls, so these bounds cost a healthy service nothing;
+# snapshot uploads keep pybatfish's own (no) timeout.
+REQUEST_TIMEOUT_S = 15
+REQUEST_RETRIES = 2
+
+
+def _bounded_retries() -> None:
+    from pybatfish.client import restv2helper
+    from requests.adapters import HTTPAdapter
+    from urllib3.util.retry import Retry
+
+    retry = Retry(total=REQUEST_RETRIES, connect=REQUEST_RETRIES, read=REQUEST_RETRIES, backoff_factor=0.5,
+                  status_forcelist=[429, 500, 502, 503, 504])
+    for session in (restv2helper._requests_session, restv2helper._requests_session_fail_fast):
+        for scheme in ("http://", "https://"):
+            session.mount(scheme, HTTPAdapter(max_retries=retry))
+
+
 def open_session(status: ServiceStatus, network: str = "boothnet"):  # -> pybatfish Session
     """A pybatfish Session on a reachable service, with its network set."""
     from pybatfish.client.session import Session  # imported late: heavy, and only live
 
     assert status.host is not None and status.reachable, status.reason
+    _bounded_retries()
     name, port = _split_port(status.host)
-    bf = Session(host=name, port=port)
+    bf = Session(host=name, port=port, timeout=REQUEST_TIMEOUT_S)
     bf.set_network(network)
     return bf
