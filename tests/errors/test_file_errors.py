@@ -92,3 +92,11 @@ def test_deploy_against_an_inventory_without_devices_says_what_it_expected(tmp_p
     assert (f"deploy.yml deploys the hosts of group 'network_devices', which {inv} does not have: "
             "run it against an intent inventory (inventories/<network>, group network_devices), "
             "a lab inventory, build/<network>/lab/inventory.yml") in out
+
+
+def test_an_empty_key_inline_in_hosts_yml_is_named_there(inventory_copy):
+    inv = inventory_copy()
+    hosts = inv.load("hosts.yml")
+    hosts["all"]["children"]["network_devices"]["hosts"]["r1"] = {"": None}
+    inv.save("hosts.yml", hosts)
+    assert errors_of(inv) == ["inv/hosts.yml: devices.r1.'': None: Extra inputs are not permitted"]

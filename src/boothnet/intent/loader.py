@@ -66,6 +66,7 @@ class RawInventory:
     devices: dict[str, dict[str, Any]] = field(default_factory=dict)
     endpoints: dict[str, dict[str, Any]] = field(default_factory=dict)
     host_files: dict[str, str] = field(default_factory=dict)  # host -> file of its vars
+    inline_keys: dict[str, set[str]] = field(default_factory=dict)  # host -> its vars set in hosts.yml only
     # host -> per port, the index of its entry in the file (a range entry gives many ports)
     port_entries: dict[str, list[int]] = field(default_factory=dict)
     hosts_file: str = ""
@@ -220,12 +221,14 @@ def load_inventory(root: Path) -> RawInventory:
     for name, (group, inline, _) in sorted(found.items()):
         host_vars = dict(inline)
         source = raw.hosts_file
+        raw.inline_keys[name] = set(inline)
         for candidate in (root / "host_vars" / f"{name}.yml", root / "host_vars" / name / "main.yml"):
             if candidate.exists():
                 data = _read_yaml(candidate, errors)
                 if isinstance(data, dict):
                     host_vars.update(data)
                     source = _rel(candidate)
+                    raw.inline_keys[name] -= set(data)
                 elif data is not None:
                     errors.append(_not_a_mapping(candidate, data))
         if isinstance(host_vars.get("ports"), list):

@@ -50,8 +50,10 @@ def esp_overhead(esp_proposal: str, udp_encapsulation: bool) -> int:
 def _path(loc: tuple[Any, ...]) -> str:
     text = ""
     for part in loc:
+        if part == "":
+            part = "''"  # an empty key, shown as one
         text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
-    return text
+    return text or "(top level)"
 
 
 def _pydantic_errors(
@@ -121,7 +123,14 @@ class _Collector:
             try:
                 parsed[name] = model.model_validate({"name": name, **host_vars})
             except ValidationError as exc:
-                self.errors.extend(_pydantic_errors(exc, file, prefix, host_vars, self.raw.port_entries.get(name)))
+                inline = self.raw.inline_keys.get(name, set())
+                found = _pydantic_errors(exc, file, prefix, host_vars, self.raw.port_entries.get(name))
+                for error, detail in zip(found, exc.errors(), strict=True):
+                    loc = tuple(detail["loc"])
+                    if file != self.raw.hosts_file and loc and loc[0] in inline:  # set in hosts.yml, not host_vars
+                        error = IntentError(self.raw.hosts_file, _path((f"{group}.{name}", *loc)), error.value,
+                                            error.allowed)
+                    self.errors.append(error)
         return parsed
 
 

@@ -200,7 +200,7 @@ def status(state_dir: Path | None = None) -> tuple[bool, str]:
     env_host = (os.environ.get(HOST_ENV) or "").strip()
     if env_host:
         st = probe(env_host)
-        return st.reachable, st.reason
+        return st.reachable, st.reason + listening_note()
     running = read_started(state_dir)
     if running:
         st = probe(running.host)
