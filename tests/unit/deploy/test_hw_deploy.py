@@ -215,3 +215,19 @@ def test_playbook_check_diff_on_the_intent_inventory_prints_the_switches_diffs(t
     assert "@@ -1," in out and "+hostname rsw1" in out  # EOS session diff (unified)
     summary = json.loads((build_dir / "sc-booth" / "deploy-check" / "summary.json").read_text())
     assert {d: r["outcome"] for d, r in summary["devices"].items()} == {"core1": "check-only", "rsw1": "check-only"}
+
+
+@pytest.mark.parametrize("device", ["core1", "rsw1"])
+def test_drift_on_a_switch_names_a_line_added_by_hand(device, configs, tmp_path):
+    """The validate stage's drift check (boothnet.validate.drift.check_drift) on IOS and EOS: the
+    same compare as a deploy's, read through the real NAPALM drivers."""
+    from boothnet.validate.drift import DriftTarget, check_drift
+
+    switch(device, configs)
+    deploy(device, configs, tmp_path)
+    item = DriftTarget(device, target(device), configs / device, steps.Secrets(given={"BOOTHNET_VPN_PSK": PSK}))
+    assert check_drift(item).verdict == "PASS"
+    dev = sim.DEVICES[f"{device}.booth"]
+    dev.running += "\nsnmp-server community public RO\n"
+    row = check_drift(item)
+    assert row.verdict == "FAIL" and "snmp-server community public RO" in (row.cause or ""), row.cause
