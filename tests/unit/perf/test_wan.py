@@ -126,6 +126,17 @@ def test_udp_loss_is_judged_within_its_statistical_error(declared, lost, verdict
     assert "for the 108 datagrams in flight at the end" in judged.explanation
 
 
+@pytest.mark.parametrize("measured,verdict", [(1.4, "PASS"), (2.6, "FAIL")])
+def test_udp_jitter_is_judged_on_a_path_that_declares_it(measured, verdict):
+    path = WanPath("wan", _path().source, _path().destination, ("r1:eth3 -- r2:eth3",), 25, 2, 0, 622e6, 9000)
+    udp = ThroughputResult(tool="iperf3", succeeded=True, protocol="udp", kind="udp", throughput=300e6,
+                           lost_pct=0.0, packets=25805, bytes=25805 * 8948, jitter_ms=measured)
+    judged = judge_udp(udp, path, 308e6)
+    assert judged.verdict == verdict, judged.explanation
+    assert judged.explanation.endswith(f"jitter {measured:.2f} ms ({'within' if verdict == 'PASS' else 'above'} "
+                                       "the declared 2 ms)")
+
+
 def _pair() -> tuple[socket.socket, socket.socket]:
     a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)  # keeps frame boundaries, as a TAP does
     a.setblocking(False)

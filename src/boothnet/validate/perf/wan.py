@@ -276,6 +276,10 @@ def judge_udp(result: ThroughputResult, path: WanPath, rate_bps: float) -> Throu
     why = (f"{result.packets} datagrams at {_mb(rate_bps)}: {result.lost_pct:.3f} % lost, "
            f"declared {path.loss_pct:g} % (from -{below:.3f} to +{above:.3f}: 3 sigma + 0.1, and {edge:.3f} above "
            f"for the {in_flight:.0f} datagrams in flight at the end); jitter {result.jitter_ms or 0:.2f} ms")
+    if path.jitter_ms:  # a path that declares jitter: the measured one (RFC 3550) stays within it
+        within = (result.jitter_ms or 0) <= path.jitter_ms
+        ok = ok and within
+        why += f" ({'within' if within else 'above'} the declared {path.jitter_ms:g} ms)"
     return result.model_copy(update={"verdict": "PASS" if ok else "FAIL", "explanation": why})
 
 
