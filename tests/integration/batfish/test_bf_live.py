@@ -49,3 +49,15 @@ def test_review_change_vs_base_flags_both_permits(host, tmp_path):
     assert result.exit_code == 1
     assert {v.change.device for v in result.violations} == {"core1", "hgw"}
     assert (tmp_path / "review.html").exists()
+
+
+@pytest.mark.parametrize("network", ["lab-mini", "sc-booth"])
+def test_the_reference_networks_verify_clean(host, network, tmp_path):
+    """Every Batfish check PASSes on the reference intents; lab-mini's UDP service (NTP to the lab)
+    crosses production and research, and its stateless return line is that service's reply."""
+    from boothnet.verify.stage import run_verify_stage
+
+    report = run_verify_stage(Path(__file__).resolve().parents[3] / "inventories" / network, tmp_path, host=host,
+                              require=True)
+    failed = {r.name: [f.one_line() for f in r.findings] for r in report.checks if r.status != Status.PASS}
+    assert failed == {}

@@ -336,6 +336,9 @@ def check_isolation(answers: list[pd.DataFrame], intent: VerifyIntent) -> list[F
             if intent.service_allowed(f["srcIp"], f["dstIp"], fr.flow_proto(flow),
                                       fr.flow_port(flow)):
                 continue
+            if fr.flow_proto(flow) == "udp" and f["srcPort"] is not None and \
+                    intent.service_allowed(f["dstIp"], f["srcIp"], "udp", int(f["srcPort"])):
+                continue  # a listed UDP service's reply: a stateless ACL's return line, as `established` is for TCP
             found.append(Finding(
                 "isolation", device,
                 f"{src.name} can reach {dst.name}, which the intent forbids "
