@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
+import requests
 
 from boothnet.verify.batfish.intent import OPENING_PACKETS, OpeningPacket, SecureNetwork, VerifyIntent, Zone
 
@@ -36,6 +37,7 @@ class Answers:
     ipsec: pd.DataFrame | None = None
     ospf: pd.DataFrame | None = None
     traces: dict[str, pd.DataFrame] | None = None
+    service_lost: str | None = None  # the first question the service stopped answering, and how
     errors: dict[str, str] = field(default_factory=dict)  # question -> error text
 
 
@@ -87,8 +89,15 @@ def collect(bf: Any, intent: VerifyIntent, snapshot: str) -> Answers:
     pool = ThreadPoolExecutor(max_workers=WORKERS)
 
     def run(name: str, make: Callable[[], Any]) -> pd.DataFrame | None:
+        if ans.service_lost:  # the service stopped answering: no question waits out its timeouts again
+            ans.errors[name] = f"not asked: {ans.service_lost}"
+            return None
         try:
             return make().answer(snapshot=snapshot).frame()
+        except (requests.ConnectionError, requests.Timeout) as exc:
+            ans.service_lost = ans.service_lost or f"{name}: {type(exc).__name__}: {exc}"
+            ans.errors[name] = f"{type(exc).__name__}: {exc}"
+            return None
         except Exception as exc:  # noqa: BLE001 - any service/question error skips the check
             ans.errors[name] = f"{type(exc).__name__}: {exc}"
             return None

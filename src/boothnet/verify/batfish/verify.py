@@ -9,7 +9,7 @@ from boothnet.verify.batfish import checks as ck
 from boothnet.verify.batfish.intent import VerifyIntent
 from boothnet.verify.batfish.questions import Answers, collect
 from boothnet.verify.batfish.report import CheckResult, Finding, Status, VerifyReport
-from boothnet.verify.batfish.service import BatfishUnavailable, open_session, probe, service_status
+from boothnet.verify.batfish.service import BatfishUnavailable, open_session, service_status
 from boothnet.verify.batfish.snapshot import Edge, build_snapshot_dir, init_snapshot, read_configs
 
 
@@ -80,11 +80,10 @@ def run_verify(
         bf = open_session(status, network)
         init_snapshot(bf, snap_dir, snapshot_name)
         answers = collect(bf, intent, snapshot_name)
-        if answers.errors and not probe(status.host, timeout=5).reachable:
-            first = next(iter(answers.errors.items()))
+        if answers.service_lost:
             raise BatfishUnavailable(
                 f"Batfish at {status.host} stopped answering during verify: {len(answers.errors)} questions "
-                f"unanswered (first: {first[0]}: {first[1][:200]}); the configs are not verified and nothing "
+                f"unanswered (first: {answers.service_lost[:200]}); the configs are not verified and nothing "
                 "was deployed")
         results = verify_from_answers(intent, answers, read_configs(snapshot_configs))
         if require:
