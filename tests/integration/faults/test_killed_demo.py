@@ -30,7 +30,7 @@ def _leftovers() -> list[str]:
 
 
 def _demo(build: Path, kill_at: str | None = None, sig: int = signal.SIGTERM) -> tuple[int, str]:
-    argv = [BOOTHNET, "demo", "-n", "lab-mini", "--build-dir", str(build), "--no-throughput", "--no-vpn-resilience"]
+    argv = [BOOTHNET, "demo", "-n", "lab-mini", "--build-dir", str(build)]  # lab-mini: 2 paths to measure
     proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             start_new_session=True)
     assert proc.stdout is not None
