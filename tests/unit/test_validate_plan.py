@@ -36,3 +36,34 @@ def test_throughput_ports_follow_the_policy(booth):
     # inside a VLAN the allocator's own block is used as it is
     inside = tests["research-01: r01-cn1 -> r01-fs"]
     assert _port_block(booth, compiler, allocator, inside, "nuttcp", inside.clients[0], set()).width == allocator.width
+
+
+def test_isolation_covers_every_rule_port_both_ways_and_every_host_of_a_split_vlan(booth):
+    from boothnet.validate.plan import COMMON_TCP, isolation_plan
+
+    plan = isolation_plan(booth, seed=7)
+    assert plan.named == {"tcp": (22, 80, 443, 5000, 5001, 5201), "udp": (5201,)}
+    sources = {f.src.name for f in plan.flows}
+    assert {"client1", "client2", "client3", "client4"} <= sources  # the group splits vpn-clients
+    assert "r01-cn2" not in sources  # research-01 is not split: its first host speaks for it
+    pair = [f for f in plan.flows if (f.src.name, f.dst.name) == ("client4", "home1")]
+    assert [f.label() for f in pair][:8] == ["icmp", "tcp/22", "tcp/80", "tcp/443", "tcp/5000", "tcp/5001",
+                                             "tcp/5201", "tcp/sample x46"]
+    assert all(f.expected == "deny" for f in pair)  # the unlisted client, on every port
+    listed = {f.label(): f.expected for f in plan.flows if (f.src.name, f.dst.name) == ("client1", "home1")}
+    assert listed["tcp/443"] == listed["udp/5201"] == "permit" and listed["tcp/sample x46"] == "deny"
+    back = {f.label(): f.expected for f in plan.flows if (f.src.name, f.dst.name) == ("home1", "client1")}
+    assert back["tcp/22"] == back["udp/5201"] == "deny"  # each permit's reverse, on its own ports
+    assert set(COMMON_TCP) - set(plan.named["tcp"]) <= set(plan.sampled["tcp"])
+    assert plan.sampled == isolation_plan(booth, seed=7).sampled != isolation_plan(booth, seed=8).sampled
+    assert plan.describe().startswith("588 host pairs x 74 probes: icmp, 52 TCP and 21 UDP ports")
+
+
+def test_routed_and_declared_mtu_paths(booth):
+    from boothnet.validate.paths import declared_paths, north_south, routed_jumbo_paths
+
+    routed = routed_jumbo_paths(booth)
+    assert len(routed) == 16 * 15 and {p.mtu for p in routed} == {9000}  # research to research, both ways
+    assert [p.name for p in declared_paths(booth)] == ["booth-to-theater: booth1 -> theater1"]  # home: the VPN's
+    outside = north_south(booth)
+    assert len(outside) == 21 and str(outside[0].address) == "192.0.2.1"  # every booth VLAN but the home one

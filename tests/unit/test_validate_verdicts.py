@@ -26,3 +26,51 @@ def test_agreement_passes_and_disagreement_fails_naming_both():
 
 def test_a_row_batfish_was_not_asked_about_is_judged_on_the_intent_alone():
     assert row("deny", None).verdict == "PASS" and row("permit", None).verdict == "FAIL"
+
+
+def test_isolation_judges_a_refusal_as_reached_and_a_missing_responder_as_an_error():
+    from boothnet.intent import load_network
+    from boothnet.validate.isolation import Responder, judge
+    from boothnet.validate.plan import Flow
+
+    net = load_network("inventories/lab-mini")
+    h1, h3 = net.endpoints["h1"], net.endpoints["h3"]
+    ready = Responder("h3", "lab-mini-h3", "/tmp/x")
+    deny = Flow(h3, h1, "tcp", 22, "deny", "research-not-to-users")
+    assert judge(deny, ["refused"], ready)[:1] == ("permit",)  # a RST got back: the SYN got through
+    assert judge(deny, ["timeout"], ready) == ("deny", "no answer (dropped)", None)
+    udp = Flow(h1, h3, "udp", 123, "permit", "admins-ntp-to-lab")
+    assert judge(udp, ["timeout"], ready)[0] == "deny"  # silence is not a delivery
+    ready.seen.add(("udp", 123, "10.0.10.11"))
+    assert judge(udp, ["timeout"], ready) == ("permit", "seen by the responder, its reply lost", None)
+    broken = Responder("h3", "lab-mini-h3", "/tmp/x", error="the responder on h3 did not become ready within 10 s")
+    assert judge(udp, ["timeout"], broken) == (None, "", "the responder on h3 did not become ready within 10 s")
+    sample = Flow(h3, h1, "tcp", None, "deny", "research-not-to-users", sample=(3306, 8080))
+    observed, detail, _ = judge(sample, ["timeout", "open"], ready)
+    assert observed == "permit" and detail == "1 of 2 sampled ports reached: tcp/8080 open"
+
+
+def test_a_stage_with_no_rows_is_not_run_and_errors_are_apart():
+    from boothnet.validate.results import MtuRow
+    from boothnet.validate.verdicts import timed_stage
+
+    stages: list[Stage] = []
+    timed_stage(stages, "mtu", lambda: [], "no endpoints")
+    assert (stages[0].status, stages[0].reason) == ("NOT RUN", "no endpoints")
+    row = MtuRow(path="p", mtu=1500, verdict="ERROR")
+    timed_stage(stages, "mtu", lambda: [row])
+    assert (stages[1].status, stages[1].reason) == ("ERROR", "1 of 1 checks could not be made")
+
+
+def test_the_headline_counts_errors_apart_from_failures():
+    from boothnet.report.summary import summarize
+    from boothnet.validate.results import IsolationRow, Stage, ValidationResults
+
+    row = IsolationRow(src="h1", dst="h3", src_zone="users", dst_zone="lab", flow="tcp/22", expected="permit",
+                       error="the responder on h3 could not listen on tcp/22: Address already in use")
+    stage = Stage(name="isolation", status="ERROR", reason="1 of 1 checks could not be made")
+    results = ValidationResults(network="lab-mini", isolation=[row], stages=[stage])
+    summary = summarize(results)
+    assert row.verdict == "ERROR" and summary.overall == "FAIL" and summary.errors == 2
+    assert summary.headline == "FAIL: 2 errors (checks that could not be made)"
+    assert summary.counts["isolation"]["ERROR"] == 1 and summary.counts["isolation"]["PASS"] == 0

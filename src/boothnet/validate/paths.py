@@ -88,6 +88,18 @@ class RoutedPath:
     src: Endpoint
     dst: Endpoint
     mtu: int
+    name: str
+
+
+def declared_paths(net: Network) -> list[RoutedPath]:
+    """The intent's throughput paths outside the VPN (the VPN section probes the tunnel at what
+    the lab's backend carries)."""
+    out = []
+    for path in net.throughput.paths:
+        src, dst = net.endpoints[path.source], net.endpoints[path.destination]
+        if not crosses_vpn(net, src, dst):
+            out.append(RoutedPath(src, dst, path_mtu(net, src, dst), f"{path.name}: {src.name} -> {dst.name}"))
+    return out
 
 
 def routed_jumbo_paths(net: Network) -> list[RoutedPath]:
@@ -104,7 +116,8 @@ def routed_jumbo_paths(net: Network) -> list[RoutedPath]:
                 continue
             if policy_decision(compiler, vlans[src.vlan], host_prefix(src), host_prefix(dst), "icmp")[0] != "permit":
                 continue
-            paths.append(RoutedPath(src, dst, path_mtu(net, src, dst)))
+            paths.append(RoutedPath(src, dst, path_mtu(net, src, dst),
+                                    f"routed {src.name} ({src.vlan}) -> {dst.name} ({dst.vlan})"))
     return paths
 
 
@@ -112,10 +125,11 @@ def _set_mtu(runner: Runner, ns: str, mtu: int) -> None:
     runner(ns, ["ip", "link", "set", "dev", HOST_IFNAME, "mtu", str(mtu)], 10)
 
 
-def routed_rows(net: Network, runner: Runner, progress: Callable[[str], None]) -> list[MtuRow]:
-    """DF at the path MTU must pass; one byte more, sent from an interface raised by one byte for
-    the probe, must not arrive (a port drops a frame over its MTU, a router says frag needed)."""
-    paths = routed_jumbo_paths(net)
+def path_rows(net: Network, runner: Runner, progress: Callable[[str], None]) -> list[MtuRow]:
+    """Every declared path and every routed jumbo path: DF at the path MTU must pass; one byte
+    more, sent from an interface raised by one byte for the probe, must not arrive (a port drops a
+    frame over its MTU, a router says frag needed)."""
+    paths = declared_paths(net) + routed_jumbo_paths(net)
     by_src: dict[str, list[RoutedPath]] = {}
     for path in paths:
         by_src.setdefault(path.src.name, []).append(path)
@@ -135,7 +149,7 @@ def routed_rows(net: Network, runner: Runner, progress: Callable[[str], None]) -
             _set_mtu(runner, ns, own)
         rows = []
         for path, at_mtu, over in zip(group, at, above, strict=True):
-            name = f"routed {path.src.name} ({path.src.vlan}) -> {path.dst.name} ({path.dst.vlan})"
+            name = path.name
             if not at_mtu.ok:
                 cause = _hop(net, f"DF ping of {path.mtu} bytes failed: {at_mtu.describe()}", at_mtu, path.dst)
             elif over.ok:
@@ -146,7 +160,7 @@ def routed_rows(net: Network, runner: Runner, progress: Callable[[str], None]) -
             rows.append(MtuRow(path=name, mtu=path.mtu, source=path.src.name, destination=path.dst.name,
                                verdict="FAIL" if cause else "PASS", cause=cause,
                                device=net.vlan_by_name()[path.src.vlan].gateway))
-        progress(f"[mtu] routed paths from {src}: {sum(r.verdict == 'PASS' for r in rows)}/{len(rows)} PASS")
+        progress(f"[mtu] paths from {src}: {sum(r.verdict == 'PASS' for r in rows)}/{len(rows)} PASS")
         return rows
 
     with ThreadPoolExecutor(max_workers=WORKERS) as pool:

@@ -14,7 +14,7 @@ from boothnet.derive.policy import PolicyCompiler, policy_decision
 from boothnet.intent import Network
 from boothnet.intent.model import Endpoint
 from boothnet.lab.names import ns_name
-from boothnet.validate.paths import gateway_rows, north_south, routed_rows
+from boothnet.validate.paths import gateway_rows, north_south, path_rows
 from boothnet.validate.perf.ports import PortAllocator, PortBlock
 from boothnet.validate.perf.probes import mtu_probe, ping
 from boothnet.validate.perf.run import ToolName, combine, run_throughput
@@ -23,10 +23,8 @@ from boothnet.validate.perf.schema import ThroughputResult, judge
 from boothnet.validate.plan import (
     Flow,
     ThroughputTest,
-    crosses_vpn,
     expected_for,
     host_prefix,
-    path_mtu,
     throughput_tests,
 )
 from boothnet.validate.results import MtuRow, Stage
@@ -123,17 +121,7 @@ def run_mtu(net: Network, runner: Runner, progress: Callable[[str], None]) -> li
             )
         )
         progress(f"[mtu] {endpoint.name} -> {gateway} at {mtu}: {result.verdict}")
-    for path in net.throughput.paths:
-        src, dst = net.endpoints[path.source], net.endpoints[path.destination]
-        if crosses_vpn(net, src, dst):
-            continue  # the VPN section probes the tunnel at what the lab's backend carries
-        mtu = path_mtu(net, src, dst)
-        name = f"{path.name}: {src.name} -> {dst.name}"
-        result = mtu_probe(runner, _ns(net, src.name), str(dst.address), mtu, count=1, link=name)
-        rows.append(MtuRow(path=name, mtu=mtu, source=src.name, destination=dst.name, verdict=result.verdict,
-                           cause=result.cause, device=vlans[src.vlan].gateway))
-        progress(f"[mtu] path {name} at {mtu}: {result.verdict}")
-    return rows + gateway_rows(net, runner, progress) + routed_rows(net, runner, progress)
+    return rows + gateway_rows(net, runner, progress) + path_rows(net, runner, progress)
 
 
 def _measure(
