@@ -46,8 +46,8 @@ COMMON_TCP = (21, 23, 25, 53, 80, 110, 135, 139, 143, 389, 443, 445, 636, 993, 9
               3306, 3389, 5432, 5900, 6379, 8000, 8080, 8443, 8888, 9000, 9090, 9200, 11211, 27017)
 COMMON_UDP = (53, 67, 69, 123, 137, 161, 500, 514, 1812, 1900, 4500, 5353)
 SAMPLE_TCP, SAMPLE_UDP = 16, 8
-# below the kernel's ephemeral range, so a client's own source port never holds a sampled port
-SAMPLE_RANGE = range(1024, 32768)
+# Every port can leak: the responders bind theirs before any prober picks an ephemeral port
+SAMPLE_RANGE = range(1, 65536)
 
 
 @dataclass(frozen=True)
