@@ -15,7 +15,7 @@ from boothnet.intent import Network
 from boothnet.intent.model import Endpoint
 from boothnet.lab.names import ns_name
 from boothnet.validate.paths import gateway_rows, north_south, path_rows
-from boothnet.validate.perf.ports import PortAllocator, PortBlock
+from boothnet.validate.perf.ports import TOOL_PORTS, PortAllocator, PortBlock
 from boothnet.validate.perf.probes import mtu_probe, ping
 from boothnet.validate.perf.run import ToolName, combine, run_throughput
 from boothnet.validate.perf.runner import Runner, listening_ports
@@ -148,13 +148,8 @@ def _measure(
     )
 
 
-TOOL_PORTS: dict[str, int] = {"iperf3": 5201, "nuttcp": 5000}  # defaults: first control/data port
-
-
-# what each tool needs open on the server: iperf3 one port; nuttcp control + one per stream
-
-
 def _ports_needed(tool: ToolName, streams: int) -> int:
+    """What each tool needs open on the server: iperf3 one port; nuttcp control + one per stream."""
     return 1 if tool == "iperf3" else streams + 1
 
 

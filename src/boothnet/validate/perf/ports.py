@@ -13,7 +13,10 @@ import hashlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-DEFAULT_BASE = 5201
+# Each tool's own first port (iperf3's server; nuttcp's control, its data on the next): what a
+# firewall rule for the tools names, and where the WAN tests run
+TOOL_PORTS: dict[str, int] = {"iperf3": 5201, "nuttcp": 5000}
+DEFAULT_BASE = TOOL_PORTS["iperf3"]
 DEFAULT_WIDTH = 8
 DEFAULT_SLOTS = 512  # 5201 .. 9296 with width 8
 

@@ -32,12 +32,10 @@ from boothnet.validate.perf.formula import (
     faster_than_limit,
     window_advice,
 )
-from boothnet.validate.perf.ports import PortBlock
+from boothnet.validate.perf.ports import TOOL_PORTS, PortBlock
 from boothnet.validate.perf.runner import Runner, pidfile_for, start_background, stop_background
 from boothnet.validate.perf.schema import RttRow, ThroughputResult
 
-IPERF3_PORT = 5201
-NUTTCP_PORT = 5000  # control; data on 5001
 UDP_BUFFER = 4 * 2**20  # socket buffers of a UDP test (net.core.rmem_max caps larger)
 RTT_TOLERANCE_MS = 2.0
 SWEEP_BAND = (0.75, 1.15)  # below the BDP, goodput / (window/RTT) must fall in this band
@@ -285,7 +283,7 @@ def judge_udp(result: ThroughputResult, path: WanPath, rate_bps: float) -> Throu
 
 def run_iperf3(runner: Runner, client_ns: str, server_ns: str, path: WanPath, *, kind: str, duration: int,
                omit: int, streams: int = 1, window: int | None = None, udp_rate_bps: float | None = None,
-               port: int = IPERF3_PORT) -> ThroughputResult:
+               port: int = TOOL_PORTS["iperf3"]) -> ThroughputResult:
     """One iperf3 run on the path (server up, client run, server down)."""
     block = PortBlock(f"{path.name}/{kind}", path.destination.name, port, 1)
     handle = start_background(runner, server_ns, iperf3.server_argv(port),
@@ -305,7 +303,7 @@ def run_nuttcp(runner: Runner, client_ns: str, server_ns: str, path: WanPath, *,
                omit: int, window: int | None = None) -> ThroughputResult:
     """One nuttcp run with -w and -ws (both ends' windows). nuttcp has no -O: it runs omit_s
     longer and the goodput is the mean of the intervals after them."""
-    port = NUTTCP_PORT
+    port = TOOL_PORTS["nuttcp"]
     handle = start_background(runner, server_ns, nuttcp.server_argv(port), pidfile_for(server_ns, "nuttcp", port),
                               limit_s=duration + omit + 60, port=port)
     try:
