@@ -82,13 +82,23 @@ LOCKED = {"build": False, "verify": False, "acl-review": False, "clab": False,
           "lab-up": True, "lab-down": True, "validate-lab": True, "demo": True}
 
 
+def _network_to_lock(args: argparse.Namespace) -> str:
+    from boothnet.intent import load_network
+
+    if args.command == "lab-down" and not args.inventory:
+        return str(args.network)  # a lab comes down whatever became of its inventory
+    try:
+        return load_network(_inventory(args)).name
+    except IntentInvalid:
+        if args.command == "acl-review":
+            return str(args.network)  # it reviews the intent at git refs: the review names what is invalid
+        raise
+
+
 def _locked(args: argparse.Namespace) -> int:
     if args.command not in LOCKED:
         return int(args.func(args))
-    from boothnet.intent import load_network
-
-    # lab-down needs no intent without -i: a lab comes down whatever became of its inventory
-    network = args.network if args.command == "lab-down" and not args.inventory else load_network(_inventory(args)).name
+    network = _network_to_lock(args)
     with run_locks(Path(args.build_dir), network, lab=LOCKED[args.command], progress=_progress):
         return int(args.func(args))
 
