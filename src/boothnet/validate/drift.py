@@ -5,7 +5,6 @@ A rule added by hand is a difference like any other, named with its device and l
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -16,7 +15,7 @@ import yaml
 
 from boothnet.deploy.steps import Secrets, Target, deploy
 from boothnet.validate.results import DriftRow, Stage
-from boothnet.validate.verdicts import stage_status
+from boothnet.validate.verdicts import timed_stage
 
 WORKERS = 8
 SHOWN_LINES = 12  # changed lines quoted in the row; the whole diff is in the report's JSON
@@ -86,10 +85,10 @@ def run_drift(lab_dir: Path, progress: Callable[[str], None]) -> list[DriftRow]:
 
 def drift_stage(lab_dir: Path, progress: Callable[[str], None], name: str = "drift after deploy") -> Stage:
     """The drift check as one stage (right after a deploy): FAIL or ERROR names each device."""
-    started = time.monotonic()
-    rows = run_drift(lab_dir, progress)
-    status = stage_status(rows)
-    bad = [f"{row.device}: {row.cause}" for row in rows if row.verdict != "PASS"]
-    return Stage(name=name, status=status, duration_s=round(time.monotonic() - started, 1),
-                 reason="; ".join(bad) or ("no routers in the lab" if status == "NOT RUN" else None),
-                 note=f"{len(rows)} devices compared")
+    stages: list[Stage] = []
+    rows = timed_stage(stages, name, lambda: run_drift(lab_dir, progress), "no routers in the lab")
+    stage = stages[0]
+    if bad := [f"{row.device}: {row.cause}" for row in rows if row.verdict != "PASS"]:
+        stage.reason = "; ".join(bad)
+    stage.note = f"{len(rows)} devices compared"
+    return stage

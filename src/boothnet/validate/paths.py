@@ -149,7 +149,6 @@ def path_rows(net: Network, runner: Runner, progress: Callable[[str], None]) -> 
             _set_mtu(runner, ns, own)
         rows = []
         for path, at_mtu, over in zip(group, at, above, strict=True):
-            name = path.name
             if not at_mtu.ok:
                 cause = _hop(net, f"DF ping of {path.mtu} bytes failed: {at_mtu.describe()}", at_mtu, path.dst)
             elif over.ok:
@@ -157,7 +156,7 @@ def path_rows(net: Network, runner: Runner, progress: Callable[[str], None]) -> 
                          f"MTU is larger than declared")
             else:
                 cause = None
-            rows.append(MtuRow(path=name, mtu=path.mtu, source=path.src.name, destination=path.dst.name,
+            rows.append(MtuRow(path=path.name, mtu=path.mtu, source=path.src.name, destination=path.dst.name,
                                verdict="FAIL" if cause else "PASS", cause=cause,
                                device=net.vlan_by_name()[path.src.vlan].gateway))
         progress(f"[mtu] paths from {src}: {sum(r.verdict == 'PASS' for r in rows)}/{len(rows)} PASS")

@@ -35,11 +35,12 @@ def _json(runner: Runner, ns: str, argv: list[str]) -> list[dict[str, Any]]:
     return data if isinstance(data, list) else []
 
 
-def check_endpoint(net: Network, runner: Runner, endpoint: Endpoint) -> EndpointRow:
+def check_endpoint(net: Network, runner: Runner, endpoint: Endpoint, ports: dict[str, dict[str, str]]) -> EndpointRow:
+    """``ports``: the lab's port names by device and intent port (lab.plan.port_map)."""
     vlan = net.vlan_by_name()[endpoint.vlan]
     device, _, port = endpoint.attach.partition(":")
-    lab_port = port_map(net).get(device, {}).get(port, port)
-    intent_port = {lab: name for name, lab in port_map(net).get(device, {}).items()}
+    lab_port = ports.get(device, {}).get(port, port)
+    intent_port = {lab: name for name, lab in ports.get(device, {}).items()}
     gateway = str(net.gateway_address(vlan))
     want = f"{endpoint.address}/{vlan.subnet.prefixlen}"
     ns = ns_name(net.name, endpoint.name)
@@ -83,8 +84,9 @@ def check_endpoint(net: Network, runner: Runner, endpoint: Endpoint) -> Endpoint
 
 def run_placement(net: Network, runner: Runner, progress: Callable[[str], None]) -> list[EndpointRow]:
     endpoints = sorted(net.endpoints.values(), key=lambda e: e.name)
+    ports = port_map(net)
     with ThreadPoolExecutor(max_workers=WORKERS) as pool:
-        rows = list(pool.map(lambda e: check_endpoint(net, runner, e), endpoints))
+        rows = list(pool.map(lambda e: check_endpoint(net, runner, e, ports), endpoints))
     for row in rows:
         if row.verdict != "PASS":
             progress(f"[endpoints] {row.host}: {row.cause}")

@@ -65,9 +65,6 @@ def wait_converged(net: Network, runner: Runner, flows: list[Flow], timeout_s: f
                  note=f"{len(targets)} pings, {len(outside)} of them north-south")
 
 
-ISOLATION_WORKERS = 16  # probes mostly wait on timeouts (a denied flow is silence)
-
-
 def batfish_answers(
     net: Network, build_root: Path, flows: list[Flow], host: str | None, progress: Callable[[str], None]
 ) -> tuple[list[FlowAnswer | None], Stage]:

@@ -92,15 +92,15 @@ def run_validate(
     stages = list(extra_stages or [])
     seed = isolation_seed if isolation_seed is not None else random_seed()
     plan = isolation_plan(net, seed)
-    flows = plan.flows
-    progress(f"isolation: {plan.describe()}; BOOTHNET_ISOLATION_SEED={seed} repeats this sample")
+    flows, coverage = plan.flows, plan.describe()
+    progress(f"isolation: {coverage}; BOOTHNET_ISOLATION_SEED={seed} repeats this sample")
     progress("waiting for routing to converge")
     stages.append(wait_converged(net, runner, flows))
     progress(f"convergence: {stages[-1].status} in {stages[-1].duration_s} s")
     endpoints = timed_stage(stages, "endpoints", lambda: run_placement(net, runner, progress), "no endpoints")
     answers, batfish_stage = batfish_answers(net, build_root, flows, batfish_host, progress)
     isolation = timed_stage(stages, "isolation", lambda: run_isolation(net, runner, flows, progress, answers))
-    stages[-1].note = plan.describe()
+    stages[-1].note = coverage
     judge_batfish_agreement(batfish_stage, isolation)
     stages.append(batfish_stage)
     mtu = timed_stage(stages, "mtu", lambda: run_mtu(net, runner, progress))

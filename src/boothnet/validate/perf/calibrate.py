@@ -21,6 +21,7 @@ import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
+from boothnet.files import write_text_atomic
 from boothnet.intent.model import Endpoint
 from boothnet.lab import net as labnet
 from boothnet.lab.spec import LabEnd, LabLink
@@ -83,9 +84,7 @@ def window_factor(build_root: Path, progress: Callable[[str], None]) -> Callable
                      "reference path (once per machine, about 10 s)")
             cache.parent.mkdir(parents=True, exist_ok=True)
             known[key] = _measure(tool, mtu, cache.parent)
-            tmp = cache.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_text(json.dumps(known, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-            tmp.replace(cache)
+            write_text_atomic(cache, json.dumps(known, indent=1, sort_keys=True) + "\n")
             progress(f"[calibration] k = {known[key]['k']:.3f} ({key}), kept in {cache}")
         return float(known[key]["k"])
 
