@@ -15,11 +15,12 @@ Outcomes (the question a booth team asks on Saturday night is "what is running?"
 from __future__ import annotations
 
 import json
-import os
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Literal
+
+from boothnet.files import write_text_atomic
 
 Outcome = Literal[
     "new-confirmed", "unchanged", "reverted", "failed-before-apply", "unknown", "check-only"
@@ -78,9 +79,7 @@ def record(deploy_dir: Path, result: DeviceResult) -> Path:
     results = deploy_dir / "results"
     results.mkdir(parents=True, exist_ok=True)
     path = results / f"{result.device}.json"
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(result.as_dict(), indent=2) + "\n", encoding="utf-8")
-    tmp.replace(path)
+    write_text_atomic(path, json.dumps(result.as_dict(), indent=2) + "\n")
     write_summary(deploy_dir)
     return path
 
@@ -105,11 +104,8 @@ def summarize(results: list[DeviceResult]) -> dict[str, object]:
 
 def write_summary(deploy_dir: Path) -> Path:
     path = deploy_dir / "summary.json"
-    # devices record in parallel (one module process each): a shared temp name would let one
-    # process move the other's file away before its own rename
-    tmp = path.with_suffix(f".{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(summarize(load_results(deploy_dir)), indent=2) + "\n", "utf-8")
-    tmp.replace(path)
+    # devices record in parallel (one module process each): the temp name is per process
+    write_text_atomic(path, json.dumps(summarize(load_results(deploy_dir)), indent=2) + "\n")
     return path
 
 

@@ -41,6 +41,7 @@ import yaml
 
 from boothnet.derive import DeriveContext
 from boothnet.derive.build import quirks
+from boothnet.files import write_text_atomic
 from boothnet.intent import Network, load_network
 from boothnet.lab.plan import HOST_IFNAME, LAB_PLATFORM, plan_lab
 from boothnet.lab.services import frr_daemons
@@ -644,9 +645,7 @@ def generate(
     _sync(files, config_dir)
     (config_dir.parent / "port_map.json").write_text(port_map)
     labs_dir.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(out.name + ".tmp")
-    tmp.write_text(text)
-    os.replace(tmp, out)
+    write_text_atomic(out, text)
     return clab
 
 

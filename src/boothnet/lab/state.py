@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
+
+from boothnet.files import write_text_atomic
 
 __all__ = ["read_state", "write_json", "write_state"]
 
@@ -23,6 +24,5 @@ def write_state(state_dir: Path, state: dict[str, Any]) -> None:
 
 
 def write_json(path: Path, data: Any) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
-    os.replace(tmp, path)  # atomic: a kill never leaves a half-written state file
+    # atomic: a kill never leaves a half-written state file
+    write_text_atomic(path, json.dumps(data, indent=2, sort_keys=True) + "\n")
