@@ -36,6 +36,7 @@ CONFIG_MODES: tuple[str, ...] = ("full", "day0")
 STATE_VERSION = 1
 services.register_node_hook("swanctl.conf", strongswan.start_charon, strongswan.load_swanctl)
 WORKERS = 8  # threads for per-node bring-up; the work is mostly waiting on fork/exec
+SETTLE_SECONDS = 0.6  # after a killed lab_up: how long the lab must stay gone before lab_down returns
 
 
 @functools.cache
@@ -412,6 +413,19 @@ def lab_down(network: str, state_dir: Path, progress: Progress = print) -> dict[
     progress(f"lab {network}: {len(removed_ns)} namespaces, {len(removed_links)} root links removed")
     pathspaces = set(st.get("frr_pathspaces", {}).values()) | nss
     frr_dirs = services.remove_frr_dirs(network, pathspaces)
+    if st.get("status") != "up":
+        # a killed lab_up may leave a forked child that had not yet exec'd its `ip netns
+        # exec ... zebra` when we looked: it starts late, makes its FRR dir and dies.
+        # Sweep again until the lab stays gone for a moment.
+        quiet_since = time.monotonic()
+        while time.monotonic() - quiet_since < SETTLE_SECONDS and time.monotonic() - t0 < 30:
+            time.sleep(0.1)
+            late = services.kill_namespaces(sorted(pathspaces | set(st.get("namespaces", {}).values())))
+            late_dirs = services.remove_frr_dirs(network, pathspaces)
+            if late or late_dirs:
+                killed += late
+                frr_dirs += late_dirs
+                quiet_since = time.monotonic()
 
     files = []
     for f in RUNTIME_FILES:
