@@ -8,8 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-ROOT = Path(__file__).resolve().parents[1]
-INVENTORIES = ROOT / "inventories"
+from tests.helpers import INVENTORIES, ROOT  # noqa: F401 - ROOT for the conftests and tests below
 
 
 class InventoryCopy:
@@ -47,6 +46,19 @@ def no_batfish(monkeypatch, tmp_path):
     """No Batfish for this test: BATFISH_HOST unset and no service `boothnet batfish up` started."""
     monkeypatch.delenv("BATFISH_HOST", raising=False)
     monkeypatch.setattr("boothnet.verify.batfish.service.STATE_DIR", tmp_path / "no-batfish")
+
+
+@pytest.fixture
+def traced(monkeypatch, capsys):
+    """BOOTHNET_TRACE on for this test; calling the fixture's value returns the trace's events
+    so far (and lets the test's other stderr through unread)."""
+    monkeypatch.setenv("BOOTHNET_TRACE", "1")
+
+    def events() -> list[str]:
+        err = capsys.readouterr().err
+        return [line.removeprefix("trace: ") for line in err.splitlines() if line.startswith("trace: ")]
+
+    return events
 
 
 @pytest.fixture(scope="session")

@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from boothnet.layout import Layout
 from boothnet.process import alive
 
 HELD_ENV = "BOOTHNET_HELD_LOCKS"
@@ -30,7 +31,7 @@ class Busy(RuntimeError):
 
 
 def build_lock(build_root: Path, network: str) -> Path:
-    return build_root / network / ".lock"
+    return Layout(build_root, network).lock
 
 
 def lab_lock(network: str) -> Path:

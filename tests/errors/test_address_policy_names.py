@@ -6,19 +6,13 @@ import re
 
 import pytest
 
-from boothnet.errors import IntentInvalid
 from boothnet.intent import load_network
+from tests.helpers import errors_of
 
 VLANS = "group_vars/all/vlans.yml"
 LINKS = "group_vars/all/links.yml"
 POLICY = "group_vars/all/policy.yml"
 VPN = "group_vars/all/vpn.yml"
-
-
-def errors_of(inv) -> list[str]:
-    with pytest.raises(IntentInvalid) as caught:
-        load_network(inv.path)
-    return [str(e) for e in caught.value.errors]
 
 
 def _endpoint(name, **change):

@@ -9,16 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from boothnet.errors import IntentInvalid
-from boothnet.intent import load_network
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def errors_of(inv) -> list[str]:
-    with pytest.raises(IntentInvalid) as caught:
-        load_network(inv.path)
-    return [str(e) for e in caught.value.errors]
+from tests.helpers import ROOT, errors_of
 
 
 def write(inv, relative: str, data: bytes | str) -> None:

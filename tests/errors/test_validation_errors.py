@@ -4,18 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from boothnet.errors import IntentInvalid
 from boothnet.intent import load_network
+from tests.helpers import errors_of
 
 VLANS = "group_vars/all/vlans.yml"
 LINKS = "group_vars/all/links.yml"
 POLICY = "group_vars/all/policy.yml"
-
-
-def errors_of(inv) -> list[str]:
-    with pytest.raises(IntentInvalid) as caught:
-        load_network(inv.path)
-    return [str(e) for e in caught.value.errors]
 
 
 def test_reference_inventories_are_valid():

@@ -21,8 +21,8 @@ from hypothesis import strategies as st
 
 from boothnet.errors import IntentInvalid
 from boothnet.render.build import build
+from tests.helpers import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = int(os.environ.get("BOOTHNET_FUZZ_EXAMPLES", "300"))
 NETWORKS = ("lab-mini", "sc-booth")
 FILES = {net: sorted(str(p.relative_to(ROOT / "inventories" / net))

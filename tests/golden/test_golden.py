@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from boothnet.render.build import build
+from tests.helpers import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = Path(__file__).parent
 
 

@@ -29,8 +29,8 @@ from boothnet.lab.clab import (
 )
 from boothnet.lab.plan import plan_lab
 from boothnet.lab.shaping import htb_params
+from tests.helpers import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 NETWORKS = ["lab-mini", "sc-booth"]
 
 

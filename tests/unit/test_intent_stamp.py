@@ -8,8 +8,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from boothnet.intent.stamp import IntentStamp, changed_files, intent_files, stamp_intent
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.helpers import ROOT
 
 
 def _copy(tmp_path: Path, name: str = "inv") -> Path:

@@ -10,8 +10,7 @@ from boothnet.lab import names, services
 from boothnet.lab.plan import plan_lab
 from boothnet.lab.runner import day0_frr_conf
 from boothnet.lab.services import frr_daemons
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.helpers import ROOT
 
 L2_ONLY = "frr defaults traditional\nhostname rsw1\n!\ninterface eth1\n mtu 9000\n!\nline vty\n!\n"
 OSPF = "hostname r1\n!\ninterface eth1\n ip ospf area 0\n!\nrouter ospf\n ospf router-id 10.0.0.1\n!\n"

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from boothnet.locks import HELD_ENV, Busy, build_lock, hold, run_locks
+from tests.helpers import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 HOLDER = """
 import sys, time
 from pathlib import Path

@@ -7,7 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.helpers import ROOT
+
 MODULES = sorted(p.stem for p in (ROOT / "plugins" / "modules").glob("boothnet_*.py"))
 
 

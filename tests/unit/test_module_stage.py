@@ -4,13 +4,12 @@ anything else one line naming it a bug (the traceback only in `exception`)."""
 from __future__ import annotations
 
 import importlib.util
-from pathlib import Path
 
 import pytest
 
 from boothnet.errors import IntentError, IntentInvalid
+from tests.helpers import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 _spec = importlib.util.spec_from_file_location("boothnet_stage", ROOT / "plugins/module_utils/boothnet_stage.py")
 assert _spec and _spec.loader
 stage = importlib.util.module_from_spec(_spec)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import shutil
-from pathlib import Path
 
 import pytest
 
@@ -12,8 +11,7 @@ from boothnet.errors import RenderError
 from boothnet.intent import load_network
 from boothnet.render.build import build, render_all
 from boothnet.render.templates import Renderer
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.helpers import ROOT
 
 
 @pytest.fixture(scope="module")

@@ -3,18 +3,14 @@
 from __future__ import annotations
 
 import shutil
-from pathlib import Path
 
 import pytest
 
-import boothnet.render.build as build_mod
 import boothnet.verify.batfish.from_intent as from_intent
 import boothnet.verify.stage as verify_stage
 from boothnet.cli import main
-from boothnet.derive import derive_network
 from boothnet.intent import load_network
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.helpers import ROOT
 
 
 @pytest.fixture(autouse=True)
@@ -22,28 +18,13 @@ def _offline(no_batfish):
     """These tests are about the offline part of verify."""
 
 
-def test_verify_loads_once_and_derives_once_per_context(tmp_path, monkeypatch):
-    loads: list[Path] = []
-    contexts: list[bool] = []
-
-    def counting_load(root):
-        loads.append(Path(root))
-        return load_network(root)
-
-    def counting_derive(net, ctx=None):
-        contexts.append(bool(ctx and ctx.batfish_view))
-        return derive_network(net, ctx)
-
-    for module in (verify_stage, build_mod, from_intent):
-        if hasattr(module, "load_network"):
-            monkeypatch.setattr(module, "load_network", counting_load)
-        if hasattr(module, "derive_network"):
-            monkeypatch.setattr(module, "derive_network", counting_derive)
-
+def test_verify_loads_once_and_derives_once_per_context(tmp_path, traced):
     report = verify_stage.run_verify_stage(ROOT / "inventories" / "lab-mini", tmp_path)
 
-    assert len(loads) == 1
-    assert sorted(contexts) == [False, True]  # the device configs, then the Batfish view
+    events = traced()
+    assert [e for e in events if e.startswith("load intent")] == [f"load intent {ROOT / 'inventories' / 'lab-mini'}"]
+    # the device configs, then the Batfish view
+    assert [e.split(":")[0] for e in events if e.startswith("derive")] == ["derive hardware", "derive batfish"]
     assert report.out_dir == tmp_path / "lab-mini" / "verify"
     assert (report.out_dir / "verify.json").exists()
     assert (tmp_path / "lab-mini" / "configs").is_dir()

@@ -9,16 +9,14 @@ import sys
 from pathlib import Path
 
 from boothnet.cli import review, showfloor, stages
-from boothnet.cli.common import inventory_path as _inventory
 from boothnet.cli.common import progress as _progress
+from boothnet.cli.common import run_of
 from boothnet.errors import IntentInvalid, RenderError
 from boothnet.locks import Busy, run_locks
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    from boothnet.intent import load_network
-
-    net = load_network(_inventory(args))
+    net = run_of(args).net
     for warning in net.warnings:
         print(f"[WARNING]: intent: {warning}", file=sys.stderr)
     print(
@@ -30,7 +28,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
 def cmd_build(args: argparse.Namespace) -> int:
     from boothnet.render.build import build
 
-    result = build(_inventory(args), Path(args.build_dir), run_tools=not args.no_tools, progress=_progress)
+    result = build(run_of(args), Path(args.build_dir), run_tools=not args.no_tools, progress=_progress)
     for warning in result.warnings:
         print(f"[WARNING]: intent: {warning}", file=sys.stderr)
     print(result.summary_table())
@@ -83,12 +81,10 @@ LOCKED = {"build": False, "verify": False, "acl-review": False, "clab": False,
 
 
 def _network_to_lock(args: argparse.Namespace) -> str:
-    from boothnet.intent import load_network
-
     if args.command == "lab-down" and not args.inventory:
         return str(args.network)  # a lab comes down whatever became of its inventory
     try:
-        return load_network(_inventory(args)).name
+        return run_of(args).net.name
     except IntentInvalid:
         if args.command == "acl-review":
             return str(args.network)  # it reviews the intent at git refs: the review names what is invalid

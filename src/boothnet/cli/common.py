@@ -5,6 +5,10 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from boothnet.run import Run
 
 
 def inventory_path(args: argparse.Namespace) -> Path:
@@ -16,3 +20,12 @@ def inventory_path(args: argparse.Namespace) -> Path:
 
 def progress(message: str) -> None:
     print(f"  .. {message}", file=sys.stderr, flush=True)
+
+
+def run_of(args: argparse.Namespace) -> Run:
+    """The command's Run (its intent loaded once, whichever step asks first: the lock, the stages)."""
+    from boothnet.run import Run
+
+    if getattr(args, "run", None) is None:
+        args.run = Run(inventory_path(args), Path(args.build_dir))
+    return args.run  # type: ignore[no-any-return]

@@ -11,7 +11,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from boothnet.cli.common import inventory_path, progress
+from boothnet.cli.common import inventory_path, progress, run_of
+from boothnet.layout import Layout
 
 if TYPE_CHECKING:
     from boothnet.validate.results import Stage
@@ -25,9 +26,7 @@ def _need_root(what: str) -> None:
 def _network_name(args: argparse.Namespace) -> str:
     """The network's name from the loaded intent (network.yml), not --network: that only names
     the default inventory folder and stays sc-booth when -i PATH picks another intent."""
-    from boothnet.intent import load_network
-
-    return load_network(inventory_path(args)).name
+    return run_of(args).net.name
 
 
 def cmd_lab_up(args: argparse.Namespace) -> int:
@@ -35,14 +34,13 @@ def cmd_lab_up(args: argparse.Namespace) -> int:
     from boothnet.lab.runner import detect_vlan_mode, lab_up
 
     _need_root("lab-up")
-    inventory = inventory_path(args)
     mode = args.vlan_mode or detect_vlan_mode()
     progress(f"VLAN mode: {mode} ({'802.1Q trunks' if mode == 'dot1q' else 'one L2 segment per VLAN'})")
-    spec, result = plan_lab(inventory, mode, Path(args.build_dir), progress=progress)
+    spec, result = plan_lab(run_of(args), mode, Path(args.build_dir), progress=progress)
     if not result.ok:
         print(result.summary_table(), file=sys.stderr)
         return 1
-    state_dir = Path(args.build_dir) / spec.network / "lab"
+    state_dir = Layout(Path(args.build_dir), spec.network).lab
     configs = "day0" if getattr(args, "day0", False) else "full"
     state = lab_up(spec, state_dir, progress=progress, configs=configs)
     print(
@@ -59,7 +57,7 @@ def cmd_lab_down(args: argparse.Namespace) -> int:
     _need_root("lab-down")
     # without -i no intent is needed (a lab can come down whatever became of its inventory)
     network = _network_name(args) if args.inventory else args.network
-    state_dir = Path(args.build_dir) / network / "lab"
+    state_dir = Layout(Path(args.build_dir), network).lab
     removed = lab_down(network, state_dir, progress=progress)
     print(f"lab {network}: down")
     print(json.dumps({k: v for k, v in removed.items() if k in ("removed", "seconds")}, default=str))
@@ -72,7 +70,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
     try:
         report = run_verify_stage(
-            inventory_path(args), Path(args.build_dir), args.batfish_host, args.require_batfish, progress=progress
+            run_of(args), Path(args.build_dir), args.batfish_host, args.require_batfish, progress=progress
         )
     except BatfishUnavailable as exc:
         print(f"verify: FAIL: {exc}", file=sys.stderr)
@@ -91,7 +89,7 @@ def cmd_validate_lab(args: argparse.Namespace) -> int:
 
     _need_root("validate-lab")
     results = run_validate(
-        inventory_path(args), Path(args.build_dir), throughput=not args.no_throughput, progress=progress,
+        run_of(args), Path(args.build_dir), throughput=not args.no_throughput, progress=progress,
         vpn_resilience=not args.no_vpn_resilience, wan_sweep=not args.no_wan_sweep,
     )
     return _report(results, Path(args.build_dir))
@@ -103,7 +101,7 @@ def _report(results, build_dir: Path) -> int:  # noqa: ANN001 - report types imp
     from boothnet.report.render import write_report
     from boothnet.report.summary import summarize
 
-    paths = write_report(results, build_dir / results.network / "report")
+    paths = write_report(results, Layout(build_dir, results.network).report)
     summary = summarize(results)
     print(summary.headline)
     for failure in summary.failures:
@@ -121,10 +119,10 @@ def _deploy_stage(network: str, build_dir: Path) -> Stage:
 
     playbook = Path(sys.executable).parent / "ansible-playbook"
     build_dir = build_dir.resolve()  # the playbook runs in the repository, not here
-    inventory = build_dir / network / "lab" / "inventory.yml"
+    layout = Layout(build_dir, network)
     started = time.monotonic()
     with subprocess.Popen(
-        [str(playbook), "-i", str(inventory), str(REPO / "playbooks" / "deploy.yml"),
+        [str(playbook), "-i", str(layout.lab_inventory), str(REPO / "playbooks" / "deploy.yml"),
          "-e", f"boothnet_build_dir={build_dir}"],
         cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     ) as proc:
@@ -135,9 +133,8 @@ def _deploy_stage(network: str, build_dir: Path) -> Stage:
     duration = round(time.monotonic() - started, 1)
     if proc.returncode == 0:
         return Stage(name="deploy", status="PASS", duration_s=duration)
-    summary = build_dir / network / "deploy" / "summary.json"
     return Stage(name="deploy", status="FAIL", duration_s=duration,
-                 reason=f"ansible-playbook exit {proc.returncode}; which config is in force: {summary}")
+                 reason=f"ansible-playbook exit {proc.returncode}; which config is in force: {layout.deploy_summary}")
 
 
 def _verify_stages(verify, out_dir: Path) -> list:  # noqa: ANN001 - report types import lazily
@@ -191,7 +188,7 @@ def _verify_failed(verify, stages: list, network: str, build_dir: Path) -> int: 
     not_run = "not run: verify failed, nothing deployed"
     stages += [Stage(name=name, status="SKIPPED", reason=not_run) for name in ("deploy", "validate")]
     results = ValidationResults(network=network, stages=stages)
-    lab_down(network, build_dir / network / "lab", progress=progress)
+    lab_down(network, Layout(build_dir, network).lab, progress=progress)
     print(f"lab {network}: down (verify failed)", file=sys.stderr)
     _report(results, build_dir)
     return 1
@@ -216,8 +213,8 @@ def _demo(args: argparse.Namespace, batfish_host: str | None) -> int:
     from boothnet.verify.batfish.service import BatfishUnavailable
     from boothnet.verify.stage import run_verify_stage
 
-    inventory, build_dir = inventory_path(args), Path(args.build_dir)
-    network = _network_name(args)
+    run, build_dir = run_of(args), Path(args.build_dir)
+    network = run.net.name
     print(f"[1/5] lab up {network} (day 0: routers unconfigured)", flush=True)
     args.day0 = True
     if cmd_lab_up(args):
@@ -225,20 +222,20 @@ def _demo(args: argparse.Namespace, batfish_host: str | None) -> int:
     print(f"[2/5] build and verify (offline lint; Batfish {batfish_host or 'SKIPPED: no service'})",
           flush=True)
     try:
-        verify = run_verify_stage(inventory, build_dir, host=batfish_host, progress=progress)
+        verify = run_verify_stage(run, build_dir, host=batfish_host, progress=progress)
     except BatfishUnavailable as exc:  # it answered when the demo began, then stopped
         print(f"verify: FAIL: {exc}", file=sys.stderr)
         cmd_lab_down(args)
         return 1
-    stages = _verify_stages(verify, build_dir / network / "verify")
+    stages = _verify_stages(verify, run.layout.verify)
     if str(verify.status) == "FAIL":
         return _verify_failed(verify, stages, network, build_dir)
     print("[3/5] deploy (NAPALM frr_linux: backup, diff, commit-confirm, health check, confirm)", flush=True)
     stages.append(_deploy_stage(network, build_dir))
-    stages.append(drift_stage(build_dir / network / "lab", progress))
+    stages.append(drift_stage(run.layout.lab, progress))
     print("[4/5] validate: isolation, MTU probes, VPN, throughput", flush=True)
     results = run_validate(
-        inventory, build_dir, throughput=not args.no_throughput, progress=progress, extra_stages=stages,
+        run, build_dir, throughput=not args.no_throughput, progress=progress, extra_stages=stages,
         vpn_resilience=not args.no_vpn_resilience, batfish_host=batfish_host, wan_sweep=not args.no_wan_sweep,
     )
     print("[5/5] report")

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Literal
 
 from boothnet.intent.stamp import IntentStamp, changed_files, stamp_intent
+from boothnet.layout import summary_of
 
 REPO = Path(__file__).resolve().parents[3]
 LabConfigs = Literal["full", "day0"]
@@ -51,11 +52,6 @@ def show(path: Path) -> str:
     return str(path)
 
 
-def summary_path(configs: Path) -> Path:
-    """``build/<net>/configs`` -> ``build/<net>/configs.summary.json`` (written by the build)."""
-    return configs.with_name(f"{configs.name}.summary.json")
-
-
 def _named(items: list[str]) -> str:
     more = len(items) - MAX_NAMED
     return ", ".join(items[:MAX_NAMED]) + (f" and {more} more" if more > 0 else "")
@@ -66,7 +62,7 @@ def check_configs(configs: Path, candidates: Mapping[str, Path]) -> ConfigsCheck
     where = show(configs)
     if not configs.is_dir():
         return ConfigsCheck(configs, None, [f"no configs in {where}"])
-    summary_file = summary_path(configs)
+    summary_file = summary_of(configs)
     try:
         summary = json.loads(summary_file.read_text())
         built = IntentStamp.from_dict(summary["intent"]) if summary.get("intent") else None

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Literal
 
 from boothnet.files import write_text_atomic
+from boothnet.layout import Layout
 
 Outcome = Literal[
     "new-confirmed", "unchanged", "reverted", "failed-before-apply", "unknown", "check-only"
@@ -60,7 +61,7 @@ class DeviceResult:
 def backup_path(build_dir: Path, network: str, device: str, stamp: str | None = None) -> Path:
     """``build/<network>/backups/<device>/<timestamp>/`` (UTC, sortable, no colons)."""
     stamp = stamp or time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-    return build_dir / network / "backups" / device / stamp
+    return Layout(build_dir, network).backups(device) / stamp
 
 
 def write_backup(folder: Path, parts: dict[str, str]) -> Path:

@@ -23,6 +23,7 @@ from napalm.base.exceptions import (
     ReplaceConfigException,
 )
 
+from boothnet import layout
 from boothnet.deploy import health as hc
 from boothnet.deploy import secrets as sec
 from boothnet.deploy.parts import CandidateError, load_parts
@@ -107,8 +108,7 @@ def candidate(platform: Platform, config_dir: Path, secrets: Secrets | None = No
 def model_of(config_dir: Path) -> dict[str, Any]:
     """The build's model of the device (``<build>/configs.model.json``, written beside the
     configs): what the health check expects of an IOS/EOS device."""
-    configs = config_dir.parent
-    models = json.loads(configs.with_name(f"{configs.name}.model.json").read_text(encoding="utf-8"))
+    models = json.loads(layout.model_of(config_dir.parent).read_text(encoding="utf-8"))
     return dict(models[config_dir.name])
 
 

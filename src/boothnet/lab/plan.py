@@ -8,11 +8,13 @@ import json
 from ipaddress import IPv4Address
 from pathlib import Path
 
-from boothnet.derive import DeriveContext
-from boothnet.intent import Network, load_network
+from boothnet.derive import DeriveContext, DeviceModel
+from boothnet.intent import Network
 from boothnet.lab.spec import HostAddress, LabEnd, LabLink, LabNode, LabSpec, VlanMode
+from boothnet.layout import Layout
 from boothnet.platforms import frr_linux
 from boothnet.render.build import BuildResult, build
+from boothnet.run import Run
 
 LAB_PLATFORM = "frr_linux"
 HOST_IFNAME = "eth0"
@@ -44,12 +46,19 @@ def _endpoint_mgmt(net: Network) -> dict[str, IPv4Address]:
     return {name: next(free) for name in sorted(net.endpoints)}
 
 
+def lab_models(run: Run, vlan_mode: VlanMode) -> dict[str, DeviceModel]:
+    """The devices as the lab runs them, derived once per run and VLAN mode."""
+    return run.models(f"lab {vlan_mode}", lambda net: lab_context(net, vlan_mode))
+
+
 def plan_lab(
-    inventory: Path, vlan_mode: VlanMode, build_root: Path = Path("build"), progress=lambda _: None
+    intent: Run | Path, vlan_mode: VlanMode, build_root: Path = Path("build"), progress=lambda _: None
 ) -> tuple[LabSpec, BuildResult]:
-    net = load_network(inventory)
+    run = Run.of(intent, build_root)
+    net = run.net
     ports = port_map(net)
-    result = build(inventory, build_root, ctx=lab_context(net, vlan_mode), subdir="lab/configs", progress=progress)
+    result = build(run, build_root, ctx=lab_context(net, vlan_mode), subdir="lab/configs", progress=progress,
+                   context=f"lab {vlan_mode}")
     prefix = net.settings.mgmt_subnet.prefixlen
     nodes = [
         LabNode(
@@ -118,6 +127,6 @@ def plan_lab(
         links=links,
         port_map={d: m for d, m in ports.items() if net.devices[d].platform != LAB_PLATFORM},
     )
-    lab_dir = build_root / net.name / "lab"
-    (lab_dir / "port_map.json").write_text(json.dumps(spec.port_map, indent=1, sort_keys=True) + "\n")
+    port_map_file = Layout(build_root, net.name).lab / "port_map.json"
+    port_map_file.write_text(json.dumps(spec.port_map, indent=1, sort_keys=True) + "\n")
     return spec, result

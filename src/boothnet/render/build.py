@@ -18,10 +18,12 @@ from pathlib import Path
 from boothnet.derive import DeriveContext, DeviceModel, derive_network
 from boothnet.errors import RenderError
 from boothnet.files import write_text_atomic
-from boothnet.intent import Network, load_network
-from boothnet.intent.stamp import IntentStamp, stamp_intent
+from boothnet.intent import Network
+from boothnet.intent.stamp import IntentStamp
+from boothnet.layout import Layout, model_of, summary_of
 from boothnet.render.lint import lint_rendered
 from boothnet.render.templates import RenderedFile, Renderer, write_configs
+from boothnet.run import Run
 
 
 @dataclass
@@ -71,18 +73,22 @@ def render_all(models: dict[str, DeviceModel], network: str, renderer: Renderer 
 
 
 def build(
-    inventory: Path,
+    intent: Run | Path,
     build_root: Path = Path("build"),
     ctx: DeriveContext | None = None,
     subdir: str = "configs",
     run_tools: bool = True,
     progress: Callable[[str], None] = lambda _: None,
+    context: str | None = None,
 ) -> BuildResult:
+    """Build the configs of `intent` (a Run, or an inventory folder) derived in `ctx`. The run
+    keeps the models of a named `context` (no `ctx`: "hardware") for the stages after this one."""
     started = time.perf_counter()
-    progress(f"validate {inventory}")
-    stamp = stamp_intent(inventory)  # before reading it: an edit meanwhile leaves the stamp old, never new
-    net = load_network(inventory)
-    return build_intent(net, build_root, ctx, subdir, run_tools, progress, started, stamp)[0]
+    run = Run.of(intent, build_root)
+    progress(f"validate {run.inventory}")
+    context = context or ("hardware" if ctx is None else None)
+    models = run.models(context, lambda _: ctx or DeriveContext()) if context else None
+    return build_intent(run.net, build_root, ctx, subdir, run_tools, progress, started, run.stamp, models)[0]
 
 
 def build_intent(
@@ -94,18 +100,20 @@ def build_intent(
     progress: Callable[[str], None] = lambda _: None,
     started: float | None = None,
     stamp: IntentStamp | None = None,
+    models: dict[str, DeviceModel] | None = None,
 ) -> tuple[BuildResult, dict[str, DeviceModel]]:
     """`build` of an intent already loaded and validated: derive (in `ctx`), render, lint, write.
     The derived models come back with the result, for a caller that needs them too (verify).
     `stamp` (`stamp_intent` of the inventory, taken before loading it) goes into the summary:
     without it a deploy refuses these configs."""
     started = time.perf_counter() if started is None else started
-    progress(f"derive {len(net.devices)} devices")
-    models = derive_network(net, ctx)
+    if models is None:
+        progress(f"derive {len(net.devices)} devices")
+        models = derive_network(net, ctx)
     progress("render")
     files = render_all(models, net.name)
     findings = lint_rendered(files, models)
-    out_dir = build_root / net.name / subdir
+    out_dir = Layout(build_root, net.name).configs(subdir)
     written, changed = write_configs(files, out_dir)
     tool_checks = check_with_tools(out_dir, models, progress) if run_tools else {}
     findings += [f"{name}: {status}" for name, status in tool_checks.items() if status.startswith("FAIL")]
@@ -122,9 +130,9 @@ def build_intent(
         stamp,
         list(net.warnings),
     )
-    write_model(out_dir.with_name(f"{out_dir.name}.model.json"), models)
+    write_model(model_of(out_dir), models)
     # the summary last: the stamp a deploy trusts names configs that are complete
-    write_text_atomic(out_dir.with_name(f"{out_dir.name}.summary.json"),
+    write_text_atomic(summary_of(out_dir),
                       json.dumps({**asdict(result), "out_dir": str(out_dir)}, indent=2, sort_keys=True) + "\n")
     return result, models
 

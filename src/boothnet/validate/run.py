@@ -8,12 +8,12 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
-from pathlib import Path
 
 from boothnet.derive.policy import PolicyCompiler, policy_decision
 from boothnet.intent import Network
 from boothnet.intent.model import Endpoint
 from boothnet.lab.names import ns_name
+from boothnet.run import Run
 from boothnet.validate.paths import gateway_rows, north_south, path_rows
 from boothnet.validate.perf.ports import TOOL_PORTS, PortAllocator, PortBlock
 from boothnet.validate.perf.probes import mtu_probe, ping
@@ -28,14 +28,10 @@ from boothnet.validate.plan import (
     throughput_tests,
 )
 from boothnet.validate.results import MtuRow, Stage
-from boothnet.verify.batfish.from_intent import (
-    render_batfish_view,
-    verify_intent_from_model,
-    vlan_entries,
-    vpn_tunnel_ends,
-)
+from boothnet.verify.batfish.from_intent import batfish_view, vlan_entries, vpn_tunnel_ends
 from boothnet.verify.batfish.service import find_host, probe
 from boothnet.verify.batfish.traces import FlowAnswer, FlowQuery, ask_flows, load_view
+from boothnet.verify.batfish.verify import LOADED_SNAPSHOT, LoadedSnapshot
 
 
 def _ns(net: Network, node: str) -> str:
@@ -66,24 +62,29 @@ def wait_converged(net: Network, runner: Runner, flows: list[Flow], timeout_s: f
 
 
 def batfish_answers(
-    net: Network, build_root: Path, flows: list[Flow], host: str | None, progress: Callable[[str], None]
+    run: Run, flows: list[Flow], host: str | None, progress: Callable[[str], None]
 ) -> tuple[list[FlowAnswer | None], Stage]:
     """Batfish's answer to every flow of the matrix, asked of the Batfish view of the intent's
-    configs; SKIPPED (answers None) when no service answers."""
+    configs (the snapshot verify loaded in this run, when it did on this service); SKIPPED
+    (answers None) when no service answers."""
     started = time.monotonic()
-    status = probe(find_host(host, build_root / "batfish"))
+    net = run.net
+    status = probe(find_host(host, run.layout.batfish_service))
     if not status.reachable:
         return [None] * len(flows), Stage(name="isolation (Batfish)", status="SKIPPED", reason=status.skip_reason)
     asked = [i for i, f in enumerate(flows) if f.ask_batfish]
-    view, models = render_batfish_view(net, build_root)
-    entries = vlan_entries(net, models)
-    links = verify_intent_from_model(net, models).links
+    view = batfish_view(run)
+    entries = vlan_entries(net, view.models)
     progress(f"Batfish at {status.host}: {len(asked)} of the {len(flows)} isolation flows (icmp and each rule's "
              "own ports), asked of the configs")
-    bf = load_view(status, net.name, view.out_dir, links, build_root / net.name / "validate" / "snapshot", "validate")
-    tunnels = vpn_tunnel_ends(net, models)
+    loaded = run.known(LOADED_SNAPSHOT)
+    if loaded is None or loaded.host != status.host:
+        bf = load_view(status, net.name, view.configs.out_dir, view.intent.links, run.layout.validate_snapshot,
+                       "validate")
+        loaded = run.once(LOADED_SNAPSHOT, lambda: LoadedSnapshot(status.host, bf, "validate"))
+    tunnels = vpn_tunnel_ends(net, view.models)
     answers: list[FlowAnswer | None] = [None] * len(flows)
-    for i, answer in zip(asked, ask_flows(bf, "validate", [
+    for i, answer in zip(asked, ask_flows(loaded.session, loaded.name, [
             FlowQuery(entries[f.src.vlan], str(f.src.address), str(f.dst.address), f.proto, f.port,
                       tunnels.get((f.src.vlan, f.dst.vlan))) for f in (flows[i] for i in asked)]), strict=True):
         answers[i] = answer

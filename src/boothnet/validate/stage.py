@@ -16,9 +16,9 @@ from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
 
-from boothnet.intent import load_network
 from boothnet.intent.model import Network
 from boothnet.lab.names import ns_name
+from boothnet.run import Run
 from boothnet.validate.drift import run_drift
 from boothnet.validate.isolation import run_isolation
 from boothnet.validate.perf.calibrate import window_factor
@@ -75,7 +75,7 @@ def run_wan(
 
 
 def run_validate(
-    inventory: Path,
+    intent: Run | Path,
     build_root: Path = Path("build"),
     runner: Runner = netns_runner,
     throughput: bool = True,
@@ -86,9 +86,10 @@ def run_validate(
     wan_sweep: bool = True,
     isolation_seed: int | None = None,
 ) -> ValidationResults:
-    net = load_network(inventory)
-    lab_dir = (build_root / net.name / "lab").resolve()
-    vpn = lab_vpn(net, lab_dir)
+    run = Run.of(intent, build_root)
+    net = run.net
+    lab_dir = run.layout.lab.resolve()
+    vpn = lab_vpn(run, lab_dir)
     stages = list(extra_stages or [])
     seed = isolation_seed if isolation_seed is not None else random_seed()
     plan = isolation_plan(net, seed)
@@ -98,7 +99,7 @@ def run_validate(
     stages.append(wait_converged(net, runner, flows))
     progress(f"convergence: {stages[-1].status} in {stages[-1].duration_s} s")
     endpoints = timed_stage(stages, "endpoints", lambda: run_placement(net, runner, progress), "no endpoints")
-    answers, batfish_stage = batfish_answers(net, build_root, flows, batfish_host, progress)
+    answers, batfish_stage = batfish_answers(run, flows, batfish_host, progress)
     isolation = timed_stage(stages, "isolation", lambda: run_isolation(net, runner, flows, progress, answers))
     stages[-1].note = coverage
     judge_batfish_agreement(batfish_stage, isolation)
@@ -107,7 +108,7 @@ def run_validate(
     tunnels: list[VpnTunnel] = []
     if vpn is not None:
         started = time.monotonic()
-        tunnels, vpn_mtu = run_vpn(net, lab_dir, runner, progress, resilience=vpn_resilience)
+        tunnels, vpn_mtu = run_vpn(net, vpn, lab_dir, runner, progress, resilience=vpn_resilience)
         mtu += vpn_mtu
         failed = any(row.verdict != "PASS" for row in [*tunnels, *vpn_mtu])
         stages.append(Stage(name="vpn", status="FAIL" if failed else "PASS",

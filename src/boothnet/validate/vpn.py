@@ -22,14 +22,14 @@ from dataclasses import dataclass
 from ipaddress import IPv4Address, IPv4Network
 from pathlib import Path
 
-from boothnet.derive.build import derive_network
 from boothnet.derive.policy import PolicyCompiler
 from boothnet.intent import Network
 from boothnet.intent.model import Endpoint
 from boothnet.lab import strongswan
 from boothnet.lab.names import ns_name
-from boothnet.lab.plan import lab_context
+from boothnet.lab.plan import lab_models
 from boothnet.lab.runner import read_state
+from boothnet.run import Run
 from boothnet.validate.perf.probes import mtu_probe, ping, start_listener, stop_listener, tcp_transfer
 from boothnet.validate.perf.runner import Runner
 from boothnet.validate.results import MtuRow, VpnTunnel
@@ -58,12 +58,13 @@ class LabVpn:
     dpd_delay_s: int
 
 
-def lab_vpn(net: Network, lab_dir: Path) -> LabVpn | None:
+def lab_vpn(run: Run, lab_dir: Path) -> LabVpn | None:
     """The tunnel as the running lab has it (lab port names, backend-capped MTU)."""
+    net = run.net
     state = read_state(lab_dir)
     if net.vpn is None or state is None:
         return None
-    models = derive_network(net, lab_context(net, state["vlan_mode"]))
+    models = lab_models(run, state["vlan_mode"])
     booth, home = models[net.vpn.booth_gateway].vpn, models[net.vpn.home_gateway].vpn
     if booth is None or home is None:
         return None
@@ -343,11 +344,8 @@ def _guard_count(ns: str) -> int:
 
 
 def run_vpn(
-    net: Network, lab_dir: Path, runner: Runner, progress: Progress, resilience: bool = True
+    net: Network, vpn: LabVpn, lab_dir: Path, runner: Runner, progress: Progress, resilience: bool = True
 ) -> tuple[list[VpnTunnel], list[MtuRow]]:
-    vpn = lab_vpn(net, lab_dir)
-    if vpn is None:
-        return [], []
     checks = VpnChecks(net, lab_dir, runner, vpn, progress)
     tunnels = [checks.tunnel()]
     progress(f"[vpn] tunnel {tunnels[0].name}: {tunnels[0].state}")

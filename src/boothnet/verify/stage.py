@@ -6,13 +6,13 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from boothnet.intent import load_network
-from boothnet.intent.stamp import stamp_intent
+from boothnet.layout import Layout
 from boothnet.render.build import BuildResult, build_intent
-from boothnet.verify.batfish.from_intent import render_batfish_view, verify_intent_from_model, view_differences
+from boothnet.run import Run
+from boothnet.verify.batfish.from_intent import batfish_view, view_differences
 from boothnet.verify.batfish.report import CheckResult, Finding, Status, VerifyReport
 from boothnet.verify.batfish.service import find_host
-from boothnet.verify.batfish.verify import run_verify
+from boothnet.verify.batfish.verify import LOADED_SNAPSHOT, run_verify
 
 
 def offline_results(result: BuildResult) -> list[CheckResult]:
@@ -34,35 +34,36 @@ def offline_results(result: BuildResult) -> list[CheckResult]:
 
 
 def run_verify_stage(
-    inventory: Path,
+    intent: Run | Path,
     build_root: Path = Path("build"),
     host: str | None = None,
     require: bool = False,
     progress: Callable[[str], None] = lambda _: None,
 ) -> VerifyReport:
-    """The intent is loaded and validated once and derived once per context: the device
-    configs (built and linted as `boothnet build` does) and the Batfish view, whose models
-    also give the VerifyIntent. The report goes to build/<network>/verify (`report.out_dir`)."""
-    host = find_host(host, build_root / "batfish")  # an Ansible module runs elsewhere than build/
+    """The device configs built and linted as `boothnet build` does, and the Batfish view checked.
+    The report goes to build/<network>/verify (`report.out_dir`). The snapshot stays loaded in
+    the run (`LOADED_SNAPSHOT`), for the validate stage to ask its flows of."""
+    run = Run.of(intent, build_root)
     started = time.perf_counter()
-    progress(f"validate {inventory}")
-    stamp = stamp_intent(inventory)  # before reading it, as `build` does
-    net = load_network(inventory)
+    progress(f"validate {run.inventory}")
+    net = run.net
+    layout = Layout(build_root, net.name)
+    host = find_host(host, layout.batfish_service)  # an Ansible module runs elsewhere than build/
     progress("offline: build and lint")
-    # the device models are not kept: only the Batfish view's are needed from here on
-    extra = offline_results(build_intent(net, build_root, started=started, stamp=stamp)[0])
+    built = build_intent(net, build_root, started=started, stamp=run.stamp, models=run.models("hardware"))[0]
+    extra = offline_results(built)
     progress("Batfish view of the configs")
-    view, models = render_batfish_view(net, build_root)
-    intent = verify_intent_from_model(net, models)
+    view = batfish_view(run)
     progress(f"Batfish at {host}" if host else "Batfish: no BATFISH_HOST")
     return run_verify(
-        intent,
-        view.out_dir,
-        intent.links,
-        build_root / net.name / "verify",
+        view.intent,
+        view.configs.out_dir,
+        view.intent.links,
+        layout.verify,
         host=host,
         require=require,
         extra_results=extra,
         network=net.name,
         view_notes=view_differences(net),
+        keep_session=lambda loaded: run.once(LOADED_SNAPSHOT, lambda: loaded),
     )

@@ -4,16 +4,15 @@ the offline evaluator's agree change for change, with the same exit code (live B
 from __future__ import annotations
 
 import shutil
-from pathlib import Path
 
 import pytest
 import yaml
 
 from boothnet.verify.acl_review.report import BATFISH, OFFLINE, _groups
 from boothnet.verify.acl_review.stage import review_intents
+from tests.helpers import ROOT
 
 pytestmark = pytest.mark.batfish
-ROOT = Path(__file__).resolve().parents[3]
 
 
 def new_permit(data):

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from boothnet.intent import load_network
+from boothnet.run import Run
 from boothnet.tools.showfloor import floor_size, write_showfloor
 from boothnet.validate.plan import isolation_flows
 from boothnet.validate.run import batfish_answers
@@ -18,10 +19,10 @@ from boothnet.verify.batfish.from_intent import render_batfish_view, verify_inte
 from boothnet.verify.batfish.intent import VerifyIntent
 from boothnet.verify.batfish.report import Status, VerifyReport
 from boothnet.verify.batfish.verify import run_verify
+from tests.helpers import ROOT
 
 pytestmark = pytest.mark.batfish
 
-ROOT = Path(__file__).resolve().parents[3]
 Edit = Callable[[str], str]
 
 
@@ -162,10 +163,10 @@ def test_every_rendered_config_parses_cleanly(host, network, tmp_path):
 def test_flows_through_the_vpn_are_asked_in_two_legs(host, tmp_path):
     """Batfish does not route through IPsec: a listed client's flow home is permitted by both
     legs, a fourth host's is denied at core1 before the tunnel, and home cannot open to clients."""
-    net = load_network(ROOT / "inventories" / "sc-booth")
-    flows = {(f.src.name, f.dst.name, f.label()): f for f in isolation_flows(net)}
+    run = Run(ROOT / "inventories" / "sc-booth", tmp_path)
+    flows = {(f.src.name, f.dst.name, f.label()): f for f in isolation_flows(run.net)}
     wanted = [("client1", "home1", "tcp/22"), ("client4", "home1", "tcp/22"), ("home1", "client1", "icmp")]
-    answers, stage = batfish_answers(net, tmp_path, [flows[k] for k in wanted], host, lambda _: None)
+    answers, stage = batfish_answers(run, [flows[k] for k in wanted], host, lambda _: None)
     assert stage.status == "PASS"
     (ok, fourth, back) = answers
     assert ok.action == "permit" and ok.detail.startswith("into the VPN at bgw1[")

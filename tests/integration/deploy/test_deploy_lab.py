@@ -38,15 +38,11 @@ from boothnet.lab.plan import plan_lab  # noqa: E402
 from boothnet.lab.runner import detect_vlan_mode, lab_down, lab_up, read_state  # noqa: E402
 from boothnet.lab.scratch import copy_inventory  # noqa: E402
 from boothnet.lab.spec import LabSpec  # noqa: E402
+from tests.helpers import ROOT, quiet  # noqa: E402
 
-REPO = Path(__file__).resolve().parents[3]
 NETWORK = "lab-dep"  # lab-mini under its own name and mgmt subnet: never clashes with lab-mini
 MGMT_SUBNET = "198.18.2.0/24"
 ROUTERS = ("r1", "r2")
-
-
-def quiet(_msg: str) -> None:
-    """Progress sink: the lab's steps are not test output."""
 
 
 @dataclass
@@ -109,9 +105,9 @@ class Lab:
 
     def playbook(self, *extra: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            [str(REPO / ".venv/bin/ansible-playbook"), "-i", str(self.inventory),
-             str(REPO / "playbooks/deploy.yml"), "-e", f"boothnet_build_dir={self.build}", *extra],
-            cwd=REPO, capture_output=True, text=True, timeout=600)
+            [str(ROOT / ".venv/bin/ansible-playbook"), "-i", str(self.inventory),
+             str(ROOT / "playbooks/deploy.yml"), "-e", f"boothnet_build_dir={self.build}", *extra],
+            cwd=ROOT, capture_output=True, text=True, timeout=600)
 
     def summary(self) -> dict[str, Any]:
         return dict(json.loads((self.build / NETWORK / "deploy" / "summary.json").read_text()))
@@ -137,7 +133,7 @@ def tail(res: subprocess.CompletedProcess[str]) -> str:
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
     work = tmp_path_factory.mktemp("lab-dep")
-    inventory = copy_inventory(REPO / "inventories/lab-mini", work / "inventory", NETWORK, MGMT_SUBNET)
+    inventory = copy_inventory(ROOT / "inventories/lab-mini", work / "inventory", NETWORK, MGMT_SUBNET)
     build = work / "build"
     spec, result = plan_lab(inventory, detect_vlan_mode(), build)
     assert result.ok, result.findings

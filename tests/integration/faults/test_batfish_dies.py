@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import signal
 import time
-from pathlib import Path
 
 import pytest
 
@@ -14,8 +13,8 @@ from boothnet.verify.batfish import local
 from boothnet.verify.batfish import verify as verify_module
 from boothnet.verify.batfish.service import BatfishUnavailable, read_started
 from boothnet.verify.stage import run_verify_stage
+from tests.helpers import ROOT
 
-ROOT = Path(__file__).resolve().parents[3]
 BOUND_S = 120  # two questions' worth of bounded retries, far from pybatfish's own several minutes
 
 

@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import ROOT
+
 pytestmark = [pytest.mark.lab,
               pytest.mark.skipif(os.geteuid() != 0, reason="needs root for network namespaces (CI runs as root)")]
-ROOT = Path(__file__).resolve().parents[3]
 BOOTHNET = str(Path(sys.executable).parent / "boothnet")
 # the demo's stage lines: killed right after each one starts, so at each boundary
 BOUNDARIES = [("[1/5]", signal.SIGKILL), ("[2/5]", signal.SIGTERM), ("[3/5]", signal.SIGKILL),

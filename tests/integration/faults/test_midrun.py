@@ -12,9 +12,9 @@ import pytest
 import yaml
 
 from boothnet.lab.scratch import copy_inventory
+from tests.helpers import ROOT
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="mounts a small tmpfs (root; CI runs as root)")
-ROOT = Path(__file__).resolve().parents[3]
 BOOTHNET = str(Path(sys.executable).parent / "boothnet")
 
 

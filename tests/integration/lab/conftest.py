@@ -18,6 +18,7 @@ from minilab import mini_spec  # noqa: E402
 from boothnet.lab import names  # noqa: E402
 from boothnet.lab.runner import lab_down, lab_up  # noqa: E402
 from boothnet.lab.spec import LabSpec  # noqa: E402
+from tests.helpers import quiet
 
 NEEDED = ["ip", "ssh", "ssh-keygen", "/usr/sbin/sshd", "/usr/lib/frr/zebra", "vtysh", "ping"]
 
@@ -37,10 +38,6 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if here in Path(str(item.fspath)).parents:
             item.add_marker(pytest.mark.skip(reason=reason))
-
-
-def quiet(_msg: str) -> None:
-    """progress sink for tests (pytest -s shows nothing noisy)."""
 
 
 def leftovers(network: str, state_dir: Path | None = None) -> list[str]:

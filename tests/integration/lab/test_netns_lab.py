@@ -13,16 +13,16 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import leftovers, quiet
+from conftest import leftovers
 from minilab import FIXTURES, mini_spec
 
 from boothnet.lab import names
 from boothnet.lab.runner import detect_vlan_mode, lab_down, lab_up
 from boothnet.lab.shaping import htb_params
 from boothnet.lab.specio import dump_spec, load_spec
+from tests.helpers import ROOT, quiet
 
 pytestmark = pytest.mark.lab
-REPO = Path(__file__).resolve().parents[3]
 
 
 def nsexec(ns: str, *cmd: str, timeout: float = 20) -> subprocess.CompletedProcess[str]:
@@ -122,7 +122,7 @@ def test_links_are_shaped_at_the_frames_share_of_line_rate(mini) -> None:
 def test_inventory_reaches_every_node_with_ansible(mini) -> None:
     spec, state_dir, _ = mini
     res = subprocess.run(
-        [str(REPO / ".venv/bin/ansible"), "-i", str(state_dir / "inventory.yml"), "all",
+        [str(ROOT / ".venv/bin/ansible"), "-i", str(state_dir / "inventory.yml"), "all",
          "-m", "ansible.builtin.ping", "-o"],
         capture_output=True, text=True, timeout=120, cwd=state_dir,
         env={**os.environ, "ANSIBLE_HOST_KEY_CHECKING": "True"},
@@ -198,7 +198,7 @@ def test_lab_down_after_killed_lab_up_leaves_nothing(
         [sys.executable, "-m", "boothnet.lab", "up", "--spec", str(tmp_path / "spec.json"),
          "--state-dir", str(state_dir)],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-        env={**os.environ, "PYTHONPATH": str(REPO / "src")},
+        env={**os.environ, "PYTHONPATH": str(ROOT / "src")},
     )
     try:
         seen = []

@@ -21,8 +21,8 @@ from boothnet.validate.perf.pairnet import VethPair
 from boothnet.validate.perf.ports import PortAllocator
 from boothnet.validate.perf.run import run_throughput
 from boothnet.validate.perf.runner import listening_ports, netns_runner
+from tests.helpers import ROOT
 
-ROOT = Path(__file__).parents[3]
 pytestmark = [
     pytest.mark.lab,
     pytest.mark.skipif(os.geteuid() != 0, reason="needs root: creates network namespaces"),

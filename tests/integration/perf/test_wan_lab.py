@@ -26,6 +26,7 @@ from boothnet.validate.perf.wan import UDP_BUFFER, judge_udp, probe_wan_links, r
 from boothnet.validate.plan import isolation_flows, path_mtu
 from boothnet.validate.run import wait_converged
 from boothnet.validate.stage import run_validate
+from tests.helpers import ROOT
 
 pytestmark = [
     pytest.mark.lab,
@@ -33,7 +34,6 @@ pytestmark = [
     pytest.mark.skipif(not shutil.which("iperf3"), reason="iperf3 is not installed (make setup)"),
 ]
 
-REPO = Path(__file__).resolve().parents[3]
 NETWORK = "lab-wan"
 MGMT = "198.18.4.0/24"
 
@@ -48,7 +48,7 @@ def _edit(root: Path, rel: str, change) -> None:  # noqa: ANN001 - a small test 
 def wan_intent(dst: Path, loss_pct: float = 0.0, delay_ms: float = 25) -> Path:
     """lab-mini with r1 -- r2 as a 622 Mb/s, 50 ms RTT WAN hop, jumbo VLANs, and the tools'
     ports open from h1 (admins) to the lab VLAN; the WAN path h1 -> h4 declared."""
-    inv = copy_inventory(REPO / "inventories" / "lab-mini", dst, NETWORK, MGMT)
+    inv = copy_inventory(ROOT / "inventories" / "lab-mini", dst, NETWORK, MGMT)
     _edit(inv, "group_vars/all/links.yml", lambda d: d["links"][0].update(speed=622, delay_ms=delay_ms,
                                                                          loss_pct=loss_pct))
     _edit(inv, "group_vars/all/vlans.yml", lambda d: d["vlans"][0].update(mtu=9000))

@@ -25,6 +25,7 @@ from boothnet.validate.plan import COMMON_TCP, isolation_plan
 from boothnet.validate.results import IsolationRow
 from boothnet.validate.run import run_mtu, run_throughput_tests, wait_converged
 from boothnet.validate.stage import run_validate
+from tests.helpers import quiet
 
 pytestmark = [
     pytest.mark.lab,
@@ -32,10 +33,6 @@ pytestmark = [
 ]
 INVENTORY = Path("inventories/lab-mini")
 SEED = 2026  # a fixed sample: the tests plant on ports it holds
-
-
-def quiet(_: str) -> None:
-    pass
 
 
 def sh(*argv: str) -> None:

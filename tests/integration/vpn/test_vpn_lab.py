@@ -26,37 +26,36 @@ pytestmark = [
                        reason="strongSwan is not installed (make setup)"),
 ]
 
-from boothnet.intent import Network, load_network  # noqa: E402
+from boothnet.intent import Network  # noqa: E402
 from boothnet.lab import strongswan  # noqa: E402
 from boothnet.lab.plan import plan_lab  # noqa: E402
 from boothnet.lab.runner import detect_vlan_mode, lab_down, lab_health, lab_up, read_state  # noqa: E402
 from boothnet.lab.scratch import copy_inventory  # noqa: E402
+from boothnet.run import Run  # noqa: E402
 from boothnet.validate.isolation import run_isolation  # noqa: E402
 from boothnet.validate.perf.runner import netns_runner  # noqa: E402
 from boothnet.validate.plan import isolation_flows  # noqa: E402
 from boothnet.validate.run import run_mtu, wait_converged  # noqa: E402
 from boothnet.validate.vpn import MARKER, VpnChecks, classify_capture, lab_vpn, run_vpn  # noqa: E402
+from tests.helpers import ROOT, quiet  # noqa: E402
 
-REPO = Path(__file__).resolve().parents[3]
 NETWORK = "vpn-t"
 MGMT_SUBNET = "198.18.4.0/24"  # used by no other lab, test or benchmark
 
 
-def quiet(_msg: str) -> None:
-    """Progress sink."""
+@pytest.fixture(scope="module")
+def lab_run(tmp_path_factory: pytest.TempPathFactory) -> Run:
+    root = tmp_path_factory.mktemp("vpn")
+    return Run(copy_inventory(ROOT / "inventories" / "sc-booth", root / "inv", NETWORK, MGMT_SUBNET), root / "build")
 
 
 @pytest.fixture(scope="module")
-def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Network, Path]]:
-    root = tmp_path_factory.mktemp("vpn")
-    inventory = copy_inventory(REPO / "inventories" / "sc-booth", root / "inv", NETWORK, MGMT_SUBNET)
-    net = load_network(inventory)
-    build = root / "build"
-    state_dir = build / NETWORK / "lab"
-    spec, _ = plan_lab(inventory, detect_vlan_mode(), build)
+def lab(lab_run: Run) -> Iterator[tuple[Network, Path]]:
+    state_dir = lab_run.layout.lab
+    spec, _ = plan_lab(lab_run, detect_vlan_mode(), lab_run.build_root)
     try:
         lab_up(spec, state_dir, quiet)
-        yield net, state_dir
+        yield lab_run.net, state_dir
     finally:
         lab_down(NETWORK, state_dir, quiet)
     left = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=True).stdout
@@ -86,9 +85,11 @@ def test_lab_psk_is_generated_and_never_in_the_rendered_config(lab: tuple[Networ
     assert psk in loaded.read_text() and loaded.stat().st_mode & 0o077 == 0
 
 
-def test_tunnel_clients_mtu_capture_and_recovery(lab: tuple[Network, Path]) -> None:
+def test_tunnel_clients_mtu_capture_and_recovery(lab: tuple[Network, Path], lab_run: Run) -> None:
     net, state_dir = lab
-    tunnels, mtu = run_vpn(net, state_dir, netns_runner, quiet)
+    vpn = lab_vpn(lab_run, state_dir)
+    assert vpn is not None
+    tunnels, mtu = run_vpn(net, vpn, state_dir, netns_runner, quiet)
     by_name = {t.name: t for t in tunnels}
     assert [t for t in tunnels if t.verdict != "PASS"] == []
     assert by_name["home-extension: bgw1 <-> hgw1"].state == "ESTABLISHED"
@@ -112,9 +113,9 @@ def test_only_listed_clients_reach_the_secured_network(lab: tuple[Network, Path]
     assert [r for r in rows if r.verdict != "PASS"] == []
 
 
-def test_planted_open_firewall_lets_a_misroute_out_in_clear(lab: tuple[Network, Path]) -> None:
+def test_planted_open_firewall_lets_a_misroute_out_in_clear(lab: tuple[Network, Path], lab_run: Run) -> None:
     net, state_dir = lab
-    vpn = lab_vpn(net, state_dir)
+    vpn = lab_vpn(lab_run, state_dir)
     assert vpn is not None
     ns = f"{NETWORK}-bgw1"
     subprocess.run(["ip", "netns", "exec", ns, "nft", "flush", "ruleset"], check=True)

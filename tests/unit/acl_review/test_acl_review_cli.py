@@ -11,8 +11,8 @@ import pytest
 import yaml
 
 from boothnet.cli import main
+from tests.helpers import ROOT
 
-ROOT = Path(__file__).resolve().parents[3]
 POLICY = Path("inventories/sc-booth/group_vars/all/policy.yml")
 
 

@@ -5,15 +5,14 @@ from __future__ import annotations
 
 import json
 import shutil
-from pathlib import Path
 
 import pytest
 import yaml
 
 from boothnet.verify.acl_review import DENIED, PERMITTED
 from boothnet.verify.acl_review.stage import review_intents
+from tests.helpers import ROOT
 
-ROOT = Path(__file__).resolve().parents[3]
 RESEARCH = range(1, 17)
 CLIENT_PORTS = {22, 443, 5000, 5001, 5201}
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import shutil
-from pathlib import Path
 
 from bf_recorded import answer, booth_intent
 
@@ -15,8 +14,8 @@ from boothnet.verify.acl_review.report import from_batfish
 from boothnet.verify.acl_review.stage import review_intents
 from boothnet.verify.batfish.review import review_from_answers
 from boothnet.verify.batfish.service import ServiceStatus
+from tests.helpers import ROOT
 
-ROOT = Path(__file__).resolve().parents[3]
 CORE1_LINE = "permit tcp 10.110.0.0 0.0.255.255 host 10.10.10.5 eq 22"
 HGW_LINE = "permit tcp 10.10.30.0 0.0.0.255 10.200.1.0 0.0.0.255 eq 22"
 

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from bf_recorded import answer
 
 from boothnet.derive import derive_network
 from boothnet.intent import load_network
 from boothnet.verify.batfish.from_intent import batfish_context, build_batfish_view
-
-ROOT = Path(__file__).resolve().parents[3]
+from tests.helpers import ROOT
 
 
 def test_recorded_answers_show_the_hash_sha256_policy_derails_the_parser():

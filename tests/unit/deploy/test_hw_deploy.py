@@ -22,15 +22,15 @@ import simulated_devices as sim  # noqa: E402
 from boothnet.deploy import health as hc  # noqa: E402
 from boothnet.deploy import steps  # noqa: E402
 from boothnet.render.build import build  # noqa: E402
+from tests.helpers import ROOT
 
-REPO = Path(__file__).resolve().parents[3]
 PSK = "Sh0wFl00r-psk-for-tests"
 
 
 @pytest.fixture(scope="module")
 def configs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("build")
-    result = build(REPO / "inventories" / "sc-booth", root, run_tools=False)
+    result = build(ROOT / "inventories" / "sc-booth", root, run_tools=False)
     assert result.ok, result.findings
     return root / "sc-booth" / "configs"
 
@@ -201,14 +201,14 @@ def test_playbook_check_diff_on_the_intent_inventory_prints_the_switches_diffs(t
     """`ansible-playbook -i inventories/sc-booth playbooks/deploy.yml --check --diff`, core1 and
     rsw1 on simulated switches: the diffs are printed, nothing is committed."""
     build_dir = tmp_path / "build"
-    assert build(REPO / "inventories" / "sc-booth", build_dir, run_tools=False).ok
+    assert build(ROOT / "inventories" / "sc-booth", build_dir, run_tools=False).ok
     drivers = '{"boothnet_napalm_drivers": {"cisco_ios": "ios_simulated", "arista_eos": "eos_simulated"}}'
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent / "simulated"), "ANSIBLE_NOCOLOR": "1"}
     run = subprocess.run(
         [str(Path(sys.executable).parent / "ansible-playbook"), "-i", "inventories/sc-booth",
          "playbooks/deploy.yml", "--check", "--diff", "--limit", "core1,rsw1,localhost",
          "-e", f"boothnet_build_dir={build_dir}", "-e", drivers],
-        cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     out = run.stdout + run.stderr
     assert run.returncode == 0, out[-3000:]
     assert "+hostname core1" in out and "+archive" in out  # IOS contextual diff

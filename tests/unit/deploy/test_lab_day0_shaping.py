@@ -9,8 +9,7 @@ import pytest
 from boothnet.deploy import ifstate
 from boothnet.lab.plan import plan_lab
 from boothnet.lab.shaping import htb_params
-
-REPO = Path(__file__).resolve().parents[3]
+from tests.helpers import ROOT
 
 
 @pytest.mark.parametrize("inventory", ["lab-mini", "sc-booth"])
@@ -19,7 +18,7 @@ def test_deployed_mtus_never_exceed_the_mtu_day0_shaped_at(inventory: str, vlan_
     """Day 0 shapes at the wire's spec MTU (interfaces.ip is not applied); a deploy later
     sets each router port (and its VLAN sub-interfaces) from interfaces.ip. The htb class
     fits a frame of the spec MTU, so it must fit every MTU the deploy sets."""
-    spec, result = plan_lab(REPO / "inventories" / inventory, vlan_mode, tmp_path)  # type: ignore[arg-type]
+    spec, result = plan_lab(ROOT / "inventories" / inventory, vlan_mode, tmp_path)  # type: ignore[arg-type]
     assert result.ok, result.findings
     routers = {n.name: ifstate.parse_batch((Path(n.config_dir or "") / "interfaces.ip").read_text())
                for n in spec.nodes if n.kind == "router"}

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).parents[3]
+from tests.helpers import ROOT
+
 CASES = Path(__file__).parent / "cases"
 _spec = importlib.util.spec_from_file_location(
     "boothnet_perf_filters", ROOT / "plugins" / "filter" / "boothnet_perf.py")

@@ -7,7 +7,6 @@ from __future__ import annotations
 import random
 import socket
 import time
-from pathlib import Path
 
 import pytest
 
@@ -16,13 +15,12 @@ from boothnet.lab.delayline import Direction
 from boothnet.validate.perf.schema import ThroughputResult
 from boothnet.validate.perf.wan import WanPath, judge_stream, judge_sweep, judge_udp, route, wan_paths
 from boothnet.validate.plan import path_mtu, throughput_tests
-
-REPO = Path(__file__).resolve().parents[3]
+from tests.helpers import ROOT
 
 
 @pytest.fixture(scope="module")
 def sc_booth():
-    return load_network(REPO / "inventories" / "sc-booth")
+    return load_network(ROOT / "inventories" / "sc-booth")
 
 
 def test_the_home_path_crosses_the_wan_link_at_the_clients_speed(sc_booth):
@@ -40,12 +38,12 @@ def test_the_home_path_crosses_the_wan_link_at_the_clients_speed(sc_booth):
 
 
 def test_a_network_without_wan_links_has_no_wan_paths():
-    net = load_network(REPO / "inventories" / "lab-mini")
+    net = load_network(ROOT / "inventories" / "lab-mini")
     assert wan_paths(net, lambda s, d: 1500) == []
 
 
 def _path(loss: float = 0.0) -> WanPath:
-    net = load_network(REPO / "inventories" / "lab-mini")
+    net = load_network(ROOT / "inventories" / "lab-mini")
     h1, h4 = net.endpoints["h1"], net.endpoints["h4"]
     return WanPath("wan", h1, h4, ("r1:eth3 -- r2:eth3",), 25, 0, loss, 622e6, 9000)
 

@@ -7,6 +7,7 @@ map, which Batfish models); Cisco and Arista devices render as themselves.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from boothnet.derive import DeriveContext, DeviceModel, derive_network
@@ -14,6 +15,8 @@ from boothnet.derive.policy import PolicyCompiler
 from boothnet.intent import Network, load_network
 from boothnet.intent.model import Endpoint
 from boothnet.render.build import BuildResult, build_intent
+from boothnet.run import Run
+from boothnet.trace import trace
 from boothnet.verify.batfish.intent import (
     AcceptedUnused,
     AclBinding,
@@ -74,10 +77,32 @@ def build_batfish_view(inventory: Path, build_root: Path = Path("build")) -> tup
     return render_batfish_view(net, build_root)[0], net
 
 
-def render_batfish_view(net: Network, build_root: Path = Path("build")) -> tuple[BuildResult, dict[str, DeviceModel]]:
+def render_batfish_view(net: Network, build_root: Path = Path("build"), models: dict[str, DeviceModel] | None = None
+                        ) -> tuple[BuildResult, dict[str, DeviceModel]]:
     """The Batfish view of a loaded intent into build/<network>/batfish/configs, with the models
-    derived for it (the Batfish context), which `verify_intent_from_model` can reuse."""
-    return build_intent(net, build_root, ctx=batfish_context(net), subdir="batfish/configs", run_tools=False)
+    derived for it (the Batfish context; given, or derived here), which `verify_intent_from_model`
+    can reuse."""
+    trace(f"render Batfish view of {net.name}")
+    return build_intent(net, build_root, ctx=batfish_context(net), subdir="batfish/configs", run_tools=False,
+                        models=models)
+
+
+@dataclass(frozen=True)
+class BatfishView:
+    configs: BuildResult
+    models: dict[str, DeviceModel]
+    intent: VerifyIntent
+
+
+def batfish_view(run: Run) -> BatfishView:
+    """The run's Batfish view: rendered, and its VerifyIntent made, once per run."""
+
+    def render() -> BatfishView:
+        models = run.models("batfish", batfish_context)
+        configs, _ = render_batfish_view(run.net, run.build_root, models)
+        return BatfishView(configs, models, verify_intent_from_model(run.net, models))
+
+    return run.once("batfish view", render)
 
 
 def verify_intent_from_model(net: Network, models: dict[str, DeviceModel] | None = None) -> VerifyIntent:

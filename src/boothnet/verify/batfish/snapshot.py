@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from boothnet.trace import trace
 from boothnet.verify.batfish.intent import IfaceRef, L1Link
 
 Edge = L1Link | tuple[IfaceRef, IfaceRef] | tuple[tuple[str, str], tuple[str, str]]
@@ -78,6 +79,7 @@ def build_snapshot_dir(configs: Path, edges: Iterable[Edge], out_dir: Path) -> P
 
 def init_snapshot(bf: Any, snapshot_dir: Path, name: str) -> str:
     """Upload the folder to the Batfish session `bf` (pybatfish Session) as snapshot `name`."""
+    trace(f"load Batfish snapshot {name!r} from {snapshot_dir}")
     return bf.init_snapshot(str(snapshot_dir), name=name, overwrite=True)
 
 

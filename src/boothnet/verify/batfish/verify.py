@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from boothnet.verify.batfish import checks as ck
 from boothnet.verify.batfish.intent import VerifyIntent
@@ -54,6 +56,19 @@ def skipped_report(reason: str, host: str | None, service: str) -> VerifyReport:
     return report.add(CheckResult.skipped(n, t, reason) for n, t in ck.CHECKS.items())
 
 
+LOADED_SNAPSHOT = "loaded Batfish snapshot"  # the Run's key for it
+
+
+@dataclass(frozen=True)
+class LoadedSnapshot:
+    """A snapshot of the Batfish view loaded in a session: later stages of the same run ask
+    their questions of it instead of loading the same configs again."""
+
+    host: str | None
+    session: Any
+    name: str
+
+
 def run_verify(
     intent: VerifyIntent,
     snapshot_configs: Path,
@@ -65,6 +80,7 @@ def run_verify(
     network: str = "boothnet",
     snapshot_name: str = "verify",
     view_notes: Iterable[str] = (),
+    keep_session: Callable[[LoadedSnapshot], object] | None = None,
 ) -> VerifyReport:
     """Run all Batfish checks on `snapshot_configs/*.cfg`; write verify.json and verify.md.
 
@@ -79,6 +95,8 @@ def run_verify(
         snap_dir = build_snapshot_dir(snapshot_configs, layer1_edges, out_dir / "snapshot")
         bf = open_session(status, network)
         init_snapshot(bf, snap_dir, snapshot_name)
+        if keep_session is not None:
+            keep_session(LoadedSnapshot(status.host, bf, snapshot_name))
         answers = collect(bf, intent, snapshot_name)
         if answers.service_lost:
             raise BatfishUnavailable(

@@ -1,0 +1,78 @@
+"""Every path of a network's run under ``build/<network>/``, named once.
+
+The playbooks get the same names through the ``boothnet_layout`` lookup plugin, so neither
+side builds a ``build/...`` string of its own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+
+def summary_of(configs: Path) -> Path:
+    """``<build>/configs`` -> ``<build>/configs.summary.json``: the build's summary beside its configs."""
+    return configs.with_name(f"{configs.name}.summary.json")
+
+
+def model_of(configs: Path) -> Path:
+    """``<build>/configs`` -> ``<build>/configs.model.json``: the derived models beside the configs."""
+    return configs.with_name(f"{configs.name}.model.json")
+
+
+@dataclass(frozen=True)
+class Layout:
+    build_root: Path
+    network: str
+
+    @property
+    def root(self) -> Path:
+        return self.build_root / self.network
+
+    def configs(self, subdir: str = "configs") -> Path:
+        """The hardware configs (default), or ``lab/configs``, ``batfish/configs``, ``clab/configs``."""
+        return self.root / subdir
+
+    @property
+    def lab(self) -> Path:
+        return self.root / "lab"
+
+    @property
+    def lab_inventory(self) -> Path:
+        return self.lab / "inventory.yml"
+
+    @property
+    def verify(self) -> Path:
+        return self.root / "verify"
+
+    @property
+    def validate_snapshot(self) -> Path:
+        return self.root / "validate" / "snapshot"
+
+    @property
+    def deploy(self) -> Path:
+        return self.root / "deploy"
+
+    @property
+    def deploy_summary(self) -> Path:
+        return self.deploy / "summary.json"
+
+    def backups(self, device: str) -> Path:
+        return self.root / "backups" / device
+
+    @property
+    def report(self) -> Path:
+        return self.root / "report"
+
+    @property
+    def lock(self) -> Path:
+        return self.root / ".lock"
+
+    # shared by every network of this build folder
+    @property
+    def batfish_service(self) -> Path:
+        return self.build_root / "batfish"
+
+    @property
+    def calibration(self) -> Path:
+        return self.build_root / "calibration.json"
