@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 INVENTORIES = ROOT / "inventories"
@@ -22,3 +26,48 @@ def errors_of(inv) -> list[str]:  # noqa: ANN001 - an InventoryCopy
     with pytest.raises(IntentInvalid) as caught:
         load_network(inv.path)
     return [str(e) for e in caught.value.errors]
+
+
+def leftovers(network: str, state_dir: Path | None = None) -> list[str]:
+    """Everything of lab ``network`` still on the machine, as readable lines."""
+    from boothnet.lab import names
+
+    found: list[str] = []
+    out = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    found += [f"netns {ln.split()[0]}" for ln in out.splitlines()
+              if ln.startswith(f"{network}-")]
+    links = subprocess.run(["ip", "-o", "link", "show"], capture_output=True, text=True).stdout
+    ours = {names.bridge_name(network)}
+    for ln in links.splitlines():
+        ifname = ln.split(":")[1].strip().split("@")[0]
+        if ifname in ours or f"alias {names.alias(network, '')}" in ln:
+            found.append(f"link {ifname}")
+    patterns = [f"-N {network}-"]
+    if state_dir is not None:
+        patterns.append(f"sshd -f {state_dir}")
+    for pat in patterns:
+        res = subprocess.run(["pgrep", "-af", "--", pat], capture_output=True, text=True)
+        found += [f"process {ln}" for ln in res.stdout.splitlines()]
+    for base in (names.FRR_ETC, names.FRR_RUN):
+        found += [f"dir {p}" for p in base.glob(f"{network}-*")]
+    return found
+
+
+@contextmanager
+def running_lab(intent: Any, build: Path, configs: str = "full", vlan_mode: str | None = None
+                ) -> Iterator[tuple[Any, Path]]:
+    """The netns lab of `intent` (a Run or an inventory folder) up for the block, then down,
+    failing the test when anything of it is left on the machine. Yields (spec, state_dir)."""
+    from boothnet.lab.plan import plan_lab
+    from boothnet.lab.runner import detect_vlan_mode, lab_down, lab_up
+
+    spec, result = plan_lab(intent, vlan_mode or detect_vlan_mode(), build)
+    assert result.ok, result.findings
+    state_dir = build / spec.network / "lab"
+    lab_down(spec.network, state_dir, quiet)  # a crashed earlier run must not get in the way
+    try:
+        lab_up(spec, state_dir, quiet, configs=configs)
+        yield spec, state_dir
+    finally:
+        lab_down(spec.network, state_dir, quiet)
+    assert leftovers(spec.network, state_dir) == []

@@ -11,11 +11,17 @@ import importlib
 import sys
 import traceback
 
+# the argument specs of the doc fragment boothnet_stage (DOCUMENTATION and BATFISH)
+STAGE_ARGS = {"inventory": {"type": "path", "required": True}, "build_dir": {"type": "path", "default": "build"}}
+BATFISH_ARGS = {"batfish_host": {"type": "str", "default": ""}, "require_batfish": {"type": "bool", "default": False}}
 
-def run_stage(module, target, *args, lock=None, **kwargs):
+
+def run_stage(module, target, *args, lock=None, takes_run=False, **kwargs):
     """`target` ("boothnet.<module>:<function>") called with the arguments, or the task failed
     the way the CLI fails the command. ``lock``: (inventory folder or network name, build_dir, lab)
-    to hold the network's build lock (and its lab lock) meanwhile, as the `boothnet` command does."""
+    to hold the network's build lock (and its lab lock) meanwhile, as the `boothnet` command does.
+    ``takes_run``: the first argument, the inventory folder, becomes a `boothnet.run.Run` of it,
+    so that the lock and the stage read the intent once."""
     module_name, _, function = target.partition(":")
     try:
         from boothnet.errors import IntentInvalid, RenderError
@@ -28,10 +34,13 @@ def run_stage(module, target, *args, lock=None, **kwargs):
     try:
         if lock is None:
             return call(*args, **kwargs)
-        from boothnet.intent import load_network
+        from boothnet.run import Run
 
         inventory, build_dir, lab = lock
-        network = inventory if isinstance(inventory, str) else load_network(inventory).name
+        run = Run(inventory, build_dir) if not isinstance(inventory, str) else None
+        if takes_run:
+            args = (run, *args[1:])
+        network = inventory if run is None else run.net.name
         with run_locks(build_dir, network, lab, command=f"ansible module {target}"):
             return call(*args, **kwargs)
     except Busy as exc:

@@ -9,21 +9,14 @@ short_description: Report the flows an ACL/policy change newly permits or denies
 description:
   - Compares the intent at git ref I(base) with the working tree (or with ref I(head)), renders
     both, and lists every flow whose fate at an ACL changes, with device, ACL and line.
-    Writes build/<network>/review/acl_review.json and acl_review.md.
+    Writes build/<network>/review/acl_review.json and acl_review.md. The inventory must be
+    inside a git repository.
   - With a reachable Batfish service it uses Batfish's differential questions; without one it
     evaluates a representative flow set with boothnet's own ACL evaluator and reports Batfish
     as SKIPPED (never as passed).
   - The gate fails when something is newly permitted into zone C(secure) or between research
     and production; with I(fail_on_gate=true) the task then fails.
 options:
-  inventory:
-    description: Inventory folder with the intent (inside a git repository).
-    type: path
-    required: true
-  build_dir:
-    description: Root of the build artifacts.
-    type: path
-    default: build
   base:
     description: Git ref of the intent to compare against.
     type: str
@@ -32,18 +25,13 @@ options:
     description: Git ref of the proposed intent; empty means the working tree.
     type: str
     default: ""
-  batfish_host:
-    description: Batfish service host; empty means the BATFISH_HOST environment variable.
-    type: str
-    default: ""
-  require_batfish:
-    description: Fail when no Batfish service answers.
-    type: bool
-    default: false
   fail_on_gate:
     description: Fail the task when the change needs security sign-off.
     type: bool
     default: true
+extends_documentation_fragment:
+  - boothnet_stage
+  - boothnet_stage.batfish
 author: boothnet
 """
 
@@ -80,18 +68,16 @@ markdown:
 from pathlib import Path
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible.module_utils.boothnet_stage import run_stage
+from ansible.module_utils.boothnet_stage import BATFISH_ARGS, STAGE_ARGS, run_stage
 
 
 def main() -> None:
     module = AnsibleModule(
         argument_spec={
-            "inventory": {"type": "path", "required": True},
-            "build_dir": {"type": "path", "default": "build"},
+            **STAGE_ARGS,
+            **BATFISH_ARGS,
             "base": {"type": "str", "default": "HEAD"},
             "head": {"type": "str", "default": ""},
-            "batfish_host": {"type": "str", "default": ""},
-            "require_batfish": {"type": "bool", "default": False},
             "fail_on_gate": {"type": "bool", "default": True},
         },
         supports_check_mode=True,

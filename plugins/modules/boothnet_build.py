@@ -10,18 +10,12 @@ description:
   - Runs the whole build stage in one Python call (not one template task per host), so it
     scales to hundreds of devices. Nothing is written when the intent is invalid.
 options:
-  inventory:
-    description: Inventory folder holding hosts.yml and group_vars/ (the intent).
-    type: path
-    required: true
-  build_dir:
-    description: Root of the build artifacts; configs go to <build_dir>/<network>/configs.
-    type: path
-    default: build
   run_tools:
     description: Check frr_linux output with vtysh --dryrun and nft -c.
     type: bool
     default: true
+extends_documentation_fragment:
+  - boothnet_stage
 author: boothnet
 """
 
@@ -46,21 +40,20 @@ errors:
 from pathlib import Path
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible.module_utils.boothnet_stage import run_stage
+from ansible.module_utils.boothnet_stage import STAGE_ARGS, run_stage
 
 
 def main() -> None:
     module = AnsibleModule(
         argument_spec={
-            "inventory": {"type": "path", "required": True},
-            "build_dir": {"type": "path", "default": "build"},
+            **STAGE_ARGS,
             "run_tools": {"type": "bool", "default": True},
         },
         supports_check_mode=True,
     )
     p = module.params
     result = run_stage(module, "boothnet.render.build:build", Path(p["inventory"]), Path(p["build_dir"]),
-                       lock=(Path(p["inventory"]), Path(p["build_dir"]), False),
+                       lock=(Path(p["inventory"]), Path(p["build_dir"]), False), takes_run=True,
                        run_tools=p["run_tools"])
     summary = {
         "network": result.network,
@@ -69,7 +62,7 @@ def main() -> None:
         "configs_written": len(result.files),
         "configs_changed": result.changed,
         "findings": result.findings,
-        "tool_checks": result.tool_checks,
+        "tool_checks": result.tool_results(),
         "out_dir": str(result.out_dir),
         "seconds": result.seconds,
         "table": result.summary_table(),

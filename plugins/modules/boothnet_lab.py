@@ -14,19 +14,11 @@ description:
     bring-up that was killed halfway.
   - Needs root.
 options:
-  inventory:
-    description: Inventory folder with the intent.
-    type: path
-    required: true
   state:
     description: Whether the lab should be up or down.
     type: str
     choices: [up, down]
     default: up
-  build_dir:
-    description: Root of the build artifacts; the lab state goes to <build_dir>/<network>/lab.
-    type: path
-    default: build
   vlan_mode:
     description: Force 802.1Q trunks (dot1q) or per-VLAN segments; default is what the kernel supports.
     type: str
@@ -39,6 +31,8 @@ options:
     type: str
     choices: [full, day0]
     default: full
+extends_documentation_fragment:
+  - boothnet_stage
 author: boothnet
 """
 
@@ -64,14 +58,14 @@ log:
 from pathlib import Path
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.boothnet_stage import STAGE_ARGS
 
 
 def main() -> None:
     module = AnsibleModule(
         argument_spec={
-            "inventory": {"type": "path", "required": True},
+            **STAGE_ARGS,
             "state": {"type": "str", "choices": ["up", "down"], "default": "up"},
-            "build_dir": {"type": "path", "default": "build"},
             "vlan_mode": {"type": "str", "choices": ["dot1q", "segment"]},
             "configs": {"type": "str", "choices": ["full", "day0"], "default": "full"},
         },

@@ -15,14 +15,6 @@ description:
   - Writes build/<network>/report/ (report.json, report.md, report.html, PNG plots).
   - Fails when the report says FAIL; the failures name their device, link, flow or path.
 options:
-  inventory:
-    description: Inventory folder with the intent.
-    type: path
-    required: true
-  build_dir:
-    description: Root of the build artifacts (the lab state is in build_dir/<network>/lab).
-    type: path
-    default: build
   throughput:
     description: Run the iperf3/nuttcp tests (skipped ones are reported SKIPPED, never passed).
     type: bool
@@ -35,6 +27,8 @@ options:
     description: Run the window sweep of paths that cross a WAN link (one iperf3 run per window).
     type: bool
     default: true
+extends_documentation_fragment:
+  - boothnet_stage
 author: boothnet
 """
 
@@ -69,14 +63,13 @@ import os
 from pathlib import Path
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible.module_utils.boothnet_stage import run_stage
+from ansible.module_utils.boothnet_stage import STAGE_ARGS, run_stage
 
 
 def main() -> None:
     module = AnsibleModule(
         argument_spec={
-            "inventory": {"type": "path", "required": True},
-            "build_dir": {"type": "path", "default": "build"},
+            **STAGE_ARGS,
             "throughput": {"type": "bool", "default": True},
             "vpn_resilience": {"type": "bool", "default": True},
             "wan_sweep": {"type": "bool", "default": True},
@@ -88,7 +81,7 @@ def main() -> None:
     log: list[str] = []
     p = module.params
     results = run_stage(module, "boothnet.validate.stage:run_validate", Path(p["inventory"]), Path(p["build_dir"]),
-                        lock=(Path(p["inventory"]), Path(p["build_dir"]), True),
+                        lock=(Path(p["inventory"]), Path(p["build_dir"]), True), takes_run=True,
                         throughput=p["throughput"], progress=log.append, vpn_resilience=p["vpn_resilience"],
                         wan_sweep=p["wan_sweep"])
     from boothnet.report.render import write_report

@@ -11,23 +11,9 @@ description:
     derived from the intent. Writes build/<network>/verify/verify.json and verify.md.
   - Without a reachable Batfish service the Batfish checks are SKIPPED (never passed), with
     the command that starts one; I(require_batfish=true) makes that fatal.
-options:
-  inventory:
-    description: Inventory folder with the intent.
-    type: path
-    required: true
-  build_dir:
-    description: Root of the build artifacts.
-    type: path
-    default: build
-  batfish_host:
-    description: Batfish service host; empty means the BATFISH_HOST environment variable.
-    type: str
-    default: ""
-  require_batfish:
-    description: Fail when no Batfish service answers.
-    type: bool
-    default: false
+extends_documentation_fragment:
+  - boothnet_stage
+  - boothnet_stage.batfish
 author: boothnet
 """
 
@@ -52,23 +38,18 @@ markdown:
 from pathlib import Path
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible.module_utils.boothnet_stage import run_stage
+from ansible.module_utils.boothnet_stage import BATFISH_ARGS, STAGE_ARGS, run_stage
 
 
 def main() -> None:
     module = AnsibleModule(
-        argument_spec={
-            "inventory": {"type": "path", "required": True},
-            "build_dir": {"type": "path", "default": "build"},
-            "batfish_host": {"type": "str", "default": ""},
-            "require_batfish": {"type": "bool", "default": False},
-        },
+        argument_spec={**STAGE_ARGS, **BATFISH_ARGS},
         supports_check_mode=True,
     )
     p = module.params
     report = run_stage(module, "boothnet.verify.stage:run_verify_stage", Path(p["inventory"]), Path(p["build_dir"]),
                        p["batfish_host"] or None, p["require_batfish"],
-                       lock=(Path(p["inventory"]), Path(p["build_dir"]), False))
+                       lock=(Path(p["inventory"]), Path(p["build_dir"]), False), takes_run=True)
     markdown = report.to_markdown()
     if str(report.status) == "FAIL":
         module.fail_json(msg="verify failed:\n" + markdown, status="FAIL", markdown=markdown)

@@ -71,7 +71,7 @@ def test_a_valid_intent_is_never_refused_and_builds_clean(files):
     try:
         result = build(_write(files, work / "inv"), work / "build", run_tools=bool(shutil.which("vtysh")))
         assert result.ok, result.findings
-        assert not [name for name, status in result.tool_checks.items() if status != "PASS"], result.tool_checks
+        assert not [name for name, status in result.tool_checks.items() if status.status != "PASS"], result.tool_checks
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -24,6 +24,7 @@ from boothnet.layout import Layout, model_of, summary_of
 from boothnet.render.lint import lint_rendered
 from boothnet.render.templates import RenderedFile, Renderer, write_configs
 from boothnet.run import Run
+from boothnet.status import Outcome, Status
 
 
 @dataclass
@@ -34,7 +35,7 @@ class BuildResult:
     vlans: int
     files: list[str]
     findings: list[str] = field(default_factory=list)
-    tool_checks: dict[str, str] = field(default_factory=dict)  # check -> PASS/FAIL/SKIPPED: reason
+    tool_checks: dict[str, Outcome] = field(default_factory=dict)  # vtysh --dryrun, nft -c per device
     seconds: float = 0.0
     changed: list[str] = field(default_factory=list)  # files this run wrote or removed
     intent: IntentStamp | None = None  # what the configs were built from (None: not recorded)
@@ -44,6 +45,10 @@ class BuildResult:
     def ok(self) -> bool:
         return not self.findings
 
+    def tool_results(self) -> dict[str, str]:
+        """The tool checks as the summary and the Ansible module print them ("FAIL: why")."""
+        return {name: str(outcome) for name, outcome in sorted(self.tool_checks.items())}
+
     def summary_table(self) -> str:
         rows = [
             ("network", self.network),
@@ -51,7 +56,7 @@ class BuildResult:
             ("VLANs", str(self.vlans)),
             ("configs written", str(len(self.files))),
             ("findings", str(len(self.findings))),
-        ] + [(name, status) for name, status in sorted(self.tool_checks.items())]
+        ] + [(name, str(outcome)) for name, outcome in sorted(self.tool_checks.items())]
         width = max(len(k) for k, _ in rows)
         lines = [f"{k.ljust(width)}  {v}" for k, v in rows]
         lines += [f"  - {finding}" for finding in self.findings]
@@ -116,7 +121,7 @@ def build_intent(
     out_dir = Layout(build_root, net.name).configs(subdir)
     written, changed = write_configs(files, out_dir)
     tool_checks = check_with_tools(out_dir, models, progress) if run_tools else {}
-    findings += [f"{name}: {status}" for name, status in tool_checks.items() if status.startswith("FAIL")]
+    findings += [f"{name}: {outcome}" for name, outcome in tool_checks.items() if outcome.status == Status.FAIL]
     result = BuildResult(
         net.name,
         out_dir,
@@ -132,8 +137,8 @@ def build_intent(
     )
     write_model(model_of(out_dir), models)
     # the summary last: the stamp a deploy trusts names configs that are complete
-    write_text_atomic(summary_of(out_dir),
-                      json.dumps({**asdict(result), "out_dir": str(out_dir)}, indent=2, sort_keys=True) + "\n")
+    summary = {**asdict(result), "out_dir": str(out_dir), "tool_checks": result.tool_results()}
+    write_text_atomic(summary_of(out_dir), json.dumps(summary, indent=2, sort_keys=True) + "\n")
     return result, models
 
 
@@ -159,10 +164,10 @@ def _run(argv: list[str]) -> tuple[int, str]:
 
 def check_with_tools(
     out_dir: Path, models: dict[str, DeviceModel], progress: Callable[[str], None] = lambda _: None
-) -> dict[str, str]:
+) -> dict[str, Outcome]:
     """FRR's own dry run of frr.conf and `nft -c` of each ruleset, where the tools exist."""
     linux = [name for name, m in models.items() if m.platform == "frr_linux"]
-    checks: dict[str, str] = {}
+    checks: dict[str, Outcome] = {}
     jobs: list[tuple[str, list[str]]] = []
     vtysh, nft = shutil.which("vtysh"), shutil.which("nft")
     for name in linux:
@@ -171,11 +176,12 @@ def check_with_tools(
         if nft and (out_dir / name / "nftables.nft").exists():
             jobs.append((f"nft -c {name}", [nft, "-c", "-f", str(out_dir / name / "nftables.nft")]))
     if linux and not vtysh:
-        checks["frr dry run"] = "SKIPPED: vtysh not installed (make setup installs frr)"
+        checks["frr dry run"] = Outcome(Status.SKIPPED, "vtysh not installed (make setup installs frr)")
     if linux and not nft:
-        checks["nft -c"] = "SKIPPED: nft not installed (make setup installs nftables)"
+        checks["nft -c"] = Outcome(Status.SKIPPED, "nft not installed (make setup installs nftables)")
     progress(f"check {len(jobs)} frr_linux parts with vtysh and nft")
     with ThreadPoolExecutor(max_workers=4) as pool:
         for (label, _), (code, output) in zip(jobs, pool.map(lambda job: _run(job[1]), jobs), strict=True):
-            checks[label] = "PASS" if code == 0 else f"FAIL: {output.splitlines()[-1] if output else code}"
+            checks[label] = Outcome(Status.PASS) if code == 0 else \
+                Outcome(Status.FAIL, output.splitlines()[-1] if output else str(code))
     return checks

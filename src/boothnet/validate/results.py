@@ -11,19 +11,17 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from boothnet.status import Status
 from boothnet.validate.perf.schema import RttRow, ThroughputResult
 
-# ERROR: the check could not be made (a responder that never started), which is no verdict either
-# way; NOT RUN: a stage that had nothing to check, never a PASS
-Status = Literal["PASS", "FAIL", "SKIPPED", "ERROR", "NOT RUN"]
-STATUSES: tuple[Status, ...] = ("PASS", "FAIL", "ERROR", "SKIPPED", "NOT RUN")
+STATUSES: tuple[Status, ...] = tuple(Status)
 Overall = Literal["PASS", "PASS_WITH_SKIPS", "FAIL", "SKIPPED"]
 Action = Literal["permit", "deny"]
 REPORT_SCHEMA_VERSION = 1
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", use_enum_values=True)  # a Status is stored as its str
 
 
 class Stage(_Model):
@@ -60,7 +58,7 @@ class IsolationRow(_Model):
         derived: Status = ("ERROR" if self.error is not None
                            else "SKIPPED" if self.observed is None
                            else "FAIL" if self.batfish is not None and self.batfish != self.observed
-                           else "PASS" if self.observed == self.expected else "FAIL")
+                           else Status.of(self.observed == self.expected))
         if self.verdict is None:
             self.verdict = derived
         elif self.verdict != derived:
@@ -119,7 +117,7 @@ class VpnTunnel(_Model):
             if ok and self.max_recovery_s is not None:
                 ok = self.recovery_time_s is not None and \
                     self.recovery_time_s <= self.max_recovery_s
-            self.verdict = "PASS" if ok else "FAIL"
+            self.verdict = Status.of(ok)
         return self
 
 

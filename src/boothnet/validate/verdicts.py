@@ -12,11 +12,7 @@ from boothnet.validate.results import IsolationRow, Stage, Status
 def stage_status(rows: list) -> Status:
     """FAIL when a row failed, else ERROR when a row could not be checked; a stage with no rows
     checked nothing and is NOT RUN, never a PASS."""
-    verdicts = {row.verdict for row in rows}
-    if not rows:
-        return "NOT RUN"
-    return "FAIL" if "FAIL" in verdicts else "ERROR" if "ERROR" in verdicts else \
-        "PASS" if verdicts == {"PASS"} else "FAIL"
+    return Status.of_rows(row.verdict for row in rows)
 
 
 def timed_stage(stages: list[Stage], name: str, run: Callable[[], list], empty: str = "nothing to check") -> list:

@@ -30,6 +30,7 @@ from boothnet.lab.names import ns_name
 from boothnet.lab.plan import lab_models
 from boothnet.lab.runner import read_state
 from boothnet.run import Run
+from boothnet.status import Status
 from boothnet.validate.perf.probes import mtu_probe, ping, start_listener, stop_listener, tcp_transfer
 from boothnet.validate.perf.runner import Runner
 from boothnet.validate.results import MtuRow, VpnTunnel
@@ -260,7 +261,7 @@ class VpnChecks:
             stop_listener(self.runner, listener)
         rows.append(MtuRow(path=f"{v.name}: 8 MiB TCP {v.client.name} -> {v.secured.name}:{v.service_port}",
                            mtu=v.inner_mtu, source=v.client.name, destination=v.secured.name,
-                           verdict="PASS" if transfer.ok else "FAIL",
+                           verdict=Status.of(transfer.ok),
                            cause=None if transfer.ok else transfer.describe(), device=v.booth_gw))
         return rows
 

@@ -27,9 +27,9 @@ def offline_results(result: BuildResult) -> list[CheckResult]:
             source="lint",
         )
     ]
-    for name, status in sorted(result.tool_checks.items()):
-        if status.startswith("SKIPPED"):
-            checks.append(CheckResult.skipped(name, name, status.partition(": ")[2], source="lint"))
+    for name, outcome in sorted(result.tool_checks.items()):
+        if outcome.status == Status.SKIPPED:
+            checks.append(CheckResult.skipped(name, name, outcome.reason, source="lint"))
     return checks
 
 

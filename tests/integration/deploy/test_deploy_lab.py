@@ -35,10 +35,10 @@ from boothnet.deploy.parts import load_parts  # noqa: E402
 from boothnet.errors import IntentInvalid  # noqa: E402
 from boothnet.lab import services  # noqa: E402
 from boothnet.lab.plan import plan_lab  # noqa: E402
-from boothnet.lab.runner import detect_vlan_mode, lab_down, lab_up, read_state  # noqa: E402
+from boothnet.lab.runner import lab_up, read_state  # noqa: E402
 from boothnet.lab.scratch import copy_inventory  # noqa: E402
 from boothnet.lab.spec import LabSpec  # noqa: E402
-from tests.helpers import ROOT, quiet  # noqa: E402
+from tests.helpers import ROOT, quiet, running_lab  # noqa: E402
 
 NETWORK = "lab-dep"  # lab-mini under its own name and mgmt subnet: never clashes with lab-mini
 MGMT_SUBNET = "198.18.2.0/24"
@@ -135,18 +135,9 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
     work = tmp_path_factory.mktemp("lab-dep")
     inventory = copy_inventory(ROOT / "inventories/lab-mini", work / "inventory", NETWORK, MGMT_SUBNET)
     build = work / "build"
-    spec, result = plan_lab(inventory, detect_vlan_mode(), build)
-    assert result.ok, result.findings
-    state_dir = build / NETWORK / "lab"
-    lab_down(NETWORK, state_dir, quiet)  # a crashed earlier run must not get in the way
-    try:
-        lab_up(spec, state_dir, quiet, configs="day0")
+    with running_lab(inventory, build, configs="day0") as (spec, state_dir):
         yield Lab(spec, build, state_dir, inventory)
-    finally:
-        lab_down(NETWORK, state_dir, quiet)
-        left = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
-        assert f"{NETWORK}-" not in left
-        assert not (state_dir / "nodes").exists()  # device-side deploy state went with it
+    assert not (state_dir / "nodes").exists()  # device-side deploy state went with it
 
 
 def test_day0_lab_is_unconfigured_and_up_twice_is_a_noop(lab: Lab) -> None:

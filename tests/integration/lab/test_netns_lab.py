@@ -13,14 +13,13 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import leftovers
 from minilab import FIXTURES, mini_spec
 
 from boothnet.lab import names
 from boothnet.lab.runner import detect_vlan_mode, lab_down, lab_up
 from boothnet.lab.shaping import htb_params
 from boothnet.lab.specio import dump_spec, load_spec
-from tests.helpers import ROOT, quiet
+from tests.helpers import ROOT, leftovers, quiet
 
 pytestmark = pytest.mark.lab
 

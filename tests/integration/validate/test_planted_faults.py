@@ -11,12 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from boothnet.intent import Network, load_network
-from boothnet.lab.plan import plan_lab
-from boothnet.lab.runner import detect_vlan_mode, lab_down, lab_up
+from boothnet.intent import Network
 from boothnet.lab.shaping import shape
 from boothnet.report.render import write_report
 from boothnet.report.summary import summarize
+from boothnet.run import Run
 from boothnet.validate.drift import run_drift
 from boothnet.validate.isolation import run_isolation
 from boothnet.validate.perf.runner import netns_runner
@@ -25,7 +24,7 @@ from boothnet.validate.plan import COMMON_TCP, isolation_plan
 from boothnet.validate.results import IsolationRow
 from boothnet.validate.run import run_mtu, run_throughput_tests, wait_converged
 from boothnet.validate.stage import run_validate
-from tests.helpers import quiet
+from tests.helpers import quiet, running_lab
 
 pytestmark = [
     pytest.mark.lab,
@@ -46,18 +45,10 @@ def nft(node: str, *rule: str) -> None:
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Network, Path]]:
     build = tmp_path_factory.mktemp("planted")
-    spec, result = plan_lab(INVENTORY, detect_vlan_mode(), build)
-    assert result.ok, result.findings
-    state_dir = build / spec.network / "lab"
-    net = load_network(INVENTORY)
-    try:
-        lab_up(spec, state_dir, progress=quiet)
-        assert wait_converged(net, netns_runner, isolation_plan(net, SEED).flows).status == "PASS"
-        yield net, build
-    finally:
-        lab_down(spec.network, state_dir, progress=quiet)
-        left = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
-        assert "lab-mini-" not in left
+    run = Run(INVENTORY, build)
+    with running_lab(run, build):
+        assert wait_converged(run.net, netns_runner, isolation_plan(run.net, SEED).flows).status == "PASS"
+        yield run.net, build
 
 
 def restore_firewall(build: Path, node: str) -> None:

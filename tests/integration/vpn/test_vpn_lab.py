@@ -28,8 +28,7 @@ pytestmark = [
 
 from boothnet.intent import Network  # noqa: E402
 from boothnet.lab import strongswan  # noqa: E402
-from boothnet.lab.plan import plan_lab  # noqa: E402
-from boothnet.lab.runner import detect_vlan_mode, lab_down, lab_health, lab_up, read_state  # noqa: E402
+from boothnet.lab.runner import lab_health, read_state  # noqa: E402
 from boothnet.lab.scratch import copy_inventory  # noqa: E402
 from boothnet.run import Run  # noqa: E402
 from boothnet.validate.isolation import run_isolation  # noqa: E402
@@ -37,7 +36,7 @@ from boothnet.validate.perf.runner import netns_runner  # noqa: E402
 from boothnet.validate.plan import isolation_flows  # noqa: E402
 from boothnet.validate.run import run_mtu, wait_converged  # noqa: E402
 from boothnet.validate.vpn import MARKER, VpnChecks, classify_capture, lab_vpn, run_vpn  # noqa: E402
-from tests.helpers import ROOT, quiet  # noqa: E402
+from tests.helpers import ROOT, quiet, running_lab  # noqa: E402
 
 NETWORK = "vpn-t"
 MGMT_SUBNET = "198.18.4.0/24"  # used by no other lab, test or benchmark
@@ -51,15 +50,8 @@ def lab_run(tmp_path_factory: pytest.TempPathFactory) -> Run:
 
 @pytest.fixture(scope="module")
 def lab(lab_run: Run) -> Iterator[tuple[Network, Path]]:
-    state_dir = lab_run.layout.lab
-    spec, _ = plan_lab(lab_run, detect_vlan_mode(), lab_run.build_root)
-    try:
-        lab_up(spec, state_dir, quiet)
+    with running_lab(lab_run, lab_run.build_root) as (_, state_dir):
         yield lab_run.net, state_dir
-    finally:
-        lab_down(NETWORK, state_dir, quiet)
-    left = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=True).stdout
-    assert f"{NETWORK}-" not in left
     assert _lab_processes() == []
 
 

@@ -12,6 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from boothnet.status import Status
+
 TCP_IP_HEADERS = 52  # IPv4 20 + TCP 20 + TCP timestamp option 12
 ETH_WIRE_OVERHEAD = 38  # preamble+SFD 8 + MAC header 14 + FCS 4 + inter-frame gap 12
 DEFAULT_PASS_RATIO = 0.9
@@ -150,7 +152,7 @@ def verdict(measured_bps: float, expected_bps: float, ratio: float = DEFAULT_PAS
     """PASS when ``ratio x expected_bps <= measured_bps <= MAX_OVER_LIMIT x expected_bps``."""
     if not 0 < ratio <= 1.5:
         raise ValueError(f"pass ratio must be in (0, 1.5], got {ratio}")
-    return "PASS" if ratio * expected_bps <= measured_bps <= MAX_OVER_LIMIT * expected_bps else "FAIL"
+    return Status.of(ratio * expected_bps <= measured_bps <= MAX_OVER_LIMIT * expected_bps)
 
 
 def faster_than_limit(measured_bps: float, limit_bps: float) -> str | None:

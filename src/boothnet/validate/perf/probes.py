@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from boothnet.status import Status
 from boothnet.validate.perf.runner import (
     Background,
     CommandResult,
@@ -164,7 +165,7 @@ def mtu_probe(runner: Runner, node: str, destination: str, mtu: int, *, link: st
     elif above.ok:
         cause = f"DF ping of {mtu + 1} bytes passed: the path MTU is larger than declared"
     return MtuProbeResult(link or f"{node} -> {destination}", node, destination, mtu, at, above,
-                          "PASS" if cause is None else "FAIL", cause)
+                          Status.of(cause is None), cause)
 
 
 # ------------------------------------------------------------------------------- TCP

@@ -13,6 +13,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from boothnet.status import Status
 from boothnet.validate.perf.formula import DEFAULT_PASS_RATIO, faster_than_limit, verdict, window_advice
 
 Tool = Literal["iperf3", "nuttcp"]
@@ -117,7 +118,7 @@ def judge(
     update: dict[str, object] = {
         "expected": expected_bps,
         "pass_ratio": ratio,
-        "verdict": "PASS" if ok else "FAIL",
+        "verdict": Status.of(ok),
         "advice": advice,
     }
     if result.succeeded and (too_fast := faster_than_limit(result.throughput, expected_bps)):

@@ -24,6 +24,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from boothnet.intent.model import Endpoint, Link, Network
+from boothnet.status import Status
 from boothnet.validate.perf import iperf3, nuttcp
 from boothnet.validate.perf.formula import (
     TcpExpectation,
@@ -145,7 +146,7 @@ def rtt_probe(runner: Runner, ns: str, what: str, source: str, destination: str,
     low, mean, high = (float(m.group(i)) for i in (1, 2, 3))
     ok = abs(mean - declared_ms) <= tolerance_ms
     return row.model_copy(update={
-        "min_ms": low, "avg_ms": mean, "max_ms": high, "verdict": "PASS" if ok else "FAIL",
+        "min_ms": low, "avg_ms": mean, "max_ms": high, "verdict": Status.of(ok),
         "cause": None if ok else f"mean {mean:.1f} ms, declared {declared_ms:g} ms +- {tolerance_ms:.2f}"})
 
 
@@ -215,7 +216,7 @@ def judge_stream(result: ThroughputResult, path: WanPath, ratio: float, window: 
                f"{_kib(path.bdp)} ({_mb(capacity.physical_bps)} x {path.rtt_ms:g} ms): {_mb(result.throughput)}, "
                f"{result.throughput / goal:.0%} of {_mb(goal)}; use -w {path.advised_window}")
     return result.model_copy(update={
-        "expected": goal, "pass_ratio": ratio, "verdict": "PASS" if ok else "FAIL",
+        "expected": goal, "pass_ratio": ratio, "verdict": Status.of(ok),
         "limit": "window" if goal < capacity.bps else capacity.limit,
         "explanation": why, "advice": window_advice(capacity.physical_bps, path.rtt_ms, window).text})
 
@@ -253,7 +254,7 @@ def judge_sweep(points: Sequence[ThroughputResult], path: WanPath, ratio: float,
         if p.window and window < p.window:
             why += f" (asked -w {_kib(p.window)}: the kernel caps it at net.core.wmem_max)"
         out.append(p.model_copy(update={"expected": follows, "pass_ratio": ratio, "limit": limit,
-                                        "verdict": "PASS" if ok else "FAIL", "explanation": why}))
+                                        "verdict": Status.of(ok), "explanation": why}))
     return out
 
 
@@ -278,7 +279,7 @@ def judge_udp(result: ThroughputResult, path: WanPath, rate_bps: float) -> Throu
         within = (result.jitter_ms or 0) <= path.jitter_ms
         ok = ok and within
         why += f" ({'within' if within else 'above'} the declared {path.jitter_ms:g} ms)"
-    return result.model_copy(update={"verdict": "PASS" if ok else "FAIL", "explanation": why})
+    return result.model_copy(update={"verdict": Status.of(ok), "explanation": why})
 
 
 def run_iperf3(runner: Runner, client_ns: str, server_ns: str, path: WanPath, *, kind: str, duration: int,
@@ -380,7 +381,7 @@ def tcp_under_udp_load(runner: Runner, client: str, server: str, path: WanPath, 
            f"{tcp_result.throughput / left:.0%} of the {_mb(left)} the UDP leaves of {_mb(path.expect().bps)}"
            if tcp_result.succeeded else f"no measurement: {tcp_result.error}")
     tcp_judged = tcp_result.model_copy(update={
-        "expected": left, "pass_ratio": net.throughput.pass_ratio, "verdict": "PASS" if ok else "FAIL",
+        "expected": left, "pass_ratio": net.throughput.pass_ratio, "verdict": Status.of(ok),
         "limit": path.expect().limit, "explanation": why})
     return [udp_judged, tcp_judged]
 

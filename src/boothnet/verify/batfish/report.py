@@ -9,11 +9,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-
-class Status(StrEnum):
-    PASS = "PASS"
-    FAIL = "FAIL"
-    SKIPPED = "SKIPPED"
+from boothnet.status import Status
 
 
 class Severity(StrEnum):
