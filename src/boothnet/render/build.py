@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import tempfile
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -162,6 +163,20 @@ def _run(argv: list[str]) -> tuple[int, str]:
     return proc.returncode, (proc.stdout + proc.stderr).strip()
 
 
+def _all_pass(tool: str, files: list[Path]) -> bool:
+    """One run of `tool` over every file: vtysh reads them as one config (each file starts with
+    `frr version`, a top-level command, so its lines are read in its own context), nft reads
+    them as includes. A file by file check, which names the device and the line, follows only
+    when this fails: 160 floor devices took 4.5 s one process per file, 0.2 s this way."""
+    with tempfile.TemporaryDirectory(prefix="boothnet-check-") as scratch:
+        joined = Path(scratch) / "all"
+        if tool.endswith("vtysh"):
+            joined.write_text("".join(f.read_text() for f in files))
+            return _run([tool, "--dryrun", "-f", str(joined)])[0] == 0
+        joined.write_text("".join(f'include "{f.resolve()}"\n' for f in files))
+        return _run([tool, "-c", "-f", str(joined)])[0] == 0
+
+
 def check_with_tools(
     out_dir: Path, models: dict[str, DeviceModel], progress: Callable[[str], None] = lambda _: None
 ) -> dict[str, Outcome]:
@@ -170,18 +185,29 @@ def check_with_tools(
     checks: dict[str, Outcome] = {}
     jobs: list[tuple[str, list[str]]] = []
     vtysh, nft = shutil.which("vtysh"), shutil.which("nft")
-    for name in linux:
-        if vtysh and (out_dir / name / "frr.conf").exists():
-            jobs.append((f"frr dry run {name}", [vtysh, "--dryrun", "-f", str(out_dir / name / "frr.conf")]))
-        if nft and (out_dir / name / "nftables.nft").exists():
-            jobs.append((f"nft -c {name}", [nft, "-c", "-f", str(out_dir / name / "nftables.nft")]))
-    if linux and not vtysh:
-        checks["frr dry run"] = Outcome(Status.SKIPPED, "vtysh not installed (make setup installs frr)")
-    if linux and not nft:
-        checks["nft -c"] = Outcome(Status.SKIPPED, "nft not installed (make setup installs nftables)")
-    progress(f"check {len(jobs)} frr_linux parts with vtysh and nft")
+    for tool, label, part, argv, missing in (
+        (vtysh, "frr dry run", "frr.conf", ["--dryrun", "-f"], "vtysh not installed (make setup installs frr)"),
+        (nft, "nft -c", "nftables.nft", ["-c", "-f"], "nft not installed (make setup installs nftables)"),
+    ):
+        if not tool:
+            if linux:
+                checks[label] = Outcome(Status.SKIPPED, missing)
+            continue
+        files = {name: out_dir / name / part for name in linux if (out_dir / name / part).exists()}
+        together = [f for f in files.values() if part != "frr.conf" or f.read_text().startswith("frr version")]
+        if together and _all_pass(str(tool), together):
+            checks.update({f"{label} {name}": Outcome(Status.PASS) for name, f in files.items() if f in together})
+            files = {name: f for name, f in files.items() if f not in together}
+        jobs += [(f"{label} {name}", [str(tool), *argv, str(f)]) for name, f in files.items()]
+    progress(f"check {len(jobs)} frr_linux parts with vtysh and nft one by one")
     with ThreadPoolExecutor(max_workers=4) as pool:
         for (label, _), (code, output) in zip(jobs, pool.map(lambda job: _run(job[1]), jobs), strict=True):
-            checks[label] = Outcome(Status.PASS) if code == 0 else \
-                Outcome(Status.FAIL, output.splitlines()[-1] if output else str(code))
+            checks[label] = Outcome(Status.PASS) if code == 0 else Outcome(Status.FAIL, _tool_error(output, code))
     return checks
+
+
+def _tool_error(output: str, code: int) -> str:
+    """The line that says what is wrong: nft prints the file:line Error first, then the line and
+    a caret under it; vtysh prints `line N: % Unknown command`."""
+    lines = output.splitlines()
+    return next((ln.strip() for ln in lines if "Error" in ln or "% " in ln), lines[-1] if lines else str(code))
