@@ -54,10 +54,10 @@ def test_cli_verify_reports_the_intents_network_not_the_default(tmp_path, capsys
 
 
 def test_demo_reports_offline_lint_and_batfish_as_separate_stages(tmp_path):
-    from boothnet.cli.stages import _verify_stages
+    from boothnet.pipeline import verify_stages
 
     report = verify_stage.run_verify_stage(ROOT / "inventories" / "lab-mini", tmp_path)
-    offline, batfish = _verify_stages(report, tmp_path / "lab-mini" / "verify")
+    offline, batfish = verify_stages(report, tmp_path / "lab-mini" / "verify")
     assert (offline.name, offline.status, offline.reason) == ("verify (offline lint)", "PASS", None)
     assert (batfish.name, batfish.status) == ("verify (Batfish)", "SKIPPED")
     assert batfish.reason.startswith("parsing SKIPPED, unused SKIPPED, references SKIPPED, vlans SKIPPED and 7 more")
@@ -65,12 +65,12 @@ def test_demo_reports_offline_lint_and_batfish_as_separate_stages(tmp_path):
 
 
 def test_a_lint_finding_fails_the_offline_stage_whatever_batfish_did(tmp_path):
-    from boothnet.cli.stages import _verify_stages
+    from boothnet.pipeline import verify_stages
     from boothnet.verify.batfish.report import Finding, Status
 
     report = verify_stage.run_verify_stage(ROOT / "inventories" / "lab-mini", tmp_path)
     lint = next(c for c in report.checks if c.name == "offline_lint")
     lint.findings.append(Finding("offline_lint", None, "r1: nft -c: syntax error"))
     lint.status = Status.FAIL
-    offline, _ = _verify_stages(report, tmp_path)
+    offline, _ = verify_stages(report, tmp_path)
     assert offline.status == "FAIL" and offline.reason.startswith("offline_lint FAIL; see ")

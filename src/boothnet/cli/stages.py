@@ -5,17 +5,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
-import time
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from boothnet.cli.common import inventory_path, progress, run_of
 from boothnet.layout import Layout
-
-if TYPE_CHECKING:
-    from boothnet.validate.results import Stage
 
 
 def _need_root(what: str) -> None:
@@ -30,24 +24,14 @@ def _network_name(args: argparse.Namespace) -> str:
 
 
 def cmd_lab_up(args: argparse.Namespace) -> int:
-    from boothnet.lab.plan import plan_lab
-    from boothnet.lab.runner import detect_vlan_mode, lab_up
+    from boothnet.pipeline import Stopped, bring_up_lab
 
     _need_root("lab-up")
-    mode = args.vlan_mode or detect_vlan_mode()
-    progress(f"VLAN mode: {mode} ({'802.1Q trunks' if mode == 'dot1q' else 'one L2 segment per VLAN'})")
-    spec, result = plan_lab(run_of(args), mode, Path(args.build_dir), progress=progress)
-    if not result.ok:
-        print(result.summary_table(), file=sys.stderr)
+    try:
+        bring_up_lab(run_of(args), args.vlan_mode, "day0" if args.day0 else "full", progress, print)
+    except Stopped as stop:
+        print("\n".join(stop.lines), file=sys.stderr)
         return 1
-    state_dir = Layout(Path(args.build_dir), spec.network).lab
-    configs = "day0" if getattr(args, "day0", False) else "full"
-    state = lab_up(spec, state_dir, progress=progress, configs=configs)
-    print(
-        f"lab {spec.network}: {'up' if state.get('changed', True) else 'already up, no change'} "
-        f"({len(spec.nodes)} nodes, {len(spec.links)} links, VLAN mode {mode}, configs {configs})"
-    )
-    print(f"inventory: {state_dir / 'inventory.yml'}")
     return 0
 
 
@@ -110,57 +94,6 @@ def _report(results, build_dir: Path) -> int:  # noqa: ANN001 - report types imp
     return 0 if summary.overall == "PASS" else 1
 
 
-REPO = Path(__file__).resolve().parents[3]
-
-
-def _deploy_stage(network: str, build_dir: Path) -> Stage:
-    """playbooks/deploy.yml against the lab inventory, its output streamed as progress."""
-    from boothnet.validate.results import Stage
-
-    playbook = Path(sys.executable).parent / "ansible-playbook"
-    build_dir = build_dir.resolve()  # the playbook runs in the repository, not here
-    layout = Layout(build_dir, network)
-    started = time.monotonic()
-    with subprocess.Popen(
-        [str(playbook), "-i", str(layout.lab_inventory), str(REPO / "playbooks" / "deploy.yml"),
-         "-e", f"boothnet_build_dir={build_dir}"],
-        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-    ) as proc:
-        assert proc.stdout is not None
-        for line in proc.stdout:
-            if line.startswith(("TASK", "PLAY RECAP", "fatal", "changed", "ok: [localhost]")) or "    - " in line:
-                progress(line.rstrip())
-    duration = round(time.monotonic() - started, 1)
-    if proc.returncode == 0:
-        return Stage(name="deploy", status="PASS", duration_s=duration)
-    return Stage(name="deploy", status="FAIL", duration_s=duration,
-                 reason=f"ansible-playbook exit {proc.returncode}; which config is in force: {layout.deploy_summary}")
-
-
-def _verify_stages(verify, out_dir: Path) -> list:  # noqa: ANN001 - report types import lazily
-    """Verify as two report stages, offline lint and Batfish, so that lint that passed is not
-    hidden behind Batfish checks SKIPPED for want of a service. Each stage's status is the
-    verify report's rule over its checks; the note names the checks that did not pass."""
-    from boothnet.validate.results import Stage
-    from boothnet.verify.batfish.report import VerifyReport
-
-    stages = []
-    for name, checks in (
-        ("verify (offline lint)", [c for c in verify.checks if c.source != "batfish"]),
-        ("verify (Batfish)", [c for c in verify.checks if c.source == "batfish"]),
-    ):
-        status = str(VerifyReport(checks=checks).status)
-        open_checks = [c for c in checks if str(c.status) != "PASS"]
-        reason = None
-        if open_checks:
-            names = ", ".join(f"{c.name} {c.status}" for c in open_checks[:4])
-            more = f" and {len(open_checks) - 4} more" if len(open_checks) > 4 else ""
-            why = next((c.reason for c in open_checks if c.reason), "")
-            reason = f"{names}{more}" + (f" ({why})" if why else "") + f"; see {out_dir / 'verify.md'}"
-        stages.append(Stage(name=name, status=status, reason=reason))
-    return stages
-
-
 def _batfish_for_demo() -> tuple[str | None, bool]:
     """(host, started here): a service found or started the three ways, or (None, False)."""
     from boothnet.verify.batfish import local
@@ -172,26 +105,6 @@ def _batfish_for_demo() -> tuple[str | None, bool]:
         return None, False
     progress(f"Batfish at {host}: {'started for this demo' if started else 'already running'}")
     return host, started is not None
-
-
-def _verify_failed(verify, stages: list, network: str, build_dir: Path) -> int:  # noqa: ANN001
-    """Every verify finding on the terminal, the report with deploy and validate not run, and
-    the lab taken down: nothing was deployed, so there is nothing in it to look at."""
-    from boothnet.lab.runner import lab_down
-    from boothnet.validate.results import Stage, ValidationResults
-
-    print("verify FAILED: nothing deployed. Findings:", file=sys.stderr)
-    for check in verify.checks:
-        if str(check.status) == "FAIL":
-            for finding in check.findings:
-                print(f"  FAIL {check.title}: {finding.one_line()}", file=sys.stderr)
-    not_run = "not run: verify failed, nothing deployed"
-    stages += [Stage(name=name, status="SKIPPED", reason=not_run) for name in ("deploy", "validate")]
-    results = ValidationResults(network=network, stages=stages)
-    lab_down(network, Layout(build_dir, network).lab, progress=progress)
-    print(f"lab {network}: down (verify failed)", file=sys.stderr)
-    _report(results, build_dir)
-    return 1
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -208,36 +121,17 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def _demo(args: argparse.Namespace, batfish_host: str | None) -> int:
-    from boothnet.validate.drift import drift_stage
-    from boothnet.validate.stage import run_validate
-    from boothnet.verify.batfish.service import BatfishUnavailable
-    from boothnet.verify.stage import run_verify_stage
+    from boothnet.pipeline import DemoOptions, Stopped, run_demo
 
-    run, build_dir = run_of(args), Path(args.build_dir)
-    network = run.net.name
-    print(f"[1/5] lab up {network} (day 0: routers unconfigured)", flush=True)
-    args.day0 = True
-    if cmd_lab_up(args):
-        return 1
-    print(f"[2/5] build and verify (offline lint; Batfish {batfish_host or 'SKIPPED: no service'})",
-          flush=True)
+    options = DemoOptions(vlan_mode=args.vlan_mode, batfish_host=batfish_host, throughput=not args.no_throughput,
+                          vpn_resilience=not args.no_vpn_resilience, wan_sweep=not args.no_wan_sweep)
     try:
-        verify = run_verify_stage(run, build_dir, host=batfish_host, progress=progress)
-    except BatfishUnavailable as exc:  # it answered when the demo began, then stopped
-        print(f"verify: FAIL: {exc}", file=sys.stderr)
-        cmd_lab_down(args)
+        results = run_demo(run_of(args), options, progress, announce=lambda line: print(line, flush=True))
+    except Stopped as stop:
+        print("\n".join(stop.lines), file=sys.stderr)
+        if stop.results is not None:
+            _report(stop.results, Path(args.build_dir))
         return 1
-    stages = _verify_stages(verify, run.layout.verify)
-    if str(verify.status) == "FAIL":
-        return _verify_failed(verify, stages, network, build_dir)
-    print("[3/5] deploy (NAPALM frr_linux: backup, diff, commit-confirm, health check, confirm)", flush=True)
-    stages.append(_deploy_stage(network, build_dir))
-    stages.append(drift_stage(run.layout.lab, progress))
-    print("[4/5] validate: isolation, MTU probes, VPN, throughput", flush=True)
-    results = run_validate(
-        run, build_dir, throughput=not args.no_throughput, progress=progress, extra_stages=stages,
-        vpn_resilience=not args.no_vpn_resilience, batfish_host=batfish_host, wan_sweep=not args.no_wan_sweep,
-    )
     print("[5/5] report")
     return _report(results, Path(args.build_dir))
 
