@@ -14,7 +14,7 @@ from ipaddress import IPv4Address, IPv4Interface, IPv4Network, collapse_addresse
 from types import ModuleType
 
 from boothnet.derive.model import Acl, AclEntry, DeviceModel, Interface, Ospf, Route, VlanL2, VpnPeer
-from boothnet.derive.policy import PolicyCompiler, acl_name, number
+from boothnet.derive.policy import acl_name, compiler_of, number
 from boothnet.intent.model import Device, Link, Network, Vlan
 from boothnet.platforms import platforms
 
@@ -70,7 +70,7 @@ class _Deriver:
         self.net = net
         self.ctx = ctx
         self.vlans_by_name = net.vlan_by_name()
-        self.policy = PolicyCompiler(net)
+        self.policy = compiler_of(net)
         self.uses: dict[str, list[_PortUse]] = defaultdict(list)
         # device -> VLANs it routes (gateway or transit router), in intent order: one pass,
         # not every VLAN for every device

@@ -13,7 +13,7 @@ from ipaddress import IPv4Network, collapse_addresses
 from boothnet.derive.model import AclEntry
 from boothnet.intent.model import Network, Prefixes, Rule, Vlan, acl_name
 
-__all__ = ["PolicyCompiler", "Prefixes", "acl_name", "acl_decision", "policy_decision"]
+__all__ = ["PolicyCompiler", "compiler_of", "Prefixes", "acl_name", "acl_decision", "policy_decision"]
 
 
 class PolicyCompiler:
@@ -158,6 +158,20 @@ class PolicyCompiler:
                 ]
         entries.append(AclEntry("deny", "ip", None, None, "default", log=True))
         return number(dedupe(entries))
+
+
+_COMPILERS: dict[int, tuple[Network, PolicyCompiler]] = {}
+
+
+def compiler_of(net: Network) -> PolicyCompiler:
+    """The policy compiler of `net`, made once per loaded intent (derive, the test plan, the
+    paths, the VPN checks and the Batfish view all ask; it collapses every selector once)."""
+    hit = _COMPILERS.get(id(net))
+    if hit is None or hit[0] is not net:  # an id is reused only after its intent is gone
+        if len(_COMPILERS) >= 8:
+            _COMPILERS.pop(next(iter(_COMPILERS)))
+        hit = _COMPILERS[id(net)] = (net, PolicyCompiler(net))
+    return hit[1]
 
 
 def _within(inner: IPv4Network | None, outer: IPv4Network | None) -> bool:

@@ -11,7 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from ipaddress import IPv4Address, IPv4Network, ip_interface
 
-from boothnet.derive.policy import PolicyCompiler, policy_decision
+from boothnet.derive.policy import compiler_of, policy_decision
 from boothnet.intent import Network
 from boothnet.intent.model import Endpoint
 from boothnet.lab.names import ns_name
@@ -105,7 +105,7 @@ def declared_paths(net: Network) -> list[RoutedPath]:
 def routed_jumbo_paths(net: Network) -> list[RoutedPath]:
     """Every ordered pair of jumbo host VLANs (first host of each) the policy lets ping, outside
     the VPN (the VPN section probes the tunnel)."""
-    compiler = PolicyCompiler(net)
+    compiler = compiler_of(net)
     vlans = net.vlan_by_name()
     firsts = {name: host for name, host in first_hosts(net).items()
               if not vlans[name].routers and net.vlan_mtu(vlans[name]) > net.mtu_policy.default}
@@ -178,7 +178,7 @@ def north_south(net: Network) -> list[NorthSouth]:
     whose traffic the policy lets out to it."""
     if net.uplink is None:
         return []
-    compiler = PolicyCompiler(net)
+    compiler = compiler_of(net)
     vlans = net.vlan_by_name()
     target = net.uplink.next_hop
     out = []

@@ -8,7 +8,7 @@ import random
 from dataclasses import dataclass
 from ipaddress import IPv4Network
 
-from boothnet.derive.policy import PolicyCompiler, policy_decision
+from boothnet.derive.policy import PolicyCompiler, compiler_of, policy_decision
 from boothnet.intent import Network
 from boothnet.intent.model import Endpoint
 from boothnet.validate.perf.formula import expected_goodput
@@ -97,7 +97,7 @@ def isolation_plan(net: Network, seed: int = 0) -> IsolationPlan:
     """Every ordered pair of representative hosts in different VLANs, probed with icmp, every TCP
     and UDP port any rule names (so each permit's reverse is probed on its own ports too), and a
     sample of other ports, each flow with the policy's verdict."""
-    compiler = PolicyCompiler(net)
+    compiler = compiler_of(net)
     named = {proto: tuple(sorted({p for r in net.policy.rules if r.proto in (proto, "ip") for p in r.ports}))
              for proto in ("tcp", "udp")}
     rng = random.Random(seed)

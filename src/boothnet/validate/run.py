@@ -9,7 +9,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 
-from boothnet.derive.policy import PolicyCompiler, policy_decision
+from boothnet.derive.policy import PolicyCompiler, compiler_of, policy_decision
 from boothnet.intent import Network
 from boothnet.intent.model import Endpoint
 from boothnet.lab.names import ns_name
@@ -193,7 +193,7 @@ def run_throughput_tests(
     net: Network, runner: Runner, progress: Callable[[str], None], tunnel_mtu: int | None = None
 ) -> list[ThroughputResult]:
     allocator = PortAllocator()
-    compiler = PolicyCompiler(net)
+    compiler = compiler_of(net)
     results = []
     for test in throughput_tests(net):
         # together, the clients share the server's access link: its limit is the sum's

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from ipaddress import IPv4Address, IPv4Network
 from pathlib import Path
 
-from boothnet.derive.policy import PolicyCompiler
+from boothnet.derive.policy import compiler_of
 from boothnet.intent import Network
 from boothnet.intent.model import Endpoint
 from boothnet.lab import strongswan
@@ -69,7 +69,7 @@ def lab_vpn(run: Run, lab_dir: Path) -> LabVpn | None:
     booth, home = models[net.vpn.booth_gateway].vpn, models[net.vpn.home_gateway].vpn
     if booth is None or home is None:
         return None
-    clients = PolicyCompiler(net).prefixes(net.vpn.clients)
+    clients = compiler_of(net).prefixes(net.vpn.clients)
     listed = sorted((e for e in net.endpoints.values() if any(e.address in p for p in clients)), key=lambda e: e.name)
     secured = sorted(
         (e for e in net.endpoints.values() if any(e.address in p for p in booth.remote_subnets)), key=lambda e: e.name

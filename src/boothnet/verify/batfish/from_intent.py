@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from boothnet.derive import DeriveContext, DeviceModel, derive_network
-from boothnet.derive.policy import PolicyCompiler
+from boothnet.derive.policy import compiler_of
 from boothnet.intent import Network, load_network
 from boothnet.intent.model import Endpoint
 from boothnet.render.build import BuildResult, build_intent
@@ -129,7 +129,7 @@ def verify_intent_from_model(net: Network, models: dict[str, DeviceModel] | None
             entries = tuple(IfaceRef(v.gateway, _svi(models[v.gateway], v.id)) for v in members)
             zones.append(Zone(zone, tuple(str(v.subnet) for v in members), entries))
     allowed = []
-    compiler = PolicyCompiler(net)
+    compiler = compiler_of(net)
     for rule in net.policy.rules:
         if rule.action != "permit" or rule.destination == "zone:outside":
             continue
