@@ -30,8 +30,8 @@ options:
     type: bool
     default: true
 extends_documentation_fragment:
-  - boothnet_stage
-  - boothnet_stage.batfish
+  - boothnet.boothnet.boothnet_stage
+  - boothnet.boothnet.boothnet_stage.batfish
 author: boothnet
 """
 
@@ -68,7 +68,7 @@ markdown:
 from pathlib import Path
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible.module_utils.boothnet_stage import BATFISH_ARGS, STAGE_ARGS, run_stage
+from ansible_collections.boothnet.boothnet.plugins.module_utils.boothnet_stage import BATFISH_ARGS, STAGE_ARGS, run_stage
 
 
 def main() -> None:

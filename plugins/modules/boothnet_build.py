@@ -15,7 +15,7 @@ options:
     type: bool
     default: true
 extends_documentation_fragment:
-  - boothnet_stage
+  - boothnet.boothnet.boothnet_stage
 author: boothnet
 """
 
@@ -40,7 +40,7 @@ errors:
 from pathlib import Path
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible.module_utils.boothnet_stage import STAGE_ARGS, run_stage
+from ansible_collections.boothnet.boothnet.plugins.module_utils.boothnet_stage import STAGE_ARGS, run_stage
 
 
 def main() -> None:

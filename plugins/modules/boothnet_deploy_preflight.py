@@ -57,7 +57,7 @@ problems:
 from pathlib import Path
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible.module_utils.boothnet_stage import run_stage
+from ansible_collections.boothnet.boothnet.plugins.module_utils.boothnet_stage import run_stage
 
 
 def main() -> None:

@@ -32,7 +32,7 @@ options:
     choices: [full, day0]
     default: full
 extends_documentation_fragment:
-  - boothnet_stage
+  - boothnet.boothnet.boothnet_stage
 author: boothnet
 """
 
@@ -58,7 +58,7 @@ log:
 from pathlib import Path
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible.module_utils.boothnet_stage import STAGE_ARGS
+from ansible_collections.boothnet.boothnet.plugins.module_utils.boothnet_stage import STAGE_ARGS
 
 
 def main() -> None:

@@ -46,8 +46,8 @@ options:
     type: int
     default: 30
 extends_documentation_fragment:
-  - boothnet_napalm
-  - boothnet_napalm.secrets
+  - boothnet.boothnet.boothnet_napalm
+  - boothnet.boothnet.boothnet_napalm.secrets
 author: boothnet
 """
 
@@ -87,7 +87,7 @@ import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 from ansible.module_utils.basic import AnsibleModule  # noqa: E402
-from ansible.module_utils.boothnet_napalm import (  # noqa: E402
+from ansible_collections.boothnet.boothnet.plugins.module_utils.boothnet_napalm import (  # noqa: E402
     SECRETS_SPEC,
     Busy,
     hold,

@@ -16,7 +16,7 @@ options:
     elements: str
     default: [facts]
 extends_documentation_fragment:
-  - boothnet_napalm
+  - boothnet.boothnet.boothnet_napalm
 author: boothnet
 """
 
@@ -36,7 +36,7 @@ napalm:
 """
 
 from ansible.module_utils.basic import AnsibleModule  # noqa: E402
-from ansible.module_utils.boothnet_napalm import spec, target  # noqa: E402
+from ansible_collections.boothnet.boothnet.plugins.module_utils.boothnet_napalm import spec, target  # noqa: E402
 
 
 def main():

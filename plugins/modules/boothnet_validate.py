@@ -28,7 +28,7 @@ options:
     type: bool
     default: true
 extends_documentation_fragment:
-  - boothnet_stage
+  - boothnet.boothnet.boothnet_stage
 author: boothnet
 """
 
@@ -63,7 +63,7 @@ import os
 from pathlib import Path
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible.module_utils.boothnet_stage import STAGE_ARGS, run_stage
+from ansible_collections.boothnet.boothnet.plugins.module_utils.boothnet_stage import STAGE_ARGS, run_stage
 
 
 def main() -> None:

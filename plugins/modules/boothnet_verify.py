@@ -12,8 +12,8 @@ description:
   - Without a reachable Batfish service the Batfish checks are SKIPPED (never passed), with
     the command that starts one; I(require_batfish=true) makes that fatal.
 extends_documentation_fragment:
-  - boothnet_stage
-  - boothnet_stage.batfish
+  - boothnet.boothnet.boothnet_stage
+  - boothnet.boothnet.boothnet_stage.batfish
 author: boothnet
 """
 
@@ -38,7 +38,7 @@ markdown:
 from pathlib import Path
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible.module_utils.boothnet_stage import BATFISH_ARGS, STAGE_ARGS, run_stage
+from ansible_collections.boothnet.boothnet.plugins.module_utils.boothnet_stage import BATFISH_ARGS, STAGE_ARGS, run_stage
 
 
 def main() -> None:

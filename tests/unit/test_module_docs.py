@@ -9,7 +9,7 @@ from pathlib import Path
 
 from tests.helpers import ROOT
 
-MODULES = sorted(p.stem for p in (ROOT / "plugins" / "modules").glob("boothnet_*.py"))
+MODULES = sorted(f"boothnet.boothnet.{p.stem}" for p in (ROOT / "plugins" / "modules").glob("boothnet_*.py"))
 
 
 def test_ansible_doc_reads_every_module():
@@ -20,6 +20,6 @@ def test_ansible_doc_reads_every_module():
     assert proc.returncode == 0 and "ERROR" not in proc.stderr, proc.stderr
     docs = json.loads(proc.stdout)
     assert sorted(docs) == MODULES
-    napalm = [name for name in MODULES if name.startswith("boothnet_napalm_")]
+    napalm = [name for name in MODULES if name.startswith("boothnet.boothnet.boothnet_napalm_")]
     for name in napalm:  # the shared connection options arrive through the doc fragment
         assert {"hostname", "known_hosts", "timeout"} <= set(docs[name]["doc"]["options"]), name
