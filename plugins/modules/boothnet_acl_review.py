@@ -68,7 +68,11 @@ markdown:
 from pathlib import Path
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.boothnet.boothnet.plugins.module_utils.boothnet_stage import BATFISH_ARGS, STAGE_ARGS, run_stage
+from ansible_collections.boothnet.boothnet.plugins.module_utils.boothnet_stage import (
+    BATFISH_ARGS,
+    STAGE_ARGS,
+    run_stage,
+)
 
 
 def main() -> None:

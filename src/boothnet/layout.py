@@ -54,6 +54,11 @@ class Layout:
         return self.root / "deploy"
 
     @property
+    def deploy_check(self) -> Path:
+        """Where a ``--check`` deploy records what it would do."""
+        return self.root / "deploy-check"
+
+    @property
     def deploy_summary(self) -> Path:
         return self.deploy / "summary.json"
 

@@ -43,3 +43,22 @@ def _module_path(env: dict[str, str], cwd: Path) -> str:
     doc = subprocess.run([str(BIN / "ansible-doc"), "-t", "module", "boothnet.boothnet.boothnet_build"],
                          cwd=cwd, capture_output=True, text=True, check=False, env=env)
     return doc.stdout.splitlines()[0] if doc.stdout else doc.stderr
+
+
+def _lookup(expression: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(BIN / "ansible"), "localhost", "-m", "ansible.builtin.debug", "-a",
+                           f"msg={{{{ {expression} }}}}"], cwd=ROOT, capture_output=True, text=True, check=False)
+
+
+def test_the_playbooks_get_their_paths_from_the_layout() -> None:
+    from boothnet.layout import Layout
+
+    out = _lookup("lookup('boothnet.boothnet.boothnet_layout', 'deploy_check', 'backups', network='n', "
+                  "build_dir='b', device='core1')")
+    layout = Layout(ROOT / "b", "n")  # build_dir is a path option: made absolute from the cwd
+    assert out.returncode == 0, out.stderr
+    assert f"{layout.deploy_check},{layout.backups('core1')}" in out.stdout
+    wrong = _lookup("lookup('boothnet.boothnet.boothnet_layout', 'deploys', network='n')")
+    assert wrong.returncode != 0
+    said = wrong.stdout + wrong.stderr
+    assert "boothnet_layout: no path 'deploys'; one of backups, configs, deploy, deploy_check," in said
