@@ -66,6 +66,11 @@ class Layout:
         return self.root / "backups" / device
 
     @property
+    def review(self) -> Path:
+        """The ACL review's report."""
+        return self.root / "review"
+
+    @property
     def report(self) -> Path:
         return self.root / "report"
 

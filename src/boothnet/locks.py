@@ -103,5 +103,6 @@ def run_locks(build_root: Path, network: str, lab: bool, command: str | None = N
     with contextlib.ExitStack() as stack:
         if lab:
             stack.enter_context(hold(lab_lock(network), f"lab {network}", command, progress))
-        stack.enter_context(hold(build_lock(build_root, network), f"{build_root / network}", command, progress))
+        folder = Layout(build_root, network).root
+        stack.enter_context(hold(build_lock(build_root, network), str(folder), command, progress))
         yield

@@ -47,6 +47,7 @@ from boothnet.lab.plan import HOST_IFNAME, LAB_PLATFORM, plan_lab
 from boothnet.lab.services import frr_daemons
 from boothnet.lab.shaping import htb_params
 from boothnet.lab.spec import LabEnd, LabLink, LabNode, LabSpec, VlanMode
+from boothnet.layout import Layout
 from boothnet.platforms import platforms
 from boothnet.render.build import build
 
@@ -624,7 +625,7 @@ def generate(
             if node not in vendor:  # tc runs in linux containers only
                 files[f"{node}/{SHAPING}"] = script.encode()
         port_map = json.dumps(spec.port_map, indent=1, sort_keys=True) + "\n"
-    config_dir = build_root / spec.network / "clab" / "configs"
+    config_dir = Layout(build_root, spec.network).configs("clab/configs")
     out = labs_dir / f"{spec.network}.clab.yml"
     notes = mtu_limits(spec, vendor)
     clab = ClabResult(

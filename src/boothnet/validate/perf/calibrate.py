@@ -25,6 +25,7 @@ from boothnet.files import write_text_atomic
 from boothnet.intent.model import Endpoint
 from boothnet.lab import net as labnet
 from boothnet.lab.spec import LabEnd, LabLink
+from boothnet.layout import Layout
 from boothnet.validate.perf.runner import netns_runner
 from boothnet.validate.perf.wan import WanPath, effective_window, run_iperf3, run_nuttcp
 
@@ -71,7 +72,7 @@ def _measure(tool: str, mtu: int, work: Path) -> dict[str, float]:
 
 def window_factor(build_root: Path, progress: Callable[[str], None]) -> Callable[[str, int], float]:
     """``factor(tool, mtu)``: this machine's k, measured on first use and cached."""
-    cache = build_root / "calibration.json"
+    cache = Layout(build_root, "").calibration
 
     def factor(tool: str, mtu: int) -> float:
         key = f"{platform.release()} {tool} mtu {mtu}"

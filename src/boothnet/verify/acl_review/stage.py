@@ -13,6 +13,7 @@ from pathlib import Path
 from boothnet.derive import derive_network
 from boothnet.errors import IntentInvalid
 from boothnet.intent import Network, load_network
+from boothnet.layout import Layout
 from boothnet.render.build import build
 from boothnet.verify.acl_review.base import inventory_at
 from boothnet.verify.acl_review.model import ReviewError, ZoneMap
@@ -57,7 +58,7 @@ def review_intents(
 ) -> AclReview:
     """Compare two inventories' ACLs; write build/<net>/review/acl_review.{json,md}."""
     base_net, head_net = _load(base_inventory, base_label), _load(head_inventory, head_label)
-    out_dir = build_root / head_net.name / "review"
+    out_dir = Layout(build_root, head_net.name).review
     progress(f"render base ({base_label}) and head ({head_label})")
     configs = {
         side: str(build(inv, build_root, subdir=f"review/{side}/configs", run_tools=False).out_dir)
@@ -65,7 +66,7 @@ def review_intents(
     }
     review = AclReview(head_net.name, base_label, head_label, OFFLINE, "", configs=configs)
     zones = ZoneMap.from_networks(head_net, base_net)
-    status = service_status(find_host(host, build_root / "batfish"), require)
+    status = service_status(find_host(host, Layout(build_root, head_net.name).batfish_service), require)
     if status.reachable:
         progress(f"Batfish at {status.host}: differential review")
         views = {
