@@ -72,39 +72,31 @@ def main() -> None:
         supports_check_mode=False,
     )
     from boothnet.errors import IntentInvalid
-    from boothnet.intent import load_network
-    from boothnet.lab.plan import plan_lab
-    from boothnet.lab.runner import detect_vlan_mode, lab_down, lab_up
+    from boothnet.lab.runner import lab_down
     from boothnet.locks import Busy, run_locks
+    from boothnet.pipeline import Stopped, bring_up_lab
+    from boothnet.run import Run
 
     log: list[str] = []
-    build_dir = Path(module.params["build_dir"])
+    p = module.params
     try:
-        net = load_network(Path(module.params["inventory"]))
-        state_dir = build_dir / net.name / "lab"
-        what = f"ansible module boothnet_lab state={module.params['state']}"
-        with run_locks(build_dir, net.name, lab=True, command=what):
-            if module.params["state"] == "down":
-                result = lab_down(net.name, state_dir, progress=log.append)
+        run = Run(Path(p["inventory"]), Path(p["build_dir"]))
+        what = f"ansible module boothnet_lab state={p['state']}"
+        with run_locks(run.build_root, run.net.name, lab=True, command=what):
+            if p["state"] == "down":
+                result = lab_down(run.net.name, run.layout.lab, progress=log.append)
                 module.exit_json(changed=bool(result.get("removed")), log=log)
-            mode = module.params["vlan_mode"] or detect_vlan_mode()
-            spec, build = plan_lab(Path(module.params["inventory"]), mode, build_dir, progress=log.append)
-            if not build.ok:
-                module.fail_json(msg="lab configs have findings:\n" + "\n".join(build.findings), log=log)
-            state = lab_up(spec, state_dir, progress=log.append, configs=module.params["configs"])
+            mode, state = bring_up_lab(run, p["vlan_mode"], p["configs"], log.append, log.append)
     except Busy as exc:
         module.fail_json(msg=str(exc), log=log)
     except IntentInvalid as exc:
         module.fail_json(msg=exc.summary(), log=log)
+    except Stopped as exc:
+        module.fail_json(msg="lab configs have findings:\n" + str(exc), log=log)
     except Exception as exc:  # noqa: BLE001 - report any lab failure with its progress log
-        module.fail_json(msg=f"lab {module.params['state']} failed: {exc}", log=log)
-    module.exit_json(
-        changed=state.get("changed", True),
-        inventory=str(state_dir / "inventory.yml"),
-        vlan_mode=mode,
-        configs=module.params["configs"],
-        log=log,
-    )
+        module.fail_json(msg=f"lab {p['state']} failed: {exc}", log=log)
+    module.exit_json(changed=state.get("changed", True), inventory=str(run.layout.lab_inventory), vlan_mode=mode,
+                     configs=p["configs"], log=log)
 
 
 if __name__ == "__main__":

@@ -66,8 +66,10 @@ class Step:
     run: Callable[[Demo, Progress, Progress], None]  # (demo, progress, announce)
 
 
-def bring_up_lab(run: Run, vlan_mode: str | None, configs: str, progress: Progress, announce: Progress) -> None:
-    """The lab of the run's intent up with `configs` ("full", or "day0": routers unconfigured)."""
+def bring_up_lab(run: Run, vlan_mode: str | None, configs: str, progress: Progress, announce: Progress
+                 ) -> tuple[str, dict]:
+    """The lab of the run's intent up with `configs` ("full", or "day0": routers unconfigured).
+    Returns the VLAN mode and the lab's state."""
     mode = vlan_mode or detect_vlan_mode()
     progress(f"VLAN mode: {mode} ({'802.1Q trunks' if mode == 'dot1q' else 'one L2 segment per VLAN'})")
     spec, built = plan_lab(run, mode, run.build_root, progress=progress)  # type: ignore[arg-type]
@@ -77,6 +79,7 @@ def bring_up_lab(run: Run, vlan_mode: str | None, configs: str, progress: Progre
     announce(f"lab {spec.network}: {'up' if state.get('changed', True) else 'already up, no change'} "
              f"({len(spec.nodes)} nodes, {len(spec.links)} links, VLAN mode {mode}, configs {configs})")
     announce(f"inventory: {run.layout.lab_inventory}")
+    return mode, state
 
 
 def lab_up_day0(demo: Demo, progress: Progress, announce: Progress) -> None:
