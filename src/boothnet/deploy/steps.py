@@ -26,6 +26,7 @@ from napalm.base.exceptions import (
 from boothnet import layout
 from boothnet.deploy import health as hc
 from boothnet.deploy import secrets as sec
+from boothnet.deploy.driver import ConfigDevice, PartsDevice
 from boothnet.deploy.parts import CandidateError, load_parts
 from boothnet.deploy.results import DeviceResult, backup_path, write_backup
 from boothnet.platforms import Platform, platforms
@@ -129,8 +130,8 @@ def _masked(values: Mapping[str, str]) -> Iterator[None]:
         raise new from None
 
 
-def _ospf(dev: Any) -> dict[str, list[dict[str, str]]]:
-    return dev.get_ospf_neighbors() if hasattr(dev, "get_ospf_neighbors") else {}
+def _ospf(dev: ConfigDevice) -> dict[str, list[dict[str, str]]]:
+    return dev.get_ospf_neighbors() if isinstance(dev, PartsDevice) else {}
 
 
 def _close(dev: Any) -> None:
@@ -223,7 +224,7 @@ class _CommitUnknown(Exception):
 
 
 def _load_and_commit(
-    dev: Any,
+    dev: ConfigDevice,
     target: Target,
     cand: Any,
     values: Mapping[str, str],
@@ -241,7 +242,7 @@ def _load_and_commit(
     Secret values never leave in the diff or the backup.
     """
     dev.load_replace_candidate(config=cand)
-    if hasattr(dev, "compare_parts"):
+    if isinstance(dev, PartsDevice):
         # compared on the filled-in text (idempotent), shown masked
         per_part = {k: sec.mask(v, values.values()) for k, v in dev.compare_parts().items() if v}
         diff = "".join(per_part.values())
@@ -254,7 +255,7 @@ def _load_and_commit(
         dev.discard_config()
         return out
     out["ospf_before"] = _ospf(dev)
-    takes_own_backup = hasattr(dev, "get_running_parts")  # frr_linux, while committing
+    takes_own_backup = isinstance(dev, PartsDevice)  # while committing
     running = None if takes_own_backup else {"running.cfg": dev.get_config(retrieve="running")["running"]}
     message = {"message": f"boothnet deploy {device}"} if target.capabilities.deploy.commit_message else {}
     try:
@@ -266,7 +267,7 @@ def _load_and_commit(
         raise _CommitUnknown(out) from exc
     out["committed"] = True
     if takes_own_backup:
-        running = dev.last_backup
+        running = dev.last_backup  # type: ignore[attr-defined] - set by a PartsDevice's commit
     if backup_root is not None:
         # the device keeps its own unmasked backup for the revert; this one is a record
         folder = write_backup(backup_root, sec.mask_parts(running, values.values()))
@@ -288,13 +289,13 @@ def health(
         report.management.append(f"management unreachable after commit: {sec.mask(str(exc), values.values())}")
         return report
     try:
-        if hasattr(dev, "revert_reason") and not dev.has_pending_commit():
+        if isinstance(dev, PartsDevice) and not dev.has_pending_commit():
             # Reached only once the timer had restored the backup: new sessions were cut.
             report.management.append(
                 "management unreachable until the device reverted by itself "
                 f"({dev.revert_reason() or 'commit no longer pending'})")
             return report
-        if hasattr(dev, "compare_parts"):  # frr_linux: expectations from the candidate
+        if isinstance(dev, PartsDevice):  # expectations from the candidate
             expected = hc.expected_adjacencies(cand, ospf_before)
             report.adjacencies = hc.wait_for(
                 lambda: hc.adjacency_failures(expected, _ospf(dev)), timeout)
@@ -354,7 +355,7 @@ def wait_for_revert(target: Target, timeout: float, interval: float = 2.0) -> di
             dev = target.open()
             try:
                 if not dev.has_pending_commit():
-                    why = dev.revert_reason() if hasattr(dev, "revert_reason") else None
+                    why = dev.revert_reason() if isinstance(dev, PartsDevice) else None
                     return {"reverted": True, "reachable": True,
                             "reason": why or "no pending commit left on the device"}
                 last = "commit still pending"

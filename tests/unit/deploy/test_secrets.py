@@ -66,6 +66,7 @@ class FakeDevice:
     """A NAPALM driver that 'runs' what was committed: enough for steps.deploy."""
 
     running: dict[str, str] = {}
+    pending = False  # a commit waits for its confirm (the revert timer runs)
 
     def __init__(self) -> None:
         self.candidate: dict[str, str] | None = None
@@ -95,17 +96,28 @@ class FakeDevice:
         self.last_backup = dict(FakeDevice.running)
         FakeDevice.running = dict(self.candidate)
         if "fail" in self.candidate.get("frr.conf", ""):
+            FakeDevice.running = self.last_backup  # restored at once, as frr_linux does when an apply fails
             raise RuntimeError(f"apply failed: {self.candidate['swanctl.conf']}")
+        FakeDevice.pending = True
 
-    def confirm_commit(self) -> None: ...
+    def confirm_commit(self) -> None:
+        FakeDevice.pending = False
 
     def has_pending_commit(self) -> bool:
-        return False
+        return FakeDevice.pending
+
+    # the rest of a PartsDevice's contract (boothnet.deploy.driver)
+    def revert_reason(self) -> str | None:
+        return None
+
+    def get_ospf_neighbors(self) -> dict[str, list[dict[str, str]]]:
+        return {}
 
 
 @pytest.fixture
 def fake(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> tuple[steps.Target, Path]:
     FakeDevice.running = {"swanctl.conf": SWANCTL.replace("${BOOTHNET_VPN_PSK}", "0sOldKey")}
+    FakeDevice.pending = False
     monkeypatch.setattr(steps.Target, "open", lambda self: FakeDevice())
     cfg = tmp_path / "configs" / "bgw1"
     cfg.mkdir(parents=True)
