@@ -27,6 +27,9 @@ class Run:
         self.build_root = Path(build_root)
         self._models: dict[str, dict[str, DeviceModel]] = {}
         self._memo: dict[str, Any] = {}
+        # the Batfish snapshot of this run's view that a stage loaded last (a
+        # verify.batfish.verify.LoadedSnapshot): later stages ask their questions of it
+        self.batfish_snapshot: Any = None
 
     @classmethod
     def of(cls, intent: Run | Path | str, build_root: Path | str = Path("build")) -> Run:
@@ -58,11 +61,7 @@ class Run:
 
     def once(self, key: str, make: Callable[[], T]) -> T:
         """`make()` the first time `key` is asked for in this run, its result after that (the
-        Batfish view, the loaded snapshot)."""
+        Batfish view)."""
         if key not in self._memo:
             self._memo[key] = make()
         return self._memo[key]  # type: ignore[no-any-return]
-
-    def known(self, key: str) -> Any:
-        """What `once` made for `key`, or None."""
-        return self._memo.get(key)

@@ -31,7 +31,7 @@ from boothnet.validate.results import MtuRow, Stage
 from boothnet.verify.batfish.from_intent import batfish_view, vlan_entries, vpn_tunnel_ends
 from boothnet.verify.batfish.service import find_host, probe
 from boothnet.verify.batfish.traces import FlowAnswer, FlowQuery, ask_flows, load_view
-from boothnet.verify.batfish.verify import LOADED_SNAPSHOT, LoadedSnapshot
+from boothnet.verify.batfish.verify import LoadedSnapshot
 
 
 def _ns(net: Network, node: str) -> str:
@@ -77,11 +77,11 @@ def batfish_answers(
     entries = vlan_entries(net, view.models)
     progress(f"Batfish at {status.host}: {len(asked)} of the {len(flows)} isolation flows (icmp and each rule's "
              "own ports), asked of the configs")
-    loaded = run.known(LOADED_SNAPSHOT)
+    loaded = run.batfish_snapshot
     if loaded is None or loaded.host != status.host:
         bf = load_view(status, net.name, view.configs.out_dir, view.intent.links, run.layout.validate_snapshot,
                        "validate")
-        loaded = run.once(LOADED_SNAPSHOT, lambda: LoadedSnapshot(status.host, bf, "validate"))
+        loaded = run.batfish_snapshot = LoadedSnapshot(status.host, bf, "validate")
     tunnels = vpn_tunnel_ends(net, view.models)
     answers: list[FlowAnswer | None] = [None] * len(flows)
     for i, answer in zip(asked, ask_flows(loaded.session, loaded.name, [

@@ -12,7 +12,7 @@ from boothnet.run import Run
 from boothnet.verify.batfish.from_intent import batfish_view, view_differences
 from boothnet.verify.batfish.report import CheckResult, Finding, Status, VerifyReport
 from boothnet.verify.batfish.service import find_host
-from boothnet.verify.batfish.verify import LOADED_SNAPSHOT, run_verify
+from boothnet.verify.batfish.verify import run_verify
 
 
 def offline_results(result: BuildResult) -> list[CheckResult]:
@@ -42,7 +42,7 @@ def run_verify_stage(
 ) -> VerifyReport:
     """The device configs built and linted as `boothnet build` does, and the Batfish view checked.
     The report goes to build/<network>/verify (`report.out_dir`). The snapshot stays loaded in
-    the run (`LOADED_SNAPSHOT`), for the validate stage to ask its flows of."""
+    the run (`run.batfish_snapshot`), for the validate stage to ask its flows of."""
     run = Run.of(intent, build_root)
     started = time.perf_counter()
     progress(f"validate {run.inventory}")
@@ -65,5 +65,5 @@ def run_verify_stage(
         extra_results=extra,
         network=net.name,
         view_notes=view_differences(net),
-        keep_session=lambda loaded: run.once(LOADED_SNAPSHOT, lambda: loaded),
+        keep_session=lambda loaded: setattr(run, "batfish_snapshot", loaded),
     )

@@ -56,9 +56,6 @@ def skipped_report(reason: str, host: str | None, service: str) -> VerifyReport:
     return report.add(CheckResult.skipped(n, t, reason) for n, t in ck.CHECKS.items())
 
 
-LOADED_SNAPSHOT = "loaded Batfish snapshot"  # the Run's key for it
-
-
 @dataclass(frozen=True)
 class LoadedSnapshot:
     """A snapshot of the Batfish view loaded in a session: later stages of the same run ask
