@@ -86,6 +86,7 @@ def main() -> None:
         },
         supports_check_mode=True,
     )
+    from boothnet.status import Status
     from boothnet.verify.acl_review.report import review_markdown
     p = module.params
     review = run_stage(module, "boothnet.verify.acl_review.stage:run_acl_review", Path(p["inventory"]),
@@ -94,7 +95,7 @@ def main() -> None:
     markdown = review_markdown(review)
     result = {
         "changed": False,
-        "gate": "FAIL" if review.gated else "PASS",
+        "gate": str(Status.of(not review.gated)),
         "method": review.method,
         "batfish": review.batfish,
         "newly_permitted": len(review.permitted),

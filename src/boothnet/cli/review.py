@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from boothnet.cli.common import inventory_path, progress
+from boothnet.status import Status
 
 EPILOG = """exit status:
   0  nothing newly permitted into the secured network or between research and production
@@ -37,7 +38,7 @@ def cmd_acl_review(args: argparse.Namespace) -> int:
     except BatfishUnavailable as exc:
         print(f"acl-review: FAIL: {exc}", file=sys.stderr)
         return 4
-    gate = "FAIL" if review.gated else "PASS"
+    gate = Status.of(not review.gated)
     print(f"acl-review {review.network}: {review.base} -> {review.head} ({review.method}; Batfish: "
           f"{review.batfish.partition(':')[0] if review.batfish.startswith('SKIPPED') else review.batfish})")
     print(f"  newly permitted: {len(review.permitted)} ({len(review.gated)} need security sign-off), "

@@ -16,6 +16,7 @@ from boothnet.intent import Network
 from boothnet.intent.model import Endpoint
 from boothnet.lab.names import ns_name
 from boothnet.lab.plan import HOST_IFNAME
+from boothnet.status import Status
 from boothnet.validate.perf.probes import PingResult, forget_path_mtus, mtu_probe, ping
 from boothnet.validate.perf.runner import Runner
 from boothnet.validate.plan import crosses_vpn, host_prefix, path_mtu
@@ -157,7 +158,7 @@ def path_rows(net: Network, runner: Runner, progress: Callable[[str], None]) -> 
             else:
                 cause = None
             rows.append(MtuRow(path=path.name, mtu=path.mtu, source=path.src.name, destination=path.dst.name,
-                               verdict="FAIL" if cause else "PASS", cause=cause,
+                               verdict=Status.of(cause is None), cause=cause,
                                device=net.vlan_by_name()[path.src.vlan].gateway))
         progress(f"[mtu] paths from {src}: {sum(r.verdict == 'PASS' for r in rows)}/{len(rows)} PASS")
         return rows

@@ -15,6 +15,7 @@ from boothnet.intent.model import Endpoint
 from boothnet.lab.names import ns_name
 from boothnet.lab.plan import HOST_IFNAME, port_map
 from boothnet.platforms.frr_linux import svi_name
+from boothnet.status import Status
 from boothnet.validate.perf.probes import ping
 from boothnet.validate.perf.runner import Runner
 from boothnet.validate.results import EndpointRow
@@ -79,7 +80,7 @@ def check_endpoint(net: Network, runner: Runner, endpoint: Endpoint, ports: dict
     elif not resolved and not problems:
         problems.append(f"{vlan.gateway} does not resolve {endpoint.address} (no ARP entry after a ping)")
     return EndpointRow(host=endpoint.name, vlan=vlan.name, address=want, attach=endpoint.attach,
-                       verdict="FAIL" if problems else "PASS", cause="; ".join(problems) or None, device=device)
+                       verdict=Status.of(not problems), cause="; ".join(problems) or None, device=device)
 
 
 def run_placement(net: Network, runner: Runner, progress: Callable[[str], None]) -> list[EndpointRow]:

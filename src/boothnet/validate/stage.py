@@ -19,6 +19,7 @@ from pathlib import Path
 from boothnet.intent.model import Network
 from boothnet.lab.names import ns_name
 from boothnet.run import Run
+from boothnet.status import Status
 from boothnet.validate.drift import run_drift
 from boothnet.validate.isolation import run_isolation
 from boothnet.validate.perf.calibrate import window_factor
@@ -111,7 +112,7 @@ def run_validate(
         tunnels, vpn_mtu = run_vpn(net, vpn, lab_dir, runner, progress, resilience=vpn_resilience)
         mtu += vpn_mtu
         failed = any(row.verdict != "PASS" for row in [*tunnels, *vpn_mtu])
-        stages.append(Stage(name="vpn", status="FAIL" if failed else "PASS",
+        stages.append(Stage(name="vpn", status=Status.of(not failed),
                             duration_s=round(time.monotonic() - started, 1)))
     tunnel_mtu = vpn.inner_mtu if vpn else None
     results: list[ThroughputResult] = []

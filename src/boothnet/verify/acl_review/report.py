@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from boothnet.status import Status
 from boothnet.verify.acl_review.model import DENIED, PERMITTED, AclFinding, ZoneMap, gate_reason
 from boothnet.verify.batfish.review import FlowChange
 
@@ -52,7 +53,7 @@ class AclReview:
             "method": self.method,
             "batfish": self.batfish,
             "gate": {
-                "status": "FAIL" if self.gated else "PASS",
+                "status": str(Status.of(not self.gated)),
                 "exit_code": self.exit_code,
                 "needs_sign_off": len(self.gated),
             },
