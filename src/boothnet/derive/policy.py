@@ -12,6 +12,7 @@ from ipaddress import IPv4Network, collapse_addresses
 
 from boothnet.derive.model import AclEntry
 from boothnet.intent.model import Network, Prefixes, Rule, Vlan, acl_name
+from boothnet.intent.prefix_index import PrefixIndex
 
 __all__ = ["PolicyCompiler", "compiler_of", "Prefixes", "acl_name", "acl_decision", "policy_decision"]
 
@@ -205,31 +206,15 @@ def covers(earlier: AclEntry, later: AclEntry) -> bool:
 
 def dedupe(entries: list[AclEntry]) -> list[AclEntry]:
     """Drop lines an earlier line already decides, so no ACL line is unreachable. A line is
-    compared only with kept lines whose destination holds its destination (any, or a supernet
-    of it, found by prefix length): an SVI's ACL has one source and many destinations, and a
-    floor's 956 ACLs made all-pairs 190k comparisons."""
+    compared only with kept lines whose destination holds its own: an SVI's ACL has one
+    source and many destinations."""
     kept: list[AclEntry] = []
-    by_destination: dict[tuple[int, int] | None, list[AclEntry]] = {}
-    lengths: set[int] = set()
+    by_destination: PrefixIndex[AclEntry] = PrefixIndex()
     for entry in entries:
-        candidates = list(by_destination.get(None, ()))
-        if entry.dst is not None:
-            address = int(entry.dst.network_address)
-            for length in lengths:
-                if length <= entry.dst.prefixlen:
-                    candidates += by_destination.get(_prefix_key(address, length), ())
-        if not any(covers(earlier, entry) for earlier in candidates):
+        if not any(covers(earlier, entry) for earlier in by_destination.holding(entry.dst)):
             kept.append(entry)
-            key = None
-            if entry.dst is not None:
-                key = _prefix_key(int(entry.dst.network_address), entry.dst.prefixlen)
-                lengths.add(entry.dst.prefixlen)
-            by_destination.setdefault(key, []).append(entry)
+            by_destination.add(entry.dst, entry)
     return kept
-
-
-def _prefix_key(address: int, length: int) -> tuple[int, int]:
-    return address >> (32 - length), length
 
 
 def number(entries: list[AclEntry]) -> list[AclEntry]:

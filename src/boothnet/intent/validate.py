@@ -35,6 +35,7 @@ from boothnet.intent.model import (
     Vpn,
     acl_name,
 )
+from boothnet.intent.prefix_index import PrefixIndex
 from boothnet.platforms import parse_vlan_ranges, platforms, supported
 
 # ESP overhead in bytes for the worst case of each cipher family: outer IPv4 20, SPI and
@@ -206,60 +207,41 @@ def _host_address_problem(address: IPv4Address, subnet: IPv4Network, slash31: bo
     return None
 
 
-class _Coverage:
-    """Whether one policy selector's addresses hold another's, memoised per pair: the shadow
-    check compares every rule with every earlier one (500k pairs on a 500-device floor)."""
+def _selector_covers(prefixes: Callable[[str], Prefixes], wide: str, narrow: str) -> bool:
+    if wide == narrow or wide == "any":
+        return True
+    inner, outer = prefixes(narrow), prefixes(wide)
+    if not inner or None in inner:
+        return False  # "any", or a selector with no address (zone:outside): only itself covers it
+    return all(any(o is not None and p.subnet_of(o) for o in outer) for p in inner)
 
-    def __init__(self, prefixes: Callable[[str], Prefixes]) -> None:
-        self.prefixes = cache(prefixes)
-        self.ranges: dict[str, tuple[tuple[int, int] | None, ...]] = {}
-        self.pairs: dict[tuple[str, str], bool] = {}
 
-    def _ranges(self, selector: str) -> tuple[tuple[int, int] | None, ...]:
-        if selector not in self.ranges:
-            self.ranges[selector] = tuple(None if p is None else (int(p.network_address), int(p.broadcast_address))
-                                          for p in self.prefixes(selector))
-        return self.ranges[selector]
+def _rule_covers(prefixes: Callable[[str], Prefixes], earlier: Rule, later: Rule) -> bool:
+    """Every packet `later` matches, `earlier` matches first."""
+    if earlier.proto != "ip" and earlier.proto != later.proto:
+        return False
+    if earlier.ports and not (later.ports and set(later.ports) <= set(earlier.ports)):
+        return False
+    return _selector_covers(prefixes, earlier.source, later.source) and _selector_covers(
+        prefixes, earlier.destination, later.destination)
 
-    def selector(self, wide: str, narrow: str) -> bool:
-        if wide == narrow or wide == "any":
-            return True
-        key = (wide, narrow)
-        if key not in self.pairs:
-            inner, outer = self._ranges(narrow), [o for o in self._ranges(wide) if o is not None]
-            # "any", or a selector with no address (zone:outside): only itself covers it
-            self.pairs[key] = bool(inner) and None not in inner and all(
-                any(lo <= i[0] and i[1] <= hi for lo, hi in outer) for i in inner if i is not None)
-        return self.pairs[key]
 
-    def rule(self, earlier: Rule, later: Rule) -> bool:
-        """Every packet `later` matches, `earlier` matches first."""
-        if earlier.proto != "ip" and earlier.proto != later.proto:
-            return False
-        if earlier.ports and not (later.ports and set(later.ports) <= set(earlier.ports)):
-            return False
-        return self.selector(earlier.source, later.source) and self.selector(earlier.destination, later.destination)
-
-    def first_covers(self, rules: list[Rule]) -> Iterator[tuple[int, int]]:
-        """(rule, the first earlier rule that covers it) for every covered rule. Only earlier
-        rules that can cover are compared: same source, source any, or a source prefix that
-        is a supernet of the rule's first source prefix (at most 33 of them)."""
-        by_prefix: dict[IPv4Network, list[int]] = defaultdict(list)
-        by_selector: dict[str, list[int]] = defaultdict(list)
-        for index, rule in enumerate(rules):
-            candidates = set(by_selector["any"]) | set(by_selector[rule.source])
-            inner = self.prefixes(rule.source)
-            if inner and inner[0] is not None:
-                first = inner[0]
-                for length in range(first.prefixlen, -1, -1):
-                    candidates.update(by_prefix.get(first.supernet(new_prefix=length), ()))
-            hit = next((i for i in sorted(candidates) if self.rule(rules[i], rule)), None)
-            if hit is not None:
-                yield index, hit
-            by_selector[rule.source].append(index)
-            for prefix in self.prefixes(rule.source):
-                if prefix is not None:
-                    by_prefix[prefix].append(index)
+def first_covers(prefixes: Callable[[str], Prefixes], rules: list[Rule]) -> Iterator[tuple[int, int]]:
+    """(rule, the first earlier rule that covers it) for every covered rule. Only the earlier
+    rules that can cover it are compared: those with its source, and those whose source holds
+    its source's first prefix (any among them)."""
+    prefixes = cache(prefixes)
+    by_source: PrefixIndex[int] = PrefixIndex()
+    by_selector: dict[str, list[int]] = defaultdict(list)
+    for index, rule in enumerate(rules):
+        inner = prefixes(rule.source)
+        candidates = set(by_source.holding(inner[0] if inner else None)) | set(by_selector[rule.source])
+        hit = next((i for i in sorted(candidates) if _rule_covers(prefixes, rules[i], rule)), None)
+        if hit is not None:
+            yield index, hit
+        by_selector[rule.source].append(index)
+        for prefix in inner:
+            by_source.add(prefix, index)
 
 
 # --- semantic checks ------------------------------------------------------------------------
@@ -728,7 +710,7 @@ class _Checks:
             return  # selectors must resolve first
         rules = self.net.policy.rules
         file = self.src["policy"]
-        for later_index, index in _Coverage(self.net.selector_prefixes).first_covers(rules):
+        for later_index, index in first_covers(self.net.selector_prefixes, rules):
             later, earlier = rules[later_index], rules[index]
             path = f"policy.rules[{later_index}]"
             if earlier.action != later.action:
