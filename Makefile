@@ -11,9 +11,10 @@ export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 # charon's openssl/gcm plugins (libstrongswan-standard-plugins) and Batfish's Java are named here.
 DEBIAN_PACKAGES := frr frr-pythontools iperf3 nuttcp strongswan-charon strongswan-swanctl \
 	libstrongswan-standard-plugins libcharon-extra-plugins nftables openssh-server openssh-client \
-	iproute2 iputils-ping tcpdump procps psmisc python3-venv git openjdk-17-jre-headless
+	iproute2 iputils-ping tcpdump procps psmisc python3-venv git openjdk-17-jre-headless \
+	graphviz lldpd chromium
 
-.PHONY: setup apt venv test lint unit build verify acl-review deploy deploy-hw validate demo lab-up lab-down clab golden bench-scale clean \
+.PHONY: setup apt venv test lint unit build verify acl-review deploy deploy-hw validate demo graph cabling lab-up lab-down clab golden bench-scale clean \
 	batfish-up batfish-down batfish-status doctor fuzz
 
 setup: apt venv
@@ -86,6 +87,13 @@ validate:
 
 demo:
 	$(BIN)/boothnet demo --network $(NET)
+
+# Booth day: the wiring diagram (build/$(NET)/graph) and the cabling sheet (build/$(NET)/cabling).
+graph:
+	$(BIN)/boothnet graph --network $(NET)
+
+cabling:
+	$(BIN)/boothnet cabling --network $(NET)
 
 clab:
 	$(BIN)/boothnet clab --network $(NET) $(if $(KINDS),--kinds $(KINDS))

@@ -75,6 +75,26 @@ class Layout:
         return self.root / "report"
 
     @property
+    def graph(self) -> Path:
+        """The wiring diagram (``boothnet graph``)."""
+        return self.root / "graph"
+
+    @property
+    def cabling(self) -> Path:
+        """The cabling sheet (``boothnet cabling``)."""
+        return self.root / "cabling"
+
+    @property
+    def cabling_check(self) -> Path:
+        """What ``boothnet cabling-check`` read from the booth's switches."""
+        return self.root / "cabling-check"
+
+    @property
+    def runs(self) -> Path:
+        """Every validate run kept, one folder per run (``runs/<timestamp>/``)."""
+        return self.root / "runs"
+
+    @property
     def lock(self) -> Path:
         return self.root / ".lock"
 

@@ -8,7 +8,7 @@ import os
 import sys
 from pathlib import Path
 
-from boothnet.cli import review, showfloor, stages
+from boothnet.cli import booth, review, showfloor, stages
 from boothnet.cli.common import progress as _progress
 from boothnet.cli.common import run_of
 from boothnet.errors import IntentInvalid, RenderError
@@ -130,6 +130,7 @@ def main(argv: list[str] | None = None) -> int:
     stages.register(sub, add)
     showfloor.register(sub)
     review.register(sub, add)
+    booth.register(add)
 
     args = parser.parse_args(argv)
     try:

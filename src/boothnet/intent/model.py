@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections
 from functools import cached_property
 from ipaddress import IPv4Address, IPv4Interface, IPv4Network, collapse_addresses
 from typing import Annotated, Literal
@@ -278,6 +279,32 @@ class Network(Strict):
     def endpoint_mtu(self, endpoint: Endpoint) -> int:
         """The MTU of an endpoint's access port: the port's own, else its VLAN's."""
         return self.port_index[endpoint.attach].mtu or self.vlan_mtu(self.vlan_name_index[endpoint.vlan])
+
+    def route(self, src: Endpoint, dst: Endpoint) -> list[Link]:
+        """The links between two endpoints' switches, fewest hops first ([] when none connect)."""
+        return self.links_between(src.attach.split(":", 1)[0], dst.attach.split(":", 1)[0])
+
+    def links_between(self, start: str, goal: str) -> list[Link]:
+        """The links from device ``start`` to device ``goal``, fewest hops first."""
+        edges: dict[str, list[tuple[str, Link]]] = collections.defaultdict(list)
+        for link in self.links:
+            a, b = link.a.split(":", 1)[0], link.b.split(":", 1)[0]
+            edges[a].append((b, link))
+            edges[b].append((a, link))
+        came: dict[str, tuple[str, Link] | None] = {start: None}
+        todo = collections.deque([start])
+        while todo:
+            here = todo.popleft()
+            for there, link in edges[here]:
+                if there not in came:
+                    came[there] = (here, link)
+                    todo.append(there)
+        hops: list[Link] = []
+        at = goal
+        while (step := came.get(at)) is not None:
+            at, link = step
+            hops.append(link)
+        return hops[::-1] if at == start else []
 
     def trunk_vlans(self, link: Link) -> list[Vlan]:
         """The VLANs a trunk carries, from ids, names and ranges, sorted by id."""

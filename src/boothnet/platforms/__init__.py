@@ -26,6 +26,7 @@ class Platform:
     slash31: bool = False  # RFC 3021 /31 point-to-point addresses
     names: dict[str, NameRule] = field(default_factory=dict)  # "vlan", "acl" -> what the platform accepts
     deploy: DeployRules = field(default_factory=lambda: DeployRules())
+    short_port_names: bool = False  # labels and LLDP print "Gi1/0/49" for "GigabitEthernet1/0/49"
 
     def reserved_text(self) -> str:
         return ", ".join(_compact(sorted(self.reserved_vlans))) or "none"
@@ -104,6 +105,7 @@ def platforms() -> dict[str, Platform]:
             slash31=bool(spec.get("slash31", False)),
             names={kind: NameRule(**rule) for kind, rule in spec.get("names", {}).items()},
             deploy=_deploy_rules(spec.get("deploy", {})),
+            short_port_names=bool(spec.get("short_port_names", False)),
         )
         for name, spec in data.items()
     }

@@ -12,7 +12,7 @@ from boothnet.derive.policy import PolicyCompiler, compiler_of, policy_decision
 from boothnet.intent import Network
 from boothnet.intent.model import Endpoint
 from boothnet.validate.perf.formula import expected_goodput
-from boothnet.validate.perf.wan import route, wan_links_on
+from boothnet.validate.perf.wan import wan_links_on
 
 
 @dataclass(frozen=True)
@@ -161,7 +161,7 @@ def throughput_tests(net: Network) -> list[ThroughputTest]:
                 tests.append(ThroughputTest(f"{vlan.name}: {together} -> {server.name} (together)", clusters, server))
     for path in net.throughput.paths:
         src, dst = net.endpoints[path.source], net.endpoints[path.destination]
-        if not wan_links_on(route(net, src, dst)):  # a WAN path gets the WAN stage's tests
+        if not wan_links_on(net.route(src, dst)):  # a WAN path gets the WAN stage's tests
             tests.append(ThroughputTest(path.name, (src,), dst))
     return tests
 

@@ -13,7 +13,7 @@ import pytest
 from boothnet.intent import load_network
 from boothnet.lab.delayline import Direction
 from boothnet.validate.perf.schema import ThroughputResult
-from boothnet.validate.perf.wan import WanPath, judge_stream, judge_sweep, judge_udp, route, wan_paths
+from boothnet.validate.perf.wan import WanPath, judge_stream, judge_sweep, judge_udp, wan_paths
 from boothnet.validate.plan import path_mtu, throughput_tests
 from tests.helpers import ROOT
 
@@ -30,7 +30,7 @@ def test_the_home_path_crosses_the_wan_link_at_the_clients_speed(sc_booth):
     assert (path.one_way_ms, path.rtt_ms, path.loss_pct) == (25, 50, 0)
     assert path.rate_bps == 100e6 and path.mtu == 1400  # client1's FastEthernet port, the tunnel's MTU
     # the route is the intent's links, fewest hops: client1's switch to home1's gateway
-    hops = route(sc_booth, sc_booth.endpoints["client1"], sc_booth.endpoints["home1"])
+    hops = sc_booth.route(sc_booth.endpoints["client1"], sc_booth.endpoints["home1"])
     assert hops[-1].b == "show1:eth3" and hops[-1].delay_ms == 25 and len(hops) == 3
     # the plain throughput test leaves WAN paths to the WAN stage
     assert "client-to-home-through-vpn" not in [t.name for t in throughput_tests(sc_booth)]

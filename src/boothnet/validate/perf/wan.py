@@ -16,7 +16,6 @@ switches (hop count): the intent has no routing table, and a booth's WAN is one 
 
 from __future__ import annotations
 
-import collections
 import math
 import re
 from collections.abc import Callable, Sequence
@@ -70,35 +69,6 @@ class WanPath:
         return bdp_bytes(self.expect().physical_bps, self.rtt_ms)
 
 
-def _device(ref: str) -> str:
-    return ref.split(":", 1)[0]
-
-
-def route(net: Network, src: Endpoint, dst: Endpoint) -> list[Link]:
-    """The intent's links between the endpoints' switches, fewest hops first."""
-    start, goal = _device(src.attach), _device(dst.attach)
-    edges: dict[str, list[tuple[str, Link]]] = collections.defaultdict(list)
-    for link in net.links:
-        a, b = _device(link.a), _device(link.b)
-        edges[a].append((b, link))
-        edges[b].append((a, link))
-    came: dict[str, tuple[str, Link] | None] = {start: None}
-    todo = collections.deque([start])
-    while todo:
-        here = todo.popleft()
-        for there, link in edges[here]:
-            if there not in came:
-                came[there] = (here, link)
-                todo.append(there)
-    hops: list[Link] = []
-    at = goal
-    while came.get(at):
-        prev, link = came[at]  # type: ignore[misc]
-        hops.append(link)
-        at = prev
-    return hops[::-1] if at == start else []
-
-
 def wan_links_on(hops: Sequence[Link]) -> list[Link]:
     """The WAN links (delay, jitter or loss) among a route's links: a path with any is a WAN path."""
     return [link for link in hops if link.wan]
@@ -109,7 +79,7 @@ def wan_paths(net: Network, path_mtu: Callable[[Endpoint, Endpoint], int]) -> li
     out = []
     for declared in net.throughput.paths:
         src, dst = net.endpoints[declared.source], net.endpoints[declared.destination]
-        hops = route(net, src, dst)
+        hops = net.route(src, dst)
         wan = wan_links_on(hops)
         if not wan:
             continue
@@ -160,7 +130,7 @@ def probe_wan_links(net: Network, runner: Runner, ns: Callable[[str], str],
             continue
         mtu = link.mtu or net.port_index[link.a].mtu or net.mtu_policy.default
         for payload in (56, mtu - 28):
-            rows.append(rtt_probe(runner, ns(_device(link.a)), f"link {link.a} -- {link.b}", link.a, link.b,
+            rows.append(rtt_probe(runner, ns(link.a.split(":", 1)[0]), f"link {link.a} -- {link.b}", link.a, link.b,
                                   str(link.addresses.b.ip), payload, 2 * link.delay_ms,
                                   RTT_TOLERANCE_MS + 2 * link.jitter_ms))
             progress(f"[wan] {rows[-1].path}: RTT {payload} B {rows[-1].avg_ms or 0:.1f} ms "
