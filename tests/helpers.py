@@ -8,6 +8,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from boothnet.lab.lldp import SOCKET_DIR
+
 ROOT = Path(__file__).resolve().parents[1]
 INVENTORIES = ROOT / "inventories"
 
@@ -50,7 +52,26 @@ def leftovers(network: str, state_dir: Path | None = None) -> list[str]:
         found += [f"process {ln}" for ln in res.stdout.splitlines()]
     for base in (names.FRR_ETC, names.FRR_RUN):
         found += [f"dir {p}" for p in base.glob(f"{network}-*")]
-    return found
+    found += [f"file {p}" for p in SOCKET_DIR.glob(f"{network}-*")]
+    return found + [f"process lldpd {pid} in a namespace no lab names" for pid in orphan_lldpds()]
+
+
+def orphan_lldpds() -> list[int]:
+    """lldpd processes (they rename themselves, so no pattern finds them) in a network namespace
+    that is neither the machine's own nor a named one: left behind by a lab that is gone."""
+    import os
+
+    named = {os.stat(p).st_ino for p in Path("/run/netns").glob("*")} if Path("/run/netns").is_dir() else set()
+    named.add(os.stat("/proc/self/ns/net").st_ino)  # the tests run in the machine's own
+    orphans = []
+    for entry in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if Path(f"/proc/{entry}/comm").read_text().strip() == "lldpd" and \
+                    os.stat(f"/proc/{entry}/ns/net").st_ino not in named:
+                orphans.append(int(entry))
+        except OSError:
+            continue
+    return orphans
 
 
 @contextmanager

@@ -44,6 +44,9 @@ PROGRAMS: tuple[tuple[str, str], ...] = (
     (strongswan.CHARON, "strongswan-charon"),
     ("swanctl", "strongswan-swanctl"),
     ("git", "git"),
+    ("/usr/sbin/lldpd", "lldpd"),
+    ("lldpcli", "lldpd"),
+    ("dot", "graphviz"),
 )
 # charon's plugins beyond libstrongswan's own: the ones --no-install-recommends leaves out.
 PLUGIN_PACKAGES = {

@@ -22,7 +22,7 @@ from typing import Any, Literal
 
 import yaml
 
-from boothnet.lab import names, net, services, shaping, strongswan
+from boothnet.lab import lldp, names, net, services, shaping, strongswan
 from boothnet.lab.spec import LabNode, LabSpec, VlanMode
 from boothnet.lab.specio import spec_hash, spec_to_dict
 from boothnet.lab.state import read_state, write_json
@@ -290,6 +290,7 @@ def _build(
             pids.update(services.start_frr(ns, nw, names.pathspace(nw, n.name), frr_conf, n.name, daemons_for))
         if configs == "full":
             services.load_hooks(hook_ctx)
+        pids["lldpd"] = lldp.start_lldpd(ns, n.name)
         pids["sshd"] = services.start_sshd(ns, n, ndir, auth)
         steps(f"node {ns} up ({', '.join(sorted(pids))})")
         return n.name, pids, host_pub
@@ -427,7 +428,7 @@ def lab_down(network: str, state_dir: Path, progress: Progress = print) -> dict[
                 frr_dirs += late_dirs
                 quiet_since = time.monotonic()
 
-    files = []
+    files = lldp.remove_files(nss | set(st.get("namespaces", {}).values()))
     for f in RUNTIME_FILES:
         p = state_dir / f
         if p.exists():

@@ -46,6 +46,9 @@ def _tables(res: ValidationResults) -> list[tuple[str, list[str], list[list[str]
     out: list[tuple[str, list[str], list[list[str]]]] = []
     out.append(("Stages", ["status", "stage", "device", "note"],
                 [[s.status, s.name, s.device or "", s.reason or s.note or ""] for s in res.stages]))
+    out.append(("Cabling (LLDP)", ["verdict", "cable", "what the ends hear"],
+                [[c.verdict, c.cable, c.cause or "both ends see each other"]
+                 for c in sorted(res.cabling, key=lambda c: c.verdict == "PASS")]))
     out.append(("Endpoints", ["verdict", "host", "VLAN", "address", "port", "seen instead"],
                 [[e.verdict, e.host, e.vlan, e.address, e.attach, e.cause or ""]
                  for e in sorted(res.endpoints, key=lambda e: e.verdict == "PASS")]))

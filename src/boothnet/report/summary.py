@@ -63,6 +63,10 @@ def summarize(res: ValidationResults) -> Summary:
                 if row.batfish is not None and row.batfish != row.observed
                 else f"expected {row.expected}, observed {row.observed}{at}"
                 + (f": {row.detail}" if row.detail else "")))
+    for c in res.cabling:
+        if c.verdict in ("FAIL", "ERROR"):
+            failures.append(Failure(section="cabling", subject=f"cable {c.cable}", kind=c.verdict,
+                                    message=c.cause or "not where the intent says"))
     for e in res.endpoints:
         if e.verdict == "FAIL":
             failures.append(Failure(section="endpoints", subject=f"endpoint {e.host} ({e.vlan}, {e.attach})",
@@ -104,6 +108,7 @@ def summarize(res: ValidationResults) -> Summary:
         "rtt": _count([row.verdict for row in res.rtt]),
         "vpn": _count([v.verdict or "SKIPPED" for v in res.vpn]),
         "drift": _count([d.verdict for d in res.drift]),
+        "cabling": _count([c.verdict for c in res.cabling]),
     }
     for section in ("isolation", "mtu", "throughput", "vpn"):
         if n := counts[section]["SKIPPED"]:

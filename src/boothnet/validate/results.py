@@ -91,6 +91,16 @@ class EndpointRow(_Model):
     device: str | None = None
 
 
+class CablingRow(_Model):
+    """A cable against what LLDP hears at its ends."""
+
+    label: str  # "C05"; "-" for a port where the intent has no cable
+    cable: str  # "C05 core1 Te1/1/1 <-> rsw1 Et49"
+    verdict: Status
+    cause: str | None = None  # what each end hears instead
+    device: str | None = None
+
+
 class DriftRow(_Model):
     """A device's running state against what was deployed to it."""
 
@@ -136,10 +146,11 @@ class ValidationResults(_Model):
     rtt: list[RttRow] = Field(default_factory=list)  # WAN paths' RTT probes
     vpn: list[VpnTunnel] = Field(default_factory=list)
     drift: list[DriftRow] = Field(default_factory=list)
+    cabling: list[CablingRow] = Field(default_factory=list)
 
 
 class Failure(_Model):
-    section: Literal["stage", "isolation", "mtu", "throughput", "rtt", "vpn", "endpoints", "drift"]
+    section: Literal["stage", "isolation", "mtu", "throughput", "rtt", "vpn", "endpoints", "drift", "cabling"]
     subject: str  # the device, link, flow or path it concerns, as the intent names it
     message: str
     kind: Literal["FAIL", "ERROR"] = "FAIL"

@@ -18,8 +18,10 @@ from pathlib import Path
 
 from boothnet.intent.model import Network
 from boothnet.lab.names import ns_name
+from boothnet.lab.state import read_state
 from boothnet.run import Run
 from boothnet.status import Status
+from boothnet.validate.cabling import run_cabling
 from boothnet.validate.drift import run_drift
 from boothnet.validate.isolation import run_isolation
 from boothnet.validate.perf.calibrate import window_factor
@@ -99,6 +101,8 @@ def run_validate(
     progress("waiting for routing to converge")
     stages.append(wait_converged(net, runner, flows))
     progress(f"convergence: {stages[-1].status} in {stages[-1].duration_s} s")
+    vlan_mode = (read_state(lab_dir) or {}).get("vlan_mode", "segment")
+    cabling = timed_stage(stages, "cabling", lambda: run_cabling(net, vlan_mode, progress), "no cables")
     endpoints = timed_stage(stages, "endpoints", lambda: run_placement(net, runner, progress), "no endpoints")
     answers, batfish_stage = batfish_answers(run, flows, batfish_host, progress)
     isolation = timed_stage(stages, "isolation", lambda: run_isolation(net, runner, flows, progress, answers))
@@ -137,5 +141,6 @@ def run_validate(
         rtt=rtt,
         vpn=tunnels,
         drift=drift,
+        cabling=cabling,
     )
     return validation

@@ -6,16 +6,22 @@ from __future__ import annotations
 
 import os
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from boothnet.intent import Network
+from boothnet.lab.lldp import TTL_S as LLDP_TTL_S
+from boothnet.lab.lldp import restart_lldpd
+from boothnet.lab.net import configure_host
 from boothnet.lab.shaping import shape
+from boothnet.lab.specio import load_spec
 from boothnet.report.render import write_report
 from boothnet.report.summary import summarize
 from boothnet.run import Run
+from boothnet.validate.cabling import run_cabling
 from boothnet.validate.drift import run_drift
 from boothnet.validate.isolation import run_isolation
 from boothnet.validate.perf.runner import netns_runner
@@ -173,6 +179,33 @@ def test_an_endpoint_repatched_into_another_vlan_is_named(lab) -> None:
     assert "default gateway 10.0.20.1; the intent says 10.0.10.1 (r1)" in bad[0].cause
     assert "is not learned on r1 (the intent attaches it to eth2)" in bad[0].cause
     assert failed(run_placement(net, netns_runner, quiet)) == []
+
+
+def swap_host_cables(build: Path, first: str, second: str) -> None:
+    """Re-plug two hosts' cables into each other's switch ports: each host's own end of its veth
+    moves to the other host, which then sets its own address and gateway on it, as a host does."""
+    spec = load_spec(build / "lab-mini" / "lab" / "spec.json")
+    for here, there in ((first, second), (second, first)):
+        sh("ip", "-n", f"lab-mini-{here}", "link", "set", "eth0", "down", "name", f"to-{there}", "netns",
+           f"lab-mini-{there}")
+    for host in (first, second):
+        sh("ip", "-n", f"lab-mini-{host}", "link", "set", f"to-{host}", "name", "eth0")
+        configure_host(next(n for n in spec.nodes if n.name == host), f"lab-mini-{host}")
+        restart_lldpd(f"lab-mini-{host}", host)  # as a host does on a new link: see restart_lldpd
+    time.sleep(LLDP_TTL_S + 1)  # what the ports heard before the swap ages out, as on a switch
+
+
+def test_two_swapped_cables_fail_the_cabling_stage_naming_both(lab) -> None:
+    net, build = lab
+    swap_host_cables(build, "h1", "h3")
+    try:
+        bad = failed(run_cabling(net, "segment", quiet))
+    finally:
+        swap_host_cables(build, "h1", "h3")
+    assert [(r.label, r.verdict) for r in bad] == [("C02", "FAIL"), ("C04", "FAIL")], bad
+    assert bad[0].cause == "r1 eth1 sees host h3 (of C04); the intent says host h1 (swapped with C04?)"
+    assert bad[1].cause == "r2 eth1 sees host h1 (of C02); the intent says host h3 (swapped with C02?)"
+    assert failed(run_cabling(net, "segment", quiet)) == []
 
 
 def test_a_gateway_interface_shrunk_below_the_vlan_mtu_is_named(lab) -> None:
