@@ -14,7 +14,7 @@ DEBIAN_PACKAGES := frr frr-pythontools iperf3 nuttcp strongswan-charon strongswa
 	iproute2 iputils-ping tcpdump procps psmisc python3-venv git openjdk-17-jre-headless \
 	graphviz lldpd chromium
 
-.PHONY: setup apt venv test lint unit build verify acl-review deploy deploy-hw validate demo graph cabling lab-up lab-down clab golden bench-scale clean \
+.PHONY: setup apt venv test lint unit build verify acl-review deploy deploy-hw validate demo graph cabling cabling-check lab-up lab-down clab golden bench-scale clean \
 	batfish-up batfish-down batfish-status doctor fuzz
 
 setup: apt venv
@@ -94,6 +94,10 @@ graph:
 
 cabling:
 	$(BIN)/boothnet cabling --network $(NET)
+
+# Read-only: the booth's switches' LLDP neighbours against the intent (LAB=1: the lab's stand-ins).
+cabling-check:
+	$(BIN)/boothnet cabling-check --network $(NET) $(if $(LAB),--lab)
 
 clab:
 	$(BIN)/boothnet clab --network $(NET) $(if $(KINDS),--kinds $(KINDS))

@@ -92,3 +92,26 @@ def running_lab(intent: Any, build: Path, configs: str = "full", vlan_mode: str 
     finally:
         lab_down(spec.network, state_dir, quiet)
     assert leftovers(spec.network, state_dir) == []
+
+
+def swap_host_cables(build: Path, network: str, first: str, second: str) -> None:
+    """Re-plug two hosts' cables into each other's switch ports: each host's own end of its veth
+    moves to the other host, which sets its own address and gateway on it, as a host does, and
+    starts its lldpd again (see boothnet.lab.lldp.restart_lldpd). Returns once what the ports
+    heard before has aged out, as it does on a switch. Calling it again puts them back."""
+    import time
+
+    from boothnet.lab.lldp import TTL_S, restart_lldpd
+    from boothnet.lab.net import configure_host
+    from boothnet.lab.specio import load_spec
+
+    spec = load_spec(build / network / "lab" / "spec.json")
+    for here, there in ((first, second), (second, first)):
+        subprocess.run(["ip", "-n", f"{network}-{here}", "link", "set", "eth0", "down", "name", f"to-{there}",
+                        "netns", f"{network}-{there}"], check=True, capture_output=True)
+    for host in (first, second):
+        subprocess.run(["ip", "-n", f"{network}-{host}", "link", "set", f"to-{host}", "name", "eth0"], check=True,
+                       capture_output=True)
+        configure_host(next(n for n in spec.nodes if n.name == host), f"{network}-{host}")
+        restart_lldpd(f"{network}-{host}", host)
+    time.sleep(TTL_S + 1)

@@ -64,6 +64,7 @@ class LookupModule(LookupBase):
             "deploy_check": layout.deploy_check,
             "report": layout.report,
             "verify": layout.verify,
+            "cabling_check": layout.cabling_check,
         }
         found = []
         for term in terms:

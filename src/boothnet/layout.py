@@ -9,6 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+# The repository this package runs from: its playbooks/, inventories/ and templates/.
+REPO = Path(__file__).resolve().parents[2]
+
 
 def summary_of(configs: Path) -> Path:
     """``<build>/configs`` -> ``<build>/configs.summary.json``: the build's summary beside its configs."""

@@ -15,7 +15,7 @@ from pathlib import Path
 from boothnet.deploy.results import DeviceResult, load_results
 from boothnet.lab.plan import plan_lab
 from boothnet.lab.runner import detect_vlan_mode, lab_down, lab_up
-from boothnet.layout import Layout
+from boothnet.layout import REPO, Layout
 from boothnet.run import Run
 from boothnet.status import Status
 from boothnet.validate.drift import drift_stage
@@ -26,7 +26,6 @@ from boothnet.verify.batfish.service import BatfishUnavailable
 from boothnet.verify.stage import run_verify_stage
 
 Progress = Callable[[str], None]
-REPO = Path(__file__).resolve().parents[2]
 
 
 @dataclass

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from boothnet.cli.common import progress, run_of
+from boothnet.layout import REPO
 
 
 def cmd_graph(args: argparse.Namespace) -> int:
@@ -33,10 +35,50 @@ def cmd_cabling(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_cabling_check(args: argparse.Namespace) -> int:
+    """playbooks/cabling_check.yml on the booth's devices (or the lab's stand-ins), then the rows."""
+    import json
+    import subprocess
+    import sys
+
+    from boothnet.booth.lldp import CablingRow, merge_rows
+
+    run = run_of(args)
+    layout = run.layout
+    inventory = layout.lab_inventory if args.lab else run.inventory
+    if args.lab and not inventory.is_file():
+        print(f"boothnet cabling-check: no lab inventory at {inventory}: `boothnet lab-up -n {run.net.name}` first",
+              file=sys.stderr)
+        return 2
+    for old in layout.cabling_check.glob("*.json"):
+        old.unlink()
+    progress(f"reading LLDP neighbours of the devices in {inventory} (read-only)")
+    playbook = Path(sys.executable).parent / "ansible-playbook"
+    done = subprocess.run([str(playbook), "-i", str(inventory.resolve()), str(REPO / "playbooks" / "cabling_check.yml"),
+                           "-e", f"boothnet_build_dir={layout.build_root.resolve()}"], cwd=REPO,
+                          capture_output=True, text=True, check=False)
+    rows = merge_rows([CablingRow.model_validate(row) for f in sorted(layout.cabling_check.glob("*.json"))
+                       for row in json.loads(f.read_text())])
+    for row in rows:
+        print(f"{row.verdict:<5} {row.cable}" + (f": {row.cause}" if row.cause else ""))
+    unread = [line.strip() for line in done.stdout.splitlines() if "cannot read LLDP" in line]
+    for line in unread:
+        print(line, file=sys.stderr)
+    bad = sum(row.verdict != "PASS" for row in rows)
+    print(f"cabling: {len(rows) - bad} of {len(rows)} cables where the intent says; rows in {layout.cabling_check}")
+    if done.returncode != 0 and not bad and not unread:
+        print(done.stdout[-3000:], file=sys.stderr)
+    return 0 if done.returncode == 0 else 1
+
+
 def register(add) -> None:  # noqa: ANN001 - argparse internals
     graph = add("graph", cmd_graph, "draw the wiring diagram (SVG, PNG, DOT) into build/<network>/graph")
     graph.add_argument("--hosts", choices=["auto", "each", "vlan"], default="auto",
                        help="each: one node per host; vlan: one node per switch and VLAN with a count; "
                        "auto (default): vlan above 40 hosts")
+    check = add("cabling-check", cmd_cabling_check, "read-only: each device's LLDP neighbours (NAPALM "
+                "get_lldp_neighbors) against the intent's cables; rows in build/<network>/cabling-check")
+    check.add_argument("--lab", action="store_true", help="the lab's stand-ins (build/<network>/lab/inventory.yml) "
+                       "instead of the booth's devices (the intent's inventory)")
     add("cabling", cmd_cabling, "write the cabling sheet (a printable page per device, cabling.csv) into "
         "build/<network>/cabling")

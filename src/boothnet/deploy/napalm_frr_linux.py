@@ -18,7 +18,8 @@ optional_args (besides napalm-linux's and netmiko's, e.g. ``key_file``):
 ``pathspace`` (FRR ``-N``), ``state_dir``, ``frr_conf_path``, ``frr_reload``,
 ``swanctl_conf``, ``swanctl_uri``, ``strongswan_conf``, ``known_hosts`` (an OpenSSH
 known_hosts file: the host's key is required, never trusted on first use), ``netns``
-(informational), ``python`` (device interpreter for the helper).
+(informational), ``python`` (device interpreter for the helper), ``lldp_socket`` (lldpd's
+control socket, for a device that runs more than one lldpd: each lab node has its own).
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from napalm.base.exceptions import (
 from napalm_device_types.channel import CommandResult
 from napalm_linux import LinuxDriver
 
+from boothnet.booth.lldp import parse_lldpcli
 from boothnet.deploy import ifstate
 from boothnet.deploy.known_hosts import host_keys
 from boothnet.deploy.parts import (
@@ -163,6 +165,7 @@ class FrrLinuxDriver(LinuxDriver):  # type: ignore[misc]
         self.swanctl_uri: str | None = args.get("swanctl_uri")
         self.strongswan_conf: str | None = args.get("strongswan_conf")
         self.python: str = args.get("python", "python3")
+        self.lldp_socket: str | None = args.get("lldp_socket")
         self._candidate: dict[str, str] | None = None
         self._tools_ready = False
 
@@ -476,6 +479,13 @@ class FrrLinuxDriver(LinuxDriver):  # type: ignore[misc]
             f"2>/dev/null; rm -f {sd}/pending.pid; exit 0"
         )
         return bool(r.exit_code == 0)
+
+    def get_lldp_neighbors(self) -> dict[str, list[dict[str, str]]]:
+        """What lldpd hears on each interface, as NAPALM's drivers give it."""
+        sock = f"-u {shlex.quote(self.lldp_socket)} " if self.lldp_socket else ""
+        out = self._must(f"lldpcli {sock}-f json0 show neighbors", "reading LLDP neighbours (lldpcli)")
+        return {ifname: [{"hostname": h.system, "port": h.port} for h in heard]
+                for ifname, heard in parse_lldpcli(out).items()}
 
     def has_pending_commit(self) -> bool:
         sd = shlex.quote(self.state_dir)

@@ -17,9 +17,8 @@ from pathlib import Path
 from typing import Literal
 
 from boothnet.intent.stamp import IntentStamp, changed_files, stamp_intent
-from boothnet.layout import summary_of
+from boothnet.layout import REPO, summary_of
 
-REPO = Path(__file__).resolve().parents[3]
 LabConfigs = Literal["full", "day0"]
 MAX_NAMED = 5  # changed files named in the message; the rest are counted
 

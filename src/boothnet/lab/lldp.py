@@ -7,14 +7,18 @@ pytest's tmp is longer) and ``lab_down`` removes them with the lab's namespaces.
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
-from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
 
+from boothnet.booth.cables import Cable, CableEnd
+from boothnet.booth.lldp import Heard, parse_lldpcli
+from boothnet.intent.model import Network
 from boothnet.lab.names import MGMT_IF
+from boothnet.lab.plan import HOST_IFNAME, port_map
 from boothnet.lab.services import kill_pids
+from boothnet.platforms import frr_linux
 from boothnet.process import alive
 
 LLDPD = "/usr/sbin/lldpd"
@@ -23,14 +27,6 @@ SOCKET_DIR = Path("/run/boothnet/lldpd")
 PID_FILE = Path("/run/lldpd.pid")  # lldpd 1.0 always writes it; no option to move it
 TX_INTERVAL_S = 1  # a neighbour is heard a second after its daemon starts
 TTL_S = 4 * TX_INTERVAL_S  # lldpd's default hold multiplier: a neighbour gone is forgotten after this
-
-
-@dataclass(frozen=True)
-class Heard:
-    """What one port hears: the neighbour's system name and its port (its interface name)."""
-
-    system: str
-    port: str
 
 
 def socket_path(ns: str) -> Path:
@@ -112,28 +108,7 @@ def neighbours(ns: str, timeout: float = 10) -> dict[str, list[Heard]]:
                          capture_output=True, text=True, timeout=timeout, check=False)
     if res.returncode != 0:
         raise RuntimeError(f"lldpcli for {ns}: exit {res.returncode}: {(res.stderr + res.stdout).strip()}")
-    return parse_neighbours(res.stdout)
-
-
-def parse_neighbours(text: str) -> dict[str, list[Heard]]:
-    """``lldpcli -f json0 show neighbors`` (every level a list, whatever the count) -> interface ->
-    neighbours."""
-    heard: dict[str, list[Heard]] = {}
-    for lldp in json.loads(text or "{}").get("lldp", []):
-        for iface in lldp.get("interface", []):
-            for chassis, port in zip(iface.get("chassis", []), iface.get("port", []), strict=False):
-                system = next((n.get("value", "") for n in chassis.get("name", [])), "")
-                heard.setdefault(iface["name"], []).append(Heard(system, _port_name(port)))
-    return heard
-
-
-def _port_name(port: dict) -> str:
-    """The neighbour's interface name: its port id when that is a name, else its description (Linux
-    lldpd sends the MAC address as id and the interface name as description)."""
-    port_id = next(iter(port.get("id", [])), {})
-    if port_id.get("type") in ("ifname", "local"):
-        return str(port_id.get("value", ""))
-    return next((str(d.get("value", "")) for d in port.get("descr", [])), str(port_id.get("value", "")))
+    return parse_lldpcli(res.stdout)
 
 
 def remove_files(namespaces: set[str]) -> list[str]:
@@ -152,3 +127,19 @@ def remove_files(namespaces: set[str]) -> list[str]:
         PID_FILE.unlink()
         removed.append(str(PID_FILE))
     return removed
+
+
+def lab_ifnames(net: Network, vlan_mode: str) -> Callable[[CableEnd, Cable], list[str]]:
+    """A cable end's interfaces in the lab: the port map's eth<N> (a trunk in segment mode is one
+    wire per VLAN), a host's eth0."""
+    ports = port_map(net)
+
+    def ifnames(end: CableEnd, cable: Cable) -> list[str]:
+        if not end.port:
+            return [HOST_IFNAME]
+        name = ports[end.device][end.port]
+        if cable.mode == "trunk" and vlan_mode == "segment":
+            return [frr_linux.trunk_member(name, vid, vlan_mode) for vid, _ in cable.vlans]
+        return [name]
+
+    return ifnames

@@ -126,6 +126,7 @@ def plan_lab(
         nodes=nodes,
         links=links,
         port_map={d: m for d, m in ports.items() if net.devices[d].platform != LAB_PLATFORM},
+        intent=str(run.inventory.resolve()),
     )
     port_map_file = Layout(build_root, net.name).lab / "port_map.json"
     port_map_file.write_text(json.dumps(spec.port_map, indent=1, sort_keys=True) + "\n")

@@ -336,6 +336,7 @@ def _write_inventory(state_dir: Path, spec: LabSpec, configs: ConfigMode = "full
             "ansible_host": str(ipaddress.ip_interface(n.mgmt_address).ip),
             **common,
             "boothnet_netns": names.ns_name(nw, n.name),
+            "boothnet_lldp_socket": str(lldp.socket_path(names.ns_name(nw, n.name))),
         }
         if n.kind == "router":
             hv["boothnet_frr_pathspace"] = names.pathspace(nw, n.name)
@@ -352,6 +353,7 @@ def _write_inventory(state_dir: Path, spec: LabSpec, configs: ConfigMode = "full
                 "boothnet_lab_network": nw,
                 "boothnet_lab_vlan_mode": spec.vlan_mode,
                 "boothnet_lab_configs": configs,
+                **({"boothnet_intent_dir": spec.intent} if spec.intent else {}),
                 # the lab's own pre-shared key, generated at lab start (deploy fills ${...} from it)
                 "boothnet_vpn_psk_file": str(state_dir / strongswan.PSK_FILE),
             },

@@ -70,3 +70,4 @@ class LabSpec:
     links: list[LabLink]
     # hardware port name -> lab ifname, per device, recorded beside the lab
     port_map: dict[str, dict[str, str]] = field(default_factory=dict)
+    intent: str = ""  # the inventory folder the lab was planned from (its cabling is checked against it)

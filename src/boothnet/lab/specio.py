@@ -52,6 +52,7 @@ def spec_from_dict(data: dict[str, Any]) -> LabSpec:
             nodes=nodes,
             links=links,
             port_map={k: dict(v) for k, v in data.get("port_map", {}).items()},
+            intent=str(data.get("intent", "")),
         )
     except (KeyError, TypeError) as exc:
         raise ValueError(f"invalid LabSpec JSON: {exc!r}") from exc

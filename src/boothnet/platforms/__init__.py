@@ -27,6 +27,7 @@ class Platform:
     names: dict[str, NameRule] = field(default_factory=dict)  # "vlan", "acl" -> what the platform accepts
     deploy: DeployRules = field(default_factory=lambda: DeployRules())
     short_port_names: bool = False  # labels and LLDP print "Gi1/0/49" for "GigabitEthernet1/0/49"
+    lldp_reader: bool = False  # its NAPALM driver's get_lldp_neighbors reads the booth device's cabling
 
     def reserved_text(self) -> str:
         return ", ".join(_compact(sorted(self.reserved_vlans))) or "none"
@@ -106,6 +107,7 @@ def platforms() -> dict[str, Platform]:
             names={kind: NameRule(**rule) for kind, rule in spec.get("names", {}).items()},
             deploy=_deploy_rules(spec.get("deploy", {})),
             short_port_names=bool(spec.get("short_port_names", False)),
+            lldp_reader=bool(spec.get("lldp_reader", False)),
         )
         for name, spec in data.items()
     }

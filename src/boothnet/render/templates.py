@@ -15,12 +15,13 @@ import jinja2
 from boothnet.derive.model import DeviceModel
 from boothnet.errors import RenderError
 from boothnet.files import recover, staged_dir
+from boothnet.layout import REPO
 from boothnet.platforms import platforms
 
 
 def default_templates_dir() -> Path:
     configured = os.environ.get("BOOTHNET_TEMPLATES")
-    return Path(configured) if configured else Path(__file__).resolve().parents[3] / "templates"
+    return Path(configured) if configured else REPO / "templates"
 
 
 @dataclass(frozen=True)

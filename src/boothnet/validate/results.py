@@ -11,6 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from boothnet.booth.lldp import CablingRow
 from boothnet.status import Status
 from boothnet.validate.perf.schema import RttRow, ThroughputResult
 
@@ -88,16 +89,6 @@ class EndpointRow(_Model):
     attach: str  # the intent's "device:port"
     verdict: Status
     cause: str | None = None  # what was seen instead
-    device: str | None = None
-
-
-class CablingRow(_Model):
-    """A cable against what LLDP hears at its ends."""
-
-    label: str  # "C05"; "-" for a port where the intent has no cable
-    cable: str  # "C05 core1 Te1/1/1 <-> rsw1 Et49"
-    verdict: Status
-    cause: str | None = None  # what each end hears instead
     device: str | None = None
 
 

@@ -4,20 +4,16 @@ fault is removed. One lab for the module: every test restores what it planted.""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from boothnet.intent import Network
-from boothnet.lab.lldp import TTL_S as LLDP_TTL_S
-from boothnet.lab.lldp import restart_lldpd
-from boothnet.lab.net import configure_host
 from boothnet.lab.shaping import shape
-from boothnet.lab.specio import load_spec
 from boothnet.report.render import write_report
 from boothnet.report.summary import summarize
 from boothnet.run import Run
@@ -30,7 +26,7 @@ from boothnet.validate.plan import COMMON_TCP, isolation_plan
 from boothnet.validate.results import IsolationRow
 from boothnet.validate.run import run_mtu, run_throughput_tests, wait_converged
 from boothnet.validate.stage import run_validate
-from tests.helpers import quiet, running_lab
+from tests.helpers import ROOT, quiet, running_lab, swap_host_cables
 
 pytestmark = [
     pytest.mark.lab,
@@ -181,31 +177,40 @@ def test_an_endpoint_repatched_into_another_vlan_is_named(lab) -> None:
     assert failed(run_placement(net, netns_runner, quiet)) == []
 
 
-def swap_host_cables(build: Path, first: str, second: str) -> None:
-    """Re-plug two hosts' cables into each other's switch ports: each host's own end of its veth
-    moves to the other host, which then sets its own address and gateway on it, as a host does."""
-    spec = load_spec(build / "lab-mini" / "lab" / "spec.json")
-    for here, there in ((first, second), (second, first)):
-        sh("ip", "-n", f"lab-mini-{here}", "link", "set", "eth0", "down", "name", f"to-{there}", "netns",
-           f"lab-mini-{there}")
-    for host in (first, second):
-        sh("ip", "-n", f"lab-mini-{host}", "link", "set", f"to-{host}", "name", "eth0")
-        configure_host(next(n for n in spec.nodes if n.name == host), f"lab-mini-{host}")
-        restart_lldpd(f"lab-mini-{host}", host)  # as a host does on a new link: see restart_lldpd
-    time.sleep(LLDP_TTL_S + 1)  # what the ports heard before the swap ages out, as on a switch
-
-
 def test_two_swapped_cables_fail_the_cabling_stage_naming_both(lab) -> None:
     net, build = lab
-    swap_host_cables(build, "h1", "h3")
+    swap_host_cables(build, "lab-mini", "h1", "h3")
     try:
         bad = failed(run_cabling(net, "segment", quiet))
     finally:
-        swap_host_cables(build, "h1", "h3")
+        swap_host_cables(build, "lab-mini", "h1", "h3")
     assert [(r.label, r.verdict) for r in bad] == [("C02", "FAIL"), ("C04", "FAIL")], bad
     assert bad[0].cause == "r1 eth1 sees host h3 (of C04); the intent says host h1 (swapped with C04?)"
     assert bad[1].cause == "r2 eth1 sees host h1 (of C02); the intent says host h3 (swapped with C02?)"
     assert failed(run_cabling(net, "segment", quiet)) == []
+
+
+def playbook(build: Path, name: str) -> subprocess.CompletedProcess:
+    return subprocess.run([str(ROOT / ".venv" / "bin" / "ansible-playbook"), "-i",
+                           str(build / "lab-mini" / "lab" / "inventory.yml"), str(ROOT / "playbooks" / name),
+                           "-e", f"boothnet_build_dir={build}"], cwd=ROOT, capture_output=True, text=True)
+
+
+def test_a_deploy_stops_before_any_change_when_two_cables_are_swapped(lab) -> None:
+    _, build = lab
+    swap_host_cables(build, "lab-mini", "h1", "h3")
+    try:
+        deploy = playbook(build, "deploy.yml")
+    finally:
+        swap_host_cables(build, "lab-mini", "h1", "h3")
+    assert deploy.returncode != 0
+    assert "C02: r1 eth1 sees host h3 (of C04); the intent says host h1" in deploy.stdout
+    assert "Deploy stopped before any device was changed" in deploy.stdout
+    assert "TASK [deploy : Back up, diff, commit" not in deploy.stdout  # nothing was pushed
+    check = playbook(build, "cabling_check.yml")
+    assert check.returncode == 0, check.stdout[-2000:]
+    rows = json.loads((build / "lab-mini" / "cabling-check" / "r2.json").read_text())
+    assert [(r["label"], r["verdict"]) for r in rows] == [("C01", "PASS"), ("C04", "PASS"), ("C05", "PASS")]
 
 
 def test_a_gateway_interface_shrunk_below_the_vlan_mtu_is_named(lab) -> None:
