@@ -76,21 +76,43 @@ def cmd_validate_lab(args: argparse.Namespace) -> int:
         run_of(args), Path(args.build_dir), throughput=not args.no_throughput, progress=progress,
         vpn_resilience=not args.no_vpn_resilience, wan_sweep=not args.no_wan_sweep,
     )
-    return _report(results, Path(args.build_dir))
+    return _report(run_of(args), results)
 
 
-def _report(results, build_dir: Path) -> int:  # noqa: ANN001 - report types import lazily
-    """Write the report under build/<network>/report and print its first screen; exit status 0
-    only for a full PASS."""
-    from boothnet.report.render import write_report
-    from boothnet.report.summary import summarize
+def _report(run, results) -> int:  # noqa: ANN001 - report types import lazily
+    """Write the report under build/<network>/report, compared with the last kept run, keep this
+    run under runs/, and print its first screen; exit status 0 only for a full PASS (the
+    comparison informs, it does not gate)."""
+    from boothnet.report.publish import publish
 
-    paths = write_report(results, Layout(build_dir, results.network).report)
-    summary = summarize(results)
+    return print_published(publish(run, results))
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    """The report of a kept run again, compared with another kept run."""
+    from boothnet.report.publish import rerender
+
+    try:
+        published = rerender(run_of(args), args.kept_run, args.compare)
+    except FileNotFoundError as exc:
+        print(f"boothnet report: {exc}", file=sys.stderr)
+        return 2
+    return print_published(published)
+
+
+def print_published(published) -> int:  # noqa: ANN001 - a report.publish.Published
+    summary = published.summary
     print(summary.headline)
     for failure in summary.failures:
         print(f"  FAIL {failure.section}: {failure.subject}: {failure.message}")
-    print(f"report: {paths.html.resolve()}")
+        if failure.action:
+            print(f"       do: {failure.action}")
+    if published.comparison is not None:
+        for line in published.comparison.lines():
+            print(f"  {line}")
+    print(f"report: {published.paths.html.resolve()}")
+    if published.kept:
+        print(f"run kept: {published.kept}")
     return 0 if summary.overall == "PASS" else 1
 
 
@@ -130,10 +152,10 @@ def _demo(args: argparse.Namespace, batfish_host: str | None) -> int:
     except Stopped as stop:
         print("\n".join(stop.lines), file=sys.stderr)
         if stop.results is not None:
-            _report(stop.results, Path(args.build_dir))
+            _report(run_of(args), stop.results)
         return 1
     print("[5/5] report")
-    return _report(results, Path(args.build_dir))
+    return _report(run_of(args), results)
 
 
 def cmd_clab(args: argparse.Namespace) -> int:
@@ -197,6 +219,13 @@ def register(sub, add) -> None:  # noqa: ANN001 - argparse internals
     check.add_argument("--no-throughput", action="store_true", help="skip iperf3/nuttcp (reported SKIPPED)")
     check.add_argument("--no-vpn-resilience", action="store_true", help=RESILIENCE_HELP)
     check.add_argument("--no-wan-sweep", action="store_true", help=WAN_SWEEP_HELP)
+    report = add("report", cmd_report, "write the report of a kept validate run again (build/<network>/runs/), "
+                 "compared with an earlier one: checks newly failing or passing, throughput and RTT beyond "
+                 "their noise, configs changed; the exit status is the run's own verdict")
+    report.add_argument("--run", dest="kept_run",
+                        help="the kept run to report (folder name under runs/; default the latest)")
+    report.add_argument("--compare", metavar="PREVIOUS", help="the kept run to compare with (folder name or path; "
+                        "default the one before --run)")
     demo = add("demo", cmd_demo, "lab up, build, verify, validate and report on the embedded lab (root)")
     demo.add_argument("--no-throughput", action="store_true", help="skip iperf3/nuttcp (reported SKIPPED)")
     demo.add_argument("--no-vpn-resilience", action="store_true", help=RESILIENCE_HELP)

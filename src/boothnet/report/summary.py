@@ -29,6 +29,32 @@ def throughput_message(r: ThroughputResult) -> str:
             f"expected {r.expected / 1e6:.1f} Mb/s (needs >= {r.pass_ratio or 0:.0%})")
 
 
+STAGE_ACTIONS = {
+    "deploy": "read the deploy summary: which config is in force on each device, then fix and deploy again",
+    "convergence": "routing did not converge: check OSPF on the routers (vtysh: show ip ospf neighbor)",
+    "verify (Batfish)": "fix the findings in build/<network>/verify/verify.md, then build and verify again",
+    "verify (offline lint)": "fix the findings in build/<network>/verify/verify.md, then build and verify again",
+}
+
+
+def _isolation_action(row) -> str:  # noqa: ANN001 - an IsolationRow
+    where = f" on {row.device}" if row.device else ""
+    if row.batfish is not None and row.batfish != row.observed:
+        return f"the running config{where} is not what was built: redeploy, then look for drift"
+    if row.observed == "permit":
+        return f"close it{where}: the rule {row.rule!r} must drop it; redeploy" if row.rule else \
+            f"close it{where}; redeploy"
+    return f"open it{where}: the intent permits it" + (f" (rule {row.rule!r})" if row.rule else "")
+
+
+def _throughput_action(r: ThroughputResult) -> str:
+    if r.expected and r.succeeded and r.throughput > r.expected:
+        return "shape the path's links to their speed (or correct the speed in the intent)"
+    if not r.succeeded:
+        return f"make {r.tool} run between {r.source} and {r.destination} (is its port open?)"
+    return "find the slow hop: a link below its speed, drops (retransmits), or a window too small for the RTT"
+
+
 def _count(statuses: list[Status]) -> dict[str, int]:
     return {s: statuses.count(s) for s in STATUSES}
 
@@ -44,14 +70,16 @@ def summarize(res: ValidationResults) -> Summary:
         where = f" on {st.device}" if st.device else ""
         if st.status in ("FAIL", "ERROR"):
             failures.append(Failure(section="stage", subject=f"stage {st.name}{where}",
-                                    message=st.reason or st.status.lower(), kind=st.status))
+                                    message=st.reason or st.status.lower(), kind=st.status,
+                                    action=STAGE_ACTIONS.get(st.name, "see the stage's section below")))
         elif st.status in ("SKIPPED", "NOT RUN"):
             skipped.append(f"stage {st.name}: {st.reason or 'skipped'}{' (NOT RUN)' if st.status == 'NOT RUN' else ''}")
     for row in res.isolation:
         flow = f"flow {row.src_zone} -> {row.dst_zone} {row.flow} ({row.src} -> {row.dst})"
         if row.verdict == "ERROR":
             failures.append(Failure(section="isolation", kind="ERROR", subject=flow,
-                                    message=f"not probed: {row.error}"))
+                                    message=f"not probed: {row.error}",
+                                    action="free the port on the destination host and run validate again"))
         if row.verdict == "FAIL":
             at = f" (rule {row.rule!r} on {row.device})" if row.rule and row.device else \
                  f" (on {row.device})" if row.device else ""
@@ -62,33 +90,43 @@ def summarize(res: ValidationResults) -> Summary:
                          f"configs and the lab disagree{at}")
                 if row.batfish is not None and row.batfish != row.observed
                 else f"expected {row.expected}, observed {row.observed}{at}"
-                + (f": {row.detail}" if row.detail else "")))
+                + (f": {row.detail}" if row.detail else ""),
+                action=_isolation_action(row)))
     for c in res.cabling:
         if c.verdict in ("FAIL", "ERROR"):
             failures.append(Failure(section="cabling", subject=f"cable {c.cable}", kind=c.verdict,
-                                    message=c.cause or "not where the intent says"))
+                                    message=c.cause or "not where the intent says",
+                                    action=f"re-plug {c.label} as its label says ({c.cable.partition(' ')[2]})"
+                                    if c.label != "-" else "unplug it, or add the cable to the intent"))
     for e in res.endpoints:
         if e.verdict == "FAIL":
             failures.append(Failure(section="endpoints", subject=f"endpoint {e.host} ({e.vlan}, {e.attach})",
-                                    message=e.cause or "not where the intent puts it"))
+                                    message=e.cause or "not where the intent puts it",
+                                    action=f"plug {e.host} into {e.attach.replace(':', ' ')} and give it "
+                                    f"{e.address} (VLAN {e.vlan})"))
     for d in res.drift:
         if d.verdict in ("FAIL", "ERROR"):
             failures.append(Failure(section="drift", subject=f"device {d.device}", kind=d.verdict,
-                                    message=d.cause or "differs from what was deployed"))
+                                    message=d.cause or "differs from what was deployed",
+                                    action=f"find who changed {d.device}; redeploy (make deploy) or put the "
+                                    "change into the intent"))
     for m in res.mtu:
         if m.verdict == "FAIL":
             dev = f" [{m.device}]" if m.device else ""
             failures.append(Failure(section="mtu", subject=f"link {m.path}{dev}",
                                     message=f"MTU {m.mtu} {m.source} -> {m.destination}: "
-                                            f"{m.cause or 'failed'}"))
+                                            f"{m.cause or 'failed'}",
+                                    action=f"set MTU {m.mtu} on every hop of {m.path}"
+                                    + (f" (first: {m.device})" if m.device else "")))
     for r in res.throughput:
         if throughput_status(r) == "FAIL":
             failures.append(Failure(section="throughput", subject=throughput_subject(r),
-                                    message=throughput_message(r)))
+                                    message=throughput_message(r), action=_throughput_action(r)))
     for row in res.rtt:
         if row.verdict == "FAIL":
             failures.append(Failure(section="rtt", subject=f"path {row.path} ({row.payload} B DF ping)",
-                                    message=row.cause or "failed"))
+                                    message=row.cause or "failed",
+                                    action="check the WAN hop's delay and the intent's delay_ms for it"))
     for v in res.vpn:
         if v.verdict == "FAIL":
             rec = "" if v.recovery_time_s is None else \
@@ -97,7 +135,9 @@ def summarize(res: ValidationResults) -> Summary:
             failures.append(Failure(
                 section="vpn", subject=f"tunnel {v.name}" +
                 (f" [{', '.join(v.devices)}]" if v.devices else ""),
-                message=f"state {v.state} (expected {v.expected_state}){rec}"))
+                message=f"state {v.state} (expected {v.expected_state}){rec}",
+                action=f"on {', '.join(v.devices) or 'the gateways'}: `swanctl --list-sas`; check the PSK, "
+                "the proposals and that UDP 500/4500 pass"))
 
     counts = {
         "stages": _count([s.status for s in res.stages]),

@@ -145,6 +145,7 @@ class Failure(_Model):
     subject: str  # the device, link, flow or path it concerns, as the intent names it
     message: str
     kind: Literal["FAIL", "ERROR"] = "FAIL"
+    action: str = ""  # what to do about it, for the booth lead
 
 
 class Summary(_Model):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,6 +15,7 @@ import pytest
 
 from boothnet.intent import Network
 from boothnet.lab.shaping import shape
+from boothnet.report.publish import publish
 from boothnet.report.render import write_report
 from boothnet.report.summary import summarize
 from boothnet.run import Run
@@ -23,7 +25,7 @@ from boothnet.validate.isolation import run_isolation
 from boothnet.validate.perf.runner import netns_runner
 from boothnet.validate.placement import run_placement
 from boothnet.validate.plan import COMMON_TCP, isolation_plan
-from boothnet.validate.results import IsolationRow
+from boothnet.validate.results import IsolationRow, ValidationResults
 from boothnet.validate.run import run_mtu, run_throughput_tests, wait_converged
 from boothnet.validate.stage import run_validate
 from tests.helpers import ROOT, quiet, running_lab, swap_host_cables
@@ -239,6 +241,34 @@ def test_an_unshaped_path_is_faster_than_its_link_and_fails(lab) -> None:
     assert {(r.path, r.tool) for r in bad} == {("lab: h3 -> h4", "iperf3"), ("lab: h3 -> h4", "nuttcp")}
     assert all("faster than the link: shaping missing, or the intent's speed is wrong" in r.explanation for r in bad)
     assert failed(run_throughput_tests(net, netns_runner, quiet)) == []
+
+
+def test_runs_compared_say_no_change_then_list_a_planted_throughput_regression_with_its_size(lab) -> None:
+    net, build = lab
+    run = Run(INVENTORY, build)
+
+    def measured() -> ValidationResults:
+        return ValidationResults(network=net.name, throughput=run_throughput_tests(net, netns_runner, quiet))
+
+    assert publish(run, measured()).comparison is None  # the first run kept has nothing to compare with
+    again = publish(run, measured()).comparison
+    assert again is not None and again.unchanged, again.lines()
+    ends = [("lab-mini-r2", "eth2"), ("lab-mini-h4", "eth0")]
+    for ns, dev in ends:
+        shape(ns, dev, 600)
+    try:
+        regressed = publish(run, measured())
+    finally:
+        for ns, dev in ends:
+            shape(ns, dev, 1000)
+    assert regressed.comparison is not None
+    moved = {m.subject: m for m in regressed.comparison.moved}
+    assert set(moved) == {"lab: h3 -> h4 (path, iperf3, 1 stream)", "lab: h3 -> h4 (path, nuttcp, 1 stream)"}
+    for m in moved.values():
+        assert m.after < 0.65 * m.before and "expected 990.0 Mb/s" in m.line, m.line
+    html = regressed.paths.html.read_text()
+    assert "Since the last run" in html and re.search(r"-(39|40|41)%", html)
+    assert len(list((build / "lab-mini" / "runs").iterdir())) == 3
 
 
 def test_a_whole_run_with_a_planted_leak_fails_naming_it_in_the_report(lab) -> None:

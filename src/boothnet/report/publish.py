@@ -1,0 +1,58 @@
+"""The report of a validate run, compared with the run before it and kept under runs/."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from boothnet.report.history import Comparison, compare, find_run, keep_run, load_results, runs
+from boothnet.report.render import ReportPaths, write_report
+from boothnet.report.summary import summarize
+from boothnet.run import Run
+from boothnet.validate.results import Summary, ValidationResults
+
+
+@dataclass(frozen=True)
+class Published:
+    paths: ReportPaths
+    summary: Summary
+    comparison: Comparison | None
+    kept: Path | None  # runs/<timestamp>/ of this run; None when an old run was only re-rendered
+
+
+def lab_configs(run: Run) -> Path:
+    """The configs a lab validate measured: what the lab's routers were deployed with."""
+    return run.layout.configs("lab/configs")
+
+
+def publish(run: Run, results: ValidationResults) -> Published:
+    """The report of a new run, with what changed since the last kept run; the run is kept."""
+    layout = run.layout
+    previous = find_run(layout.runs, None)
+    comparison = compare(previous, results, lab_configs(run)) if previous else None
+    paths = write_report(results, layout.report, run.net, comparison)
+    kept = keep_run(layout.runs, layout.report, lab_configs(run))
+    return Published(paths, summarize(results), comparison, kept)
+
+
+def rerender(run: Run, name: str | None, against: str | None) -> Published:
+    """The report of a kept run (``name``; default the latest) compared with ``against`` (a run's
+    folder name or path; default the run before it). Raises FileNotFoundError naming what is missing."""
+    layout = run.layout
+    kept = runs(layout.runs)
+    current = find_run(layout.runs, name)
+    if current is None:
+        raise FileNotFoundError(f"no kept run {name!r} under {layout.runs}" if name else
+                                f"no kept run under {layout.runs}: `boothnet validate-lab` or `boothnet demo` first")
+    if against is None:
+        earlier = [p for p in kept if p.name < current.name]
+        previous = earlier[-1] if earlier else None
+    else:
+        previous = find_run(layout.runs, against)
+        if previous is None:
+            raise FileNotFoundError(f"no kept run {against!r} under {layout.runs} (kept: "
+                                    f"{', '.join(p.name for p in kept) or 'none'})")
+    results = load_results(current)
+    comparison = compare(previous, results, current / "configs") if previous else None
+    paths = write_report(results, layout.report, run.net, comparison)
+    return Published(paths, summarize(results), comparison, None)
