@@ -61,4 +61,4 @@ def test_the_playbooks_get_their_paths_from_the_layout() -> None:
     wrong = _lookup("lookup('boothnet.boothnet.boothnet_layout', 'deploys', network='n')")
     assert wrong.returncode != 0
     said = wrong.stdout + wrong.stderr
-    assert "boothnet_layout: no path 'deploys'; one of backups, configs, deploy, deploy_check," in said
+    assert "boothnet_layout: no path 'deploys'; one of backups, cabling_check, configs," in said

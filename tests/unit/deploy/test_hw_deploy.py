@@ -197,9 +197,9 @@ def test_ios_without_archive_refuses_the_revert_timer_before_any_change(configs,
     assert "archive" in run.error and dev.running == before
 
 
-def test_playbook_check_diff_on_the_intent_inventory_prints_the_switches_diffs(tmp_path):
-    """`ansible-playbook -i inventories/sc-booth playbooks/deploy.yml --check --diff`, core1 and
-    rsw1 on simulated switches: the diffs are printed, nothing is committed."""
+def hw_playbook(tmp_path: Path, *extra: str) -> tuple[subprocess.CompletedProcess, Path]:
+    """`ansible-playbook -i inventories/sc-booth playbooks/deploy.yml --check --diff` with core1 and
+    rsw1 on simulated switches."""
     build_dir = tmp_path / "build"
     assert build(ROOT / "inventories" / "sc-booth", build_dir, run_tools=False).ok
     drivers = '{"boothnet_napalm_drivers": {"cisco_ios": "ios_simulated", "arista_eos": "eos_simulated"}}'
@@ -207,14 +207,32 @@ def test_playbook_check_diff_on_the_intent_inventory_prints_the_switches_diffs(t
     run = subprocess.run(
         [str(Path(sys.executable).parent / "ansible-playbook"), "-i", "inventories/sc-booth",
          "playbooks/deploy.yml", "--check", "--diff", "--limit", "core1,rsw1,localhost",
-         "-e", f"boothnet_build_dir={build_dir}", "-e", drivers],
+         "-e", f"boothnet_build_dir={build_dir}", "-e", drivers, *extra],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    return run, build_dir
+
+
+def test_playbook_check_diff_on_the_intent_inventory_prints_the_switches_diffs(tmp_path):
+    """The diffs are printed, nothing is committed. The simulated switches have no cables (their
+    LLDP tables are empty), so the pre-deploy cabling check is turned off here; the next test
+    keeps it."""
+    run, build_dir = hw_playbook(tmp_path, "-e", "boothnet_cabling_check=false")
     out = run.stdout + run.stderr
     assert run.returncode == 0, out[-3000:]
     assert "+hostname core1" in out and "+archive" in out  # IOS contextual diff
     assert "@@ -1," in out and "+hostname rsw1" in out  # EOS session diff (unified)
     summary = json.loads((build_dir / "sc-booth" / "deploy-check" / "summary.json").read_text())
     assert {d: r["outcome"] for d, r in summary["devices"].items()} == {"core1": "check-only", "rsw1": "check-only"}
+
+
+def test_switches_whose_ports_hear_no_neighbour_stop_the_deploy_before_anything_is_done(tmp_path):
+    run, build_dir = hw_playbook(tmp_path)
+    out = run.stdout + run.stderr
+    assert run.returncode != 0
+    assert "C05: core1 Te1/1/1 hears no LLDP neighbour; the intent says rsw1 Et49" in out, out[-3000:]
+    assert "Deploy stopped before any device was changed" in out
+    summary = json.loads((build_dir / "sc-booth" / "deploy-check" / "summary.json").read_text())
+    assert summary["devices"] == {}
 
 
 @pytest.mark.parametrize("device", ["core1", "rsw1"])
