@@ -96,13 +96,15 @@ def running_lab(intent: Any, build: Path, configs: str = "full", vlan_mode: str 
 
 def swap_host_cables(build: Path, network: str, first: str, second: str) -> None:
     """Re-plug two hosts' cables into each other's switch ports: each host's own end of its veth
-    moves to the other host, which sets its own address and gateway on it, as a host does, and
-    starts its lldpd again (see boothnet.lab.lldp.restart_lldpd). Returns once what the ports
+    moves to the other host, which sets its own address and gateway on it and shapes it to its
+    NIC's speed (a move between namespaces drops a device's qdisc), as a host does, and starts its
+    lldpd again (see boothnet.lab.lldp.restart_lldpd). Returns once what the ports
     heard before has aged out, as it does on a switch. Calling it again puts them back."""
     import time
 
     from boothnet.lab.lldp import TTL_S, restart_lldpd
     from boothnet.lab.net import configure_host
+    from boothnet.lab.shaping import shape
     from boothnet.lab.specio import load_spec
 
     spec = load_spec(build / network / "lab" / "spec.json")
@@ -113,5 +115,7 @@ def swap_host_cables(build: Path, network: str, first: str, second: str) -> None
         subprocess.run(["ip", "-n", f"{network}-{host}", "link", "set", f"to-{host}", "name", "eth0"], check=True,
                        capture_output=True)
         configure_host(next(n for n in spec.nodes if n.name == host), f"{network}-{host}")
+        speed = next(link.speed_mbps for link in spec.links if host in (link.a.node, link.b.node))
+        shape(f"{network}-{host}", "eth0", speed)
         restart_lldpd(f"{network}-{host}", host)
     time.sleep(TTL_S + 1)

@@ -12,7 +12,8 @@ description:
     declared path, the VPN checks (tunnel, capture, inner MTU, recovery after outages), and
     iperf3/nuttcp throughput per research subnet (each cluster node alone, then all together) and
     per declared path, judged against bottleneck speed x (MTU-52)/(MTU+38).
-  - Writes build/<network>/report/ (report.json, report.md, report.html, PNG plots).
+  - Writes build/<network>/report/ (report.json, report.md, report.html, PNG plots, the wiring diagram),
+    compared with the last run, and keeps the run under build/<network>/runs/<timestamp>/.
   - Fails when the report says FAIL; the failures name their device, link, flow or path.
 options:
   throughput:
@@ -53,6 +54,11 @@ failures:
   type: list
   elements: str
   returned: always
+since_last_run:
+  description: What changed since the last kept run ("no change since the run of ..."); empty for the first.
+  type: list
+  elements: str
+  returned: always
 report:
   description: Path of report.html.
   type: str
@@ -80,20 +86,17 @@ def main() -> None:
         module.fail_json(msg="boothnet_validate probes the netns lab: run it as root")
     log: list[str] = []
     p = module.params
-    results = run_stage(module, "boothnet.validate.stage:run_validate", Path(p["inventory"]), Path(p["build_dir"]),
-                        lock=(Path(p["inventory"]), Path(p["build_dir"]), True), takes_run=True,
-                        throughput=p["throughput"], progress=log.append, vpn_resilience=p["vpn_resilience"],
-                        wan_sweep=p["wan_sweep"])
-    from boothnet.report.render import write_report
-    from boothnet.report.summary import summarize
-
-    paths = write_report(results, Path(p["build_dir"]) / results.network / "report")
-    summary = summarize(results)
+    published = run_stage(module, "boothnet.report.publish:validate_and_report", Path(p["inventory"]),
+                          Path(p["build_dir"]), lock=(Path(p["inventory"]), Path(p["build_dir"]), True),
+                          takes_run=True, throughput=p["throughput"], progress=log.append,
+                          vpn_resilience=p["vpn_resilience"], wan_sweep=p["wan_sweep"])
+    summary = published.summary
     facts = {
         "overall": summary.overall,
         "headline": summary.headline,
         "failures": [f"{f.section}: {f.subject}: {f.message}" for f in summary.failures],
-        "report": str(paths.html.resolve()),
+        "since_last_run": published.comparison.lines() if published.comparison else [],
+        "report": str(published.paths.html.resolve()),
         "log": log,
     }
     if summary.overall == "FAIL":

@@ -81,3 +81,8 @@ def test_a_cable_judged_at_both_ends_is_one_row_failing_when_either_end_does() -
                        CablingRow(label="C01", cable="C01 a eth1 <-> b eth1", verdict="FAIL", cause="b eth1 sees c"),
                        CablingRow(label="C02", cable="C02 a eth2 <-> c eth1", verdict="PASS")])
     assert [(r.label, r.verdict, r.cause) for r in rows] == [("C01", "FAIL", "b eth1 sees c"), ("C02", "PASS", None)]
+
+
+def test_the_readmes_diagram_is_what_the_intent_draws() -> None:
+    committed = (Path(__file__).resolve().parents[2] / "docs" / "sc-booth-wiring.dot").read_text()
+    assert committed == diagram_source(SC_BOOTH)[0].source, "redraw: boothnet graph, then copy to docs/"

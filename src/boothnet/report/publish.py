@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from boothnet.report.history import Comparison, compare, find_run, keep_run, load_results, runs
 from boothnet.report.render import ReportPaths, write_report
 from boothnet.report.summary import summarize
 from boothnet.run import Run
 from boothnet.validate.results import Summary, ValidationResults
+from boothnet.validate.stage import run_validate
 
 
 @dataclass(frozen=True)
@@ -33,6 +35,12 @@ def publish(run: Run, results: ValidationResults) -> Published:
     paths = write_report(results, layout.report, run.net, comparison)
     kept = keep_run(layout.runs, layout.report, lab_configs(run))
     return Published(paths, summarize(results), comparison, kept)
+
+
+def validate_and_report(run: Run, build_root: Path, **options: Any) -> Published:
+    """The validate stage in the running lab, then its report, compared and kept (the Ansible
+    module's one call)."""
+    return publish(run, run_validate(run, build_root, **options))
 
 
 def rerender(run: Run, name: str | None, against: str | None) -> Published:

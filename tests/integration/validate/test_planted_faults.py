@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -267,7 +266,7 @@ def test_runs_compared_say_no_change_then_list_a_planted_throughput_regression_w
     for m in moved.values():
         assert m.after < 0.65 * m.before and "expected 990.0 Mb/s" in m.line, m.line
     html = regressed.paths.html.read_text()
-    assert "Since the last run" in html and re.search(r"-(39|40|41)%", html)
+    assert "Since the last run" in html and "beyond its noise of" in html
     assert len(list((build / "lab-mini" / "runs").iterdir())) == 3
 
 
