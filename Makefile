@@ -78,9 +78,10 @@ lab-down:
 deploy:
 	$(BIN)/ansible-playbook -i build/$(NET)/lab/inventory.yml playbooks/deploy.yml
 
-# The booth's own switches and routers (README: Deploy to hardware); CHECK=1 shows the diffs only.
+# The booth's own switches and routers (README: Deploy to hardware); CHECK=1 shows the diffs only;
+# CHECK=1 OFFLINE=1 previews each switch's commands from its newest backup, without the switch.
 deploy-hw:
-	$(BIN)/ansible-playbook -i inventories/$(NET) playbooks/deploy.yml $(if $(CHECK),--check --diff)
+	$(if $(and $(CHECK),$(OFFLINE)),$(BIN)/boothnet remediation --network $(NET),$(BIN)/ansible-playbook -i inventories/$(NET) playbooks/deploy.yml $(if $(CHECK),--check --diff))
 
 validate:
 	$(BIN)/ansible-playbook -i inventories/$(NET) playbooks/validate.yml

@@ -93,6 +93,11 @@ class Layout:
         return self.root / "cabling-check"
 
     @property
+    def remediation(self) -> Path:
+        """``boothnet remediation``'s commands per device."""
+        return self.root / "remediation"
+
+    @property
     def runs(self) -> Path:
         """Every validate run kept, one folder per run (``runs/<timestamp>/``)."""
         return self.root / "runs"

@@ -71,6 +71,43 @@ def cmd_cabling_check(args: argparse.Namespace) -> int:
     return 0 if done.returncode == 0 else 1
 
 
+def cmd_remediation(args: argparse.Namespace) -> int:
+    """hier_config's remediation and rollback of each switch, from a running config, offline."""
+    import sys
+
+    from boothnet.deploy.remediation import NoRemediation, preview
+    from boothnet.platforms import platforms
+
+    run = run_of(args)
+    net, layout = run.net, run.layout
+    if args.device and args.device not in net.devices:
+        print(f"boothnet remediation: --device {args.device!r}: not a device of {net.name} (devices: "
+              f"{', '.join(sorted(net.devices))})", file=sys.stderr)
+        return 2
+    if args.running and not args.device:
+        print("boothnet remediation: --running needs --device (whose running config it is)", file=sys.stderr)
+        return 2
+    devices = [args.device] if args.device else [d for d, dev in sorted(net.devices.items())
+                                                 if platforms()[dev.platform].hier_config]
+    problems = []
+    for device in devices:
+        platform = platforms()[net.devices[device].platform]
+        try:
+            found = preview(layout, device, platform, Path(args.running) if args.running else None)
+        except NoRemediation as exc:
+            problems.append(str(exc))
+            continue
+        paths = found.write(layout.remediation)
+        print(f"== {device} ({platform.name}): from {found.running} to {found.candidate}")
+        print(f"-- remediation ({len(found.remediation.splitlines())} lines, {paths[0]}):")
+        print(found.remediation or "(nothing to change)")
+        print(f"-- rollback ({len(found.rollback.splitlines())} lines, {paths[1]}):")
+        print(found.rollback or "(nothing to change)")
+    for problem in problems:
+        print(f"boothnet remediation: {problem}", file=sys.stderr)
+    return 1 if problems else 0
+
+
 def register(add) -> None:  # noqa: ANN001 - argparse internals
     graph = add("graph", cmd_graph, "draw the wiring diagram (SVG, PNG, DOT) into build/<network>/graph")
     graph.add_argument("--hosts", choices=["auto", "each", "vlan"], default="auto",
@@ -80,5 +117,10 @@ def register(add) -> None:  # noqa: ANN001 - argparse internals
                 "get_lldp_neighbors) against the intent's cables; rows in build/<network>/cabling-check")
     check.add_argument("--lab", action="store_true", help="the lab's stand-ins (build/<network>/lab/inventory.yml) "
                        "instead of the booth's devices (the intent's inventory)")
+    rem = add("remediation", cmd_remediation, "offline: the commands that would change each IOS/EOS switch from a "
+              "running config to the rendered one, and back (hier_config); into build/<network>/remediation")
+    rem.add_argument("--device", help="one device (default: every device with a hier_config platform)")
+    rem.add_argument("--running", help="its running config, e.g. a saved `show running-config` (default: the "
+                     "device's newest backup under build/<network>/backups/)")
     add("cabling", cmd_cabling, "write the cabling sheet (a printable page per device, cabling.csv) into "
         "build/<network>/cabling")

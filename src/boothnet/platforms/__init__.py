@@ -28,6 +28,7 @@ class Platform:
     deploy: DeployRules = field(default_factory=lambda: DeployRules())
     short_port_names: bool = False  # labels and LLDP print "Gi1/0/49" for "GigabitEthernet1/0/49"
     lldp_reader: bool = False  # its NAPALM driver's get_lldp_neighbors reads the booth device's cabling
+    hier_config: str = ""  # hier_config's Platform name, for a remediation preview without the device
 
     def reserved_text(self) -> str:
         return ", ".join(_compact(sorted(self.reserved_vlans))) or "none"
@@ -108,6 +109,7 @@ def platforms() -> dict[str, Platform]:
             deploy=_deploy_rules(spec.get("deploy", {})),
             short_port_names=bool(spec.get("short_port_names", False)),
             lldp_reader=bool(spec.get("lldp_reader", False)),
+            hier_config=str(spec.get("hier_config", "")),
         )
         for name, spec in data.items()
     }
