@@ -128,7 +128,7 @@ def main():
             )
     except Busy as exc:
         module.fail_json(msg=f"{p['device']}: not deployed: {exc}")
-    record = run.result(p["device"], module.check_mode, round(time.monotonic() - started, 2))
+    record = run.result(p["device"], module.check_mode, round(time.monotonic() - started, 2), t)
     results.record(Path(p["deploy_dir"]), record)
     would_change = bool(run.commit and (run.commit["committed"] or (module.check_mode and run.commit["changed"])))
     out = dict(result=record.as_dict(), commit=run.commit, health=run.health, revert=run.revert, changed=would_change)

@@ -145,7 +145,7 @@ def deploy_lab(demo: Demo, progress: Progress, _announce: Progress) -> None:
                 progress(line.rstrip())
     duration = round(time.monotonic() - started, 1)
     demo.deployed = load_results(layout.deploy) if layout.deploy.is_dir() else []
-    note = ", ".join(f"{r.device} {r.outcome}" for r in demo.deployed) or None
+    note = ", ".join(f"{r.device} {r.outcome} ({r.driven_by})" for r in demo.deployed) or None
     if proc.returncode == 0:
         demo.stages.append(Stage(name="deploy", status="PASS", duration_s=duration, note=note))
     else:

@@ -44,6 +44,16 @@ class DeviceResult:
     changed_parts: list[str] = field(default_factory=list)
     backup: str | None = None
     seconds: float = 0.0
+    driver: str = ""  # the NAPALM driver that ran ("ios", "eos", "frr_linux", "ios_simulated")
+    transport: str = ""  # how it reached the device ("ssh", "https" for eAPI)
+    simulated: bool = False  # a simulated device answered, not a real one
+
+    @property
+    def driven_by(self) -> str:
+        """``ios over ssh``, ``eos over https, SIMULATED``."""
+        if not self.driver:
+            return "-"
+        return f"{self.driver} over {self.transport or '?'}" + (", SIMULATED" if self.simulated else "")
 
     @property
     def in_force(self) -> str:
@@ -111,12 +121,12 @@ def write_summary(deploy_dir: Path) -> Path:
 
 
 def summary_table(results: list[DeviceResult]) -> str:
-    """A plain-text table: device, outcome, config in force, reason."""
-    rows = [("device", "outcome", "in force", "reason")] + [
-        (r.device, r.outcome, r.in_force, r.reason or "-") for r in results
+    """A plain-text table: device, outcome, config in force, which driver ran it, reason."""
+    rows = [("device", "outcome", "in force", "driver", "reason")] + [
+        (r.device, r.outcome, r.in_force, r.driven_by, r.reason or "-") for r in results
     ]
-    widths = [max(len(row[i]) for row in rows) for i in range(3)]
+    widths = [max(len(row[i]) for row in rows) for i in range(4)]
     return "\n".join(
-        "  ".join(cell.ljust(widths[i]) if i < 3 else cell for i, cell in enumerate(row))
+        "  ".join(cell.ljust(widths[i]) if i < 4 else cell for i, cell in enumerate(row))
         for row in rows
     )

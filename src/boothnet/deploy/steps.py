@@ -12,7 +12,7 @@ import os
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +36,12 @@ from boothnet.platforms import Platform, platforms
 #: `archive`, a timer out of range, or the device asking for archive.
 REJECTED = (ReplaceConfigException, MergeConfigException, CommitConfirmException, CandidateError,
             sec.SecretMissing)
+
+
+class PendingCommit(CommitConfirmException):
+    """Another session's commit waits for its confirmation on the device: nothing was applied.
+    (NAPALM ios raises CommandErrorException, eos CommitError, at that point; neither says
+    whether anything was applied, so the deploy asks before it commits.)"""
 PASSWORD_ENV = "BOOTHNET_DEPLOY_PASSWORD"
 
 
@@ -62,6 +68,12 @@ class Target:
     @property
     def capabilities(self) -> Platform:
         return platforms()[self.platform]
+
+    def identity(self) -> dict[str, Any]:
+        """Which driver, over which transport, and whether a simulated device answers."""
+        cls = napalm.get_network_driver(self.driver)
+        transport = self.optional_args.get("transport") or self.capabilities.napalm_transport
+        return {"driver": self.driver, "transport": transport, "simulated": bool(getattr(cls, "SIMULATED", False))}
 
     def open(self) -> Any:
         cls = napalm.get_network_driver(self.driver)
@@ -150,9 +162,11 @@ class DeployRun:
     revert: dict[str, Any] | None = None
     error: str = ""
 
-    def result(self, device: str, check: bool, seconds: float) -> DeviceResult:
-        return outcome(device, self.commit, self.health, self.confirmed, self.revert,
-                       error=self.error, check=check, seconds=seconds)
+    def result(self, device: str, check: bool, seconds: float, target: Target | None = None) -> DeviceResult:
+        """The device's record; with ``target``, it names the driver and transport that ran."""
+        record = outcome(device, self.commit, self.health, self.confirmed, self.revert,
+                         error=self.error, check=check, seconds=seconds)
+        return replace(record, **target.identity()) if target else record
 
 
 def deploy(
@@ -256,6 +270,10 @@ def _load_and_commit(
         return out
     out["ospf_before"] = _ospf(dev)
     takes_own_backup = isinstance(dev, PartsDevice)  # while committing
+    if dev.has_pending_commit():
+        dev.discard_config()
+        raise PendingCommit(f"a commit is already pending on {device or target.hostname} (another session's "
+                            "commit-confirm): nothing applied; confirm it or let it revert, then deploy again")
     running = None if takes_own_backup else {"running.cfg": dev.get_config(retrieve="running")["running"]}
     message = {"message": f"boothnet deploy {device}"} if target.capabilities.deploy.commit_message else {}
     try:

@@ -28,6 +28,7 @@ class Platform:
     deploy: DeployRules = field(default_factory=lambda: DeployRules())
     short_port_names: bool = False  # labels and LLDP print "Gi1/0/49" for "GigabitEthernet1/0/49"
     lldp_reader: bool = False  # its NAPALM driver's get_lldp_neighbors reads the booth device's cabling
+    napalm_transport: str = "ssh"  # how its NAPALM driver reaches it by default (eos: eAPI over https)
     hier_config: str = ""  # hier_config's Platform name, for a remediation preview without the device
 
     def reserved_text(self) -> str:
@@ -110,6 +111,7 @@ def platforms() -> dict[str, Platform]:
             short_port_names=bool(spec.get("short_port_names", False)),
             lldp_reader=bool(spec.get("lldp_reader", False)),
             hier_config=str(spec.get("hier_config", "")),
+            napalm_transport=str(spec.get("napalm_transport", "ssh")),
         )
         for name, spec in data.items()
     }

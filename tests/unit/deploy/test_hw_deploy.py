@@ -223,6 +223,10 @@ def test_playbook_check_diff_on_the_intent_inventory_prints_the_switches_diffs(t
     assert "@@ -1," in out and "+hostname rsw1" in out  # EOS session diff (unified)
     summary = json.loads((build_dir / "sc-booth" / "deploy-check" / "summary.json").read_text())
     assert {d: r["outcome"] for d, r in summary["devices"].items()} == {"core1": "check-only", "rsw1": "check-only"}
+    # a simulated run says so, device by device, in the record and the printed table
+    assert {d: (r["driver"], r["transport"], r["simulated"]) for d, r in summary["devices"].items()} == {
+        "core1": ("ios_simulated", "ssh", True), "rsw1": ("eos_simulated", "https", True)}
+    assert "ios_simulated over ssh, SIMULATED" in out
 
 
 def test_switches_whose_ports_hear_no_neighbour_stop_the_deploy_before_anything_is_done(tmp_path):
@@ -233,6 +237,22 @@ def test_switches_whose_ports_hear_no_neighbour_stop_the_deploy_before_anything_
     assert "Deploy stopped before any device was changed" in out
     summary = json.loads((build_dir / "sc-booth" / "deploy-check" / "summary.json").read_text())
     assert summary["devices"] == {}
+
+
+@pytest.mark.parametrize("device", ["core1", "rsw1"])
+def test_a_commit_already_pending_on_the_switch_is_refused_before_anything_is_applied(device, configs, tmp_path):
+    """Another session's commit-confirm waits on the switch: NAPALM ios would raise
+    CommandErrorException, eos CommitError, and a deploy that took either for "maybe applied"
+    would wait for the revert of a commit it never made."""
+    dev = switch(device, configs)
+    theirs = dev.running + "! someone else's change\n"
+    dev.commit(theirs, 600, session="someone-else")
+    if dev.platform == "eos":
+        dev.sessions["someone-else"] = {"state": "pendingCommitTimer", "config": theirs}
+    run, outcome = deploy(device, configs, tmp_path)
+    assert outcome == "failed-before-apply"
+    assert "a commit is already pending on" in run.error and "nothing applied" in run.error, run.error
+    assert run.revert is None and dev.running == theirs and dev.pending["session"] == "someone-else"
 
 
 @pytest.mark.parametrize("device", ["core1", "rsw1"])

@@ -265,6 +265,7 @@ def ios_interfaces(dev: Device) -> str:
 
 
 class SimulatedIOSDriver(IOSDriver):
+    SIMULATED = True  # deploy records say so (boothnet.deploy.steps.Target.identity)
     """NAPALM's IOS driver with the simulated device as its transport."""
 
     def open(self) -> None:
@@ -390,6 +391,7 @@ def eos_interfaces(dev: Device) -> dict[str, Any]:
 
 
 class SimulatedEOSDriver(EOSDriver):
+    SIMULATED = True
     """NAPALM's EOS driver with the simulated device as its eAPI transport."""
 
     def open(self) -> None:
