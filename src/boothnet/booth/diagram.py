@@ -42,13 +42,14 @@ def _speed(mbps: int) -> str:
     return f"{mbps / 1000:g}G" if mbps >= 1000 else f"{mbps}M"
 
 
-def _span(ports: list[str]) -> str:
-    """``Et1, Et2, Et3`` -> ``Et1-3`` when they run in sequence, else the first and a count."""
-    head, tail = ports[0].rstrip("0123456789"), ports[-1].rstrip("0123456789")
-    first, last = ports[0][len(head):], ports[-1][len(tail):]
-    if head == tail and first.isdigit() and last.isdigit() and int(last) - int(first) == len(ports) - 1:
-        return f"{ports[0]}-{last}"
-    return f"{ports[0]} +{len(ports) - 1}"
+def _span(names: list[str]) -> str:
+    """``Et1, Et2, Et3`` -> ``Et1-3`` (``C07 .. C10`` -> ``C07-10``) when they run in sequence, else the
+    first and a count: ``Et1 +2``."""
+    head, tail = names[0].rstrip("0123456789"), names[-1].rstrip("0123456789")
+    first, last = names[0][len(head):], names[-1][len(tail):]
+    if head == tail and first.isdigit() and last.isdigit() and int(last) - int(first) == len(names) - 1:
+        return f"{names[0]}-{last}"
+    return f"{names[0]} +{len(names) - 1}"
 
 
 def _zone_of(net: Network, cable: Cable) -> str | None:
@@ -128,7 +129,7 @@ def diagram_source(net: Network, faults: Mapping[str, list[str]] | None = None,
         g.node(node, text, shape="ellipse", fontsize="9", color=FAULT if bad else zone_colour,
                fillcolor="#ffebee" if bad else "white", penwidth="2.5" if bad else "1")
         ports = members[0].a.short if len(members) == 1 else _span([c.a.short for c in members])
-        labels = members[0].label if len(members) == 1 else f"{members[0].label}-{members[-1].label[1:]}"
+        labels = members[0].label if len(members) == 1 else _span([c.label for c in members])
         g.edge(members[0].a.device, node,
                label=f"{'✗ ' if bad else ''}{labels} {ports}\n{_speed(members[0].speed)} · MTU {members[0].mtu}",
                color=FAULT if bad else zone_colour, penwidth="3" if bad else "1",
