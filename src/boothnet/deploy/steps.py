@@ -316,7 +316,7 @@ def health(
         if isinstance(dev, PartsDevice):  # expectations from the candidate
             expected = hc.expected_adjacencies(cand, ospf_before)
             report.adjacencies = hc.wait_for(
-                lambda: hc.adjacency_failures(expected, _ospf(dev)), timeout)
+                lambda: hc.adjacency_failures(expected, _ospf(dev)), timeout, clock=time.monotonic, sleep=time.sleep)
             dev.load_replace_candidate(config=cand)
             with _masked(values):
                 left = [p for p, d in dev.compare_parts().items() if d]
@@ -350,7 +350,7 @@ def _hardware_health(
                                      hc.ospf_neighbors_from_cli(platform.netmiko_device_type, text))
 
     if expected.ospf_full:
-        report.adjacencies = hc.wait_for(ospf_failures, timeout)
+        report.adjacencies = hc.wait_for(ospf_failures, timeout, clock=time.monotonic, sleep=time.sleep)
     dev.load_replace_candidate(config=cand)
     try:
         left = dev.compare_config()

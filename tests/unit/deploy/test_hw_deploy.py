@@ -71,10 +71,11 @@ def switch(device: str, configs: Path) -> sim.Device:
     return dev
 
 
-def deploy(device: str, configs: Path, tmp_path: Path, check: bool = False) -> tuple[steps.DeployRun, str]:
+def deploy(device: str, configs: Path, tmp_path: Path, check: bool = False, health_timeout: float = 0
+           ) -> tuple[steps.DeployRun, str]:
     run = steps.deploy(target(device), configs / device, revert_in=120, check=check,
                        backup_root=tmp_path / "backups" / device, device=device,
-                       secrets=steps.Secrets(given={"BOOTHNET_VPN_PSK": PSK}), health_timeout=0)
+                       secrets=steps.Secrets(given={"BOOTHNET_VPN_PSK": PSK}), health_timeout=health_timeout)
     return run, run.result(device, check, 0.0).outcome
 
 
@@ -99,6 +100,17 @@ def test_clean_deploy_commits_with_a_timer_checks_health_and_confirms(device, co
     else:
         assert any(c.endswith("commit timer 00:02:00") for c in dev.log)
     assert run.health["healthy"] and run.health["interfaces"] == [] and run.health["adjacencies"] == []
+
+
+@pytest.mark.parametrize("release", ["", "4.32.1F"])
+def test_eos_commit_confirm_reads_the_pending_session_in_both_release_formats(release, configs, tmp_path):
+    """NAPALM finds the session to confirm in `show configuration sessions detail`: before EOS 4.32
+    (the recorded 4.30) as the session's own commitBy, from 4.32 as commitTimerSessionName."""
+    dev = switch("rsw1", configs)
+    dev.eos_version = release
+    run, outcome = deploy("rsw1", configs, tmp_path)
+    assert outcome == "new-confirmed", (run.error, run.health)
+    assert dev.pending is None and any(c.endswith(" commit") and c.startswith("configure session") for c in dev.log)
 
 
 def test_check_mode_shows_the_diff_and_changes_nothing(configs, tmp_path):
@@ -149,6 +161,23 @@ def test_a_failed_health_check_is_never_confirmed_and_the_device_reverts(configs
     assert "configure confirm" not in dev.log
 
 
+@pytest.mark.parametrize("health_timeout,outcome", [(30, "new-confirmed"), (0, "reverted")])
+def test_a_neighbour_full_only_on_the_second_poll_passes_when_the_check_waits(health_timeout, outcome, configs,
+                                                                              tmp_path):
+    """The health check polls until its timeout on the deploy's clock (the simulated one here):
+    an adjacency still in INIT at the first poll and FULL at the second is healthy when the check
+    may wait a poll, and fails when it may not."""
+    dev = switch("core1", configs)
+    dev.ospf_polls = ["INIT", "FULL"]
+    clock = steps.time
+    run, found = deploy("core1", configs, tmp_path, health_timeout=health_timeout)
+    assert found == outcome, run.health
+    if outcome == "new-confirmed":
+        assert dev.ospf_polls == [] and clock.now >= 1  # two polls, a simulated second apart
+    else:
+        assert "found Init" in run.health["reason"]
+
+
 def test_a_down_link_fails_the_health_check(configs, tmp_path):
     dev = switch("rsw1", configs)
     dev.down = {"Ethernet49"}
@@ -168,6 +197,19 @@ def test_the_session_lost_after_commit_ends_in_a_revert(device, configs, tmp_pat
     assert outcome == "reverted", run
     assert "session lost before confirming" in run.error or "commit interrupted" in run.error
     assert dev.reverted_by_timer and dev.running == before
+
+
+@pytest.mark.parametrize("device", ["core1", "rsw1"])
+def test_management_unreachable_after_the_commit_is_never_confirmed_and_reverts(device, configs, tmp_path):
+    """A new config that cuts the management path: the health check cannot open its session, so
+    nothing is confirmed, and the switch's own timer restores the old config (and management)."""
+    dev = switch(device, configs)
+    dev.unreachable_while_pending = True
+    before = dev.running
+    run, outcome = deploy(device, configs, tmp_path)
+    assert outcome == "reverted", (run.error, run.health, run.revert)
+    assert "Cannot connect" in run.health["reason"], run.health
+    assert dev.reverted_by_timer and dev.running == before and not run.confirmed
 
 
 def test_an_unreachable_device_is_not_touched(configs, tmp_path):

@@ -58,10 +58,15 @@ class Device:
     # faults a test plants
     rejects: str = ""  # a config line the device refuses
     ospf_state: str = "FULL"  # adjacency state `show ip ospf neighbor` reports
+    ospf_polls: list[str] = field(default_factory=list)  # states for the next polls, one per poll
+    eos_version: str = ""  # EOS release it says it runs; "": the recorded device's (4.30)
     ospf_interfaces: tuple[str, ...] = ()
     down: set[str] = field(default_factory=set)  # interfaces with no link
     drop_session_after_commit: bool = False
     unreachable: bool = False
+    # the new config cuts management: no new session answers while the commit waits (its own
+    # revert timer brings the old config, and management, back)
+    unreachable_while_pending: bool = False
     log: list[str] = field(default_factory=list)
 
     def commit(self, new: str, seconds: int, session: str = "") -> None:
@@ -270,7 +275,7 @@ class SimulatedIOSDriver(IOSDriver):
 
     def open(self) -> None:
         dev = device(self.hostname, "ios")
-        if dev.unreachable:
+        if dev.unreachable or (dev.unreachable_while_pending and dev.pending):
             from napalm.base.exceptions import ConnectionException
             raise ConnectionException(f"Cannot connect to {self.hostname}")
         dev.user = self.username
@@ -316,9 +321,7 @@ class EOSNode:
         dev = self.dev
         text = encoding == "text"
         if cmd == "show version":
-            version = json.loads(recorded("napalm", "eos", "show_version.json"))
-            version["uptime"] += dev.clock
-            return version
+            return self._version()
         if cmd == "show hostname":
             return json.loads(recorded("napalm", "eos", "show_hostname.json"))
         if cmd == "show interfaces":
@@ -358,14 +361,27 @@ class EOSNode:
             return {"output": f"% Invalid input (simulated device: no answer for {cmd!r})"}
         raise pyeapi.eapilib.CommandError(1002, f"CLI command 1 of 1 '{cmd}' failed: invalid command")
 
+    def _version(self) -> dict[str, Any]:
+        version = json.loads(recorded("napalm", "eos", "show_version.json"))
+        version["uptime"] += self.dev.clock
+        if self.dev.eos_version:
+            version["version"] = self.dev.eos_version
+        return version
+
     def _sessions_detail(self) -> dict[str, Any]:
         dev = self.dev
         out: dict[str, Any] = {"sessions": {k: {"state": v["state"]} for k, v in dev.sessions.items()}}
-        if dev.pending:
+        if not dev.pending:
+            return out
+        version = self._version()
+        commit_by = version["uptime"] + (dev.pending["expires"] - dev.clock)
+        if tuple(int(p) for p in version["version"].split(".")[:2]) >= (4, 32):
             # EOS 4.32 and later name the session with a commit timer at the top level
-            uptime = json.loads(recorded("napalm", "eos", "show_version.json"))["uptime"] + dev.clock
             out["commitTimerSessionName"] = dev.pending["session"]
-            out["commitTimerExpireTime"] = uptime + (dev.pending["expires"] - dev.clock)
+            out["commitTimerExpireTime"] = commit_by
+        elif dev.pending["session"] in out["sessions"]:
+            # before 4.32 (the recorded 4.30): the session itself carries its commitBy time
+            out["sessions"][dev.pending["session"]]["commitBy"] = commit_by
         return out
 
 
@@ -396,7 +412,7 @@ class SimulatedEOSDriver(EOSDriver):
 
     def open(self) -> None:
         dev = device(self.hostname, "eos")
-        if dev.unreachable:
+        if dev.unreachable or (dev.unreachable_while_pending and dev.pending):
             from napalm.base.exceptions import ConnectionException
             raise ConnectionException(f"Cannot connect to {self.hostname}")
         self.device = EOSNode(dev)
@@ -414,6 +430,8 @@ OSPF_HEADER = {
 def ospf_neighbors(platform: str, dev: Device) -> str:
     """`show ip ospf neighbor` in the recorded layout, one neighbor per OSPF interface."""
     rows = [OSPF_HEADER[platform]]
+    if dev.ospf_polls:
+        dev.ospf_state = dev.ospf_polls.pop(0)
     for n, ifname in enumerate(dev.ospf_interfaces, start=1):
         if platform == "ios":
             state = f"{dev.ospf_state}/DR" if dev.ospf_state == "FULL" else f"{dev.ospf_state}/DROTHER"
