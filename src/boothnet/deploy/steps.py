@@ -357,8 +357,10 @@ def _hardware_health(
     finally:
         dev.discard_config()
     if left:
-        first = "; ".join(left.splitlines()[:3])
-        report.device.append(f"running differs from the candidate after the commit: {first}")
+        # the changed lines, not a diff's headers and context
+        lines = left.splitlines()
+        changed = [line for line in lines if line[:1] in "+-" and not line.startswith(("+++", "---"))] or lines
+        report.device.append(f"running differs from the candidate after the commit: {'; '.join(changed[:3])}")
 
 
 def wait_for_revert(target: Target, timeout: float, interval: float = 2.0) -> dict[str, Any]:

@@ -212,6 +212,20 @@ def test_management_unreachable_after_the_commit_is_never_confirmed_and_reverts(
     assert dev.reverted_by_timer and dev.running == before and not run.confirmed
 
 
+@pytest.mark.parametrize("device", ["core1", "rsw1"])
+def test_a_running_config_that_drifts_from_the_candidate_after_the_commit_reverts(device, configs, tmp_path):
+    """Something else changes the switch between the commit and the health check: the running
+    config no longer is the candidate, so the commit is not confirmed."""
+    dev = switch(device, configs)
+    dev.drift_after_commit = "ip domain lookup source-interface Loopback9"
+    before = dev.running
+    run, outcome = deploy(device, configs, tmp_path)
+    assert outcome == "reverted", (run.error, run.health)
+    assert "running differs from the candidate after the commit" in run.health["reason"], run.health
+    assert "ip domain lookup source-interface Loopback9" in run.health["reason"]
+    assert dev.reverted_by_timer and dev.running == before
+
+
 def test_an_unreachable_device_is_not_touched(configs, tmp_path):
     dev = switch("core1", configs)
     dev.unreachable = True

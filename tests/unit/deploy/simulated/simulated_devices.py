@@ -67,12 +67,13 @@ class Device:
     # the new config cuts management: no new session answers while the commit waits (its own
     # revert timer brings the old config, and management, back)
     unreachable_while_pending: bool = False
+    drift_after_commit: str = ""  # a line something else adds to the running config right after a commit
     log: list[str] = field(default_factory=list)
 
     def commit(self, new: str, seconds: int, session: str = "") -> None:
         self.pending = {"backup": self.running, "expires": self.clock + seconds, "session": session,
                         "user": self.user}
-        self.running = new
+        self.running = new + (f"{self.drift_after_commit}\n" if self.drift_after_commit else "")
 
     def confirm(self) -> None:
         assert self.pending is not None
