@@ -84,6 +84,7 @@ class CablePlan:
     def __init__(self, net: Network, ifnames_of: Callable[[CableEnd, Cable], list[str]]) -> None:
         self.cables = cable_plan(net)
         self.plugs: dict[tuple[str, str], Plug] = {}
+        self.devices: set[str] = set()  # whose ports have plugs: a neighbour's name is matched against them
         self.hosts: dict[str, Plug] = {}  # a host's end by its name: the intent does not name its NIC
         for cable in self.cables:
             for here, there in ((cable.a, cable.b), (cable.b, cable.a)):
@@ -91,10 +92,11 @@ class CablePlan:
                     self.hosts[here.device] = Plug(cable, here, there)
                 for ifname in ifnames_of(here, cable):
                     self.plugs[(here.device, ifname)] = Plug(cable, here, there)
+                    self.devices.add(here.device)
 
     def plug_heard(self, heard: Heard) -> Plug | None:
         """The cable end a neighbour says it is (by its system name and port)."""
-        system = heard.system if any(dev == heard.system for dev, _ in self.plugs) else heard.system.split(".")[0]
+        system = heard.system if heard.system in self.devices else heard.system.split(".")[0]
         plug = self.plugs.get((system, heard.port)) or self.hosts.get(system)
         if plug is None:  # a switch may print its port another way (Gi1/0/1, GigabitEthernet1/0/1)
             plug = next((p for (dev, port), p in self.plugs.items()
@@ -159,8 +161,6 @@ def wait_heard(read: Callable[[], Observed], expected: set[tuple[str, str]], tim
             return observed
         progress(f"cabling: {len(unsettled)} ports hear no single neighbour yet")
         sleep(0.5)
-
-
 
 
 def merge_rows(rows: list[CablingRow]) -> list[CablingRow]:

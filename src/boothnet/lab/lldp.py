@@ -7,8 +7,6 @@ pytest's tmp is longer) and ``lab_down`` removes them with the lab's namespaces.
 
 from __future__ import annotations
 
-import os
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
@@ -17,7 +15,7 @@ from boothnet.booth.lldp import Heard, parse_lldpcli
 from boothnet.intent.model import Network
 from boothnet.lab.names import MGMT_IF
 from boothnet.lab.plan import HOST_IFNAME, port_map
-from boothnet.lab.services import kill_pids
+from boothnet.lab.services import in_ns, kill_pids, pids_in_namespaces, run
 from boothnet.platforms import frr_linux
 from boothnet.process import alive
 
@@ -65,10 +63,8 @@ def start_lldpd(ns: str, node: str) -> int:
     # its own UTS namespace, so that the system name it announces is the node's from the first
     # frame; `ip netns exec` gives it a private mount namespace for the hosts file
     script = f'hostname "$1" && mount --bind "$4" /etc/hosts && exec {LLDPD} -u "$2" -O "$3"'
-    res = subprocess.run(["ip", "netns", "exec", ns, "unshare", "--uts", "--", "sh", "-c", script, "lldpd", node,
-                          str(sock), str(conf), str(hosts)], capture_output=True, text=True, timeout=30, check=False)
-    if res.returncode != 0:
-        raise RuntimeError(f"lldpd on {node}: exit {res.returncode}: {(res.stderr + res.stdout).strip()}")
+    run(in_ns(ns, "unshare", "--uts", "--", "sh", "-c", script, "lldpd", node, str(sock), str(conf), str(hosts)),
+        f"lldpd on {node}")
     return _monitor_pid(ns)
 
 
@@ -89,26 +85,20 @@ def _monitor_pid(ns: str) -> int:
 
 
 def _lldpd_pids(ns: str) -> list[int]:
-    target = os.stat(f"/run/netns/{ns}")
     found = []
-    for entry in filter(str.isdigit, os.listdir("/proc")):
+    for pid in pids_in_namespaces([ns])[ns]:
         try:
-            st = os.stat(f"/proc/{entry}/ns/net")
-            comm = Path(f"/proc/{entry}/comm").read_text().strip()
+            if Path(f"/proc/{pid}/comm").read_text().strip() == "lldpd":
+                found.append(pid)
         except OSError:
-            continue
-        if (st.st_dev, st.st_ino) == (target.st_dev, target.st_ino) and comm == "lldpd":
-            found.append(int(entry))
+            continue  # gone meanwhile
     return found
 
 
 def neighbours(ns: str, timeout: float = 10) -> dict[str, list[Heard]]:
     """Local interface -> the neighbours it hears, from the node's lldpd."""
-    res = subprocess.run([LLDPCLI, "-u", str(socket_path(ns)), "-f", "json0", "show", "neighbors"],
-                         capture_output=True, text=True, timeout=timeout, check=False)
-    if res.returncode != 0:
-        raise RuntimeError(f"lldpcli for {ns}: exit {res.returncode}: {(res.stderr + res.stdout).strip()}")
-    return parse_lldpcli(res.stdout)
+    return parse_lldpcli(run([LLDPCLI, "-u", str(socket_path(ns)), "-f", "json0", "show", "neighbors"],
+                             f"lldpcli for {ns}", timeout=timeout))
 
 
 def remove_files(namespaces: set[str]) -> list[str]:

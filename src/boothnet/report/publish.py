@@ -29,11 +29,11 @@ def lab_configs(run: Run) -> Path:
 
 def publish(run: Run, results: ValidationResults) -> Published:
     """The report of a new run, with what changed since the last kept run; the run is kept."""
-    layout = run.layout
+    layout, configs = run.layout, lab_configs(run)
     previous = find_run(layout.runs, None)
-    comparison = compare(previous, results, lab_configs(run)) if previous else None
+    comparison = compare(previous, results, configs) if previous else None
     paths = write_report(results, layout.report, run.net, comparison)
-    kept = keep_run(layout.runs, layout.report, lab_configs(run))
+    kept = keep_run(layout.runs, layout.report, configs)
     return Published(paths, summarize(results), comparison, kept)
 
 
