@@ -75,3 +75,31 @@ options:
     type: dict
     default: {}
 """
+
+    DEVICES = r"""
+options:
+  devices:
+    description:
+      - One dict per device, all reached at once (threads) from this one process.
+      - Each takes C(device) (the intent's name) and the connection options of
+        M(boothnet.boothnet.boothnet_napalm_facts) (C(hostname), C(username), C(password), C(platform),
+        C(driver), C(enable_secret), C(key_file), C(known_hosts), C(ssh_common_args), C(optional_args),
+        C(timeout)).
+    type: list
+    elements: dict
+    required: true
+"""
+
+    CABLING = r"""
+options:
+  inventory:
+    description: The intent's inventory folder (where the cables come from).
+    type: path
+  lab_vlan_mode:
+    description: The lab's VLAN mode when the devices are lab stand-ins (ports eth<N>); empty on hardware.
+    type: str
+    default: ""
+  report_dir:
+    description: Folder for C(cabling.json) with the rows; none when empty.
+    type: path
+"""

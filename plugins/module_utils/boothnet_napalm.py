@@ -10,12 +10,12 @@ import re
 import traceback
 
 try:
-    from boothnet.deploy import results, steps
+    from boothnet.deploy import batch, results, steps
     from boothnet.locks import Busy, hold
 
     IMPORT_ERROR = None
 except ImportError:  # reported by fail_json in need_boothnet()
-    results = steps = hold = None
+    batch = results = steps = hold = None
     Busy = RuntimeError
     IMPORT_ERROR = traceback.format_exc()
 
@@ -51,10 +51,10 @@ def need_boothnet(module):
         )
 
 
-def target(module):
-    """A steps.Target from the module's connection arguments."""
+def target(module, p=None):
+    """A steps.Target from the module's connection arguments (or one device's, *p*, of a list)."""
     need_boothnet(module)
-    p = module.params
+    p = module.params if p is None else p
     optional = dict(p["optional_args"] or {})
     if p["key_file"]:
         optional.setdefault("key_file", p["key_file"])
@@ -79,9 +79,9 @@ def target(module):
     )
 
 
-def secrets(module):
-    """A steps.Secrets from the module's secrets / secret_files arguments."""
-    p = module.params
+def secrets(module, p=None):
+    """A steps.Secrets from the module's secrets / secret_files arguments (or one device's, *p*)."""
+    p = module.params if p is None else p
     return steps.Secrets(
         given={k: (v if v is None else str(v)) for k, v in (p["secrets"] or {}).items()},
         files={k: str(v) for k, v in (p["secret_files"] or {}).items() if v},
@@ -92,3 +92,75 @@ def spec(**extra):
     out = dict(CONNECTION_SPEC)
     out.update(extra)
     return out
+
+
+# A device's deploy besides its connection (boothnet.deploy.batch.Job).
+JOB_SPEC = dict(
+    config_dir=dict(type="path", required=True),
+    backup_dir=dict(type="path"),
+    revert_in=dict(type="int", default=120),
+    health_timeout=dict(type="int", default=30),
+    revert_margin=dict(type="int", default=30),
+)
+
+
+def job(module, p):
+    """A batch.Job from one device's options (JOB_SPEC, SECRETS_SPEC and the connection)."""
+    from pathlib import Path
+
+    return batch.Job(device=p["device"], target=target(module, p), config_dir=Path(p["config_dir"]),
+                     backup_root=Path(p["backup_dir"]) if p["backup_dir"] else None, secrets=secrets(module, p),
+                     revert_in=p["revert_in"], health_timeout=p["health_timeout"], revert_margin=p["revert_margin"])
+
+
+# Where a device's cables are judged from: the intent, and how the lab names its ports.
+CABLING_SPEC = dict(
+    inventory=dict(type="path"),
+    lab_vlan_mode=dict(type="str", default=""),
+    report_dir=dict(type="path"),
+)
+
+
+def devices_spec(**extra):
+    """A ``devices`` option: one dict of connection options (and *extra*) per device."""
+    return dict(type="list", elements="dict", required=True,
+                options=spec(device=dict(type="str", required=True), **extra))
+
+
+def cabling(module, opened, inventory, lab_vlan_mode="", report_dir=None):
+    """Every device's cables read over its open session (*opened*: device -> Session, of the
+    devices with an LLDP reader), the rows written to *report_dir*/cabling.json; returns them
+    and what is wrong ("" when nothing is; a device that cannot be read is named there too).
+    Fails the module for an invalid intent."""
+    import json
+    from pathlib import Path
+
+    from boothnet.deploy.lldp import check_sessions, intent_ports, misplaced
+    from boothnet.errors import IntentInvalid
+    from boothnet.intent import load_network
+    from boothnet.lab.lldp import lab_ifnames
+
+    try:
+        net = load_network(Path(inventory))
+    except IntentInvalid as exc:
+        module.fail_json(msg=exc.summary())
+    ifnames = lab_ifnames(net, lab_vlan_mode) if lab_vlan_mode else intent_ports
+    rows = check_sessions(net, {d: s.driver for d, s in opened.items() if s.driver is not None}, ifnames,
+                          unreachable={d: s.error for d, s in opened.items() if s.driver is None})
+    dumped = [r.model_dump(mode="json") for r in rows]
+    if report_dir:
+        Path(report_dir).mkdir(parents=True, exist_ok=True)
+        (Path(report_dir) / "cabling.json").write_text(json.dumps(dumped, indent=1) + "\n")
+    return dumped, misplaced(rows)
+
+
+def lldp_readers(module, devices, lab):
+    """The devices whose cables can be read: in the lab every one; on hardware those whose
+    platform has an LLDP reader (capabilities.yml). Returns (readable, skipped messages)."""
+    readers, skipped = [], []
+    for d in devices:
+        if lab or steps.platforms()[d["platform"]].lldp_reader:
+            readers.append(d)
+        else:
+            skipped.append(f"{d['device']}: not checked: no LLDP reader for platform {d['platform']}")
+    return readers, skipped

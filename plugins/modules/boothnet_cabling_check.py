@@ -1,93 +1,60 @@
 #!/usr/bin/python
-"""Check one device's cabling by LLDP against the intent, read-only."""
+"""Check devices' cabling by LLDP against the intent, read-only."""
 
 from __future__ import annotations
 
 DOCUMENTATION = r"""
 module: boothnet_cabling_check
-short_description: Check a device's cables by LLDP against the intent
+short_description: Check devices' cables by LLDP against the intent
 description:
-  - "Reads the device's LLDP neighbours through its NAPALM driver (C(get_lldp_neighbors): ios, eos,
-    and frr_linux through lldpcli) and compares each port's neighbour with the intent's cables.
-    A platform without C(lldp_reader) in capabilities.yml is skipped, except in the lab.
-    Fails naming every missing, extra or swapped cable by its label. Changes nothing on the device."
-options:
-  inventory:
-    description: The intent's inventory folder.
-    type: path
-    required: true
-  device:
-    description: The device, as the intent names it.
-    type: str
-    required: true
-  lab_vlan_mode:
-    description: The lab's VLAN mode when the device is a lab stand-in (its ports are eth<N>); empty on hardware.
-    type: str
-    default: ""
-  report_dir:
-    description: Folder for C(<device>.json) with the rows; none when empty.
-    type: path
+  - "Reads each device's LLDP neighbours through its NAPALM driver (C(get_lldp_neighbors): ios, eos,
+    and frr_linux through lldpcli), all devices at once, and compares each port's neighbour with the
+    intent's cables. A platform without C(lldp_reader) in capabilities.yml is skipped, except in the
+    lab. Fails naming every missing, extra or swapped cable by its label. Changes nothing."
 extends_documentation_fragment:
-  - boothnet.boothnet.boothnet_napalm
+  - boothnet.boothnet.boothnet_napalm.devices
+  - boothnet.boothnet.boothnet_napalm.cabling
 author: boothnet
 """
 
 EXAMPLES = r"""
-- name: Cables of core1 where the intent says
+- name: Cables of every device where the intent says
   boothnet_cabling_check:
-    hostname: "{{ ansible_host }}"
-    username: admin
-    platform: cisco_ios
+    devices: [{device: core1, hostname: 192.0.2.11, username: admin, platform: cisco_ios}]
     inventory: inventories/sc-booth
-    device: core1
 """
 
 RETURN = r"""
 rows:
-  description: One per cable of the device (label, cable, verdict, cause).
+  description: One per cable (label, cable, verdict, cause, device).
   returned: always
   type: list
   elements: dict
 """
 
-import json  # noqa: E402
-from pathlib import Path  # noqa: E402
-
 from ansible.module_utils.basic import AnsibleModule  # noqa: E402
-from ansible_collections.boothnet.boothnet.plugins.module_utils.boothnet_napalm import spec, target  # noqa: E402
+from ansible_collections.boothnet.boothnet.plugins.module_utils.boothnet_napalm import (  # noqa: E402
+    CABLING_SPEC,
+    cabling,
+    devices_spec,
+    lldp_readers,
+    target,
+)
 
 
 def main():
-    module = AnsibleModule(argument_spec=spec(
-        inventory=dict(type="path", required=True), device=dict(type="str", required=True),
-        lab_vlan_mode=dict(type="str", default=""), report_dir=dict(type="path")), supports_check_mode=True)
-    from boothnet.deploy.lldp import check_device, intent_ports
-    from boothnet.errors import IntentInvalid
-    from boothnet.intent import load_network
-    from boothnet.lab.lldp import lab_ifnames
-    from boothnet.platforms import platforms
+    module = AnsibleModule(argument_spec=dict(
+        CABLING_SPEC, devices=devices_spec(), inventory=dict(type="path", required=True)), supports_check_mode=True)
+    from boothnet.deploy.batch import sessions
 
     p = module.params
-    try:
-        net = load_network(Path(p["inventory"]))
-    except IntentInvalid as exc:
-        module.fail_json(msg=exc.summary())
-    if not p["lab_vlan_mode"] and not platforms()[p["platform"]].lldp_reader:
-        module.exit_json(changed=False, skipped=True, rows=[],
-                         msg=f"{p['device']}: not checked: no LLDP reader for platform {p['platform']}")
-    ifnames = lab_ifnames(net, p["lab_vlan_mode"]) if p["lab_vlan_mode"] else intent_ports
-    try:
-        rows = [r.model_dump(mode="json") for r in check_device(net, p["device"], target(module), ifnames)]
-    except Exception as exc:  # noqa: BLE001 - a device that cannot be read is named, not a traceback
-        module.fail_json(msg=f"{p['device']}: cannot read LLDP neighbours: {type(exc).__name__}: {exc}")
-    if p["report_dir"]:
-        Path(p["report_dir"]).mkdir(parents=True, exist_ok=True)
-        (Path(p["report_dir"]) / f"{p['device']}.json").write_text(json.dumps(rows, indent=1) + "\n")
-    bad = [f"{r['label']}: {r['cause']}" for r in rows if r["verdict"] != "PASS"]
-    if bad:
-        module.fail_json(msg=f"{p['device']}: {len(bad)} of {len(rows)} cables not where the intent says: "
-                         + "; ".join(bad), rows=rows)
-    module.exit_json(changed=False, rows=rows, msg=f"{p['device']}: all {len(rows)} cables where the intent says")
+    readers, skipped = lldp_readers(module, p["devices"], bool(p["lab_vlan_mode"]))
+    with sessions({d["device"]: target(module, d) for d in readers}) as opened:
+        rows, wrong = cabling(module, opened, p["inventory"], p["lab_vlan_mode"], p["report_dir"])
+    if wrong:
+        module.fail_json(msg=wrong, rows=rows, skipped=skipped)
+    module.exit_json(changed=False, rows=rows, skipped=skipped,
+                     msg=f"all {len(rows)} cables where the intent says" + "".join(f"; {s}" for s in skipped))
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
 #!/usr/bin/python
-"""Record which config is in force on a device, and keep summary.json current."""
+"""Documentation of the boothnet_deploy_record action (plugins/action): it has no module code."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ description:
     refreshes C(summary.json). With O(reset) this module clears a previous run's records;
     otherwise it returns the summary and its table.
   - "Reports C(changed=false): a report on the controller is not a change to a device."
+  - Runs on the controller without a module process (an action plugin).
 options:
   deploy_dir:
     description: C(build/<network>/deploy).
@@ -39,36 +40,3 @@ table:
   returned: always
   type: str
 """
-
-import shutil  # noqa: E402
-from pathlib import Path  # noqa: E402
-
-from ansible.module_utils.basic import AnsibleModule  # noqa: E402
-
-try:
-    from boothnet.deploy import results
-except ImportError:
-    results = None
-
-
-def main():
-    module = AnsibleModule(
-        argument_spec=dict(
-            deploy_dir=dict(type="path", required=True),
-            reset=dict(type="bool", default=False),
-        ),
-        supports_check_mode=True,
-    )
-    if results is None:
-        module.fail_json(msg="boothnet is not importable by the module's Python")
-    d = Path(module.params["deploy_dir"])
-    if module.params["reset"]:
-        shutil.rmtree(d / "results", ignore_errors=True)
-        d.mkdir(parents=True, exist_ok=True)
-        results.write_summary(d)
-    recs = results.load_results(d)
-    module.exit_json(changed=False, summary=results.summarize(recs), table=results.summary_table(recs))
-
-
-if __name__ == "__main__":
-    main()

@@ -1,143 +1,94 @@
 #!/usr/bin/python
-"""Deploy one device: backup, diff, commit-confirm, health check, confirm or revert (NAPALM)."""
+"""Deploy devices: backup, diff, commit-confirm, health check, confirm or revert (NAPALM)."""
 
 from __future__ import annotations
 
 DOCUMENTATION = r"""
 module: boothnet_napalm_deploy
-short_description: Replace a device's config with its rendered candidate, commit-confirm style
+short_description: Replace devices' configs with their rendered candidates, commit-confirm style
 description:
-  - In one session, loads the candidate as a replace candidate, returns the diff (shown with
-    C(--diff)), backs up the running config and commits with a device-side revert timer.
-  - A health check over a second session follows (management reachable, the intent's
-    interfaces up, OSPF neighbors Full, nothing left between running and candidate); the
-    first session then confirms, or the commit stays unconfirmed and the module waits for
-    the device to restore its previous config by itself.
-  - In check mode only the diff is computed; the device is not changed.
-  - Writes the device's record (which config is in force) under O(deploy_dir); fails unless
-    the new config is in force.
-  - "Runs on the controller; use C(connection: local)."
+  - "One process, one session per device for the whole run, devices at once (threads). First, when
+    O(cabling_devices) is given, their cables are read by LLDP; one out of place fails the task before
+    any device is changed. Then each device of O(devices): load its candidate as a replace candidate,
+    diff, back up the running config, commit with a device-side revert timer, a health check over a
+    second session (management, the intent's interfaces up, OSPF Full, nothing left between running
+    and candidate), then confirm, or leave the commit unconfirmed and wait for the device's revert."
+  - In check mode only the diffs are computed. Each device's record (which config is in force) goes to
+    O(deploy_dir); a device's failure is its record's, never the task's (M(boothnet_deploy_report)).
+  - "Runs on the controller: C(connection: local), C(run_once: true)."
 options:
-  config_dir:
-    description: Rendered candidate (C(build/<network>/configs/<device>); IOS/EOS read C(<device>.cfg) beside it).
-    type: path
-    required: true
-  revert_in:
-    description: Seconds after which the device restores its backup unless confirmed (IOS whole minutes, 60-7200).
-    type: int
-    default: 120
-  backup_dir:
-    description: Controller folder for the backup of the running config.
-    type: path
-  device:
-    description: Device name for messages and records.
-    type: str
-    required: true
   deploy_dir:
     description: Folder of the run's records (C(build/<network>/deploy)).
     type: path
     required: true
-  health_timeout:
-    description: Seconds the health check waits for OSPF adjacencies.
-    type: int
-    default: 30
-  revert_margin:
-    description: Seconds to wait beyond O(revert_in) for a device that reverts by itself.
-    type: int
-    default: 30
+  cabling_devices:
+    description: Devices (as O(devices)) whose cables are checked before any device is deployed.
+    type: list
+    elements: dict
+    default: []
 extends_documentation_fragment:
-  - boothnet.boothnet.boothnet_napalm
-  - boothnet.boothnet.boothnet_napalm.secrets
+  - boothnet.boothnet.boothnet_napalm.devices
+  - boothnet.boothnet.boothnet_napalm.cabling
+notes:
+  - "Each of O(devices) also takes C(config_dir) (its rendered candidate), C(backup_dir), C(secrets),
+    C(secret_files), C(revert_in) (s, default 120), C(health_timeout) (30) and C(revert_margin) (30)."
 author: boothnet
 """
 
-EXAMPLES = r"""
-- name: Deploy core1 with a 120 s revert timer
-  boothnet_napalm_deploy:
-    hostname: "{{ ansible_host | default(mgmt_address) }}"
-    username: "{{ ansible_user }}"
-    password: "{{ ansible_password }}"
-    platform: cisco_ios
-    config_dir: "build/sc-booth/configs/{{ inventory_hostname }}"
-    device: "{{ inventory_hostname }}"
-    deploy_dir: build/sc-booth/deploy
-    revert_in: 120
-"""
-
 RETURN = r"""
-result:
-  description: The device's record (outcome, in_force, reason, changed_parts, backup).
-  returned: always
-  type: dict
-commit:
-  description: The load/diff/commit step (changed, diff, parts, committed, backup).
-  returned: when the device was reached
-  type: dict
-health:
-  description: The health report (healthy, reason, management, interfaces, adjacencies, device).
-  returned: when committed
-  type: dict
-revert:
-  description: What the device said while reverting (reverted, reachable, reason).
-  returned: when a commit was left unconfirmed
+devices:
+  description: Per device, its record (C(result)), C(commit) (diff, parts, committed, backup), C(health), C(revert).
+  returned: success
   type: dict
 """
 
-import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 from ansible.module_utils.basic import AnsibleModule  # noqa: E402
 from ansible_collections.boothnet.boothnet.plugins.module_utils.boothnet_napalm import (  # noqa: E402
+    CABLING_SPEC,
+    JOB_SPEC,
     SECRETS_SPEC,
     Busy,
+    cabling,
+    devices_spec,
     hold,
+    job,
+    lldp_readers,
     results,
-    secrets,
-    spec,
-    steps,
     target,
 )
 
-IN_FORCE_OK = ("new-confirmed", "unchanged", "check-only")
-
 
 def main():
-    module = AnsibleModule(
-        argument_spec=spec(
-            **SECRETS_SPEC,
-            config_dir=dict(type="path", required=True),
-            revert_in=dict(type="int", default=120),
-            backup_dir=dict(type="path"),
-            device=dict(type="str", required=True),
-            deploy_dir=dict(type="path", required=True),
-            health_timeout=dict(type="int", default=30),
-            revert_margin=dict(type="int", default=30),
-        ),
-        supports_check_mode=True,
-    )
-    t = target(module)
+    cabling_spec = devices_spec()
+    module = AnsibleModule(argument_spec=dict(
+        CABLING_SPEC, deploy_dir=dict(type="path", required=True), devices=devices_spec(**SECRETS_SPEC, **JOB_SPEC),
+        cabling_devices=dict(cabling_spec, required=False, default=[])), supports_check_mode=True)
+    from boothnet.deploy.batch import deploy_all, sessions
+
     p = module.params
-    started = time.monotonic()
-    network_dir = Path(p["deploy_dir"]).parent  # build/<network>: shared by the devices of this deploy
+    jobs = [job(module, d) for d in p["devices"]]
+    readers, _ = lldp_readers(module, p["cabling_devices"], bool(p["lab_vlan_mode"]))
+    targets = {d["device"]: target(module, d) for d in readers} | {j.device: j.target for j in jobs}
+    network_dir = Path(p["deploy_dir"]).parent  # build/<network>: shared with the other deploys of it
     try:
-        with hold(network_dir / ".lock", str(network_dir), f"ansible deploy of {p['device']}", shared=True):
-            run = steps.deploy(
-                t, Path(p["config_dir"]), revert_in=p["revert_in"], check=module.check_mode,
-                backup_root=Path(p["backup_dir"]) if p["backup_dir"] else None, device=p["device"],
-                secrets=secrets(module), health_timeout=p["health_timeout"], revert_margin=p["revert_margin"],
-            )
+        with hold(network_dir / ".lock", str(network_dir), "ansible deploy", shared=True), sessions(targets) as opened:
+            if readers:
+                _, wrong = cabling(module, {d["device"]: opened[d["device"]] for d in readers},
+                                   p["inventory"], p["lab_vlan_mode"], p["report_dir"])
+                if wrong:
+                    module.fail_json(msg=f"{wrong}. Deploy stopped before any device was changed: re-plug the cables "
+                                         "named, or run with -e boothnet_cabling_check=false to deploy anyway.")
+            done = deploy_all(jobs, opened, check=module.check_mode)
     except Busy as exc:
-        module.fail_json(msg=f"{p['device']}: not deployed: {exc}")
-    record = run.result(p["device"], module.check_mode, round(time.monotonic() - started, 2), t)
-    results.record(Path(p["deploy_dir"]), record)
-    would_change = bool(run.commit and (run.commit["committed"] or (module.check_mode and run.commit["changed"])))
-    out = dict(result=record.as_dict(), commit=run.commit, health=run.health, revert=run.revert, changed=would_change)
-    if run.commit is not None:
-        out["diff"] = {"before_header": "running", "after_header": "candidate", "prepared": run.commit["diff"]}
-    if record.outcome not in IN_FORCE_OK:
-        module.fail_json(msg=f"{p['device']}: {record.outcome}: {record.reason} (config in force: {record.in_force})",
-                         **out)
-    module.exit_json(**out)
+        module.fail_json(msg=f"not deployed: {exc}")
+    for d in done.values():
+        results.record(Path(p["deploy_dir"]), d.record)
+    module.exit_json(changed=False, devices={name: dict(result=d.record.as_dict(), commit=d.run.commit,
+                                                        health=d.run.health, revert=d.run.revert)
+                                             for name, d in done.items()})
+
 
 
 if __name__ == "__main__":

@@ -3,12 +3,15 @@ neighbors detail``; eos: eAPI ``show lldp neighbors``) against the intent's cabl
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from boothnet.booth.cables import Cable, CableEnd, same_port
 from boothnet.booth.lldp import CablePlan, CablingRow, Heard, Observed, judge_cabling
+from boothnet.deploy.batch import in_parallel
 from boothnet.deploy.steps import Target
 from boothnet.intent.model import Network
+from boothnet.status import Status
 
 
 def intent_ports(end: CableEnd, _cable: Cable) -> list[str]:
@@ -27,14 +30,48 @@ def read_neighbours(plan: CablePlan, device: str, driver) -> Observed:  # noqa: 
     return observed
 
 
+def check_sessions(net: Network, drivers: Mapping[str, Any],
+                   ifnames_of: Callable[[CableEnd, Cable], list[str]] = intent_ports,
+                   unreachable: Mapping[str, str] | None = None) -> list[CablingRow]:
+    """The cables of every device in ``drivers`` (open sessions, read in parallel) against what
+    their ports hear; nothing is changed on them. ``ifnames_of``: how the devices name a cable's
+    ports (the lab's stand-ins: eth<N>). A device that cannot be read (or, in ``unreachable``,
+    reached: device -> why) gets a failed row of its own; the others are judged all the same."""
+    plan = CablePlan(net, ifnames_of)
+
+    def read(item: tuple[str, Any]) -> Observed | str:
+        device, driver = item
+        try:
+            return read_neighbours(plan, device, driver)
+        except Exception as exc:  # noqa: BLE001 - every driver has its own errors
+            return f"{type(exc).__name__}: {exc}"
+
+    observed: dict[tuple[str, str], list[Heard]] = {}
+    unread = dict(unreachable or {})
+    for device, got in zip(drivers, in_parallel(drivers.items(), read), strict=True):
+        if isinstance(got, str):
+            unread[device] = got
+        else:
+            observed.update(got)
+    rows = judge_cabling(plan, observed, set(drivers) - set(unread))
+    return rows + [CablingRow(label="-", cable=device, verdict=Status.FAIL, device=device,
+                              cause=f"{device}: cannot read LLDP neighbours: {why}")
+                   for device, why in sorted(unread.items())]
+
+
 def check_device(net: Network, device: str, target: Target,
                  ifnames_of: Callable[[CableEnd, Cable], list[str]] = intent_ports) -> list[CablingRow]:
-    """The cables of ``device`` against what its ports hear; nothing is changed on it.
-    ``ifnames_of``: how the devices name a cable's ports (the lab's stand-ins: eth<N>)."""
-    plan = CablePlan(net, ifnames_of)
+    """The cables of ``device`` against what its ports hear, over a session of its own."""
     driver = target.open()
     try:
-        observed = read_neighbours(plan, device, driver)
+        return check_sessions(net, {device: driver}, ifnames_of)
     finally:
         driver.close()
-    return judge_cabling(plan, observed, {device})
+
+
+def misplaced(rows: list[CablingRow]) -> str:
+    """What is wrong with the cables, for a person: empty when every cable is where it belongs."""
+    bad = [f"{r.label}: {r.cause}" for r in rows if r.verdict != Status.PASS]
+    if not bad:
+        return ""
+    return f"{len(bad)} of {len(rows)} cables not where the intent says: " + "; ".join(bad)

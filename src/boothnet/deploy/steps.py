@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-import napalm
+from napalm.base import get_network_driver
 from napalm.base.exceptions import (
     CommitConfirmException,
     MergeConfigException,
@@ -71,12 +71,12 @@ class Target:
 
     def identity(self) -> dict[str, Any]:
         """Which driver, over which transport, and whether a simulated device answers."""
-        cls = napalm.get_network_driver(self.driver)
+        cls = get_network_driver(self.driver)
         transport = self.optional_args.get("transport") or self.capabilities.napalm_transport
         return {"driver": self.driver, "transport": transport, "simulated": bool(getattr(cls, "SIMULATED", False))}
 
     def open(self) -> Any:
-        cls = napalm.get_network_driver(self.driver)
+        cls = get_network_driver(self.driver)
         password = self.password or os.environ.get(PASSWORD_ENV, "")
         optional = dict(self.optional_args)
         if self.enable_secret and self.capabilities.deploy.enable_secret_arg:
@@ -180,11 +180,15 @@ def deploy(
     secrets: Secrets | None = None,
     health_timeout: float = 30,
     revert_margin: float = 30,
+    session: Any = None,
 ) -> DeployRun:
     """One device, one session: load, diff, back up, commit with a revert timer, check health
     over a second session, then confirm on the first; else leave the commit unconfirmed and
     wait for the device to revert by itself. Never raises for a device problem: the run says
-    what happened, and :meth:`DeployRun.result` which config is in force."""
+    what happened, and :meth:`DeployRun.result` which config is in force.
+
+    *session*: a session to the device already open (the run's, kept for its other steps);
+    it stays open. Without it the deploy opens and closes its own."""
     run = DeployRun()
     problem = target.capabilities.revert_in_problem(revert_in)
     if problem:
@@ -197,7 +201,7 @@ def deploy(
         return run
     masked = lambda exc: sec.mask(f"{exc}", values.values())  # noqa: E731
     try:
-        dev = target.open()
+        dev = session or target.open()
     except Exception as exc:  # noqa: BLE001 - every driver has its own connect errors
         run.error = f"unreachable before apply: {masked(exc)}"
         return run
@@ -228,7 +232,8 @@ def deploy(
             run.revert = wait_for_revert(target, revert_in + revert_margin)
         return run
     finally:
-        _close(dev)
+        if session is None:
+            _close(dev)
 
 
 class _CommitUnknown(Exception):
