@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager, suppress
@@ -24,6 +25,7 @@ from napalm.base.exceptions import (
 )
 
 from boothnet import layout
+from boothnet.booth.cables import same_port
 from boothnet.deploy import health as hc
 from boothnet.deploy import secrets as sec
 from boothnet.deploy.driver import ConfigDevice, PartsDevice
@@ -36,6 +38,18 @@ from boothnet.platforms import Platform, platforms
 #: `archive`, a timer out of range, or the device asking for archive.
 REJECTED = (ReplaceConfigException, MergeConfigException, CommitConfirmException, CandidateError,
             sec.SecretMissing)
+
+
+class MissingPorts(ReplaceConfigException):
+    """The candidate configures ports the device does not have: nothing was applied."""
+
+
+def missing_ports(platform: Platform, candidate: str, have: list[str]) -> list[str]:
+    """Interfaces *candidate* configures that are neither created by configuring them (SVIs,
+    loopbacks: the platform's logical_interfaces) nor in *have*, the device's interface list."""
+    named = re.findall(r"^interface (\S+)", candidate, flags=re.M)
+    return [n for n in named if not n.startswith(platform.logical_interfaces)
+            and not any(same_port(n, port) for port in have)]
 
 
 class PendingCommit(CommitConfirmException):
@@ -270,6 +284,13 @@ def _load_and_commit(
         per_part = {"config": diff} if diff else {}
     out: dict[str, Any] = {"changed": bool(diff), "diff": diff, "parts": sorted(per_part),
                            "committed": False, "backup": None, "ospf_before": {}}
+    if diff and not isinstance(dev, PartsDevice):
+        missing = missing_ports(target.capabilities, cand, list(dev.get_interfaces()))
+        if missing:
+            dev.discard_config()
+            raise MissingPorts(f"{device or target.hostname} has no port {', '.join(missing)}: the candidate "
+                               "configures it, the device's interface list does not have it (a port name "
+                               "wrong in the intent's host_vars, or another switch model)")
     if check or not diff:
         dev.discard_config()
         return out

@@ -30,6 +30,9 @@ class Platform:
     lldp_reader: bool = False  # its NAPALM driver's get_lldp_neighbors reads the booth device's cabling
     napalm_transport: str = "ssh"  # how its NAPALM driver reaches it by default (eos: eAPI over https)
     hier_config: str = ""  # hier_config's Platform name, for a remediation preview without the device
+    # interfaces a config creates by naming them (SVIs, loopbacks); every other interface a candidate
+    # names must be a port the device has, checked against its interface list before a commit
+    logical_interfaces: tuple[str, ...] = ()
 
     def reserved_text(self) -> str:
         return ", ".join(_compact(sorted(self.reserved_vlans))) or "none"
@@ -112,6 +115,7 @@ def platforms() -> dict[str, Platform]:
             lldp_reader=bool(spec.get("lldp_reader", False)),
             hier_config=str(spec.get("hier_config", "")),
             napalm_transport=str(spec.get("napalm_transport", "ssh")),
+            logical_interfaces=tuple(spec.get("logical_interfaces", ())),
         )
         for name, spec in data.items()
     }

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -19,7 +20,6 @@ sys.path.insert(0, str(Path(__file__).parent / "simulated"))
 
 import simulated_devices as sim  # noqa: E402
 
-from boothnet.deploy import health as hc  # noqa: E402
 from boothnet.deploy import steps  # noqa: E402
 from boothnet.render.build import build  # noqa: E402
 from tests.helpers import ROOT
@@ -65,10 +65,8 @@ def target(device: str) -> steps.Target:
 
 
 def switch(device: str, configs: Path) -> sim.Device:
-    """The simulated switch, with OSPF neighbors where the intent expects them."""
-    dev = sim.device(f"{device}.booth", "ios" if device == "core1" else "eos")
-    dev.ospf_interfaces = hc.expected_from_model(steps.model_of(configs / device)).ospf_full
-    return dev
+    """The simulated switch: its ports and OSPF neighbours are the floor's (simulated/floor.yml)."""
+    return sim.device(f"{device}.booth", "ios" if device == "core1" else "eos")
 
 
 def deploy(device: str, configs: Path, tmp_path: Path, check: bool = False, health_timeout: float = 0
@@ -176,6 +174,60 @@ def test_a_neighbour_full_only_on_the_second_poll_passes_when_the_check_waits(he
         assert dev.ospf_polls == [] and clock.now >= 1  # two polls, a simulated second apart
     else:
         assert "found Init" in run.health["reason"]
+
+
+def edited(configs: Path, tmp_path: Path, device: str, old: str, new: str) -> Path:
+    """A copy of the build's configs (and the model beside them) with *old* replaced in *device*'s."""
+    copy = tmp_path / "edited" / "configs"
+    shutil.copytree(configs, copy)
+    for beside in configs.parent.glob(f"{configs.name}.*.json"):
+        shutil.copy(beside, copy.parent / beside.name)
+    cfg = copy / f"{device}.cfg"
+    assert old in cfg.read_text()
+    cfg.write_text(cfg.read_text().replace(old, new))
+    return copy
+
+
+@pytest.mark.parametrize("device,port,wrong,said", [
+    # IOS takes any candidate file onto flash: boothnet compares it with the switch's interface list
+    ("core1", "TenGigabitEthernet1/1/1", "TenGigabitEthernet1/1/9",
+     "core1 has no port TenGigabitEthernet1/1/9: the candidate configures it"),
+    # EOS refuses the line while the driver loads its configure session
+    ("rsw1", "Ethernet49", "Ethernet60", "'interface Ethernet60' failed: invalid command")])
+def test_a_port_the_switch_does_not_have_is_refused_before_anything_is_applied(device, port, wrong, said, configs,
+                                                                               tmp_path):
+    """The simulated switch lists its hardware's ports (floor.yml), not the candidate's: a port name
+    wrong in the intent is named before the commit, and the switch keeps its config."""
+    candidates = edited(configs, tmp_path, device, f"interface {port}\n", f"interface {wrong}\n")
+    dev = switch(device, configs)
+    before = dev.running
+    run, outcome = deploy(device, candidates, tmp_path)
+    assert outcome == "failed-before-apply", run
+    assert said in run.error
+    assert dev.running == before and dev.pending is None
+    assert not any(c.startswith("configure replace") or c.endswith((" commit", "commit timer 00:02:00"))
+                   for c in dev.log)
+
+
+def test_ospf_neighbours_come_from_the_floor_and_the_running_config(configs, tmp_path):
+    """core1's neighbours on VLAN 60 are the floor's routers, reported only while the config it runs
+    makes Vlan60 an active OSPF interface: a candidate that leaves it passive fails the health check
+    (the intent still expects the neighbour), and so does a floor where no router answers."""
+    passive = edited(configs, tmp_path, "core1", " no passive-interface Vlan60\n", "")
+    dev = switch("core1", configs)
+    before = dev.running
+    run, outcome = deploy("core1", passive, tmp_path)
+    assert outcome == "reverted" and "Vlan60" in run.health["reason"], run.health
+    assert dev.running == before
+    sim.DEVICES.clear()
+    dev = switch("core1", configs)
+    dev.ospf_peers = []
+    run, outcome = deploy("core1", configs, tmp_path)
+    assert outcome == "reverted" and "Vlan60" in run.health["reason"], run.health
+    sim.DEVICES.clear()
+    run, outcome = deploy("core1", configs, tmp_path)
+    assert outcome == "new-confirmed" and [n for n, _ in sim.device("core1.booth", "ios").ospf_interfaces()] == [
+        "Vlan60", "Vlan60"]
 
 
 def test_a_down_link_fails_the_health_check(configs, tmp_path):

@@ -16,6 +16,12 @@ session states, ``configure replace`` results, the list of interfaces a config h
 that passes here proves boothnet drives the real drivers correctly against these answers;
 it does not prove a real switch answers the same way (the notes of issue 16 list which).
 
+What the switch *is* comes from ``floor.yml``, not from boothnet: its ports as its hardware has
+them (``show interfaces`` lists those and the logical interfaces its config creates; a config
+naming another port is refused, as a real switch refuses it) and the OSPF routers on its
+subnets (a neighbour is reported where the running config has an interface in that subnet, not
+shut down, covered by a ``network`` statement and not passive).
+
 A device is created on first connection by hostname and kept in :data:`DEVICES`, so a
 second session (the health check's) sees what the first one committed. Its clock only moves
 when :func:`advance` is called: a test decides when a revert timer runs out.
@@ -24,6 +30,7 @@ when :func:`advance` is called: a test decides when a revert timer runs out.
 from __future__ import annotations
 
 import difflib
+import ipaddress
 import json
 import re
 from dataclasses import dataclass, field
@@ -31,14 +38,28 @@ from pathlib import Path
 from typing import Any
 
 import pyeapi.eapilib
+import yaml
 from napalm.eos.eos import EOSDriver
 from napalm.ios.ios import IOSDriver
 
 RECORDED = Path(__file__).resolve().parent.parent / "recorded"
 
 
+FLOOR = yaml.safe_load((Path(__file__).resolve().parent / "floor.yml").read_text(encoding="utf-8"))
+LOGICAL = ("Vlan", "Loopback", "Port-Channel", "Port-channel", "Tunnel")  # created by configuring them
+
+
 def recorded(*parts: str) -> str:
     return (RECORDED.joinpath(*parts)).read_text(encoding="utf-8")
+
+
+def expand(names: list[str]) -> list[str]:
+    """``Ethernet{1-3}`` -> Ethernet1, Ethernet2, Ethernet3."""
+    out = []
+    for name in names:
+        m = re.fullmatch(r"(.*)\{(\d+)-(\d+)\}", name)
+        out += [f"{m.group(1)}{n}" for n in range(int(m.group(2)), int(m.group(3)) + 1)] if m else [name]
+    return out
 
 
 @dataclass
@@ -60,7 +81,8 @@ class Device:
     ospf_state: str = "FULL"  # adjacency state `show ip ospf neighbor` reports
     ospf_polls: list[str] = field(default_factory=list)  # states for the next polls, one per poll
     eos_version: str = ""  # EOS release it says it runs; "": the recorded device's (4.30)
-    ospf_interfaces: tuple[str, ...] = ()
+    ports: list[str] = field(default_factory=list)  # the hardware's (floor.yml)
+    ospf_peers: list[dict[str, str]] = field(default_factory=list)  # the floor's OSPF routers
     down: set[str] = field(default_factory=set)  # interfaces with no link
     drop_session_after_commit: bool = False
     unreachable: bool = False
@@ -87,7 +109,49 @@ class Device:
         self.pending = None
 
     def interfaces(self) -> list[str]:
-        return re.findall(r"^interface (\S+)", self.running, flags=re.M)
+        """The hardware's ports, then the logical interfaces the running config creates."""
+        logical = [n for n in configured_interfaces(self.running) if n.startswith(LOGICAL)]
+        return self.ports + logical
+
+    def missing_ports(self, config: str) -> list[str]:
+        """Physical interfaces *config* configures that this switch does not have."""
+        return [n for n in configured_interfaces(config) if not n.startswith(LOGICAL) and n not in self.ports]
+
+    def ospf_interfaces(self) -> list[tuple[str, dict[str, str]]]:
+        """(interface, peer) for every floor OSPF router the running config forms an adjacency with."""
+        blocks = interface_blocks(self.running)
+        networks = [wildcard_network(a, w)
+                    for a, w in re.findall(r"^ network (\S+) (\S+) area", self.running, flags=re.M)]
+        passive_default = bool(re.search(r"^ passive-interface default$", self.running, flags=re.M))
+        active = set(re.findall(r"^ no passive-interface (\S+)$", self.running, flags=re.M))
+        passive = set(re.findall(r"^ passive-interface (\S+)$", self.running, flags=re.M)) - {"default"}
+        out = []
+        for name, lines in blocks.items():
+            m = re.search(r"^ ip address (\S+) (\S+)", lines, flags=re.M)
+            if not m or re.search(r"^ shutdown$", lines, flags=re.M) or name in self.down:
+                continue
+            address = ipaddress.ip_address(m.group(1))
+            if not any(address in net for net in networks):
+                continue
+            if (passive_default and name not in active) or name in passive:
+                continue
+            subnet = ipaddress.ip_interface(f"{m.group(1)}/{m.group(2)}").network
+            out += [(name, peer) for peer in self.ospf_peers if ipaddress.ip_network(peer["subnet"]) == subnet]
+        return out
+
+
+def configured_interfaces(config: str) -> list[str]:
+    return re.findall(r"^interface (\S+)", config, flags=re.M)
+
+
+def interface_blocks(config: str) -> dict[str, str]:
+    return dict(re.findall(r"^interface (\S+)\n((?: .*\n)*)", config, flags=re.M))
+
+
+def wildcard_network(address: str, wildcard: str) -> ipaddress.IPv4Network:
+    """``network 10.10.60.0 0.0.0.7`` (an inverse mask) as 10.10.60.0/29."""
+    host_bits = bin(int(ipaddress.ip_address(wildcard))).count("1")
+    return ipaddress.ip_network(f"{address}/{32 - host_bits}", strict=False)
 
 
 DEVICES: dict[str, Device] = {}
@@ -97,7 +161,9 @@ def device(hostname: str, platform: str) -> Device:
     if hostname not in DEVICES:
         start = recorded("napalm", "ios", "show_running-config.txt") if platform == "ios" \
             else recorded("napalm", "eos", "show_running_config.text")
-        DEVICES[hostname] = Device(hostname, platform, start)
+        floor = FLOOR.get(hostname.split(".")[0], {})
+        DEVICES[hostname] = Device(hostname, platform, start, ports=expand(floor.get("ports", [])),
+                                   ospf_peers=list(floor.get("ospf_peers", [])))
     return DEVICES[hostname]
 
 
@@ -238,6 +304,7 @@ class IOSConnection:
     def _replace(self, candidate: str, minutes: int) -> str:
         dev = self.dev
         bad = [line for line in body(candidate) if dev.rejects and line.strip() == dev.rejects]
+        bad += [f"interface {name}" for name in dev.missing_ports(candidate)]
         if bad:
             # `revert trigger error`: the device restores the original config by itself
             return (f"Total number of passes: 1\nRollback Done\n\n{bad[0].strip()}\n"
@@ -259,7 +326,7 @@ class IOSConnection:
 
 
 def ios_interfaces(dev: Device) -> str:
-    """`show interfaces` for the interfaces of the running config, each block the recorded
+    """`show interfaces` for the switch's ports and logical interfaces, each block the recorded
     GigabitEthernet1 block with its name and link state put in."""
     block = recorded("napalm", "ios", "show_interfaces.txt").split("\nGigabitEthernet2 ")[0]
     block = block.split("\n", 1)[1]
@@ -310,8 +377,9 @@ class EOSNode:
     def _session(self, commands: list[str]) -> list[Any]:
         name = commands[0].split()[2]
         lines = [c for c in commands[1:] if c not in ("rollback clean-config", "end")]
+        missing = {f"interface {name}" for name in self.dev.missing_ports("\n".join(lines))}
         for i, line in enumerate(lines, start=2):
-            if self.dev.rejects and line.strip() == self.dev.rejects:
+            if (self.dev.rejects and line.strip() == self.dev.rejects) or line in missing:
                 raise pyeapi.eapilib.CommandError(
                     1002, f"CLI command {i} of {len(commands)} '{line}' failed: invalid command",
                     commands=commands)
@@ -394,7 +462,7 @@ def unified_diff(running: str, candidate: str, session: str) -> str:
 
 
 def eos_interfaces(dev: Device) -> dict[str, Any]:
-    """`show interfaces` (JSON) for the interfaces of the running config, each the recorded
+    """`show interfaces` (JSON) for the switch's ports and logical interfaces, each the recorded
     Management1 entry with its name and link state put in."""
     template = json.loads(recorded("napalm", "eos", "show_interfaces.json"))["interfaces"]["Management1"]
     out = {}
@@ -429,15 +497,16 @@ OSPF_HEADER = {
 
 
 def ospf_neighbors(platform: str, dev: Device) -> str:
-    """`show ip ospf neighbor` in the recorded layout, one neighbor per OSPF interface."""
+    """`show ip ospf neighbor` in the recorded layout: the floor's OSPF routers the running
+    config forms an adjacency with (Device.ospf_interfaces)."""
     rows = [OSPF_HEADER[platform]]
     if dev.ospf_polls:
         dev.ospf_state = dev.ospf_polls.pop(0)
-    for n, ifname in enumerate(dev.ospf_interfaces, start=1):
+    for ifname, peer in dev.ospf_interfaces():
+        rid, address = peer["router_id"], peer["address"]
         if platform == "ios":
             state = f"{dev.ospf_state}/DR" if dev.ospf_state == "FULL" else f"{dev.ospf_state}/DROTHER"
-            rows.append(f"10.255.0.{n:<8} 1   {state:<15} 00:00:35    10.10.60.{n + 1:<7} {ifname}")
+            rows.append(f"{rid:<15} 1   {state:<15} 00:00:35    {address:<15} {ifname}")
         else:
-            state = dev.ospf_state
-            rows.append(f"10.255.0.{n:<8} 1        default  1   {state:<22} 00:00:35    10.10.60.{n + 1:<7} {ifname}")
+            rows.append(f"{rid:<15} 1        default  1   {dev.ospf_state:<22} 00:00:35    {address:<15} {ifname}")
     return "\n".join(rows) + "\n"
