@@ -176,10 +176,71 @@ def advance(seconds: float) -> None:
             dev.reverted_by_timer = True
 
 
+# What `show running-config` prints above the configuration (not part of the running-config file)
+SHOW_HEADER = ("Building configuration", "Current configuration")
+
+
 def body(config: str) -> list[str]:
-    """The lines a device compares: no comments, no blank lines."""
+    """The lines a device compares: no comments, no blank lines, not the show command's header."""
     return [line.rstrip() for line in config.splitlines()
-            if line.strip() and not line.lstrip().startswith("!") and line.strip() != "end"]
+            if line.strip() and not line.lstrip().startswith(("!", *SHOW_HEADER)) and line.strip() != "end"]
+
+
+def blocks(lines: list[str]) -> list[list[str]]:
+    """Top-level commands, each with the indented lines under it."""
+    out: list[list[str]] = []
+    for line in lines:
+        if line.startswith(" ") and out:
+            out[-1].append(line)
+        else:
+            out.append([line])
+    return out
+
+
+# --- how a switch prints what it was given ----------------------------------------------------
+# A switch stores a configuration, not the text it was given: it drops comments, prints its own
+# header, orders the sections its own way and shows some defaults. The recorded running configs
+# (NAPALM's CSR1000V and vEOS captures) show each: the order below is the recorded IOS one
+# (sections the recording lacks where Cisco's configuration guides print them), the EOS defaults
+# are the recorded vEOS ones.
+IOS_ORDER = ("version", "service", "no service", "platform", "no platform", "hostname", "boot-", "enable",
+             "aaa", "no aaa", "ip vrf", "ip domain", "crypto", "archive", "license", "spanning-tree",
+             "username", "redundancy", "vlan", "interface", "router", "ip forward-protocol", "ip http",
+             "no ip http", "ip route", "ip access-list", "access-list", "control-plane", "line")
+EOS_DEFAULTS = ("transceiver qsfp default-mode 4x10G", "spanning-tree mode mstp")
+
+
+def ios_printed(config: str, user: str, clock: float) -> str:
+    """What IOS's `show running-config` prints after *config* was committed."""
+    def rank(block: list[str]) -> int:
+        first = block[0]
+        return next((i for i, key in enumerate(IOS_ORDER) if first.startswith(key)), IOS_ORDER.index("control-plane"))
+
+    sections = sorted(blocks(body(config)), key=rank)  # sorted() is stable: same-kind sections keep their order
+    text = "".join("\n".join(b) + "\n!\n" for b in sections)
+    return (f"Building configuration...\n\nCurrent configuration : {len(text)} bytes\n!\n"
+            f"! Last configuration change at {clock:.0f}s by {user}\n!\n{text}end\n")
+
+
+def eos_printed(lines: list[str], hostname: str) -> str:
+    """What EOS prints for a configure session of *lines* (as the eos driver sends them,
+    stripped): its header, its defaults where the session does not set them, a mode's
+    commands indented under it, sections apart."""
+    given = [line for line in lines if line and not line.startswith("!") and line != "end"]
+    defaults = [d for d in EOS_DEFAULTS if not any(g.startswith(d.rsplit(" ", 1)[0]) for g in given)]
+    indented: list[str] = []
+    mode = False
+    for line in defaults + given:
+        child = mode and not line.startswith(EOS_MODES + EOS_GLOBAL)
+        indented.append(("   " + line) if child else line)
+        mode = line.startswith(EOS_MODES) or (mode and child)
+    text = "".join("\n".join(b) + "\n!\n" for b in blocks(indented))
+    return f"! Command: show running-config\n! device: {hostname} (vEOS, EOS-4.30)\n!\n{text}end\n"
+
+
+EOS_MODES = ("interface ", "vlan ", "router ", "ip access-list ", "management ", "event-handler ")
+EOS_GLOBAL = ("hostname ", "ip routing", "no ip routing", "spanning-tree ", "username ", "ip route ", "transceiver ",
+              "aaa ", "ntp ", "logging ", "snmp-server ", "service ")
 
 
 def flat(config: str) -> list[str]:
@@ -311,7 +372,7 @@ class IOSConnection:
                     "                ^\n% Invalid input detected at '^' marker.\n\n"
                     "%Rollback is aborted due to errors. The original configuration has been "
                     "successfully restored.")
-        dev.commit(candidate, minutes * 60)
+        dev.commit(ios_printed(candidate, dev.user, dev.clock), minutes * 60)
         if dev.drop_session_after_commit:
             self.dead = True
         return "Total number of passes: 1\nRollback Done"
@@ -383,7 +444,7 @@ class EOSNode:
                 raise pyeapi.eapilib.CommandError(
                     1002, f"CLI command {i} of {len(commands)} '{line}' failed: invalid command",
                     commands=commands)
-        self.dev.sessions[name] = {"state": "pending", "config": "\n".join(lines) + "\n"}
+        self.dev.sessions[name] = {"state": "pending", "config": eos_printed(lines, self.dev.hostname.split(".")[0])}
         return [{} for _ in commands]
 
     def _one(self, cmd: str, encoding: str) -> Any:  # noqa: C901 - one branch per command
