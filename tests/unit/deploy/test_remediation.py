@@ -83,3 +83,26 @@ def test_the_command_writes_remediation_and_rollback_per_device(configs: Path) -
                          capture_output=True, text=True)
     assert bad.returncode == 1
     assert "bgw1: platform frr_linux has no hier_config driver" in bad.stderr
+
+
+def test_ios_remediation_touches_the_sections_the_switchs_own_diff_names(configs: Path) -> None:
+    """hier_config's commands against the simulated IOS switch's `show archive config differences`
+    (the diff NAPALM shows before a deploy), section by section. They agree but for one line:
+    `version`, which the switch's diff lists as removed and hier_config knows IOS never removes.
+    A `no ...` line the switch's diff removes is a command without the `no` in the remediation."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "tests" / "unit" / "deploy" / "simulated"))
+    import simulated_devices as sim
+
+    running, candidate = CASES["core1"][1], configs / "core1.cfg"
+    found = remediation("core1", platforms()["cisco_ios"], running, candidate)
+    diff = sim.contextual_diff(running.read_text(), candidate.read_text()).splitlines()[1:]
+
+    def section(line: str) -> str:
+        return line.removeprefix("no ")
+
+    by_switch = {section(line.lstrip("+-")) for line in diff if not line.startswith(" ")}
+    by_hier_config = {section(line) for line in found.remediation.splitlines() if not line.startswith(" ")}
+    assert by_switch - by_hier_config == {"version 15.5"}
+    assert by_hier_config - by_switch == set()
