@@ -1,5 +1,5 @@
 #!/usr/bin/python
-"""Ansible module: refuse a deploy of configs that were not built from the current intent."""
+"""Documentation of the boothnet_deploy_preflight action (plugins/action): it has no module code."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ description:
   - Fails with one message naming every problem (intent changed since the build, with the
     changed files; no summary or stamp; no configs for a device; build findings) and the
     command that rebuilds the configs. Reads only; runs in check mode too.
+  - Runs on the controller without a module process (an action plugin).
 options:
   devices:
     description: Device name -> its candidate folder (empty or missing for I(configs_root)/<device>).
@@ -53,32 +54,3 @@ problems:
   elements: str
   returned: failure
 """
-
-from pathlib import Path
-
-from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.boothnet.boothnet.plugins.module_utils.boothnet_stage import run_stage
-
-
-def main() -> None:
-    module = AnsibleModule(
-        argument_spec={
-            "devices": {"type": "dict", "required": True},
-            "configs_root": {"type": "path", "required": True},
-            "network": {"type": "str", "required": True},
-            "lab_configs": {"type": "str", "choices": ["full", "day0"]},
-        },
-        supports_check_mode=True,
-    )
-    p = module.params
-    root = Path(p["configs_root"])
-    dirs = {str(device): Path(folder) if folder else root / str(device) for device, folder in p["devices"].items()}
-    # build/<network>/configs or build/<network>/lab/configs: the build root is above <network>
-    build_root = next((a.parent for a in root.parents if a.name == p["network"]), root.parent)
-    checks = run_stage(module, "boothnet.deploy.preflight:preflight", dirs, p["network"], p["lab_configs"],
-                       lock=(p["network"], build_root, False))
-    module.exit_json(changed=False, intent={str(c.configs): c.intent.digest for c in checks if c.intent})
-
-
-if __name__ == "__main__":
-    main()
