@@ -4,6 +4,6 @@ napalm 5.2 resolves a plain driver name by module (``custom_napalm.<name>``,
 ``napalm.<name>``, ``napalm_<name>``), not by the ``napalm.drivers`` entry point.
 """
 
-from boothnet.deploy.napalm_frr_linux import FrrLinuxDriver
+from boothnet.deploy.frr_linux import FrrLinuxDriver
 
 __all__ = ["FrrLinuxDriver"]

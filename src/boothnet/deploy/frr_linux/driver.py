@@ -1,0 +1,188 @@
+"""FrrLinuxDriver: config management on a four-part candidate (boothnet.deploy.parts) over
+napalm-linux's SSH connection; the device-side plumbing is in shell.py, the timer in timer.py."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from collections.abc import Mapping
+from typing import Any
+
+from napalm.base.exceptions import (
+    CommitError,
+    ConnectionException,
+    MergeConfigException,
+    ReplaceConfigException,
+)
+from napalm_linux import LinuxDriver
+
+from boothnet.booth.lldp import parse_lldpcli
+from boothnet.deploy import ifstate
+from boothnet.deploy.frr_linux.compare import _CHECK, _RUNNING, Compare
+from boothnet.deploy.frr_linux.shell import _err
+from boothnet.deploy.frr_linux.timer import RevertTimer
+from boothnet.deploy.known_hosts import host_keys
+from boothnet.deploy.parts import (
+    FRR,
+    INTERFACES,
+    NFT,
+    CandidateError,
+    load_parts,
+)
+
+
+class FrrLinuxDriver(Compare, RevertTimer, LinuxDriver):  # type: ignore[misc]
+    """NAPALM driver for Linux routers running FRR, nftables and strongSwan."""
+
+    DRIVER_NAME = "frr_linux"
+    TYPE_LABEL = "FRR on Linux"
+
+    def __init__(
+        self,
+        hostname: str,
+        username: str,
+        password: str = "",
+        timeout: int = 60,
+        optional_args: dict[str, Any] | None = None,
+    ) -> None:
+        args = dict(optional_args or {})
+        port = int(args.get("port", 22))
+        if args.get("known_hosts"):
+            try:
+                args.setdefault("ssh_host_keys", host_keys(args["known_hosts"], hostname, port))
+            except (OSError, LookupError) as exc:
+                raise ConnectionException(f"{hostname}: {exc}") from exc
+        if args.get("key_file"):
+            args.setdefault("use_keys", True)
+            args.setdefault("allow_agent", False)
+        super().__init__(hostname, username, password, timeout, args)
+        self.pathspace: str | None = args.get("pathspace") or None
+        self.netns: str | None = args.get("netns")
+        self.state_dir: str = args.get("state_dir") or (
+            f"/var/lib/boothnet/{self.pathspace or 'default'}"
+        )
+        self.frr_conf_path: str = args.get("frr_conf_path") or (
+            f"/etc/frr/{self.pathspace}/frr.conf" if self.pathspace else "/etc/frr/frr.conf"
+        )
+        self.frr_reload: str = args.get("frr_reload", "/usr/lib/frr/frr-reload.py")
+        self.swanctl_conf: str = args.get("swanctl_conf", "/etc/swanctl/swanctl.conf")
+        self.swanctl_uri: str | None = args.get("swanctl_uri")
+        self.strongswan_conf: str | None = args.get("strongswan_conf")
+        self.python: str = args.get("python", "python3")
+        self.lldp_socket: str | None = args.get("lldp_socket")
+        self._candidate: dict[str, str] | None = None
+        self._tools_ready = False
+
+    def open(self) -> None:
+        super().open()
+        self._tools_ready = False
+
+    def get_config(
+        self, retrieve: str = "all", full: bool = False, sanitized: bool = False
+    ) -> dict[str, str]:
+        parts = tuple(self._candidate) if self._candidate else (INTERFACES, FRR, NFT)
+        running = self.get_running_parts(parts) if retrieve in ("all", "running") else {}
+        cand = self._candidate if retrieve in ("all", "candidate") and self._candidate else {}
+        return {"running": _joined(running), "startup": "", "candidate": _joined(cand)}
+
+    # ------------------------------------------------------------------ candidate
+
+    def load_replace_candidate(
+        self, filename: str | None = None, config: Mapping[str, str] | str | None = None
+    ) -> None:
+        """Load a candidate folder (*filename*) or a dict part -> text (*config*)."""
+        source: Any = filename if filename is not None else config
+        if source is None:
+            raise ReplaceConfigException("give a candidate folder or a dict of parts")
+        if isinstance(source, str) and config is not None:
+            raise ReplaceConfigException(
+                "frr_linux candidates have several parts: pass a folder as filename, "
+                "or config as a dict {'frr.conf': ..., 'interfaces.ip': ...}"
+            )
+        try:
+            parts = load_parts(source)
+            if INTERFACES in parts:
+                ifstate.parse_batch(parts[INTERFACES])
+        except (CandidateError, ifstate.IfStateError, OSError) as exc:
+            raise ReplaceConfigException(f"{self.hostname}: {exc}") from exc
+        self._candidate = parts
+
+    def load_merge_candidate(self, filename: str | None = None, config: str | None = None) -> None:
+        raise MergeConfigException(
+            "frr_linux supports only replace: the rendered candidate is the full intended "
+            "state of each part; use load_replace_candidate"
+        )
+
+    def discard_config(self) -> None:
+        self._candidate = None
+
+    # ------------------------------------------------------------------ commit
+
+    def commit_config(self, message: str = "", revert_in: int | None = None) -> None:
+        """Check every part, back up the running parts, arm the timer, apply.
+
+        A part the device rejects raises :class:`ReplaceConfigException` before anything
+        changed. A failure while applying restores the backup at once and raises
+        :class:`CommitError`; with *revert_in*, a lost session is covered by the timer.
+        """
+        cand = self._need_candidate()
+        if self.has_pending_commit():
+            raise CommitError(f"{self.hostname}: a commit is pending confirmation")
+        folder = self._sd("candidate")
+        # every part through the device's own checker and the running parts read, in one batch
+        checked = self._stage(folder, self._pick(folder, cand, _CHECK, _RUNNING))
+        self._rejected(checked, INTERFACES, NFT, FRR)
+        self._backup(self._running_from(checked, tuple(cand)))
+        if revert_in is not None:
+            self._arm(int(revert_in), message)
+        scope = f" && cp {folder}/scope {self._sd('applied.scope')}" if INTERFACES in cand else ""
+        r = self._sh(f"sh {self._sd('bin', 'apply.sh')} {folder} strict{scope}", timeout=300)
+        if r.exit_code != 0:
+            restore = self._sh(f"sh {self._sd('bin', 'apply.sh')} {self._sd('backup')} "
+                               "best-effort", timeout=300)
+            self._disarm()
+            state = "restored" if restore.exit_code == 0 else f"restore failed: {_err(restore)}"
+            raise CommitError(f"{self.hostname}: apply failed: {_err(r)} (backup {state})")
+
+    def _backup(self, running: dict[str, str]) -> None:
+        """The running parts to ``backup/``, the previous backup to ``backup.prev/``."""
+        new, b = self._sd("backup.new"), self._sd("backup")
+        scope = f"cp {self._sd('candidate', 'scope')} {new}/scope && " if INTERFACES in running else ""
+        r = self._batch({f"{new}/{part}": text for part, text in running.items()},
+                        {"backup": f"{scope}rm -rf {b}.prev; [ ! -d {b} ] || mv {b} {b}.prev; mv {new} {b}"},
+                        clear=(new,))
+        self._ok(r["backup"], "backup")
+        self.last_backup = running
+
+    def get_lldp_neighbors(self) -> dict[str, list[dict[str, str]]]:
+        """What lldpd hears on each interface, as NAPALM's drivers give it."""
+        sock = f"-u {shlex.quote(self.lldp_socket)} " if self.lldp_socket else ""
+        out = self._must(f"lldpcli {sock}-f json0 show neighbors", "reading LLDP neighbours (lldpcli)")
+        return {ifname: [{"hostname": h.system, "port": h.port} for h in heard]
+                for ifname, heard in parse_lldpcli(out).items()}
+
+    def get_ospf_neighbors(self) -> dict[str, list[dict[str, str]]]:
+        """OSPF neighbors by interface: ``{"eth1": [{"router_id", "address", "state"}]}``;
+        none on a device that runs no ospfd (an L2 switch, a gateway with static routes)."""
+        ps = f"-N {shlex.quote(self.pathspace)} " if self.pathspace else ""
+        r = self._sh(f"vtysh {ps}-c {shlex.quote('show ip ospf neighbor json')}")
+        if r.exit_code != 0 and "ospfd is not running" in f"{r.stdout}{r.stderr}":
+            return {}
+        if r.exit_code != 0:
+            raise CommitError(f"{self.hostname}: vtysh show ip ospf neighbor: {_err(r)}")
+        data = json.loads(str(r.stdout) or "{}")
+        out: dict[str, list[dict[str, str]]] = {}
+        for rid, entries in data.get("neighbors", {}).items():
+            for e in entries:
+                ifname = str(e.get("ifaceName", "")).split(":", 1)[0]
+                state = str(e.get("converged") or e.get("state", "")).split("/", 1)[0]
+                out.setdefault(ifname, []).append(
+                    {"router_id": rid, "address": str(e.get("ifaceAddress", "")), "state": state}
+                )
+        return out
+
+
+
+
+def _joined(parts: Mapping[str, str]) -> str:
+    return "".join(f"### {name}\n{text}" for name, text in parts.items())
