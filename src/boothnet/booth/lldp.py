@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict
 
 from boothnet.booth.cables import Cable, CableEnd, cable_plan, same_port
 from boothnet.intent.model import Network
+from boothnet.poll import poll
 from boothnet.status import Status
 
 
@@ -153,14 +154,12 @@ def wait_heard(read: Callable[[], Observed], expected: set[tuple[str, str]], tim
     """Read until every expected port hears exactly one neighbour or ``timeout`` passes (a daemon
     that has just started needs a transmit interval; a re-plugged port still remembers its old
     neighbour until that one's TTL runs out)."""
-    deadline = clock() + timeout
-    while True:
-        observed = read()
-        unsettled = [key for key in expected if len(observed.get(key, [])) != 1]
-        if not unsettled or clock() >= deadline:
-            return observed
-        progress(f"cabling: {len(unsettled)} ports hear no single neighbour yet")
-        sleep(0.5)
+    def unsettled(observed: Observed) -> list[tuple[str, str]]:
+        return [key for key in expected if len(observed.get(key, [])) != 1]
+
+    return poll(read, lambda observed: not unsettled(observed), timeout, 0.5, clock=clock, sleep=sleep,
+                waiting=lambda observed: progress(f"cabling: {len(unsettled(observed))} ports hear no single "
+                                                  "neighbour yet"))
 
 
 def merge_rows(rows: list[CablingRow]) -> list[CablingRow]:

@@ -24,6 +24,7 @@ from typing import Any
 
 from boothnet.deploy import ifstate
 from boothnet.deploy.parts import FRR, INTERFACES
+from boothnet.poll import poll
 
 
 @dataclass
@@ -207,10 +208,5 @@ def wait_for(
     """Run *probe* until it returns no failures or *timeout* passes; the last failures."""
     import time
 
-    now, nap = clock or time.monotonic, sleep or time.sleep
-    end = now() + timeout
-    while True:
-        failures = probe()
-        if not failures or now() >= end:
-            return failures
-        nap(interval)
+    return poll(probe, lambda failures: not failures, timeout, interval,
+                clock=clock or time.monotonic, sleep=sleep or time.sleep)

@@ -32,6 +32,7 @@ from boothnet.deploy.driver import ConfigDevice, PartsDevice
 from boothnet.deploy.parts import CandidateError, load_parts
 from boothnet.deploy.results import DeviceResult, backup_path, write_backup
 from boothnet.platforms import Platform, platforms
+from boothnet.poll import poll
 
 #: Errors that mean "the device refused the candidate (or a secret is missing); nothing
 #: was applied". NAPALM ios raises CommitConfirmException only before applying: no
@@ -394,25 +395,21 @@ def wait_for_revert(target: Target, timeout: float, interval: float = 2.0) -> di
 
     Returns ``reverted`` (True once the device says so), ``reachable`` and ``reason``.
     """
-    end = time.monotonic() + timeout
-    last = "not reached"
-    while True:
+    def ask() -> dict[str, Any]:
         try:
             dev = target.open()
             try:
                 if not dev.has_pending_commit():
                     why = dev.revert_reason() if isinstance(dev, PartsDevice) else None
-                    return {"reverted": True, "reachable": True,
-                            "reason": why or "no pending commit left on the device"}
-                last = "commit still pending"
+                    why = why or "no pending commit left on the device"
+                    return {"reverted": True, "reachable": True, "reason": why}
+                return {"reverted": False, "reachable": True, "reason": "commit still pending"}
             finally:
                 dev.close()
         except Exception as exc:  # noqa: BLE001 - every driver has its own connect errors
-            last = f"unreachable: {exc}"
-        if time.monotonic() >= end:
-            return {"reverted": False, "reachable": not last.startswith("unreachable"),
-                    "reason": last}
-        time.sleep(interval)
+            return {"reverted": False, "reachable": False, "reason": f"unreachable: {exc}"}
+
+    return poll(ask, lambda answer: answer["reverted"], timeout, interval, clock=time.monotonic, sleep=time.sleep)
 
 
 def outcome(

@@ -13,6 +13,7 @@ from boothnet.derive.policy import PolicyCompiler, compiler_of, policy_decision
 from boothnet.intent import Network
 from boothnet.intent.model import Endpoint
 from boothnet.lab.names import ns_name
+from boothnet.poll import poll
 from boothnet.run import Run
 from boothnet.validate.paths import gateway_rows, north_south, path_rows
 from boothnet.validate.perf.ports import TOOL_PORTS, PortAllocator, PortBlock
@@ -47,10 +48,12 @@ def wait_converged(net: Network, runner: Runner, flows: list[Flow], timeout_s: f
     targets.update({(ns.src.name, str(ns.address)): f"north-south {ns.label}" for ns in outside})
     pending = list(targets)
     started = time.monotonic()
-    while pending and time.monotonic() - started < timeout_s:
-        pending = [(src, dst) for src, dst in pending if not ping(runner, _ns(net, src), dst, count=1, wait_s=1).ok]
-        if pending:
-            time.sleep(1)
+
+    def still_pending() -> list[tuple[str, str]]:
+        pending[:] = [(src, dst) for src, dst in pending if not ping(runner, _ns(net, src), dst, count=1, wait_s=1).ok]
+        return pending
+
+    poll(still_pending, lambda left: not left, timeout_s)
     waited = round(time.monotonic() - started, 1)
     if pending:
         names = ", ".join(targets[key] for key in pending)

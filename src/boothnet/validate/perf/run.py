@@ -1,4 +1,7 @@
-"""One throughput test end to end: server up, client run, server down, result judged."""
+"""One throughput test end to end: server up, client run, server down, result judged.
+
+The one measurement layer: the LAN throughput tests and the WAN paths both run their tools
+here (argv, port, server lifetime, client timeout, parse)."""
 
 from __future__ import annotations
 
@@ -31,27 +34,35 @@ def run_throughput(
     expected_bps: float | None = None,
     ratio: float = DEFAULT_PASS_RATIO,
     start_together: threading.Barrier | None = None,
+    omit: int = 0,
+    udp_rate_bps: float | None = None,
+    server_window: int | None = None,
+    destination_label: str = "",
 ) -> ThroughputResult:
     """Measure ``client_node`` -> ``destination`` (an address of ``server_node``).
 
     The server listens on ``ports.first`` (nuttcp: control; data on the following
     ports), is bounded in time, and is stopped by pid whatever happens to the client.
+    ``omit``: seconds of slow start left out (iperf3 -O; nuttcp has none, so it runs that
+    much longer and the intervals after them count). ``udp_rate_bps``: iperf3 UDP at that
+    rate. ``server_window``: nuttcp's server window (-ws). ``destination_label``: the name
+    the result gives the destination (default: its address).
     """
     if tool == "nuttcp" and streams + 1 > ports.width:
         raise ValueError(f"nuttcp with {streams} streams needs {streams + 1} ports, "
                          f"the block has {ports.width}")
     port = ports.first
-    limit = duration + 60
+    limit = duration + omit + 60
     if tool == "iperf3":
         server = iperf3.server_argv(port)
         client = iperf3.client_argv(destination, port, streams=streams, duration=duration,
-                                    window=window, mss=mss)
-        client_timeout = iperf3.client_timeout(duration)
+                                    window=window, mss=mss, omit=omit, udp_rate_bps=udp_rate_bps)
+        client_timeout = iperf3.client_timeout(duration, omit)
     else:
         server = nuttcp.server_argv(port)
-        client = nuttcp.client_argv(destination, port, streams=streams, duration=duration,
-                                    window=window, mss=mss)
-        client_timeout = nuttcp.client_timeout(duration)
+        client = nuttcp.client_argv(destination, port, streams=streams, duration=duration + omit,
+                                    window=window, mss=mss, server_window=server_window)
+        client_timeout = nuttcp.client_timeout(duration + omit)
     try:
         handle = start_background(runner, server_node, server,
                                   pidfile_for(server_node, tool, port), limit_s=limit, port=port)
@@ -65,18 +76,27 @@ def run_throughput(
         res = runner(client_node, client, client_timeout)
     finally:
         stop_background(runner, handle)
-    common = {"source": source or client_node, "destination": destination, "path": path,
+    common = {"source": source or client_node, "destination": destination_label or destination, "path": path,
               "window": window, "stderr": res.stderr, "returncode": res.returncode}
     if tool == "iperf3":
         result = iperf3.parse(res.stdout, **common)  # type: ignore[arg-type]
     else:
-        result = nuttcp.parse(res.stdout, streams=streams, **common)  # type: ignore[arg-type]
+        result = _after_omit(nuttcp.parse(res.stdout, streams=streams, **common), omit)  # type: ignore[arg-type]
     if res.timed_out:
         result = result.model_copy(update={
             "succeeded": False, "error": f"{tool} client timed out after {client_timeout:g} s"})
     if expected_bps is not None:
         result = judge(result, expected_bps, ratio)
     return result
+
+
+def _after_omit(result: ThroughputResult, omit: int) -> ThroughputResult:
+    """nuttcp's goodput over the intervals after the first ``omit`` seconds."""
+    kept = [i for i in result.intervals if i.start >= omit]
+    if not omit or not result.succeeded or not kept:
+        return result
+    return result.model_copy(update={"throughput": sum(i.throughput for i in kept) / len(kept),
+                                     "duration": kept[-1].end - kept[0].start, "intervals": kept})
 
 
 def combine(results: list[ThroughputResult], path: str) -> ThroughputResult:

@@ -9,10 +9,11 @@ their pid in a per-node pidfile, so they are stopped by id, never by name.
 from __future__ import annotations
 
 import subprocess
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
+
+from boothnet.poll import poll
 
 
 @dataclass(frozen=True)
@@ -144,10 +145,4 @@ def listening_ports(runner: Runner, node: str) -> set[int]:
 
 
 def wait_listening(runner: Runner, node: str, port: int, timeout: float = 5.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while True:
-        if port in listening_ports(runner, node):
-            return True
-        if time.monotonic() >= deadline:
-            return False
-        time.sleep(0.1)
+    return poll(lambda: port in listening_ports(runner, node), bool, timeout, 0.1)

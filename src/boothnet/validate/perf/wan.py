@@ -24,7 +24,6 @@ from dataclasses import dataclass
 
 from boothnet.intent.model import Endpoint, Link, Network
 from boothnet.status import Status
-from boothnet.validate.perf import iperf3, nuttcp
 from boothnet.validate.perf.formula import (
     TcpExpectation,
     bdp_bytes,
@@ -33,7 +32,8 @@ from boothnet.validate.perf.formula import (
     window_advice,
 )
 from boothnet.validate.perf.ports import TOOL_PORTS, PortBlock
-from boothnet.validate.perf.runner import Runner, pidfile_for, start_background, stop_background
+from boothnet.validate.perf.run import run_throughput
+from boothnet.validate.perf.runner import Runner
 from boothnet.validate.perf.schema import RttRow, ThroughputResult
 
 UDP_BUFFER = 4 * 2**20  # socket buffers of a UDP test (net.core.rmem_max caps larger)
@@ -256,39 +256,23 @@ def run_iperf3(runner: Runner, client_ns: str, server_ns: str, path: WanPath, *,
                omit: int, streams: int = 1, window: int | None = None, udp_rate_bps: float | None = None,
                port: int = TOOL_PORTS["iperf3"]) -> ThroughputResult:
     """One iperf3 run on the path (server up, client run, server down)."""
-    block = PortBlock(f"{path.name}/{kind}", path.destination.name, port, 1)
-    handle = start_background(runner, server_ns, iperf3.server_argv(port),
-                              pidfile_for(server_ns, "iperf3", port), limit_s=duration + omit + 60, port=port)
-    try:
-        argv = iperf3.client_argv(str(path.destination.address), block.first, streams=streams, duration=duration,
-                                  window=window, omit=omit, udp_rate_bps=udp_rate_bps)
-        res = runner(client_ns, argv, iperf3.client_timeout(duration, omit))
-    finally:
-        stop_background(runner, handle)
-    result = iperf3.parse(res.stdout, source=path.source.name, destination=path.destination.name, path=path.name,
-                          window=window, stderr=res.stderr, returncode=res.returncode)
+    result = run_throughput(runner, "iperf3", server_node=server_ns, client_node=client_ns,
+                            destination=str(path.destination.address), destination_label=path.destination.name,
+                            ports=PortBlock(f"{path.name}/{kind}", path.destination.name, port, 1),
+                            streams=streams, duration=duration, window=window, path=path.name,
+                            source=path.source.name, omit=omit, udp_rate_bps=udp_rate_bps)
     return result.model_copy(update={"kind": kind})
 
 
 def run_nuttcp(runner: Runner, client_ns: str, server_ns: str, path: WanPath, *, kind: str, duration: int,
                omit: int, window: int | None = None) -> ThroughputResult:
-    """One nuttcp run with -w and -ws (both ends' windows). nuttcp has no -O: it runs omit_s
-    longer and the goodput is the mean of the intervals after them."""
+    """One nuttcp run with -w and -ws (both ends' windows), its goodput after omit_s."""
     port = TOOL_PORTS["nuttcp"]
-    handle = start_background(runner, server_ns, nuttcp.server_argv(port), pidfile_for(server_ns, "nuttcp", port),
-                              limit_s=duration + omit + 60, port=port)
-    try:
-        argv = nuttcp.client_argv(str(path.destination.address), port, duration=duration + omit, window=window,
-                                  server_window=window)
-        res = runner(client_ns, argv, nuttcp.client_timeout(duration + omit))
-    finally:
-        stop_background(runner, handle)
-    result = nuttcp.parse(res.stdout, source=path.source.name, destination=path.destination.name, path=path.name,
-                          window=window, stderr=res.stderr, returncode=res.returncode)
-    kept = [i for i in result.intervals if i.start >= omit]
-    if result.succeeded and kept:
-        result = result.model_copy(update={"throughput": sum(i.throughput for i in kept) / len(kept),
-                                           "duration": kept[-1].end - kept[0].start, "intervals": kept})
+    result = run_throughput(runner, "nuttcp", server_node=server_ns, client_node=client_ns,
+                            destination=str(path.destination.address), destination_label=path.destination.name,
+                            ports=PortBlock(f"{path.name}/{kind}", path.destination.name, port, 2),
+                            duration=duration, window=window, server_window=window, path=path.name,
+                            source=path.source.name, omit=omit)
     return result.model_copy(update={"kind": kind})
 
 
