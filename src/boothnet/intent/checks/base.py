@@ -1,0 +1,56 @@
+"""The state every feature's intent checks share, and how they name an error."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from boothnet.errors import IntentError
+from boothnet.intent.model import (
+    Device,
+    Network,
+    Vlan,
+)
+
+MIN_MTU, MAX_MTU = 576, 9216  # IPv4's minimum datagram; the largest jumbo frame the platforms take
+
+
+class CheckBase:
+    """What every feature's checks share: the network, the errors and warnings found so far,
+    where each section came from, and the VLANs and ports found by name."""
+
+    def __init__(self, net: Network):
+        self.net = net
+        self.errors: list[IntentError] = []
+        self.warnings: list[IntentError] = []
+        self.src = net.sources
+        self.vlans_by_name = {}
+        self.vlans_by_id = {}
+        # device -> vlan id -> where it is present (for reserved checks and "carried nowhere")
+        self.vlan_presence: dict[int, list[str]] = defaultdict(list)
+        self.vlan_on_ports: set[int] = set()
+
+    def add(self, file: str, path: str, value: object, allowed: str) -> None:
+        self.errors.append(IntentError(file, path, value, allowed))
+
+    def _port(self, ref: str, file: str, path: str) -> tuple[Device, Any] | None:
+        device_name, _, port_name = ref.partition(":")
+        device = self.net.devices.get(device_name)
+        if device is None or not port_name:
+            self.add(file, path, ref, "device:port with a known device: " + ", ".join(sorted(self.net.devices)))
+            return None
+        port = next((p for p in device.ports if p.name == port_name), None)
+        if port is None:
+            names = [p.name for p in device.ports]
+            shown = ", ".join(names[:3] + (["..."] if len(names) > 4 else []) + names[3:][-1:])
+            self.add(file, path, ref, f"a port declared on {device_name} ({shown or 'none declared'})")
+            return None
+        return device, port
+
+    def _resolve_vlan(self, ref: int | str) -> Vlan | None:
+        if isinstance(ref, int) or str(ref).isdigit():
+            found = self.vlans_by_id.get(int(ref))
+        else:
+            found = self.vlans_by_name.get(str(ref))
+        return found[1] if found else None
+

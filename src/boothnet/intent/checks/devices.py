@@ -1,0 +1,79 @@
+"""Network-wide settings, devices and their ports, names the platforms accept."""
+
+from __future__ import annotations
+
+from boothnet.intent.checks.base import MAX_MTU, MIN_MTU, CheckBase
+from boothnet.intent.model import (
+    acl_name,
+)
+from boothnet.platforms import platforms, supported
+
+
+class DeviceChecks(CheckBase):
+    """Network-wide settings, each device and port, and the names its platform accepts."""
+
+    # network-wide settings ---------------------------------------------------------------------
+    def settings(self) -> None:
+        """The twins of the per-object ranges: an MTU is 576-9216 wherever it is written, and
+        OSPF's dead interval outlasts several hellos."""
+        file = self.src["mtu_policy"]
+        for field, mtu in self.net.mtu_policy.model_dump().items():
+            if not MIN_MTU <= mtu <= MAX_MTU:
+                self.add(file, f"mtu_policy.{field}", mtu, f"{MIN_MTU}-{MAX_MTU}")
+        file, ospf = self.src["network"], self.net.settings.ospf
+        for field in ("hello", "dead"):
+            if not 1 <= getattr(ospf, field) <= 65535:
+                self.add(file, f"network.ospf.{field}", getattr(ospf, field), "1-65535 seconds")
+        if ospf.hello >= 1 and ospf.dead <= ospf.hello:
+            self.add(file, "network.ospf.dead", ospf.dead,
+                     f"more than hello ({ospf.hello} s), usually 4 x hello: neighbours would time out "
+                     "between hellos")
+
+    # devices ---------------------------------------------------------------------------------
+    def devices(self) -> None:
+        known = platforms()
+        for name, device in sorted(self.net.devices.items()):
+            file = self.src[f"host:{name}"]
+            if device.platform not in known:
+                self.add(file, "platform", device.platform, "supported platforms: " + ", ".join(supported()))
+                continue
+            entries = self.net.port_entries.get(name) or list(range(len(device.ports)))
+            seen: dict[str, int] = {}
+            for index, port in enumerate(device.ports):
+                entry = entries[index]  # the file's entry: a range entry gives many ports
+                if port.name in seen:
+                    self.add(
+                        file,
+                        f"ports[{entry}].name",
+                        port.name,
+                        f"each port declared once (also ports[{seen[port.name]}])",
+                    )
+                seen[port.name] = entry
+                limit = known[device.platform].max_mtu
+                if port.mtu is not None and not MIN_MTU <= port.mtu <= limit:
+                    self.add(file, f"ports[{entry}].mtu", port.mtu, f"{MIN_MTU}-{limit} on {device.platform}")
+            if device.mgmt_address not in self.net.settings.mgmt_subnet:
+                self.add(
+                    file,
+                    "mgmt_address",
+                    str(device.mgmt_address),
+                    f"an address in the management subnet {self.net.settings.mgmt_subnet}",
+                )
+
+    def names(self) -> None:
+        """VLAN names, and the ACL names made from them, valid on every platform that renders them."""
+        known = platforms()
+        file = self.src["vlans"]
+        for index, vlan in enumerate(self.net.vlans):
+            where = sorted(set(self.vlan_presence.get(vlan.id, [])) | {vlan.gateway})
+            for kind, name, devices in (("vlan", vlan.name, where), ("acl", acl_name(vlan, "in"), [vlan.gateway])):
+                if any(e.path == f"vlans[{index}].name" and e.file == file for e in self.errors):
+                    break  # the VLAN name itself is wrong: its ACL name follows from it
+                for platform_name in sorted({self.net.devices[d].platform for d in devices if d in self.net.devices}):
+                    rule = known[platform_name].names.get(kind) if platform_name in known else None
+                    problem = rule.problem(name) if rule else None
+                    if problem:
+                        what = "VLAN name" if kind == "vlan" else f"name for the ACL {name} made from it"
+                        self.add(file, f"vlans[{index}].name", vlan.name,
+                                 f"a {what} valid on {platform_name}: {problem}")
+

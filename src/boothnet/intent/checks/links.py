@@ -1,0 +1,167 @@
+"""Links (access, trunk, routed) between the devices' ports, and the endpoints on them."""
+
+from __future__ import annotations
+
+from boothnet.intent.checks.base import MAX_MTU, MIN_MTU, CheckBase
+from boothnet.intent.model import (
+    Link,
+    Vlan,
+)
+from boothnet.platforms import parse_vlan_ranges, platforms
+
+
+class LinkChecks(CheckBase):
+    """Each link between two ports (what it carries, its MTU) and each endpoint's port."""
+
+    # links ---------------------------------------------------------------------------------------
+    def links(self) -> dict[str, str]:
+        file = self.src["links"]
+        used: dict[str, str] = {}
+        for index, link in enumerate(self.net.links):
+            path = f"links[{index}]"
+            ends = {}
+            for side in ("a", "b"):
+                ref = getattr(link, side)
+                found = self._port(ref, file, f"{path}.{side}")
+                if found is None:
+                    continue
+                if ref in used:
+                    self.add(file, f"{path}.{side}", ref, f"a port used once (already used by {used[ref]})")
+                used[ref] = f"{path}.{side}"
+                ends[side] = found
+            if link.wan and link.mode != "routed":
+                self.add(file, f"{path}.mode", link.mode,
+                         "routed: delay_ms, jitter_ms and loss_pct describe a WAN hop between routers")
+            if link.jitter_ms > link.delay_ms:
+                self.add(file, f"{path}.jitter_ms", link.jitter_ms,
+                         f"at most delay_ms ({link.delay_ms}): a frame cannot leave before it arrived")
+            if link.mtu is not None:
+                known = platforms()
+                limits = [known[d.platform].max_mtu for d, _ in ends.values() if d.platform in known]
+                limit = min(limits, default=MAX_MTU)
+                if not MIN_MTU <= link.mtu <= limit:
+                    self.add(file, f"{path}.mtu", link.mtu, f"{MIN_MTU}-{limit} (the ports' platforms)")
+            if len(ends) < 2:
+                continue
+            (dev_a, port_a), (dev_b, port_b) = ends["a"], ends["b"]
+            if port_a.speed != port_b.speed:
+                self.add(
+                    file,
+                    f"{path}.speed",
+                    f"{link.a} speed {port_a.speed} vs {link.b} speed {port_b.speed}",
+                    "the same speed (Mb/s) on both ends of a link",
+                )
+            elif link.speed and link.speed > port_a.speed:
+                self.add(file, f"{path}.speed", link.speed, f"at most the speed of the ports it joins ({port_a.speed})")
+            mtu_a, mtu_b = port_a.mtu or link.mtu, port_b.mtu or link.mtu
+            if mtu_a and mtu_b and mtu_a != mtu_b:
+                self.add(
+                    file,
+                    f"{path}.mtu",
+                    f"{link.a} mtu {mtu_a} vs {link.b} mtu {mtu_b}",
+                    "the same MTU on both ends of a link",
+                )
+            elif link.mtu and (mtu_a or mtu_b) and link.mtu != (mtu_a or mtu_b):
+                self.add(
+                    file,
+                    f"{path}.mtu",
+                    link.mtu,
+                    f"the MTU of the ports it joins ({mtu_a or mtu_b} on {link.a if mtu_a else link.b})",
+                )
+            link_mtu = link.mtu or mtu_a or mtu_b or self.net.mtu_policy.default
+            if link.mode == "trunk":
+                carried = self._trunk_vlans(link, file, path)
+                for vlan in carried:
+                    self._carry(
+                        vlan,
+                        (dev_a.name, dev_b.name),
+                        link_mtu,
+                        file,
+                        f"{path}.vlans",
+                        f"VLANs with an MTU of at most the trunk MTU {link_mtu}",
+                    )
+                if not carried:
+                    self.add(file, f"{path}.vlans", link.vlans, "at least one known VLAN on a trunk")
+            elif link.mode == "access":
+                vlan = self._resolve_vlan(link.vlan) if link.vlan is not None else None
+                if vlan is None:
+                    self.add(file, f"{path}.vlan", link.vlan, "a known VLAN id or name")
+                else:
+                    self._carry(
+                        vlan,
+                        (dev_a.name, dev_b.name),
+                        link_mtu,
+                        file,
+                        f"{path}.vlan",
+                        f"a VLAN with an MTU of at most the link MTU {link_mtu}",
+                    )
+            else:
+                if link.addresses is None:
+                    self.add(file, f"{path}.addresses", "missing", "addresses {a: A/len, b: B/len} on a routed link")
+                elif link.addresses.a.network != link.addresses.b.network or link.addresses.a.ip == link.addresses.b.ip:
+                    self.add(
+                        file,
+                        f"{path}.addresses",
+                        f"{link.addresses.a} / {link.addresses.b}",
+                        "two different addresses in one subnet",
+                    )
+        return used
+
+    def _carry(self, vlan: Vlan, devices: tuple[str, str], link_mtu: int, file: str, path: str, allowed: str) -> None:
+        """A link carries this VLAN: record where, and check it fits the link's MTU."""
+        self.vlan_presence[vlan.id] += list(devices)
+        self.vlan_on_ports.add(vlan.id)
+        if self.net.vlan_mtu(vlan) > link_mtu:
+            self.add(file, path, f"{vlan.name} (mtu {self.net.vlan_mtu(vlan)})", allowed)
+
+    def _trunk_vlans(self, link: Link, file: str, path: str) -> list[Vlan]:
+        carried: list[Vlan] = []
+        for item in link.vlans:
+            ids = parse_vlan_ranges([item])
+            refs: list[int | str] = list(ids) if ids else [item]
+            for ref in refs:
+                vlan = self._resolve_vlan(ref)
+                if vlan is None:
+                    self.add(file, f"{path}.vlans", ref, "known VLAN ids, names or ranges like 110-125")
+                else:
+                    carried.append(vlan)
+        return carried
+
+    # endpoints -------------------------------------------------------------------------------------
+    def endpoints(self, used: dict[str, str]) -> None:
+        for name, endpoint in sorted(self.net.endpoints.items()):
+            file = self.src[f"host:{name}"]
+            prefix = f"endpoints.{name}." if file.endswith(("hosts.yml", "hosts.yaml")) else ""
+            vlan = self._resolve_vlan(endpoint.vlan)
+            if vlan is None:
+                self.add(file, f"{prefix}vlan", endpoint.vlan, "a known VLAN name")
+            elif endpoint.address not in vlan.subnet or endpoint.address == self.net.gateway_address(vlan):
+                self.add(
+                    file,
+                    f"{prefix}address",
+                    str(endpoint.address),
+                    f"a host address in {vlan.subnet} other than the gateway {self.net.gateway_address(vlan)}",
+                )
+            found = self._port(endpoint.attach, file, f"{prefix}attach")
+            if found is None:
+                continue
+            if endpoint.attach in used:
+                self.add(
+                    file,
+                    f"{prefix}attach",
+                    endpoint.attach,
+                    f"a port used once (already used by {used[endpoint.attach]})",
+                )
+            used[endpoint.attach] = f"endpoint {name}"
+            device, port = found
+            if vlan is not None:
+                self.vlan_presence[vlan.id].append(device.name)
+                self.vlan_on_ports.add(vlan.id)
+                if port.mtu and port.mtu < self.net.vlan_mtu(vlan):
+                    self.add(
+                        file,
+                        f"{prefix}attach",
+                        f"{endpoint.attach} (mtu {port.mtu})",
+                        f"a port with an MTU of at least the VLAN MTU {self.net.vlan_mtu(vlan)}",
+                    )
+

@@ -1,0 +1,117 @@
+"""The policy: selectors that resolve, rules that an earlier rule never shadows."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterator
+from functools import cache
+
+from boothnet.errors import IntentError
+from boothnet.intent.checks.base import CheckBase
+from boothnet.intent.model import (
+    ZONES,
+    Prefixes,
+    Rule,
+)
+from boothnet.intent.prefix_index import PrefixIndex
+
+
+def _selector_covers(prefixes: Callable[[str], Prefixes], wide: str, narrow: str) -> bool:
+    if wide == narrow or wide == "any":
+        return True
+    inner, outer = prefixes(narrow), prefixes(wide)
+    if not inner or None in inner:
+        return False  # "any", or a selector with no address (zone:outside): only itself covers it
+    return all(any(o is not None and p.subnet_of(o) for o in outer) for p in inner)
+
+
+def _rule_covers(prefixes: Callable[[str], Prefixes], earlier: Rule, later: Rule) -> bool:
+    """Every packet `later` matches, `earlier` matches first."""
+    if earlier.proto != "ip" and earlier.proto != later.proto:
+        return False
+    if earlier.ports and not (later.ports and set(later.ports) <= set(earlier.ports)):
+        return False
+    return _selector_covers(prefixes, earlier.source, later.source) and _selector_covers(
+        prefixes, earlier.destination, later.destination)
+
+
+def first_covers(prefixes: Callable[[str], Prefixes], rules: list[Rule]) -> Iterator[tuple[int, int]]:
+    """(rule, the first earlier rule that covers it) for every covered rule. Only the earlier
+    rules that can cover it are compared: those with its source, and those whose source holds
+    its source's first prefix (any among them)."""
+    prefixes = cache(prefixes)
+    by_source: PrefixIndex[int] = PrefixIndex()
+    by_selector: dict[str, list[int]] = defaultdict(list)
+    for index, rule in enumerate(rules):
+        inner = prefixes(rule.source)
+        candidates = set(by_source.holding(inner[0] if inner else None)) | set(by_selector[rule.source])
+        hit = next((i for i in sorted(candidates) if _rule_covers(prefixes, rules[i], rule)), None)
+        if hit is not None:
+            yield index, hit
+        by_selector[rule.source].append(index)
+        for prefix in inner:
+            by_source.add(prefix, index)
+
+
+class PolicyChecks(CheckBase):
+    """Each rule's selectors, and rules that an earlier rule shadows."""
+
+    # policy -----------------------------------------------------------------------------------------------
+    def _check_selector(self, selector: str, file: str, path: str) -> None:
+        kind, _, name = selector.partition(":")
+        if selector == "any":
+            return
+        if kind == "zone":
+            if name not in ZONES:
+                self.add(file, path, selector, "zones: " + ", ".join(ZONES))
+        elif kind == "group":
+            if name not in self.net.host_groups:
+                self.add(
+                    file, path, selector, "known host groups: " + (", ".join(sorted(self.net.host_groups)) or "none")
+                )
+        elif kind == "vlan":
+            if name not in self.vlans_by_name:
+                self.add(file, path, selector, "a known VLAN name")
+        else:
+            self.add(file, path, selector, "any, zone:<zone>, group:<host group> or vlan:<vlan name>")
+
+    def policy(self) -> None:
+        file = self.src["policy"]
+        names: set[str] = set()
+        for index, rule in enumerate(self.net.policy.rules):
+            path = f"policy.rules[{index}]"
+            if rule.name in names:
+                self.add(file, f"{path}.name", rule.name, "unique rule names")
+            names.add(rule.name)
+            self._check_selector(rule.source, file, f"{path}.from")
+            self._check_selector(rule.destination, file, f"{path}.to")
+            if rule.ports and rule.proto not in ("tcp", "udp"):
+                self.add(file, f"{path}.ports", rule.ports, "ports only with proto tcp or udp")
+            for port in rule.ports:
+                if not 1 <= port <= 65535:
+                    self.add(file, f"{path}.ports", port, "ports 1-65535")
+        groups_file = self.src["host_groups"]
+        for group, members in sorted(self.net.host_groups.items()):
+            for index, member in enumerate(members):
+                if member not in self.net.endpoints:
+                    self.add(groups_file, f"host_groups.{group}[{index}]", member, "a known endpoint")
+
+    def shadowed_rules(self) -> None:
+        """A rule that an earlier rule fully covers never decides anything: an error when their
+        actions differ (the later rule's intent is lost), a warning when it is only redundant."""
+        if any(e.file == self.src["policy"] or e.file == self.src["host_groups"] for e in self.errors):
+            return  # selectors must resolve first
+        rules = self.net.policy.rules
+        file = self.src["policy"]
+        for later_index, index in first_covers(self.net.selector_prefixes, rules):
+            later, earlier = rules[later_index], rules[index]
+            path = f"policy.rules[{later_index}]"
+            if earlier.action != later.action:
+                self.add(file, path, later.name, f"a rule that can apply: rules[{index}] {earlier.name} "
+                         f"({earlier.action}) comes first and covers all of it, so its {later.action} "
+                         "never applies")
+            else:
+                self.warnings.append(IntentError(file, path, later.name, f"a rule that adds something: "
+                                                 f"rules[{index}] {earlier.name} already {earlier.action}s "
+                                                 "all of it (redundant)"))
+

@@ -1,0 +1,163 @@
+"""VLANs: ids, names, MTUs, where each is carried, subnets and every address in them."""
+
+from __future__ import annotations
+
+from ipaddress import IPv4Address, IPv4Network
+
+from boothnet.intent.checks.base import MAX_MTU, MIN_MTU, CheckBase
+from boothnet.platforms import platforms
+
+
+def _host_address_problem(address: IPv4Address, subnet: IPv4Network, slash31: bool) -> str | None:
+    if subnet.prefixlen == 32:
+        return None
+    if subnet.prefixlen == 31:
+        return None if slash31 else f"not in a /31 on this platform (no RFC 3021): a /30 or larger than {subnet}"
+    if address == subnet.network_address:
+        return f"a host address in {subnet}, not its network address"
+    if address == subnet.broadcast_address:
+        return f"a host address in {subnet}, not its broadcast address"
+    return None
+
+
+class VlanChecks(CheckBase):
+    """Each VLAN, where it is carried, its subnet and every address claimed in it."""
+
+    # vlans -------------------------------------------------------------------------------------
+    def vlans(self) -> None:
+        file = self.src["vlans"]
+        for index, vlan in enumerate(self.net.vlans):
+            path = f"vlans[{index}]"
+            if not 1 <= vlan.id <= 4094:
+                self.add(file, f"{path}.id", vlan.id, "a VLAN ID in 1-4094")
+            if vlan.id in self.vlans_by_id:
+                self.add(file, f"{path}.id", vlan.id, f"unique VLAN IDs (also vlans[{self.vlans_by_id[vlan.id][0]}])")
+            else:
+                self.vlans_by_id[vlan.id] = (index, vlan)
+            if vlan.name in self.vlans_by_name:
+                self.add(
+                    file,
+                    f"{path}.name",
+                    vlan.name,
+                    f"unique VLAN names (also vlans[{self.vlans_by_name[vlan.name][0]}])",
+                )
+            else:
+                self.vlans_by_name[vlan.name] = (index, vlan)
+            mtu = self.net.vlan_mtu(vlan)
+            if not MIN_MTU <= mtu <= MAX_MTU:
+                self.add(file, f"{path}.mtu", mtu, f"{MIN_MTU}-{MAX_MTU}")
+            gateway = self.net.devices.get(vlan.gateway)
+            if gateway is None:
+                self.add(
+                    file, f"{path}.gateway", vlan.gateway, "a known device: " + ", ".join(sorted(self.net.devices))
+                )
+            else:
+                self.vlan_presence[vlan.id].append(vlan.gateway)
+            if vlan.subnet.prefixlen > 30:
+                self.add(file, f"{path}.subnet", str(vlan.subnet),
+                         "a VLAN subnet of /30 or larger (a gateway and hosts)")
+                continue
+            address = self.net.gateway_address(vlan)
+            if address not in vlan.subnet or address in (vlan.subnet.network_address, vlan.subnet.broadcast_address):
+                self.add(file, f"{path}.gateway_address", str(address), f"a host address in {vlan.subnet}")
+            for router, router_address in vlan.routers.items():
+                if router not in self.net.devices:
+                    self.add(file, f"{path}.routers.{router}", router, "a known device")
+                else:
+                    self.vlan_presence[vlan.id].append(router)
+                if router_address not in vlan.subnet:
+                    self.add(file, f"{path}.routers.{router}", str(router_address), f"a host address in {vlan.subnet}")
+
+    def vlan_carriage(self) -> None:
+        file = self.src["vlans"]
+        known = platforms()
+        for index, vlan in enumerate(self.net.vlans):
+            present = self.vlan_presence.get(vlan.id, [])
+            if vlan.id not in self.vlan_on_ports:
+                self.add(
+                    file,
+                    f"vlans[{index}]",
+                    vlan.name,
+                    "a VLAN carried on at least one port (access, trunk or endpoint)",
+                )
+            for device_name in sorted(set(present)):
+                device = self.net.devices.get(device_name)
+                platform = known.get(device.platform) if device else None
+                if platform and vlan.id in platform.reserved_vlans:
+                    self.add(
+                        file,
+                        f"vlans[{index}].id",
+                        vlan.id,
+                        f"not reserved on {platform.name} ({device_name}): reserved {platform.reserved_text()}",
+                    )
+
+    # addressing ----------------------------------------------------------------------------------------
+    def subnets(self) -> None:
+        spans: list[tuple[IPv4Network, str, str]] = [
+            (vlan.subnet, self.src["vlans"], f"vlans[{i}].subnet") for i, vlan in enumerate(self.net.vlans)
+        ]
+        for i, link in enumerate(self.net.links):
+            if link.addresses is not None:
+                spans.append((link.addresses.a.network, self.src["links"], f"links[{i}].addresses"))
+        spans.append((self.net.settings.mgmt_subnet, self.src["network"], "network.mgmt_subnet"))
+        # Sorted by start, an overlap can only be with the widest span seen so far: n log n, not n^2.
+        spans.sort(key=lambda span: (int(span[0].network_address), span[0].prefixlen))
+        widest: tuple[IPv4Network, str, str] | None = None
+        for span in spans:
+            if widest is not None and span[0].network_address <= widest[0].broadcast_address:
+                self.add(
+                    span[1],
+                    span[2],
+                    str(span[0]),
+                    f"a subnet that overlaps no other (overlaps {widest[2]} {widest[0]})",
+                )
+            if widest is None or span[0].broadcast_address > widest[0].broadcast_address:
+                widest = span
+
+    def addresses(self) -> None:
+        """Every address on a device, gateway, router interface, link or host: a host address of
+        its subnet (a /31 holds two per RFC 3021 where the platform allows it) and used once."""
+        known = platforms()
+        owners: dict[IPv4Address, str] = {}
+
+        def claim(address: IPv4Address, subnet: IPv4Network | None, device: str | None, where: tuple[str, str],
+                  who: str) -> None:
+            platform = known.get(self.net.devices[device].platform) if device in self.net.devices else None
+            if subnet is not None and address in subnet:
+                problem = _host_address_problem(address, subnet, platform.slash31 if platform else True)
+                if problem:
+                    self.add(*where, str(address), problem)
+            if address in owners:
+                self.add(*where, str(address), f"a unique address (also {owners[address]})")
+            else:
+                owners[address] = who
+
+        mgmt = self.net.settings.mgmt_subnet
+        for name, device in sorted(self.net.devices.items()):
+            claim(device.mgmt_address, mgmt, name, (self.src[f"host:{name}"], "mgmt_address"), f"{name} mgmt_address")
+        vlans_file = self.src["vlans"]
+        for index, vlan in enumerate(self.net.vlans):
+            gateway = self.net.gateway_address(vlan)
+            if gateway in vlan.subnet:  # out of the subnet is reported by vlans()
+                claim(gateway, vlan.subnet, vlan.gateway, (vlans_file, f"vlans[{index}].gateway_address"),
+                      f"vlans[{index}] gateway {vlan.gateway}")
+            for router, address in vlan.routers.items():
+                claim(address, vlan.subnet, router, (vlans_file, f"vlans[{index}].routers.{router}"),
+                      f"vlans[{index}].routers.{router}")
+        for index, link in enumerate(self.net.links):
+            if link.addresses is None:
+                continue
+            for side in ("a", "b"):
+                iface = getattr(link.addresses, side)
+                device = getattr(link, side).partition(":")[0]
+                claim(iface.ip, iface.network, device, (self.src["links"], f"links[{index}].addresses.{side}"),
+                      f"links[{index}].addresses.{side}")
+        for name, endpoint in sorted(self.net.endpoints.items()):
+            file = self.src[f"host:{name}"]
+            prefix = f"endpoints.{name}." if file.endswith(("hosts.yml", "hosts.yaml")) else ""
+            vlan = self._resolve_vlan(endpoint.vlan)
+            subnet = vlan.subnet if vlan is not None else None
+            if vlan is not None and endpoint.address == self.net.gateway_address(vlan):
+                continue  # reported by endpoints(): "other than the gateway"
+            claim(endpoint.address, subnet, None, (file, f"{prefix}address"), name)
+

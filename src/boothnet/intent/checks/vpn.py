@@ -1,0 +1,65 @@
+"""The VPN: gateways, peers, the inner MTU through ESP, the booth hosts allowed."""
+
+from __future__ import annotations
+
+from boothnet.intent.checks.base import CheckBase
+
+# ESP overhead in bytes for the worst case of each cipher family: outer IPv4 20, SPI and
+# sequence 8, IV, padding to the block, pad length and next header 2, ICV; UDP 8 if encapsulated.
+_ESP_CIPHER_OVERHEAD = {"gcm": 8 + 3 + 2 + 16, "cbc": 16 + 15 + 2 + 16}
+
+
+def esp_overhead(esp_proposal: str, udp_encapsulation: bool) -> int:
+    cipher = "gcm" if "gcm" in esp_proposal else "cbc"
+    return 20 + 8 + _ESP_CIPHER_OVERHEAD[cipher] + (8 if udp_encapsulation else 0)
+
+
+class VpnChecks(CheckBase):
+    """The VPN's gateways and the inner MTU that fits through ESP."""
+
+    def vpn(self) -> None:
+        vpn = self.net.vpn
+        if vpn is None:
+            return
+        file = self.src["vpn"]
+        for field in ("booth_gateway", "home_gateway"):
+            if getattr(vpn, field) not in self.net.devices:
+                self.add(file, f"vpn.{field}", getattr(vpn, field), "a known device")
+        for field in ("booth_subnets", "home_subnets"):
+            for index, ref in enumerate(getattr(vpn, field)):
+                kind, _, name = ref.partition(":")
+                if kind != "vlan" or name not in self.vlans_by_name:
+                    self.add(file, f"vpn.{field}[{index}]", ref, "vlan:<a known VLAN name>")
+                    continue
+                zone = self.vlans_by_name[name][1].zone
+                if zone in ("research", "production") and zone not in vpn.protected_zones:
+                    self.add(file, f"vpn.{field}[{index}]", ref, f"a VLAN outside the {zone} zone, or list "
+                             f"{zone} in vpn.protected_zones to carry {zone} traffic through the VPN on purpose")
+        kind, _, group = vpn.clients.partition(":")
+        if kind != "group" or group not in self.net.host_groups:
+            self.add(file, "vpn.clients", vpn.clients, "group:<a known host group>")
+        elif len(self.net.host_groups[group]) > vpn.max_clients:
+            self.add(
+                self.src["host_groups"],
+                f"host_groups.{group}",
+                f"{len(self.net.host_groups[group])} hosts",
+                f"at most {vpn.max_clients} VPN clients (vpn.max_clients)",
+            )
+        gateway = self.net.devices.get(vpn.booth_gateway)
+        outer = [
+            lk
+            for lk in self.net.links
+            if lk.mode == "routed" and gateway and gateway.name in (lk.a.partition(":")[0], lk.b.partition(":")[0])
+        ]
+        overhead = max(esp_overhead(p, vpn.udp_encapsulation) for p in vpn.esp_proposals)
+        inner = self.net.mtu_policy.crypto_inner
+        for link in outer:
+            if link.mtu and inner + overhead > link.mtu:
+                self.add(
+                    self.src["network"],
+                    "mtu_policy.crypto_inner",
+                    inner,
+                    f"at most {link.mtu - overhead}: ESP adds up to {overhead} bytes and the "
+                    f"outer link {link.a} -- {link.b} has MTU {link.mtu}",
+                )
+
