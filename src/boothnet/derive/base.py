@@ -1,0 +1,69 @@
+"""What every step of a device's derivation shares: how to derive (the context), the
+platform's quirks module, each port's use, and the state a network's derivation keeps."""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from ipaddress import IPv4Interface
+from types import ModuleType
+from typing import Any
+
+from boothnet.intent.model import Device, Link, Network, Vlan
+
+
+@dataclass
+class DeriveContext:
+    """How to derive: for hardware (defaults), for the lab, or for the Batfish view."""
+
+    platform_override: str | None = None  # lab: every device "frr_linux"
+    substitute: dict[str, str] = field(default_factory=dict)  # Batfish view: {"frr_linux": "cisco_ios"}
+    port_map: dict[str, dict[str, str]] = field(default_factory=dict)  # device -> port -> name
+    vlan_mode: str = "dot1q"
+    tunnel_backend: str = "xfrm"  # "libipsec" where the kernel has no ESP (the lab)
+    # Batfish 0.36 parses only md5/sha/sha2-256-128 after `hash` in an IKEv1 policy: `hash sha256`
+    # derails its parser (it drops the next line, `authentication pre-share`). Its view renders
+    # `hash sha` on both peers, which it matches alike; real IOS and strongSwan keep SHA-256.
+    batfish_view: bool = False
+
+    def platform(self, device: Device) -> str:
+        return self.platform_override or self.substitute.get(device.platform, device.platform)
+
+    def port(self, device: str, port: str) -> str:
+        return self.port_map.get(device, {}).get(port, port)
+
+
+def quirks(platform: str) -> ModuleType:
+    return importlib.import_module(f"boothnet.platforms.{platform}")
+
+
+def _split(ref: str) -> tuple[str, str]:
+    device, _, port = ref.partition(":")
+    return device, port
+
+
+@dataclass
+class _PortUse:
+    port: str
+    kind: str
+    mtu: int
+    speed: int
+    description: str
+    vlan: Vlan | None = None
+    vlans: list[Vlan] = field(default_factory=list)
+    address: IPv4Interface | None = None
+    peer: str = ""
+    link: Link | None = None
+
+
+
+class DeriverState:
+    """The network being derived and what is found once for all its devices."""
+
+    net: Network
+    ctx: DeriveContext
+    vlans_by_name: dict[str, Vlan]
+    policy: Any
+    uses: dict[str, list[_PortUse]]
+    routed_vlans: dict[str, list[Vlan]]
+    ospf_links: set[int]

@@ -1,0 +1,97 @@
+"""The uplink's firewall and the Linux statements (sysctl, nftables extras)."""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+from boothnet.derive.base import DeriverState
+from boothnet.derive.model import Acl, AclEntry, DeviceModel
+
+
+class Firewalls(DeriverState):
+    """The uplink's firewall and the Linux statements (sysctl, nftables extras)."""
+
+    def _uplink_firewall(self, model: DeviceModel) -> None:
+        """The booth router admits nothing new from the show network."""
+        assert self.net.uplink is not None
+        for iface in model.interfaces:
+            if iface.kind == "routed" and iface.address and self.net.uplink.next_hop in iface.address.network:
+                iface.acl_in = "OUTSIDE_IN"
+                model.uplink_interface = iface.name
+                model.acls.append(
+                    Acl(
+                        "OUTSIDE_IN",
+                        "in",
+                        iface.name,
+                        [
+                            AclEntry(
+                                "permit",
+                                "tcp",
+                                None,
+                                None,
+                                "return traffic",
+                                established=True,
+                                return_traffic=True,
+                                seq=10,
+                            ),
+                            AclEntry(
+                                "permit",
+                                "icmp",
+                                None,
+                                None,
+                                "return traffic",
+                                icmp_type="echo-reply",
+                                return_traffic=True,
+                                seq=20,
+                            ),
+                            AclEntry("deny", "ip", None, None, "default", log=True, seq=30),
+                        ],
+                    )
+                )
+
+
+    def _linux_statements(self, model: DeviceModel, q: ModuleType) -> list[str]:
+        bridges: list[str] = []
+        members: list[str] = []
+        addresses: list[str] = []
+        ups: list[str] = []
+        for vlan in model.vlans:
+            bridges.append(f"link add {q.svi_name(vlan.id)} type bridge")
+        for iface in model.interfaces:
+            if iface.kind == "access":
+                members += [
+                    f"link set {iface.name} mtu {iface.mtu}",
+                    f"link set {iface.name} master {q.svi_name(iface.vlan)}",
+                ]
+                ups.append(iface.name)
+            elif iface.kind == "trunk":
+                if self.ctx.vlan_mode == "dot1q":
+                    members.append(f"link set {iface.name} mtu {iface.mtu}")
+                    ups.append(iface.name)
+                for vid in iface.allowed_vlans:
+                    member = q.trunk_member(iface.name, vid, self.ctx.vlan_mode)
+                    if self.ctx.vlan_mode == "dot1q":
+                        members.append(f"link add link {iface.name} name {member} type vlan id {vid}")
+                    members += [f"link set {member} mtu {iface.mtu}", f"link set {member} master {q.svi_name(vid)}"]
+                    ups.append(member)
+            elif iface.kind == "routed":
+                members.append(f"link set {iface.name} mtu {iface.mtu}")
+                if iface.address:
+                    addresses.append(f"addr add {iface.address} dev {iface.name}")
+                ups.append(iface.name)
+        for vlan in model.vlans:
+            members.append(f"link set {q.svi_name(vlan.id)} mtu {vlan.mtu}")
+            ups.append(q.svi_name(vlan.id))
+        for iface in model.interfaces:
+            if iface.kind == "svi" and iface.address:
+                addresses.append(f"addr add {iface.address} dev {iface.name}")
+        if model.vpn is not None and self.ctx.tunnel_backend == "libipsec":
+            # the TUN device comes with charon at 1400; the intent's inner MTU holds inside
+            members.append(f"link set {q.LIBIPSEC_DEVICE} mtu {model.vpn.inner_mtu}")
+            # kernel-libipsec refuses a CHILD_SA unless the gateway owns an address inside
+            # each local subnet; the subnet's network address is one no host can hold
+            own = [i.address.network for i in model.interfaces if i.address is not None]
+            for subnet in model.vpn.local_subnets:
+                if not any(subnet.subnet_of(n) for n in own):
+                    addresses.append(f"addr add {subnet.network_address}/32 dev {q.LIBIPSEC_DEVICE}")
+        return bridges + members + addresses + [f"link set {name} up" for name in ups]

@@ -1,0 +1,53 @@
+"""Each port's use on each device: the links and endpoints on it, in the device's port order."""
+
+from __future__ import annotations
+
+from boothnet.derive.base import DeriverState, _PortUse, _split
+
+
+class PortUses(DeriverState):
+    """Each port's use on each device: the links and endpoints on it, in the device's port order."""
+
+    # ports -------------------------------------------------------------------------------------
+    def _collect_port_uses(self) -> None:
+        for link in self.net.links:
+            mtu, speed = self.net.link_mtu(link), self.net.link_speed(link)
+            for side, other in (("a", "b"), ("b", "a")):
+                device, port = _split(getattr(link, side))
+                peer_device, peer_port = _split(getattr(link, other))
+                use = _PortUse(
+                    port, link.mode, mtu, speed, f"to {peer_device} {peer_port}", peer=peer_device, link=link
+                )
+                if link.mode == "trunk":
+                    use.vlans = self.net.trunk_vlans(link)
+                elif link.mode == "access":
+                    use.vlan = self.net.vlan(link.vlan)  # type: ignore[arg-type]
+                else:
+                    use.address = getattr(link.addresses, side)
+                self.uses[device].append(use)
+        for name, endpoint in sorted(self.net.endpoints.items()):
+            device, port = _split(endpoint.attach)
+            vlan = self.vlans_by_name[endpoint.vlan]
+            speed = self.net.port_index[endpoint.attach].speed
+            self.uses[device].append(
+                _PortUse(
+                    port,
+                    "access",
+                    self.net.endpoint_mtu(endpoint),
+                    speed,
+                    f"{name} ({endpoint.role})",
+                    vlan=vlan,
+                    peer=name,
+                )
+            )
+        order = {d: {p.name: i for i, p in enumerate(dev.ports)} for d, dev in self.net.devices.items()}
+        for device, uses in self.uses.items():
+            uses.sort(key=lambda u: order[device][u.port])
+
+
+    def _ospf_links(self) -> set[int]:
+        """Routed links inside the booth run OSPF; links to the show network do not."""
+        outside = {n for n, d in self.net.devices.items() if d.role == "show_network"}
+        return {
+            id(lk) for lk in self.net.links if lk.mode == "routed" and not {_split(lk.a)[0], _split(lk.b)[0]} & outside
+        }

@@ -1,0 +1,119 @@
+"""A device's SVIs, static routes and OSPF."""
+
+from __future__ import annotations
+
+from ipaddress import IPv4Address, IPv4Interface, IPv4Network, collapse_addresses
+from types import ModuleType
+
+from boothnet.derive.base import DeriverState, _split
+from boothnet.derive.model import Acl, Interface, Ospf, Route, VpnPeer
+from boothnet.derive.policy import acl_name
+from boothnet.intent.model import Device, Link, Vlan
+
+
+class Routing(DeriverState):
+    """A device's SVIs, static routes and OSPF."""
+
+    def _svis(self, device: Device, q: ModuleType, l2_vlans: dict[int, Vlan], acls: list[Acl]) -> list[Interface]:
+        svis = []
+        for vlan in self.routed_vlans.get(device.name, []):
+            if vlan.gateway == device.name:
+                address = self.net.gateway_address(vlan)
+            elif device.name in vlan.routers:
+                address = vlan.routers[device.name]
+            else:
+                continue
+            l2_vlans[vlan.id] = vlan
+            name = q.svi_name(vlan.id)
+            svi = Interface(
+                name,
+                "svi",
+                vlan.name,
+                self.net.vlan_mtu(vlan),
+                vlan=vlan.id,
+                address=IPv4Interface(f"{address}/{vlan.subnet.prefixlen}"),
+            )
+            # Transit VLANs (other routers on them) are not filtered: policy applies at the edge.
+            if vlan.gateway == device.name and not vlan.routers:
+                svi.acl_in = acl_name(vlan, "in")
+                acls.append(Acl(svi.acl_in, "in", name, self.policy.inbound(vlan)))
+                if vlan.zone == "secure":
+                    svi.acl_out = acl_name(vlan, "out")
+                    acls.append(Acl(svi.acl_out, "out", name, self.policy.outbound_secure(vlan)))
+            svis.append(svi)
+        return svis
+
+
+    def _peer_address(
+        self, device: str, role_filter: set[str] | None = None
+    ) -> list[tuple[Link, IPv4Address, IPv4Address]]:
+        """(link, my address, peer address) for the device's routed links."""
+        found = []
+        for link in self.net.links:
+            if link.mode != "routed" or link.addresses is None:
+                continue
+            for side, other in (("a", "b"), ("b", "a")):
+                if _split(getattr(link, side))[0] == device:
+                    peer = _split(getattr(link, other))[0]
+                    if role_filter is None or self.net.devices[peer].role in role_filter:
+                        found.append((link, getattr(link.addresses, side).ip, getattr(link.addresses, other).ip))
+        return found
+
+
+    def _routes(self, device: Device) -> list[Route]:
+        routes: list[Route] = []
+        uplink = self.net.uplink
+        if uplink and uplink.device == device.name:
+            routes.append(Route(IPv4Network("0.0.0.0/0"), uplink.next_hop, "show network uplink"))
+        vpn = self.net.vpn
+        if vpn and device.name in (vpn.booth_gateway, vpn.home_gateway):
+            outside = self._peer_address(device.name, {"show_network"})
+            if outside:
+                _, _, next_hop = outside[0]
+                peer_name = vpn.home_gateway if device.name == vpn.booth_gateway else vpn.booth_gateway
+                peer_outside = self._peer_address(peer_name, {"show_network"})
+                if device.name == vpn.home_gateway:
+                    routes.append(Route(IPv4Network("0.0.0.0/0"), next_hop, "internet via the show network"))
+                elif peer_outside:
+                    routes.append(Route(IPv4Network(f"{peer_outside[0][1]}/32"), next_hop, "home gateway (IKE/ESP)"))
+                    for prefix in self._vpn_subnets(vpn.home_subnets):
+                        routes.append(Route(prefix, next_hop, f"secured network via {vpn.name}"))
+        if device.role == "show_network" and uplink:
+            for link, _mine, peer in self._peer_address(device.name):
+                if uplink.device in (_split(link.a)[0], _split(link.b)[0]):
+                    booth = [v.subnet for v in self.net.vlans if v.zone != "secure"]
+                    routes += [Route(p, peer, "booth networks") for p in collapse_addresses(booth)]
+        return routes
+
+
+    def _ospf(
+        self,
+        device: Device,
+        interfaces: list[Interface],
+        svis: list[Interface],
+        routes: list[Route],
+        vpn: VpnPeer | None,
+    ) -> Ospf | None:
+        active: list[str] = []
+        for use in self.uses.get(device.name, []):
+            if use.link is not None and id(use.link) in self.ospf_links:
+                active.append(self.ctx.port(device.name, use.port))
+        transit = [s for s in svis if self.net.vlan_id_index[s.vlan].routers]  # type: ignore[index]
+        active += [s.name for s in transit]
+        if not active:
+            return None
+        settings = self.net.settings.ospf
+        passive = [s.name for s in svis if s not in transit]
+        networks = [s.address.network for s in svis if s.address] + [
+            i.address.network for i in interfaces if i.kind == "routed" and i.address and i.name in active
+        ]
+        return Ospf(
+            router_id=device.router_id or device.mgmt_address,
+            area=settings.area,
+            hello=settings.hello,
+            dead=settings.dead,
+            interfaces=[(n, False) for n in active] + [(n, True) for n in passive],
+            networks=sorted(set(networks), key=lambda n: (int(n.network_address), n.prefixlen)),
+            default_originate=bool(self.net.uplink and self.net.uplink.device == device.name),
+            redistribute=[r.prefix for r in routes if vpn and r.description.startswith("secured network")],
+        )
