@@ -17,6 +17,7 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -171,17 +172,11 @@ def day0_frr_conf(node: str) -> str:
     return f"frr defaults traditional\nhostname {node}\nservice integrated-vtysh-config\n!\n"
 
 
-def _build(
-    spec: LabSpec, state_dir: Path, digest: str, progress: Progress, configs: ConfigMode
-) -> dict[str, Any]:
-    t0 = time.monotonic()
+def _initial_state(spec: LabSpec, digest: str, configs: ConfigMode) -> dict[str, Any]:
+    """What state.json says before anything exists: enough for lab_down to undo any part."""
     nw = spec.network
-    nodes = {n.name: n for n in spec.nodes}
-    nsmap = {n: names.ns_name(nw, n) for n in nodes}
-    bridge = names.bridge_name(nw)
-    gw = next(ipaddress.ip_network(spec.mgmt_subnet).hosts())
-    prefixlen = ipaddress.ip_network(spec.mgmt_subnet).prefixlen
-    state: dict[str, Any] = {
+    mgmt = ipaddress.ip_network(spec.mgmt_subnet)
+    return {
         "version": STATE_VERSION,
         "network": nw,
         "status": "building",
@@ -190,11 +185,11 @@ def _build(
         "vlan_mode": spec.vlan_mode,
         "kernel_vlan_mode": detect_vlan_mode(),
         "mgmt_subnet": spec.mgmt_subnet,
-        "bridge": bridge,
-        "bridge_address": f"{gw}/{prefixlen}",
+        "bridge": names.bridge_name(nw),
+        "bridge_address": f"{next(mgmt.hosts())}/{mgmt.prefixlen}",
         "nodes": {n.name: {"kind": n.kind, "mgmt_address": n.mgmt_address} for n in spec.nodes},
-        "namespaces": nsmap,
-        "mgmt_veths": {n: names.mgmt_peer_name(nw, n) for n in nodes},
+        "namespaces": {n.name: names.ns_name(nw, n.name) for n in spec.nodes},
+        "mgmt_veths": {n.name: names.mgmt_peer_name(nw, n.name) for n in spec.nodes},
         "frr_pathspaces": {n.name: names.pathspace(nw, n.name) for n in spec.nodes if n.kind == "router"},
         "links": [
             {
@@ -209,23 +204,19 @@ def _build(
         "pids": {},
         "started": _now(),
     }
-    # written before anything exists: a kill from here on leaves a state lab_down can use
-    write_json(state_dir / "state.json", state)
-    (state_dir / "spec.json").write_text(json.dumps(spec_to_dict(spec), indent=2) + "\n")
 
-    steps = _Steps(len(nodes) * 2 + len(spec.links) + 2, progress)
-    net.create_bridge(bridge, f"{gw}/{prefixlen}", names.alias(nw, "mgmt"))
-    steps(f"mgmt bridge {bridge} {gw}/{prefixlen}")
+
+def _wire(spec: LabSpec, state: dict[str, Any], state_dir: Path, steps: _Steps) -> None:
+    """The management bridge, a namespace per node on it, and every link (a WAN link through
+    its delay line, whose pid goes to state.json at once)."""
+    nw, nsmap, bridge = spec.network, state["namespaces"], state["bridge"]
+    net.create_bridge(bridge, state["bridge_address"], names.alias(nw, "mgmt"))
+    steps(f"mgmt bridge {bridge} {state['bridge_address']}")
     for n in spec.nodes:
         ns = nsmap[n.name]
         net.create_namespace(ns, names.alias(nw, n.name))
-        net.add_mgmt_veth(
-            ns,
-            names.mgmt_peer_name(nw, n.name),
-            bridge,
-            n.mgmt_address,
-            names.alias(nw, f"mgmt:{n.name}"),
-        )
+        net.add_mgmt_veth(ns, names.mgmt_peer_name(nw, n.name), bridge, n.mgmt_address,
+                          names.alias(nw, f"mgmt:{n.name}"))
         steps(f"namespace {ns} (mgmt {n.mgmt_address})")
     for lk in spec.links:
         what = f"link {lk.a.node}:{lk.a.ifname} -- {lk.b.node}:{lk.b.ifname} {lk.speed_mbps} Mb/s mtu {lk.mtu}"
@@ -239,40 +230,40 @@ def _build(
             net.add_link(lk, nsmap[lk.a.node], nsmap[lk.b.node])
         steps(what)
 
-    # keys: one client key per lab, one host key per node (parallel: ssh-keygen per node)
-    nodes_dir = state_dir / "nodes"
-    nodes_dir.mkdir(exist_ok=True)
-    client_pub = services.keygen(state_dir / "id_ed25519", f"boothnet-lab-{nw}")
-    auth = state_dir / "authorized_keys"
-    auth.write_text(client_pub + "\n")
-    auth.chmod(0o600)
-    ends: dict[str, list[tuple[str, int]]] = {n: [] for n in nodes}
-    for lk in spec.links:
-        ends[lk.a.node].append((lk.a.ifname, lk.speed_mbps))
-        ends[lk.b.node].append((lk.b.ifname, lk.speed_mbps))
 
-    if any(n.config_dir and (Path(n.config_dir) / "swanctl.conf").is_file() for n in spec.nodes):
-        strongswan.generate_psk(state_dir)
+@dataclass
+class _NodeStart:
+    """What every node's start shares: the lab's names, its client key, its link ends."""
 
-    def node_up(n: LabNode) -> tuple[str, dict[str, int], str]:
-        ns = nsmap[n.name]
-        ndir = nodes_dir / n.name
+    network: str
+    namespaces: dict[str, str]
+    nodes_dir: Path
+    authorized_keys: Path
+    ends: dict[str, list[tuple[str, int]]]
+    configs: ConfigMode
+    progress: Progress
+    steps: _Steps
+
+    def up(self, n: LabNode) -> tuple[str, dict[str, int], str]:
+        """The node's host key, config, shaping and daemons; its pids and public host key."""
+        nw, ns = self.network, self.namespaces[n.name]
+        ndir = self.nodes_dir / n.name
         ndir.mkdir(exist_ok=True)
         host_pub = services.keygen(ndir / "ssh_host_ed25519_key", f"{n.name}@{nw}")
         pids: dict[str, int] = {}
-        hook_ctx = services.HookContext(network=nw, node=n, ns=ns, node_dir=ndir, progress=progress)
+        hook_ctx = services.HookContext(network=nw, node=n, ns=ns, node_dir=ndir, progress=self.progress)
         frr_conf = ndir / "frr.day0.conf"
         if n.kind == "router":
             assert n.config_dir  # validate_spec
             cdir = Path(n.config_dir)
             pids.update(services.start_hooks(hook_ctx))
-            if configs == "full":
+            if self.configs == "full":
                 services.apply_interfaces(ns, cdir / "interfaces.ip", n.name)
                 frr_conf = cdir / "frr.conf"
             else:
                 frr_conf.write_text(day0_frr_conf(n.name))
             services.enable_forwarding(ns, n.name)
-            if configs == "full" and (cdir / "nftables.nft").is_file():
+            if self.configs == "full" and (cdir / "nftables.nft").is_file():
                 services.load_nftables(ns, cdir / "nftables.nft", n.name)
         else:
             net.configure_host(n, ns)
@@ -280,7 +271,7 @@ def _build(
         # day0 shapes at the wire's spec MTU, never below what a deploy sets later
         # (plan gives each wire the largest MTU its interfaces carry)
         with net.ipr(ns) as h:
-            for ifname, speed in ends[n.name]:
+            for ifname, speed in self.ends[n.name]:
                 shaping.shape_in(h, ifname, speed, where=ns)
         if n.kind == "router":
             assert n.config_dir
@@ -288,16 +279,44 @@ def _build(
             rendered = Path(n.config_dir) / "frr.conf"
             daemons_for = rendered if rendered.is_file() else None
             pids.update(services.start_frr(ns, nw, names.pathspace(nw, n.name), frr_conf, n.name, daemons_for))
-        if configs == "full":
+        if self.configs == "full":
             services.load_hooks(hook_ctx)
         pids["lldpd"] = lldp.start_lldpd(ns, n.name)
-        pids["sshd"] = services.start_sshd(ns, n, ndir, auth)
-        steps(f"node {ns} up ({', '.join(sorted(pids))})")
+        pids["sshd"] = services.start_sshd(ns, n, ndir, self.authorized_keys)
+        self.steps(f"node {ns} up ({', '.join(sorted(pids))})")
         return n.name, pids, host_pub
 
+
+def _build(
+    spec: LabSpec, state_dir: Path, digest: str, progress: Progress, configs: ConfigMode
+) -> dict[str, Any]:
+    t0 = time.monotonic()
+    nw = spec.network
+    state = _initial_state(spec, digest, configs)
+    # written before anything exists: a kill from here on leaves a state lab_down can use
+    write_json(state_dir / "state.json", state)
+    (state_dir / "spec.json").write_text(json.dumps(spec_to_dict(spec), indent=2) + "\n")
+    steps = _Steps(len(spec.nodes) * 2 + len(spec.links) + 2, progress)
+    _wire(spec, state, state_dir, steps)
+
+    # keys: one client key per lab, one host key per node (parallel: ssh-keygen per node)
+    nodes_dir = state_dir / "nodes"
+    nodes_dir.mkdir(exist_ok=True)
+    client_pub = services.keygen(state_dir / "id_ed25519", f"boothnet-lab-{nw}")
+    auth = state_dir / "authorized_keys"
+    auth.write_text(client_pub + "\n")
+    auth.chmod(0o600)
+    ends: dict[str, list[tuple[str, int]]] = {n.name: [] for n in spec.nodes}
+    for lk in spec.links:
+        ends[lk.a.node].append((lk.a.ifname, lk.speed_mbps))
+        ends[lk.b.node].append((lk.b.ifname, lk.speed_mbps))
+    if any(n.config_dir and (Path(n.config_dir) / "swanctl.conf").is_file() for n in spec.nodes):
+        strongswan.generate_psk(state_dir)
+
+    start = _NodeStart(nw, state["namespaces"], nodes_dir, auth, ends, configs, progress, steps)
     host_keys: dict[str, str] = {}
     with ThreadPoolExecutor(max_workers=WORKERS) as pool:
-        for name, pids, host_pub in pool.map(node_up, spec.nodes):
+        for name, pids, host_pub in pool.map(start.up, spec.nodes):
             state["pids"][name] = pids
             host_keys[name] = host_pub
 
@@ -307,7 +326,7 @@ def _build(
     state.update(status="up", up_seconds=round(time.monotonic() - t0, 2), finished=_now())
     write_json(state_dir / "state.json", state)
     steps(
-        f"lab {nw} up: {len(nodes)} nodes, {len(spec.links)} links in "
+        f"lab {nw} up: {len(spec.nodes)} nodes, {len(spec.links)} links in "
         f"{state['up_seconds']} s; inventory {state_dir / 'inventory.yml'}"
     )
     return {**state, "changed": True}

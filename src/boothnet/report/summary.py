@@ -63,17 +63,24 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'s' if n != 1 else ''}"
 
 
-def summarize(res: ValidationResults) -> Summary:
-    failures: list[Failure] = []
-    skipped: list[str] = []
+def _stage_failures(res: ValidationResults) -> list[Failure]:
+    failures = []
     for st in res.stages:
         where = f" on {st.device}" if st.device else ""
         if st.status in ("FAIL", "ERROR"):
             failures.append(Failure(section="stage", subject=f"stage {st.name}{where}",
                                     message=st.reason or st.status.lower(), kind=st.status,
                                     action=STAGE_ACTIONS.get(st.name, "see the stage's section below")))
-        elif st.status in ("SKIPPED", "NOT RUN"):
-            skipped.append(f"stage {st.name}: {st.reason or 'skipped'}{' (NOT RUN)' if st.status == 'NOT RUN' else ''}")
+    return failures
+
+
+def _skipped_stages(res: ValidationResults) -> list[str]:
+    return [f"stage {st.name}: {st.reason or 'skipped'}{' (NOT RUN)' if st.status == 'NOT RUN' else ''}"
+            for st in res.stages if st.status in ("SKIPPED", "NOT RUN")]
+
+
+def _isolation_failures(res: ValidationResults) -> list[Failure]:
+    failures = []
     for row in res.isolation:
         flow = f"flow {row.src_zone} -> {row.dst_zone} {row.flow} ({row.src} -> {row.dst})"
         if row.verdict == "ERROR":
@@ -92,6 +99,12 @@ def summarize(res: ValidationResults) -> Summary:
                 else f"expected {row.expected}, observed {row.observed}{at}"
                 + (f": {row.detail}" if row.detail else ""),
                 action=_isolation_action(row)))
+    return failures
+
+
+def _wiring_failures(res: ValidationResults) -> list[Failure]:
+    """Cables, endpoints and drift: what is plugged or changed where the intent says otherwise."""
+    failures = []
     for c in res.cabling:
         if c.verdict in ("FAIL", "ERROR"):
             failures.append(Failure(section="cabling", subject=f"cable {c.cable}", kind=c.verdict,
@@ -110,6 +123,12 @@ def summarize(res: ValidationResults) -> Summary:
                                     message=d.cause or "differs from what was deployed",
                                     action=f"find who changed {d.device}; redeploy (make deploy) or put the "
                                     "change into the intent"))
+    return failures
+
+
+def _path_failures(res: ValidationResults) -> list[Failure]:
+    """MTU, throughput, RTT and the VPN: what a path carries and how fast."""
+    failures = []
     for m in res.mtu:
         if m.verdict == "FAIL":
             dev = f" [{m.device}]" if m.device else ""
@@ -138,8 +157,11 @@ def summarize(res: ValidationResults) -> Summary:
                 message=f"state {v.state} (expected {v.expected_state}){rec}",
                 action=f"on {', '.join(v.devices) or 'the gateways'}: `swanctl --list-sas`; check the PSK, "
                 "the proposals and that UDP 500/4500 pass"))
+    return failures
 
-    counts = {
+
+def _counts(res: ValidationResults) -> dict[str, dict[str, int]]:
+    return {
         "stages": _count([s.status for s in res.stages]),
         "endpoints": _count([e.verdict for e in res.endpoints]),
         "isolation": _count([r.verdict or "SKIPPED" for r in res.isolation]),
@@ -150,6 +172,12 @@ def summarize(res: ValidationResults) -> Summary:
         "drift": _count([d.verdict for d in res.drift]),
         "cabling": _count([c.verdict for c in res.cabling]),
     }
+
+
+def summarize(res: ValidationResults) -> Summary:
+    failures = _stage_failures(res) + _isolation_failures(res) + _wiring_failures(res) + _path_failures(res)
+    skipped = _skipped_stages(res)
+    counts = _counts(res)
     for section in ("isolation", "mtu", "throughput", "vpn"):
         if n := counts[section]["SKIPPED"]:
             skipped.append(f"{n} {section} check{'s' if n != 1 else ''} not measured")

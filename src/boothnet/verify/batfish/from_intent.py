@@ -105,12 +105,78 @@ def batfish_view(run: Run) -> BatfishView:
     return run.once("batfish view", render)
 
 
+def _zones(net: Network, models: dict[str, DeviceModel]) -> tuple[Zone, ...]:
+    zones = []
+    for zone in ("production", "research", "secure"):
+        members = [v for v in net.vlans if v.zone == zone and not v.routers]
+        if members:
+            entries = tuple(IfaceRef(v.gateway, _svi(models[v.gateway], v.id)) for v in members)
+            zones.append(Zone(zone, tuple(str(v.subnet) for v in members), entries))
+    return tuple(zones)
+
+
+def _allowed_services(net: Network) -> tuple[ServiceRule, ...]:
+    compiler = compiler_of(net)
+    return tuple(
+        ServiceRule(str(src or "0.0.0.0/0"), str(dst or "0.0.0.0/0"), Service(rule.proto, tuple(rule.ports)))
+        for rule in net.policy.rules
+        if rule.action == "permit" and rule.destination != "zone:outside"
+        for src in compiler.prefixes(rule.source)
+        for dst in compiler.prefixes(rule.destination)
+    )
+
+
+def _vpn(net: Network, models: dict[str, DeviceModel]) -> tuple[SecureNetwork | None, tuple[tuple[str, str], ...],
+                                                                  list[PathFlow]]:
+    """The secured network, the VPN gateways and the path a booth client takes into it."""
+    if not net.vpn:
+        return None, (), []
+    clients = compiler_of(net).prefixes(net.vpn.clients)
+    home = net.selected_vlans(net.vpn.home_subnets)
+    services = tuple(Service(r.proto, tuple(r.ports)) for r in net.policy.rules
+                     if r.source == net.vpn.clients and r.action == "permit")
+    guard = models[net.vpn.home_gateway]
+    secure = SecureNetwork(
+        tuple(str(v.subnet) for v in home),
+        tuple(str(c.network_address) for c in clients if c),
+        services,
+        net.vpn.home_gateway,
+        next((a.name for a in guard.acls if a.direction == "out"), None),
+    )
+    flows = []
+    first_client = net.endpoints[net.host_groups[net.vpn.clients.partition(":")[2]][0]]
+    server = next((e for e in net.endpoints.values() if e.vlan in {v.name for v in home}), None)
+    if server:
+        bgw = models[net.vpn.booth_gateway]
+        flows.append(PathFlow(
+            "client to secured network", net.vlan_by_name()[first_client.vlan].gateway, str(first_client.address),
+            str(server.address), net.mtu_policy.crypto_inner, proto="tcp", dst_port=22,
+            mss_clamp_at=(IfaceRef(bgw.name, bgw.vpn.outside_interface),) if bgw.vpn else ()))
+    return secure, ((net.vpn.booth_gateway, net.vpn.home_gateway),), flows
+
+
+def _cluster_flows(net: Network) -> list[PathFlow]:
+    """Each cluster node to each file server of its VLAN, at the VLAN's MTU."""
+    # endpoints grouped by VLAN once, not scanned again for every VLAN of a show floor
+    by_vlan: dict[str, list[Endpoint]] = {}
+    for endpoint in net.endpoints.values():
+        by_vlan.setdefault(endpoint.vlan, []).append(endpoint)
+    flows = []
+    for vlan in net.vlans:
+        nodes = by_vlan.get(vlan.name, [])
+        servers = [e for e in nodes if e.role == "fileserver"]
+        for client in (e for e in nodes if e.role == "cluster"):
+            for server in servers:
+                flows.append(PathFlow(f"{client.name} to {server.name}", vlan.gateway, str(client.address),
+                                      str(server.address), net.vlan_mtu(vlan)))
+    return flows
+
+
 def verify_intent_from_model(net: Network, models: dict[str, DeviceModel] | None = None) -> VerifyIntent:
     """The VerifyIntent of `net`; `models` must be derived in the Batfish context (as
     `render_batfish_view` returns them), else they are derived here."""
     ctx = batfish_context(net)
     models = models or derive_network(net, ctx)
-    vlans = net.vlan_by_name()
 
     def ref(end: str) -> IfaceRef:
         device, port = end.split(":", 1)
@@ -121,79 +187,7 @@ def verify_intent_from_model(net: Network, models: dict[str, DeviceModel] | None
         for name, m in models.items()
         if any(i.kind == "trunk" for i in m.interfaces)
     )
-    links = tuple(L1Link(ref(lk.a), ref(lk.b), net.link_mtu(lk)) for lk in net.links)
-    zones = []
-    for zone in ("production", "research", "secure"):
-        members = [v for v in net.vlans if v.zone == zone and not v.routers]
-        if members:
-            entries = tuple(IfaceRef(v.gateway, _svi(models[v.gateway], v.id)) for v in members)
-            zones.append(Zone(zone, tuple(str(v.subnet) for v in members), entries))
-    allowed = []
-    compiler = compiler_of(net)
-    for rule in net.policy.rules:
-        if rule.action != "permit" or rule.destination == "zone:outside":
-            continue
-        for src in compiler.prefixes(rule.source):
-            for dst in compiler.prefixes(rule.destination):
-                allowed.append(
-                    ServiceRule(
-                        str(src or "0.0.0.0/0"), str(dst or "0.0.0.0/0"), Service(rule.proto, tuple(rule.ports))
-                    )
-                )
-    secure = None
-    vpn_gateways: tuple[tuple[str, str], ...] = ()
-    flows: list[PathFlow] = []
-    if net.vpn:
-        clients = compiler.prefixes(net.vpn.clients)
-        home = net.selected_vlans(net.vpn.home_subnets)
-        services = tuple(
-            Service(r.proto, tuple(r.ports))
-            for r in net.policy.rules
-            if r.source == net.vpn.clients and r.action == "permit"
-        )
-        guard = models[net.vpn.home_gateway]
-        secure = SecureNetwork(
-            tuple(str(v.subnet) for v in home),
-            tuple(str(c.network_address) for c in clients if c),
-            services,
-            net.vpn.home_gateway,
-            next((a.name for a in guard.acls if a.direction == "out"), None),
-        )
-        vpn_gateways = ((net.vpn.booth_gateway, net.vpn.home_gateway),)
-        first_client = net.endpoints[net.host_groups[net.vpn.clients.partition(":")[2]][0]]
-        server = next((e for e in net.endpoints.values() if e.vlan in {v.name for v in home}), None)
-        if server:
-            bgw = models[net.vpn.booth_gateway]
-            flows.append(
-                PathFlow(
-                    "client to secured network",
-                    vlans[first_client.vlan].gateway,
-                    str(first_client.address),
-                    str(server.address),
-                    net.mtu_policy.crypto_inner,
-                    proto="tcp",
-                    dst_port=22,
-                    mss_clamp_at=(IfaceRef(bgw.name, bgw.vpn.outside_interface),) if bgw.vpn else (),
-                )
-            )
-    # endpoints grouped by VLAN once, not scanned again for every VLAN of a show floor
-    by_vlan: dict[str, list[Endpoint]] = {}
-    for endpoint in net.endpoints.values():
-        by_vlan.setdefault(endpoint.vlan, []).append(endpoint)
-    for vlan in net.vlans:
-        nodes = by_vlan.get(vlan.name, [])
-        servers = [e for e in nodes if e.role == "fileserver"]
-        for client in (e for e in nodes if e.role == "cluster"):
-            for server in servers:
-                flows.append(
-                    PathFlow(
-                        f"{client.name} to {server.name}",
-                        vlan.gateway,
-                        str(client.address),
-                        str(server.address),
-                        net.vlan_mtu(vlan),
-                    )
-                )
+    secure, vpn_gateways, vpn_flows = _vpn(net, models)
     bindings = tuple(
         AclBinding(IfaceRef(name, acl.interface), acl.name, acl.direction)
         for name, m in models.items()
@@ -210,13 +204,13 @@ def verify_intent_from_model(net: Network, models: dict[str, DeviceModel] | None
     return VerifyIntent(
         nodes=tuple(sorted(models)),
         switches=switches,
-        links=links,
-        zones=tuple(zones),
+        links=tuple(L1Link(ref(lk.a), ref(lk.b), net.link_mtu(lk)) for lk in net.links),
+        zones=_zones(net, models),
         isolated=(("research", "production"), ("production", "research")),
-        allowed_services=tuple(allowed),
+        allowed_services=_allowed_services(net),
         secure=secure,
         vpn_gateways=vpn_gateways,
-        flows=tuple(flows),
+        flows=tuple(vpn_flows + _cluster_flows(net)),
         acl_interfaces=bindings,
         accepted_unused=accepted_unused,
         extra={"network": net.name},
