@@ -79,21 +79,21 @@ def secure_headers(packet: OpeningPacket, secure: SecureNetwork) -> Any:
     return opening_headers(packet, ip_space_excluding("0.0.0.0/0", secure.clients), ",".join(secure.prefixes))
 
 
-def collect(bf: Any, intent: VerifyIntent, snapshot: str) -> Answers:
-    """Run every question on `snapshot`, several at a time (the service answers them
-    concurrently); a failing question is recorded, not raised."""
-    from pybatfish.datamodel.flow import HeaderConstraints, PathConstraints
+class _Asker:
+    """Questions asked on one snapshot, several at a time (the service answers them
+    concurrently); a failing question is recorded in the answers, not raised."""
 
-    ans = Answers()
-    q = bf.q
-    pool = ThreadPoolExecutor(max_workers=WORKERS)
+    def __init__(self, snapshot: str, ans: Answers) -> None:
+        self.snapshot, self.ans = snapshot, ans
+        self.pool = ThreadPoolExecutor(max_workers=WORKERS)
 
-    def run(name: str, make: Callable[[], Any]) -> pd.DataFrame | None:
+    def _run(self, name: str, make: Callable[[], Any]) -> pd.DataFrame | None:
+        ans = self.ans
         if ans.service_lost:  # the service stopped answering: no question waits out its timeouts again
             ans.errors[name] = f"not asked: {ans.service_lost}"
             return None
         try:
-            return make().answer(snapshot=snapshot).frame()
+            return make().answer(snapshot=self.snapshot).frame()
         except (requests.ConnectionError, requests.Timeout) as exc:
             ans.service_lost = ans.service_lost or f"{name}: {type(exc).__name__}: {exc}"
             ans.errors[name] = f"{type(exc).__name__}: {exc}"
@@ -102,21 +102,13 @@ def collect(bf: Any, intent: VerifyIntent, snapshot: str) -> Answers:
             ans.errors[name] = f"{type(exc).__name__}: {exc}"
             return None
 
-    def ask(name: str, make: Callable[[], Any]) -> Future[pd.DataFrame | None]:
-        return pool.submit(run, name, make)
+    def ask(self, name: str, make: Callable[[], Any]) -> Future[pd.DataFrame | None]:
+        return self.pool.submit(self._run, name, make)
 
-    single: dict[str, Future[pd.DataFrame | None]] = {}
-    single["file_status"] = ask("fileParseStatus", q.fileParseStatus)
-    single["parse_warnings"] = ask("parseWarning", q.parseWarning)
-    single["init_issues"] = ask("initIssues", q.initIssues)
-    single["unused_structures"] = ask("unusedStructures", q.unusedStructures)
-    single["undefined_references"] = ask("undefinedReferences", q.undefinedReferences)
-    single["vlan_properties"] = ask("switchedVlanProperties", q.switchedVlanProperties)
-    single["interface_properties"] = ask("interfaceProperties", q.interfaceProperties)
-    single["layer3_edges"] = ask("layer3Edges", q.layer3Edges)
-    single["filter_lines"] = ask("filterLineReachability", q.filterLineReachability)
-    single["ipsec"] = ask("ipsecSessionStatus", q.ipsecSessionStatus)
-    single["ospf"] = ask("ospfSessionCompatibility", q.ospfSessionCompatibility)
+
+def _ask_isolation(asker: _Asker, q: Any, intent: VerifyIntent) -> list[Future[pd.DataFrame | None]]:
+    """Each isolated zone pair, per opening packet: reachability, and the zone's inbound ACLs."""
+    from pybatfish.datamodel.flow import PathConstraints
 
     iso: list[Future[pd.DataFrame | None]] = []
     for src, dst in intent.isolated_pairs():
@@ -128,43 +120,73 @@ def collect(bf: Any, intent: VerifyIntent, snapshot: str) -> Answers:
         for packet in OPENING_PACKETS:
             headers = zone_pair_headers(packet, src, dst)
             what = f"{src.name}->{dst.name} {packet.name}"
-            iso.append(ask(f"reachability {what}", lambda h=headers, s=start: (
+            iso.append(asker.ask(f"reachability {what}", lambda h=headers, s=start: (
                 q.reachability(pathConstraints=PathConstraints(startLocation=s), headers=h,
                                actions="SUCCESS"))))
             # The inbound ACLs where the zone enters, searched on their own as well (one
             # question per node: searchFilters answers one row per filter).
             for node, acls in sorted(entry_acls.items()):
-                iso.append(ask(f"searchFilters {what}@{node}", lambda h=headers, n=node, a=acls: (
+                iso.append(asker.ask(f"searchFilters {what}@{node}", lambda h=headers, n=node, a=acls: (
                     q.searchFilters(headers=h, action="permit", filters=", ".join(sorted(set(a))),
                                     nodes=n))))
+    return iso
 
-    if intent.secure is not None:
-        # the guard ACL, for any conversation a source that is not a listed client can open
-        sec = intent.secure
-        where: dict[str, Any] = {}
-        if sec.guard_filter:
-            where["filters"] = sec.guard_filter
-        if sec.guard_node:
-            where["nodes"] = sec.guard_node
-        secure: list[Future[pd.DataFrame | None]] = []
-        for packet in OPENING_PACKETS:
-            headers = secure_headers(packet, sec)
-            secure.append(ask(f"searchFilters secure {packet.name}", lambda h=headers: (
-                q.searchFilters(headers=h, action="permit", **where))))
-    else:
-        secure = []
+
+def _ask_secure(asker: _Asker, q: Any, intent: VerifyIntent) -> list[Future[pd.DataFrame | None]]:
+    """The guard ACL, for any conversation a source that is not a listed client can open."""
+    sec = intent.secure
+    if sec is None:
+        return []
+    where: dict[str, Any] = {}
+    if sec.guard_filter:
+        where["filters"] = sec.guard_filter
+    if sec.guard_node:
+        where["nodes"] = sec.guard_node
+    asked = []
+    for packet in OPENING_PACKETS:
+        headers = secure_headers(packet, sec)
+        asked.append(asker.ask(f"searchFilters secure {packet.name}", lambda h=headers: (
+            q.searchFilters(headers=h, action="permit", **where))))
+    return asked
+
+
+def _ask_traces(asker: _Asker, q: Any, intent: VerifyIntent) -> dict[str, Future[pd.DataFrame | None]]:
+    """A traceroute of each declared flow (its path MTU)."""
+    from pybatfish.datamodel.flow import HeaderConstraints
 
     traces: dict[str, Future[pd.DataFrame | None]] = {}
     for pf in intent.flows:
         start = f"@enter({pf.src_node}[{pf.src_interface}])" if pf.src_interface else pf.src_node
-        hkw: dict[str, Any] = {"srcIps": pf.src_ip, "dstIps": pf.dst_ip,
-                               "ipProtocols": [pf.proto.upper()]}
+        hkw: dict[str, Any] = {"srcIps": pf.src_ip, "dstIps": pf.dst_ip, "ipProtocols": [pf.proto.upper()]}
         if pf.dst_port is not None:
             hkw["dstPorts"] = str(pf.dst_port)
-        theaders = HeaderConstraints(**hkw)
-        traces[pf.name] = ask(f"traceroute {pf.name}", lambda s=start, h=theaders: (
+        headers = HeaderConstraints(**hkw)
+        traces[pf.name] = asker.ask(f"traceroute {pf.name}", lambda s=start, h=headers: (
             q.traceroute(startLocation=s, headers=h)))
-    pool.shutdown(wait=True)
+    return traces
+
+
+# answer attribute -> the question, asked once per snapshot
+SINGLE_QUESTIONS = {
+    "file_status": "fileParseStatus", "parse_warnings": "parseWarning", "init_issues": "initIssues",
+    "unused_structures": "unusedStructures", "undefined_references": "undefinedReferences",
+    "vlan_properties": "switchedVlanProperties", "interface_properties": "interfaceProperties",
+    "layer3_edges": "layer3Edges", "filter_lines": "filterLineReachability", "ipsec": "ipsecSessionStatus",
+    "ospf": "ospfSessionCompatibility",
+}
+
+
+def collect(bf: Any, intent: VerifyIntent, snapshot: str) -> Answers:
+    """Run every question on `snapshot`, several at a time (the service answers them
+    concurrently); a failing question is recorded, not raised."""
+    ans = Answers()
+    q = bf.q
+    asker = _Asker(snapshot, ans)
+    single = {attr: asker.ask(question, getattr(q, question)) for attr, question in SINGLE_QUESTIONS.items()}
+    iso = _ask_isolation(asker, q, intent)
+    secure = _ask_secure(asker, q, intent)
+    traces = _ask_traces(asker, q, intent)
+    asker.pool.shutdown(wait=True)
 
     for attr, future in single.items():
         setattr(ans, attr, future.result())
