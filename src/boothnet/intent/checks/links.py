@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from boothnet.intent.checks.base import MAX_MTU, MIN_MTU, CheckBase
 from boothnet.intent.model import (
+    Device,
     Link,
     Vlan,
 )
@@ -15,6 +18,8 @@ class LinkChecks(CheckBase):
 
     # links ---------------------------------------------------------------------------------------
     def links(self) -> dict[str, str]:
+        """Every link: its ends (each port used once), its kind of link, both ends alike, what it
+        carries. Returns the ports used, by reference, for the endpoints' check."""
         file = self.src["links"]
         used: dict[str, str] = {}
         for index, link in enumerate(self.net.links):
@@ -29,83 +34,65 @@ class LinkChecks(CheckBase):
                     self.add(file, f"{path}.{side}", ref, f"a port used once (already used by {used[ref]})")
                 used[ref] = f"{path}.{side}"
                 ends[side] = found
-            if link.wan and link.mode != "routed":
-                self.add(file, f"{path}.mode", link.mode,
-                         "routed: delay_ms, jitter_ms and loss_pct describe a WAN hop between routers")
-            if link.jitter_ms > link.delay_ms:
-                self.add(file, f"{path}.jitter_ms", link.jitter_ms,
-                         f"at most delay_ms ({link.delay_ms}): a frame cannot leave before it arrived")
-            if link.mtu is not None:
-                known = platforms()
-                limits = [known[d.platform].max_mtu for d, _ in ends.values() if d.platform in known]
-                limit = min(limits, default=MAX_MTU)
-                if not MIN_MTU <= link.mtu <= limit:
-                    self.add(file, f"{path}.mtu", link.mtu, f"{MIN_MTU}-{limit} (the ports' platforms)")
+            self._link_kind(link, ends, file, path)
             if len(ends) < 2:
                 continue
-            (dev_a, port_a), (dev_b, port_b) = ends["a"], ends["b"]
-            if port_a.speed != port_b.speed:
-                self.add(
-                    file,
-                    f"{path}.speed",
-                    f"{link.a} speed {port_a.speed} vs {link.b} speed {port_b.speed}",
-                    "the same speed (Mb/s) on both ends of a link",
-                )
-            elif link.speed and link.speed > port_a.speed:
-                self.add(file, f"{path}.speed", link.speed, f"at most the speed of the ports it joins ({port_a.speed})")
-            mtu_a, mtu_b = port_a.mtu or link.mtu, port_b.mtu or link.mtu
-            if mtu_a and mtu_b and mtu_a != mtu_b:
-                self.add(
-                    file,
-                    f"{path}.mtu",
-                    f"{link.a} mtu {mtu_a} vs {link.b} mtu {mtu_b}",
-                    "the same MTU on both ends of a link",
-                )
-            elif link.mtu and (mtu_a or mtu_b) and link.mtu != (mtu_a or mtu_b):
-                self.add(
-                    file,
-                    f"{path}.mtu",
-                    link.mtu,
-                    f"the MTU of the ports it joins ({mtu_a or mtu_b} on {link.a if mtu_a else link.b})",
-                )
-            link_mtu = link.mtu or mtu_a or mtu_b or self.net.mtu_policy.default
-            if link.mode == "trunk":
-                carried = self._trunk_vlans(link, file, path)
-                for vlan in carried:
-                    self._carry(
-                        vlan,
-                        (dev_a.name, dev_b.name),
-                        link_mtu,
-                        file,
-                        f"{path}.vlans",
-                        f"VLANs with an MTU of at most the trunk MTU {link_mtu}",
-                    )
-                if not carried:
-                    self.add(file, f"{path}.vlans", link.vlans, "at least one known VLAN on a trunk")
-            elif link.mode == "access":
-                vlan = self._resolve_vlan(link.vlan) if link.vlan is not None else None
-                if vlan is None:
-                    self.add(file, f"{path}.vlan", link.vlan, "a known VLAN id or name")
-                else:
-                    self._carry(
-                        vlan,
-                        (dev_a.name, dev_b.name),
-                        link_mtu,
-                        file,
-                        f"{path}.vlan",
-                        f"a VLAN with an MTU of at most the link MTU {link_mtu}",
-                    )
-            else:
-                if link.addresses is None:
-                    self.add(file, f"{path}.addresses", "missing", "addresses {a: A/len, b: B/len} on a routed link")
-                elif link.addresses.a.network != link.addresses.b.network or link.addresses.a.ip == link.addresses.b.ip:
-                    self.add(
-                        file,
-                        f"{path}.addresses",
-                        f"{link.addresses.a} / {link.addresses.b}",
-                        "two different addresses in one subnet",
-                    )
+            link_mtu = self._link_ends(link, ends["a"][1], ends["b"][1], file, path)
+            self._link_carries(link, (ends["a"][0].name, ends["b"][0].name), link_mtu, file, path)
         return used
+
+    def _link_kind(self, link: Link, ends: dict[str, tuple[Device, Any]], file: str, path: str) -> None:
+        """What a WAN hop may be, and an MTU the ports' platforms take."""
+        if link.wan and link.mode != "routed":
+            self.add(file, f"{path}.mode", link.mode,
+                     "routed: delay_ms, jitter_ms and loss_pct describe a WAN hop between routers")
+        if link.jitter_ms > link.delay_ms:
+            self.add(file, f"{path}.jitter_ms", link.jitter_ms,
+                     f"at most delay_ms ({link.delay_ms}): a frame cannot leave before it arrived")
+        if link.mtu is not None:
+            known = platforms()
+            limits = [known[d.platform].max_mtu for d, _ in ends.values() if d.platform in known]
+            limit = min(limits, default=MAX_MTU)
+            if not MIN_MTU <= link.mtu <= limit:
+                self.add(file, f"{path}.mtu", link.mtu, f"{MIN_MTU}-{limit} (the ports' platforms)")
+
+    def _link_ends(self, link: Link, port_a: Any, port_b: Any, file: str, path: str) -> int:
+        """Both ends at one speed and one MTU; returns the link's MTU."""
+        if port_a.speed != port_b.speed:
+            self.add(file, f"{path}.speed", f"{link.a} speed {port_a.speed} vs {link.b} speed {port_b.speed}",
+                     "the same speed (Mb/s) on both ends of a link")
+        elif link.speed and link.speed > port_a.speed:
+            self.add(file, f"{path}.speed", link.speed, f"at most the speed of the ports it joins ({port_a.speed})")
+        mtu_a, mtu_b = port_a.mtu or link.mtu, port_b.mtu or link.mtu
+        if mtu_a and mtu_b and mtu_a != mtu_b:
+            self.add(file, f"{path}.mtu", f"{link.a} mtu {mtu_a} vs {link.b} mtu {mtu_b}",
+                     "the same MTU on both ends of a link")
+        elif link.mtu and (mtu_a or mtu_b) and link.mtu != (mtu_a or mtu_b):
+            self.add(file, f"{path}.mtu", link.mtu,
+                     f"the MTU of the ports it joins ({mtu_a or mtu_b} on {link.a if mtu_a else link.b})")
+        return int(link.mtu or mtu_a or mtu_b or self.net.mtu_policy.default)
+
+    def _link_carries(self, link: Link, devices: tuple[str, str], link_mtu: int, file: str, path: str) -> None:
+        """A trunk's VLANs, an access link's VLAN, a routed link's two addresses in one subnet."""
+        if link.mode == "trunk":
+            carried = self._trunk_vlans(link, file, path)
+            for vlan in carried:
+                self._carry(vlan, devices, link_mtu, file, f"{path}.vlans",
+                            f"VLANs with an MTU of at most the trunk MTU {link_mtu}")
+            if not carried:
+                self.add(file, f"{path}.vlans", link.vlans, "at least one known VLAN on a trunk")
+        elif link.mode == "access":
+            vlan = self._resolve_vlan(link.vlan) if link.vlan is not None else None
+            if vlan is None:
+                self.add(file, f"{path}.vlan", link.vlan, "a known VLAN id or name")
+            else:
+                self._carry(vlan, devices, link_mtu, file, f"{path}.vlan",
+                            f"a VLAN with an MTU of at most the link MTU {link_mtu}")
+        elif link.addresses is None:
+            self.add(file, f"{path}.addresses", "missing", "addresses {a: A/len, b: B/len} on a routed link")
+        elif link.addresses.a.network != link.addresses.b.network or link.addresses.a.ip == link.addresses.b.ip:
+            self.add(file, f"{path}.addresses", f"{link.addresses.a} / {link.addresses.b}",
+                     "two different addresses in one subnet")
 
     def _carry(self, vlan: Vlan, devices: tuple[str, str], link_mtu: int, file: str, path: str, allowed: str) -> None:
         """A link carries this VLAN: record where, and check it fits the link's MTU."""
