@@ -113,6 +113,13 @@ def parse(
     if returncode not in (None, 0):
         return _error(f"iperf3 exited with {returncode}: {stderr.strip()}", raw, **known)
 
+    return _tcp(data, received, sent, mss, raw, known)
+
+
+def _tcp(data: dict[str, Any], received: dict[str, Any], sent: dict[str, Any], mss: Any, raw: str,
+         known: dict[str, Any]) -> ThroughputResult:
+    """A TCP test that received data: goodput, sender rate, retransmits, RTT, intervals."""
+    end = data.get("end") or {}
     rtts = [s["sender"]["mean_rtt"] for s in end.get("streams", [])
             if s.get("sender", {}).get("mean_rtt")]
     per_stream = [float(s["receiver"]["bits_per_second"]) for s in end.get("streams", [])

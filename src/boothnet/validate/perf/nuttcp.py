@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import dataclass, field
 
 from boothnet.validate.perf.schema import Interval, ThroughputResult
 
@@ -66,6 +67,59 @@ def _kv(line: str) -> dict[str, str]:
     return dict(_KV.findall(line))
 
 
+@dataclass
+class _Reading:
+    """What nuttcp's lines said so far (``key=value`` lines; free text is an error)."""
+
+    known: dict[str, object]
+    streams_given: bool
+    mss: int | None = None
+    rtt: float | None = None
+    retrans: int | None = None
+    summary: dict[str, str] = field(default_factory=dict)
+    sender: dict[str, str] = field(default_factory=dict)
+    intervals: list[Interval] = field(default_factory=list)
+    elapsed: float = 0.0
+    errors: list[str] = field(default_factory=list)
+
+    def read(self, line: str) -> None:
+        prefix, _, rest = line.partition(":") if line.startswith("nuttcp-") else ("", "", line)
+        kv = _kv(rest)
+        if not kv:
+            # nuttcp's errors are free text: "connect failed: ...", "nuttcp-t: Error: ..."
+            if not _BANNER.match(line.strip()):
+                self.errors.append(line.strip())
+            return
+        known = self.known
+        if "nstream" in kv and not self.streams_given:
+            known["streams"] = int(kv["nstream"])
+        if "mss" in kv:
+            self.mss = int(kv["mss"])
+        if "connect" in kv and not known["destination"]:
+            known["destination"] = kv["connect"]
+        if "accept" in kv and not known["source"]:
+            known["source"] = kv["accept"]
+        if "rtt_ms" in kv:
+            self.rtt = float(kv["rtt_ms"])
+        if prefix == "nuttcp-t" and "send_window_size" in kv:  # what the kernel gave the sender
+            known["buffer_bytes"] = int(kv["send_window_size"])
+        if "retrans" in kv and (prefix == "nuttcp-t" or "real_seconds" in kv):
+            self.retrans = int(kv["retrans"])
+        if "real_sec" in kv and "rate_Mbps" in kv:  # an interval line
+            seconds = float(kv["real_sec"])
+            self.intervals.append(Interval(
+                start=self.elapsed, end=round(self.elapsed + seconds, 6),
+                throughput=float(kv["rate_Mbps"]) * 1e6,
+                retransmits=int(kv["retrans"]) if "retrans" in kv else None,
+            ))
+            self.elapsed = round(self.elapsed + seconds, 6)
+        elif "real_seconds" in kv and "rate_Mbps" in kv:
+            if prefix == "nuttcp-t":
+                self.sender = kv
+            else:  # nuttcp-r (verbose) or the unprefixed brief summary: the receiver
+                self.summary = kv
+
+
 def parse(
     output: str,
     *,
@@ -79,53 +133,14 @@ def parse(
 ) -> ThroughputResult:
     """Normalize nuttcp client output (stdout, plus stderr where errors go)."""
     raw = output if not stderr else f"{output}\n{stderr}"
-    lines = [line for line in raw.splitlines() if line.strip()]
     known: dict[str, object] = {"source": source, "destination": destination, "path": path,
                                 "window": window, "streams": streams or 1}
-
-    mss: int | None = None
-    rtt: float | None = None
-    retrans: int | None = None
-    summary: dict[str, str] = {}
-    sender: dict[str, str] = {}
-    intervals: list[Interval] = []
-    elapsed = 0.0
-    errors: list[str] = []
-    for line in lines:
-        prefix, _, rest = line.partition(":") if line.startswith("nuttcp-") else ("", "", line)
-        kv = _kv(rest)
-        if not kv:
-            # nuttcp's errors are free text: "connect failed: ...", "nuttcp-t: Error: ..."
-            if not _BANNER.match(line.strip()):
-                errors.append(line.strip())
-            continue
-        if "nstream" in kv and streams is None:
-            known["streams"] = int(kv["nstream"])
-        if "mss" in kv:
-            mss = int(kv["mss"])
-        if "connect" in kv and not known["destination"]:
-            known["destination"] = kv["connect"]
-        if "accept" in kv and not known["source"]:
-            known["source"] = kv["accept"]
-        if "rtt_ms" in kv:
-            rtt = float(kv["rtt_ms"])
-        if prefix == "nuttcp-t" and "send_window_size" in kv:  # what the kernel gave the sender
-            known["buffer_bytes"] = int(kv["send_window_size"])
-        if "retrans" in kv and (prefix == "nuttcp-t" or "real_seconds" in kv):
-            retrans = int(kv["retrans"])
-        if "real_sec" in kv and "rate_Mbps" in kv:  # an interval line
-            seconds = float(kv["real_sec"])
-            intervals.append(Interval(
-                start=elapsed, end=round(elapsed + seconds, 6),
-                throughput=float(kv["rate_Mbps"]) * 1e6,
-                retransmits=int(kv["retrans"]) if "retrans" in kv else None,
-            ))
-            elapsed = round(elapsed + seconds, 6)
-        elif "real_seconds" in kv and "rate_Mbps" in kv:
-            if prefix == "nuttcp-t":
-                sender = kv
-            else:  # nuttcp-r (verbose) or the unprefixed brief summary: the receiver
-                summary = kv
+    reading = _Reading(known, streams_given=streams is not None)
+    for line in raw.splitlines():
+        if line.strip():
+            reading.read(line)
+    summary, sender, errors, mss = reading.summary, reading.sender, reading.errors, reading.mss
+    retrans, rtt, intervals = reading.retrans, reading.rtt, reading.intervals
 
     if not summary and not sender:
         why = "; ".join(errors) or f"no result in output (exit {returncode})"
