@@ -401,6 +401,48 @@ RUNTIME_FILES = (
 )
 
 
+def _remove_links(network: str) -> list[str]:
+    """The lab's root links (its ifalias), the management bridge last: its address answers
+    until the end."""
+    links = set(net.root_links_with_alias(names.alias(network, "")))
+    bridge = names.bridge_name(network)
+    return [name for name in sorted(links - {bridge}) + [bridge] if net.delete_root_link(name)]
+
+
+def _sweep_late_starters(network: str, namespaces: set[str], pathspaces: set[str], t0: float
+                         ) -> tuple[list[dict[str, object]], list[str]]:
+    """A killed lab_up may leave a forked child that had not yet exec'd its `ip netns exec ...
+    zebra` when we looked: it starts late, makes its FRR dir and dies. Sweep again until the
+    lab stays gone for a moment."""
+    killed: list[dict[str, object]] = []
+    frr_dirs: list[str] = []
+    quiet_since = time.monotonic()
+    while time.monotonic() - quiet_since < SETTLE_SECONDS and time.monotonic() - t0 < 30:
+        time.sleep(0.1)
+        late = services.kill_namespaces(sorted(namespaces))
+        late_dirs = services.remove_frr_dirs(network, pathspaces)
+        if late or late_dirs:
+            killed += late
+            frr_dirs += late_dirs
+            quiet_since = time.monotonic()
+    return killed, frr_dirs
+
+
+def _remove_files(state_dir: Path, namespaces: set[str]) -> list[str]:
+    """lldpd's runtime files, the lab's runtime files, its node and WAN folders."""
+    files = lldp.remove_files(namespaces)
+    for f in RUNTIME_FILES:
+        p = state_dir / f
+        if p.exists():
+            p.unlink()
+            files.append(str(p))
+    for folder in ("nodes", "wan"):
+        if (state_dir / folder).is_dir():
+            shutil.rmtree(state_dir / folder)
+            files.append(str(state_dir / folder))
+    return files
+
+
 def lab_down(network: str, state_dir: Path, progress: Progress = print) -> dict[str, Any]:
     """Remove every namespace, process, link, FRR dir and key of lab ``network``. Works from
     state.json when present and by discovery otherwise (``<network>-`` namespaces tagged
@@ -411,54 +453,28 @@ def lab_down(network: str, state_dir: Path, progress: Progress = print) -> dict[
     st = read_state(state_dir) or {}
     if st and st.get("network") not in (None, network):
         raise ValueError(f"{state_dir} holds lab {st.get('network')!r}, not {network!r}")
-    nss = set(st.get("namespaces", {}).values()) if st.get("status") != "down" else set()
-    nss |= set(_discover_namespaces(network))
-    nss = {ns for ns in nss if net.ns_exists(ns)}
+    recorded = set(st.get("namespaces", {}).values())
+    nss = recorded if st.get("status") != "down" else set()
+    nss = {ns for ns in nss | set(_discover_namespaces(network)) if net.ns_exists(ns)}
     progress(f"lab {network}: down, {len(nss)} namespaces")
 
     killed = services.kill_namespaces(sorted(nss))
     progress(f"lab {network}: {len(killed)} processes stopped")
-
-    links = set(net.root_links_with_alias(names.alias(network, "")))
-    bridge = names.bridge_name(network)
-    removed_links = []
-    # mgmt veth root ends first, the bridge last (its address answers until the end)
-    for name in sorted(links - {bridge}) + [bridge]:
-        if net.delete_root_link(name):
-            removed_links.append(name)
+    removed_links = _remove_links(network)
     removed_ns = []
     for ns in sorted(nss):
         net.remove_namespace(ns)
         removed_ns.append(ns)
     # a process that was still on its way in (orphaned `ip netns exec` of a killed lab_up)
-    killed += services.kill_namespaces(sorted(nss | set(st.get("namespaces", {}).values())))
+    killed += services.kill_namespaces(sorted(nss | recorded))
     progress(f"lab {network}: {len(removed_ns)} namespaces, {len(removed_links)} root links removed")
     pathspaces = set(st.get("frr_pathspaces", {}).values()) | nss
     frr_dirs = services.remove_frr_dirs(network, pathspaces)
     if st.get("status") != "up":
-        # a killed lab_up may leave a forked child that had not yet exec'd its `ip netns
-        # exec ... zebra` when we looked: it starts late, makes its FRR dir and dies.
-        # Sweep again until the lab stays gone for a moment.
-        quiet_since = time.monotonic()
-        while time.monotonic() - quiet_since < SETTLE_SECONDS and time.monotonic() - t0 < 30:
-            time.sleep(0.1)
-            late = services.kill_namespaces(sorted(pathspaces | set(st.get("namespaces", {}).values())))
-            late_dirs = services.remove_frr_dirs(network, pathspaces)
-            if late or late_dirs:
-                killed += late
-                frr_dirs += late_dirs
-                quiet_since = time.monotonic()
-
-    files = lldp.remove_files(nss | set(st.get("namespaces", {}).values()))
-    for f in RUNTIME_FILES:
-        p = state_dir / f
-        if p.exists():
-            p.unlink()
-            files.append(str(p))
-    for folder in ("nodes", "wan"):
-        if (state_dir / folder).is_dir():
-            shutil.rmtree(state_dir / folder)
-            files.append(str(state_dir / folder))
+        late, late_dirs = _sweep_late_starters(network, pathspaces | recorded, pathspaces, t0)
+        killed += late
+        frr_dirs += late_dirs
+    files = _remove_files(state_dir, nss | recorded)
 
     removed = {
         "namespaces": removed_ns,
