@@ -33,7 +33,7 @@ import yaml
 
 from boothnet.derive import DeriveContext
 from boothnet.files import write_text_atomic
-from boothnet.intent import load_network
+from boothnet.intent import Network, load_network
 from boothnet.lab.clab.base import (
     DEFAULT_KINDS,
     DEFAULT_VLAN_MODE,
@@ -56,7 +56,7 @@ from boothnet.lab.clab.schema import (
 )
 from boothnet.lab.clab.topology import _daemons, _sync, header, shaping_scripts, to_yaml, topology
 from boothnet.lab.plan import LAB_PLATFORM, plan_lab
-from boothnet.lab.spec import VlanMode
+from boothnet.lab.spec import LabSpec, VlanMode
 from boothnet.layout import Layout
 from boothnet.platforms import platforms
 from boothnet.render.build import build
@@ -88,21 +88,8 @@ def generate(
     schema = _load_json(schema_file)
     net = load_network(inventory)
     known = clab_kinds()
-    vendor: dict[str, tuple[ClabKind, str]] = {}
-    if kinds == "vendor":
-        missing = sorted({d.platform for d in net.devices.values() if d.platform not in known})
-        if missing:
-            raise ClabUnsupported(f"no containerlab kind for platform(s) {', '.join(missing)}; use --kinds lab")
-        images = {LAB_PLATFORM: router_image, **(images or {})}
-        for name, device in sorted(net.devices.items()):
-            kind = known[device.platform]
-            if kind.vendor:
-                vendor[name] = (kind, images.get(device.platform, kind.image))
-        if vendor and vlan_mode == "segment":
-            raise ClabUnsupported(
-                f"--vlan-mode segment flattens trunks, which vendor nodes ({', '.join(vendor)}) cannot: "
-                "use --kinds lab, or the default dot1q"
-            )
+    vendor = _vendor_nodes(net, known, {LAB_PLATFORM: router_image, **(images or {})}, vlan_mode) \
+        if kinds == "vendor" else {}
     with tempfile.TemporaryDirectory(prefix="boothnet-clab-") as scratch:
         spec, result = plan_lab(inventory, vlan_mode, Path(scratch), progress=progress)
         findings = list(result.findings)
@@ -115,24 +102,7 @@ def generate(
             findings += [f for f in built.findings if f not in findings]
             config_dirs = {name: built.out_dir / name for name in config_dirs}
             spec = _vendor_spec(spec, ends, names)
-        files: dict[str, bytes] = {}
-        for node in spec.nodes:
-            if node.name not in config_dirs:
-                continue
-            if node.name in vendor:
-                kind = vendor[node.name][0]
-                (rendered,) = platforms()[kind.platform].files
-                text = (config_dirs[node.name].parent / rendered.format(device=node.name)).read_text()
-                name = (kind.startup_config or rendered).format(device=node.name)
-                files[f"{node.name}/{name}"] = _with_append(text, kind.startup_append).encode()
-                continue
-            src = config_dirs[node.name]
-            for f in sorted(p for p in src.iterdir() if p.is_file()):
-                files[f"{node.name}/{f.name}"] = f.read_bytes()
-            files[f"{node.name}/daemons"] = _daemons(node.name, spec.network, (src / "frr.conf").read_text()).encode()
-        for node, script in shaping_scripts(spec).items():
-            if node not in vendor:  # tc runs in linux containers only
-                files[f"{node}/{SHAPING}"] = script.encode()
+        files = _node_files(spec, config_dirs, vendor)
         port_map = json.dumps(spec.port_map, indent=1, sort_keys=True) + "\n"
     config_dir = Layout(build_root, spec.network).configs("clab/configs")
     out = labs_dir / f"{spec.network}.clab.yml"
@@ -157,6 +127,48 @@ def generate(
     labs_dir.mkdir(parents=True, exist_ok=True)
     write_text_atomic(out, text)
     return clab
+
+
+def _vendor_nodes(net: Network, known: dict[str, ClabKind], images: dict[str, str], vlan_mode: VlanMode
+                  ) -> dict[str, tuple[ClabKind, str]]:
+    """The devices that run on a vendor kind, with their image; ClabUnsupported when a platform
+    has no kind, or trunks would be flattened under vendor nodes."""
+    missing = sorted({d.platform for d in net.devices.values() if d.platform not in known})
+    if missing:
+        raise ClabUnsupported(f"no containerlab kind for platform(s) {', '.join(missing)}; use --kinds lab")
+    vendor = {name: (known[device.platform], images.get(device.platform, known[device.platform].image))
+              for name, device in sorted(net.devices.items()) if known[device.platform].vendor}
+    if vendor and vlan_mode == "segment":
+        raise ClabUnsupported(
+            f"--vlan-mode segment flattens trunks, which vendor nodes ({', '.join(vendor)}) cannot: "
+            "use --kinds lab, or the default dot1q"
+        )
+    return vendor
+
+
+def _node_files(spec: LabSpec, config_dirs: dict[str, Path], vendor: dict[str, tuple[ClabKind, str]]
+                ) -> dict[str, bytes]:
+    """Each node's files, ``<node>/<name>``: a vendor node's startup-config, a Linux node's lab
+    configs with its FRR daemons file and its shaping script."""
+    files: dict[str, bytes] = {}
+    for node in spec.nodes:
+        if node.name not in config_dirs:
+            continue
+        if node.name in vendor:
+            kind = vendor[node.name][0]
+            (rendered,) = platforms()[kind.platform].files
+            text = (config_dirs[node.name].parent / rendered.format(device=node.name)).read_text()
+            name = (kind.startup_config or rendered).format(device=node.name)
+            files[f"{node.name}/{name}"] = _with_append(text, kind.startup_append).encode()
+            continue
+        src = config_dirs[node.name]
+        for f in sorted(p for p in src.iterdir() if p.is_file()):
+            files[f"{node.name}/{f.name}"] = f.read_bytes()
+        files[f"{node.name}/daemons"] = _daemons(node.name, spec.network, (src / "frr.conf").read_text()).encode()
+    for node, script in shaping_scripts(spec).items():
+        if node not in vendor:  # tc runs in linux containers only
+            files[f"{node}/{SHAPING}"] = script.encode()
+    return files
 
 
 def _display(inventory: Path) -> str:
