@@ -51,6 +51,49 @@ def lab_models(run: Run, vlan_mode: VlanMode) -> dict[str, DeviceModel]:
     return run.models(f"lab {vlan_mode}", lambda net: lab_context(net, vlan_mode))
 
 
+def _lab_nodes(net: Network, config_root: Path) -> list[LabNode]:
+    """A router node per device (its lab configs in ``config_root``), a host node per endpoint
+    (its address, MTU and gateway in its VLAN)."""
+    prefix = net.settings.mgmt_subnet.prefixlen
+    nodes = [
+        LabNode(name=name, kind="router", mgmt_address=f"{device.mgmt_address}/{prefix}",
+                config_dir=str((config_root / name).resolve()))
+        for name, device in sorted(net.devices.items())
+    ]
+    vlans = net.vlan_by_name()
+    for name, mgmt in _endpoint_mgmt(net).items():
+        endpoint = net.endpoints[name]
+        vlan = vlans[endpoint.vlan]
+        address = HostAddress(HOST_IFNAME, f"{endpoint.address}/{vlan.subnet.prefixlen}", net.vlan_mtu(vlan),
+                              str(net.gateway_address(vlan)))
+        nodes.append(LabNode(name=name, kind="host", mgmt_address=f"{mgmt}/{prefix}", addresses=[address]))
+    return nodes
+
+
+def _lab_links(net: Network, ports: dict[str, dict[str, str]], vlan_mode: VlanMode) -> list[LabLink]:
+    """A wire per link (per VLAN of a trunk in segment mode), and one per endpoint."""
+    links: list[LabLink] = []
+    for link in net.links:
+        (dev_a, port_a), (dev_b, port_b) = link.a.split(":", 1), link.b.split(":", 1)
+        speed, mtu = net.link_speed(link), net.link_mtu(link)
+        name_a, name_b = ports[dev_a][port_a], ports[dev_b][port_b]
+        label = f"{link.a} -- {link.b}"
+        if link.mode == "trunk" and vlan_mode == "segment":
+            links += [LabLink(LabEnd(dev_a, frr_linux.trunk_member(name_a, vlan.id, vlan_mode)),
+                              LabEnd(dev_b, frr_linux.trunk_member(name_b, vlan.id, vlan_mode)),
+                              speed, mtu, f"{label} vlan {vlan.id}")
+                      for vlan in net.trunk_vlans(link)]
+        else:
+            links.append(LabLink(LabEnd(dev_a, name_a), LabEnd(dev_b, name_b), speed, mtu, label,
+                                 link.delay_ms, link.jitter_ms, link.loss_pct))
+    for name, endpoint in sorted(net.endpoints.items()):
+        device, port = endpoint.attach.split(":", 1)
+        links.append(LabLink(LabEnd(name, HOST_IFNAME), LabEnd(device, ports[device][port]),
+                             net.port_index[endpoint.attach].speed, net.endpoint_mtu(endpoint),
+                             f"{name} -- {endpoint.attach}"))
+    return links
+
+
 def plan_lab(
     intent: Run | Path, vlan_mode: VlanMode, build_root: Path = Path("build"), progress=lambda _: None
 ) -> tuple[LabSpec, BuildResult]:
@@ -59,66 +102,8 @@ def plan_lab(
     ports = port_map(net)
     result = build(run, build_root, ctx=lab_context(net, vlan_mode), subdir="lab/configs", progress=progress,
                    context=f"lab {vlan_mode}")
-    prefix = net.settings.mgmt_subnet.prefixlen
-    nodes = [
-        LabNode(
-            name=name,
-            kind="router",
-            mgmt_address=f"{device.mgmt_address}/{prefix}",
-            config_dir=str((result.out_dir / name).resolve()),
-        )
-        for name, device in sorted(net.devices.items())
-    ]
-    vlans = net.vlan_by_name()
-    for name, mgmt in _endpoint_mgmt(net).items():
-        endpoint = net.endpoints[name]
-        vlan = vlans[endpoint.vlan]
-        nodes.append(
-            LabNode(
-                name=name,
-                kind="host",
-                mgmt_address=f"{mgmt}/{prefix}",
-                addresses=[
-                    HostAddress(
-                        HOST_IFNAME,
-                        f"{endpoint.address}/{vlan.subnet.prefixlen}",
-                        net.vlan_mtu(vlan),
-                        str(net.gateway_address(vlan)),
-                    )
-                ],
-            )
-        )
-    links: list[LabLink] = []
-    for link in net.links:
-        (dev_a, port_a), (dev_b, port_b) = link.a.split(":", 1), link.b.split(":", 1)
-        speed, mtu = net.link_speed(link), net.link_mtu(link)
-        name_a, name_b = ports[dev_a][port_a], ports[dev_b][port_b]
-        label = f"{link.a} -- {link.b}"
-        if link.mode == "trunk" and vlan_mode == "segment":
-            for vlan in net.trunk_vlans(link):
-                links.append(
-                    LabLink(
-                        LabEnd(dev_a, frr_linux.trunk_member(name_a, vlan.id, vlan_mode)),
-                        LabEnd(dev_b, frr_linux.trunk_member(name_b, vlan.id, vlan_mode)),
-                        speed,
-                        mtu,
-                        f"{label} vlan {vlan.id}",
-                    )
-                )
-        else:
-            links.append(LabLink(LabEnd(dev_a, name_a), LabEnd(dev_b, name_b), speed, mtu, label,
-                                 link.delay_ms, link.jitter_ms, link.loss_pct))
-    for name, endpoint in sorted(net.endpoints.items()):
-        device, port = endpoint.attach.split(":", 1)
-        links.append(
-            LabLink(
-                LabEnd(name, HOST_IFNAME),
-                LabEnd(device, ports[device][port]),
-                net.port_index[endpoint.attach].speed,
-                net.endpoint_mtu(endpoint),
-                f"{name} -- {endpoint.attach}",
-            )
-        )
+    nodes = _lab_nodes(net, result.out_dir)
+    links = _lab_links(net, ports, vlan_mode)
     spec = LabSpec(
         network=net.name,
         vlan_mode=vlan_mode,
