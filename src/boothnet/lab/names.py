@@ -63,30 +63,27 @@ def check_ifname(name: str, where: str) -> str | None:
     return None
 
 
-def validate_spec(spec: LabSpec) -> None:
-    """Raise ValueError listing every problem of ``spec`` (not just the first)."""
-    errs: list[str] = []
-    if not _NAME_RE.match(spec.network):
-        errs.append(f"network name {spec.network!r} must match {_NAME_RE.pattern}")
-    if spec.vlan_mode not in ("dot1q", "segment"):
-        errs.append(f"vlan_mode {spec.vlan_mode!r} must be 'dot1q' or 'segment'")
+def _mgmt_subnet(spec: LabSpec, errs: list[str]) -> ipaddress.IPv4Network | ipaddress.IPv6Network | None:
     try:
-        subnet = ipaddress.ip_network(spec.mgmt_subnet)
+        return ipaddress.ip_network(spec.mgmt_subnet)
     except ValueError as exc:
         errs.append(f"mgmt_subnet {spec.mgmt_subnet!r}: {exc}")
-        subnet = None
-    gw = next(subnet.hosts()) if subnet is not None else None
+        return None
 
-    names: set[str] = set()
+
+def _node_errors(spec: LabSpec, subnet: ipaddress.IPv4Network | ipaddress.IPv6Network | None,
+                 errs: list[str]) -> dict[str, set[str]]:
+    """Each node's name, kind, management address and (router) configs; returns each node's
+    interfaces so far (its management one)."""
+    gw = next(subnet.hosts()) if subnet is not None else None
     mgmt_seen: dict[str, str] = {}
     ifs: dict[str, set[str]] = {}
     for node in spec.nodes:
         where = f"node {node.name}"
         if not _NAME_RE.match(node.name):
             errs.append(f"{where}: name must match {_NAME_RE.pattern}")
-        if node.name in names:
+        if node.name in ifs:
             errs.append(f"{where}: duplicate node name")
-        names.add(node.name)
         ifs[node.name] = {MGMT_IF}
         if node.kind not in ("router", "host"):
             errs.append(f"{where}: kind {node.kind!r} must be 'router' or 'host'")
@@ -110,7 +107,11 @@ def validate_spec(spec: LabSpec) -> None:
                 for f in ("interfaces.ip", "frr.conf"):
                     if not (Path(node.config_dir) / f).is_file():
                         errs.append(f"{where}: missing {Path(node.config_dir) / f}")
+    return ifs
 
+
+def _link_errors(spec: LabSpec, ifs: dict[str, set[str]], errs: list[str]) -> None:
+    """Each link's speed, MTU and ends (known nodes, valid interface names, each used once)."""
     for i, link in enumerate(spec.links):
         where = f"link {i} ({link.label or '-'})"
         if link.speed_mbps <= 0:
@@ -128,6 +129,16 @@ def validate_spec(spec: LabSpec) -> None:
                 errs.append(f"{where}: {end.node} already has an interface {end.ifname!r}")
             ifs[end.node].add(end.ifname)
 
+
+def validate_spec(spec: LabSpec) -> None:
+    """Raise ValueError listing every problem of ``spec`` (not just the first)."""
+    errs: list[str] = []
+    if not _NAME_RE.match(spec.network):
+        errs.append(f"network name {spec.network!r} must match {_NAME_RE.pattern}")
+    if spec.vlan_mode not in ("dot1q", "segment"):
+        errs.append(f"vlan_mode {spec.vlan_mode!r} must be 'dot1q' or 'segment'")
+    ifs = _node_errors(spec, _mgmt_subnet(spec, errs), errs)
+    _link_errors(spec, ifs, errs)
     for node in spec.nodes:
         for addr in node.addresses:
             if addr.ifname not in ifs.get(node.name, set()) - {MGMT_IF}:
