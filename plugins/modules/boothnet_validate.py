@@ -15,6 +15,9 @@ description:
   - Writes build/<network>/report/ (report.json, report.md, report.html, PNG plots, the wiring diagram),
     compared with the last run, and keeps the run under build/<network>/runs/<timestamp>/.
   - Fails when the report says FAIL; the failures name their device, link, flow or path.
+author: boothnet
+extends_documentation_fragment:
+  - boothnet.boothnet.boothnet_stage
 options:
   throughput:
     description: Run the iperf3/nuttcp tests (skipped ones are reported SKIPPED, never passed).
@@ -28,9 +31,6 @@ options:
     description: Run the window sweep of paths that cross a WAN link (one iperf3 run per window).
     type: bool
     default: true
-extends_documentation_fragment:
-  - boothnet.boothnet.boothnet_stage
-author: boothnet
 """
 
 EXAMPLES = r"""

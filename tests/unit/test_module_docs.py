@@ -20,6 +20,8 @@ def test_ansible_doc_reads_every_module():
     assert proc.returncode == 0 and "ERROR" not in proc.stderr, proc.stderr
     docs = json.loads(proc.stdout)
     assert sorted(docs) == MODULES
-    napalm = [name for name in MODULES if name.startswith("boothnet.boothnet.boothnet_napalm_")]
-    for name in napalm:  # the shared connection options arrive through the doc fragment
-        assert {"hostname", "known_hosts", "timeout"} <= set(docs[name]["doc"]["options"]), name
+    # the shared connection options arrive through the doc fragments: one device's, or a list of them
+    options = {name: set(docs[name]["doc"]["options"]) for name in MODULES}
+    assert {"hostname", "known_hosts", "timeout"} <= options["boothnet.boothnet.boothnet_napalm_facts"]
+    for name in ("boothnet_napalm_deploy", "boothnet_cabling_check"):
+        assert {"devices", "inventory", "lab_vlan_mode", "report_dir"} <= options[f"boothnet.boothnet.{name}"], name
