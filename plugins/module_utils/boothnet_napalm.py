@@ -66,7 +66,8 @@ def target(module, p=None):
     if known:
         optional.setdefault("known_hosts", known)
     if p["platform"] not in steps.platforms():
-        module.fail_json(msg=f"unknown platform {p['platform']!r}: one of {', '.join(sorted(steps.platforms()))}")
+        who = f"{p['device']}: " if p.get("device") else ""
+        module.fail_json(msg=f"{who}unknown platform {p['platform']!r}: one of {', '.join(sorted(steps.platforms()))}")
     return steps.Target(
         hostname=p["hostname"],
         username=p["username"],
@@ -159,6 +160,7 @@ def lldp_readers(module, devices, lab):
     platform has an LLDP reader (capabilities.yml). Returns (readable, skipped messages)."""
     readers, skipped = [], []
     for d in devices:
+        target(module, d)  # an unknown platform fails here, named
         if lab or steps.platforms()[d["platform"]].lldp_reader:
             readers.append(d)
         else:
