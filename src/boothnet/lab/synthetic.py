@@ -12,6 +12,20 @@ from boothnet.lab.spec import HostAddress, LabEnd, LabLink, LabNode, LabSpec
 HOSTS_PER_VLAN = 3
 
 
+def _router(i: int, name: str, cdir: Path, iface: list[str], ospf: list[str], passive: list[str],
+            mgmt_address: str) -> LabNode:
+    """A router node with its interfaces.ip and frr.conf written to *cdir*."""
+    cdir.mkdir(parents=True, exist_ok=True)
+    (cdir / "interfaces.ip").write_text("\n".join(iface) + "\n")
+    ifaces = [x for x in ospf if x.startswith("interface")]
+    nets = [x for x in ospf if x.startswith(" network")]
+    frr = ["frr defaults traditional", f"hostname {name}", "!", *ifaces, "!",
+           "router ospf", f" ospf router-id 10.255.0.{i + 1}",
+           *[f" passive-interface {b}" for b in passive], *nets, "exit", "!"]
+    (cdir / "frr.conf").write_text("\n".join(frr) + "\n")
+    return LabNode(name=name, kind="router", mgmt_address=mgmt_address, config_dir=str(cdir))
+
+
 def synthetic_spec(
     n: int, config_root: Path, network: str = "bnt-bench", mgmt_subnet: str = "198.18.230.0/24"
 ) -> LabSpec:
@@ -71,18 +85,7 @@ def synthetic_spec(
             ))
             host_i += 1
 
-    router_nodes = []
-    for i, r in enumerate(routers):
-        cdir = Path(config_root) / r
-        cdir.mkdir(parents=True, exist_ok=True)
-        (cdir / "interfaces.ip").write_text("\n".join(iface[r]) + "\n")
-        ifaces = [x for x in ospf[r] if x.startswith("interface")]
-        nets = [x for x in ospf[r] if x.startswith(" network")]
-        frr = ["frr defaults traditional", f"hostname {r}", "!", *ifaces, "!",
-               "router ospf", f" ospf router-id 10.255.0.{i + 1}",
-               *[f" passive-interface {b}" for b in passive[r]], *nets, "exit", "!"]
-        (cdir / "frr.conf").write_text("\n".join(frr) + "\n")
-        router_nodes.append(LabNode(name=r, kind="router", mgmt_address=f"{mgmt[i]}/{plen}",
-                                    config_dir=str(cdir)))
+    router_nodes = [_router(i, r, Path(config_root) / r, iface[r], ospf[r], passive[r], f"{mgmt[i]}/{plen}")
+                    for i, r in enumerate(routers)]
     return LabSpec(network=network, vlan_mode="segment", mgmt_subnet=mgmt_subnet,
                    nodes=router_nodes + nodes, links=links)

@@ -53,16 +53,9 @@ def run_throughput(
                          f"the block has {ports.width}")
     port = ports.first
     limit = duration + omit + 60
-    if tool == "iperf3":
-        server = iperf3.server_argv(port)
-        client = iperf3.client_argv(destination, port, streams=streams, duration=duration,
-                                    window=window, mss=mss, omit=omit, udp_rate_bps=udp_rate_bps)
-        client_timeout = iperf3.client_timeout(duration, omit)
-    else:
-        server = nuttcp.server_argv(port)
-        client = nuttcp.client_argv(destination, port, streams=streams, duration=duration + omit,
-                                    window=window, mss=mss, server_window=server_window)
-        client_timeout = nuttcp.client_timeout(duration + omit)
+    server, client, client_timeout = _argv(tool, destination, port, streams=streams, duration=duration,
+                                           window=window, mss=mss, omit=omit, udp_rate_bps=udp_rate_bps,
+                                           server_window=server_window)
     try:
         handle = start_background(runner, server_node, server,
                                   pidfile_for(server_node, tool, port), limit_s=limit, port=port)
@@ -88,6 +81,22 @@ def run_throughput(
     if expected_bps is not None:
         result = judge(result, expected_bps, ratio)
     return result
+
+
+def _argv(tool: ToolName, destination: str, port: int, *, streams: int, duration: int, window: int | None,
+          mss: int | None, omit: int, udp_rate_bps: float | None, server_window: int | None
+          ) -> tuple[list[str], list[str], float]:
+    """The tool's server and client command lines and how long the client may run."""
+    if tool == "iperf3":
+        return (iperf3.server_argv(port),
+                iperf3.client_argv(destination, port, streams=streams, duration=duration, window=window, mss=mss,
+                                   omit=omit, udp_rate_bps=udp_rate_bps),
+                iperf3.client_timeout(duration, omit))
+    # nuttcp has no -O: it runs omit seconds longer and the intervals after them count
+    return (nuttcp.server_argv(port),
+            nuttcp.client_argv(destination, port, streams=streams, duration=duration + omit, window=window, mss=mss,
+                               server_window=server_window),
+            nuttcp.client_timeout(duration + omit))
 
 
 def _after_omit(result: ThroughputResult, omit: int) -> ThroughputResult:
