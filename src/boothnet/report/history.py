@@ -19,6 +19,10 @@ from boothnet.report.summary import throughput_status
 from boothnet.validate.perf.schema import RttRow, ThroughputResult
 from boothnet.validate.results import ValidationResults
 
+# A kept run's folder (``build/<network>/runs/<UTC>/``): its report and the lab configs it ran on
+RUN_REPORT = "report.json"
+RUN_CONFIGS = "configs"
+
 NOISE_SIGMAS = 3  # a throughput row moved when the change exceeds 3 combined interval deviations
 NOISE_FLOOR = 0.02  # ... and 2 % of its limit: one-second intervals can be very steady in the lab
 RTT_FLOOR_MS = 1.0
@@ -138,7 +142,7 @@ def compare(previous: Path, results: ValidationResults, configs: Path) -> Compar
                      newly_failing=[k for k, v in new.items() if v in failing and old.get(k) == "PASS"],
                      newly_passing=[k for k, v in new.items() if v == "PASS" and old.get(k) in failing],
                      only_before=len(set(old) - set(new)), only_now=len(set(new) - set(old)),
-                     configs=_config_diffs(previous / "configs", configs))
+                     configs=_config_diffs(previous / RUN_CONFIGS, configs))
     earlier = {_throughput_key(r): r for r in before.throughput}
     cmp.moved = [m for r in results.throughput if (e := earlier.get(_throughput_key(r)))
                  and (m := _moved_throughput(e, r))]
@@ -148,13 +152,13 @@ def compare(previous: Path, results: ValidationResults, configs: Path) -> Compar
 
 
 def load_results(run_dir: Path) -> ValidationResults:
-    doc = json.loads((run_dir / "report.json").read_text())
+    doc = json.loads((run_dir / RUN_REPORT).read_text())
     return ValidationResults.model_validate(doc["results"])
 
 
 def runs(runs_dir: Path) -> list[Path]:
     """Kept runs, oldest first."""
-    return sorted(p for p in runs_dir.glob("*") if (p / "report.json").is_file()) if runs_dir.is_dir() else []
+    return sorted(p for p in runs_dir.glob("*") if (p / RUN_REPORT).is_file()) if runs_dir.is_dir() else []
 
 
 def find_run(runs_dir: Path, name: str | None) -> Path | None:
@@ -163,9 +167,9 @@ def find_run(runs_dir: Path, name: str | None) -> Path | None:
         kept = runs(runs_dir)
         return kept[-1] if kept else None
     path = Path(name)
-    if (path / "report.json").is_file():
+    if (path / RUN_REPORT).is_file():
         return path
-    return runs_dir / name if (runs_dir / name / "report.json").is_file() else None
+    return runs_dir / name if (runs_dir / name / RUN_REPORT).is_file() else None
 
 
 def keep_run(runs_dir: Path, report_dir: Path, configs: Path) -> Path:
@@ -177,6 +181,6 @@ def keep_run(runs_dir: Path, report_dir: Path, configs: Path) -> Path:
         if path.suffix in (".json", ".png", ".svg"):
             shutil.copy2(path, run_dir / path.name)
     if configs.is_dir():
-        shutil.copytree(configs, run_dir / "configs")
+        shutil.copytree(configs, run_dir / RUN_CONFIGS)
         (run_dir / "configs.sha256.json").write_text(json.dumps(config_hashes(configs), indent=1) + "\n")
     return run_dir

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from boothnet.report.history import Comparison, compare, find_run, keep_run, load_results, runs
+from boothnet.report.history import RUN_CONFIGS, Comparison, compare, find_run, keep_run, load_results, runs
 from boothnet.report.render import ReportPaths, write_report
 from boothnet.report.summary import summarize
 from boothnet.run import Run
@@ -61,6 +61,6 @@ def rerender(run: Run, name: str | None, against: str | None) -> Published:
             raise FileNotFoundError(f"no kept run {against!r} under {layout.runs} (kept: "
                                     f"{', '.join(p.name for p in kept) or 'none'})")
     results = load_results(current)
-    comparison = compare(previous, results, current / "configs") if previous else None
+    comparison = compare(previous, results, current / RUN_CONFIGS) if previous else None
     paths = write_report(results, layout.report, run.net, comparison)
     return Published(paths, summarize(results), comparison, None)

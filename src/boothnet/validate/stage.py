@@ -77,6 +77,18 @@ def run_wan(
     return rtt, [r for r in rows if isinstance(r, ThroughputResult)] + points
 
 
+def _throughput(net: Network, runner: Runner, progress: Callable[[str], None], stages: list[Stage],
+                tunnel_mtu: int | None, wanted: bool, wan_sweep: bool, build_root: Path
+                ) -> tuple[list[ThroughputResult], list[RttRow]]:
+    """The LAN throughput tests, then the WAN paths (their RTT rows beside); SKIPPED unless wanted."""
+    if not wanted:
+        stages.append(Stage(name="throughput", status="SKIPPED", reason="throughput tests not requested"))
+        return [], []
+    results = timed_stage(stages, "throughput", lambda: run_throughput_tests(net, runner, progress, tunnel_mtu))
+    rtt, wan = run_wan(net, runner, progress, stages, tunnel_mtu, wan_sweep, window_factor(build_root, progress))
+    return results + wan, rtt
+
+
 def run_validate(
     intent: Run | Path,
     build_root: Path = Path("build"),
@@ -118,15 +130,8 @@ def run_validate(
         failed = any(row.verdict != "PASS" for row in [*tunnels, *vpn_mtu])
         stages.append(Stage(name="vpn", status=Status.of(not failed),
                             duration_s=round(time.monotonic() - started, 1)))
-    tunnel_mtu = vpn.inner_mtu if vpn else None
-    results: list[ThroughputResult] = []
-    rtt: list[RttRow] = []
-    if throughput:
-        results = timed_stage(stages, "throughput", lambda: run_throughput_tests(net, runner, progress, tunnel_mtu))
-        rtt, wan = run_wan(net, runner, progress, stages, tunnel_mtu, wan_sweep, window_factor(build_root, progress))
-        results += wan
-    else:
-        stages.append(Stage(name="throughput", status="SKIPPED", reason="throughput tests not requested"))
+    results, rtt = _throughput(net, runner, progress, stages, vpn.inner_mtu if vpn else None, throughput, wan_sweep,
+                               build_root)
     drift = timed_stage(stages, "drift", lambda: run_drift(lab_dir, progress), "no routers in the lab")
     zones = [v.name for v in net.vlans if not v.routers]
     validation = ValidationResults(
