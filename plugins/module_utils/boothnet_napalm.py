@@ -157,12 +157,13 @@ def cabling(module, opened, inventory, lab_vlan_mode="", report_dir=None):
 
 def lldp_readers(module, devices, lab):
     """The devices whose cables can be read: in the lab every one; on hardware those whose
-    platform has an LLDP reader (capabilities.yml). Returns (readable, skipped messages)."""
-    readers, skipped = [], []
+    platform has an LLDP reader (capabilities.yml). Returns ({device: steps.Target}, skipped
+    messages); an unknown platform fails the module, named."""
+    readers, skipped = {}, []
     for d in devices:
-        target(module, d)  # an unknown platform fails here, named
-        if lab or steps.platforms()[d["platform"]].lldp_reader:
-            readers.append(d)
+        t = target(module, d)
+        if lab or t.capabilities.lldp_reader:
+            readers[d["device"]] = t
         else:
             skipped.append(f"{d['device']}: not checked: no LLDP reader for platform {d['platform']}")
     return readers, skipped

@@ -38,7 +38,6 @@ from ansible_collections.boothnet.boothnet.plugins.module_utils.boothnet_napalm 
     cabling,
     devices_spec,
     lldp_readers,
-    target,
 )
 
 
@@ -49,7 +48,7 @@ def main():
 
     p = module.params
     readers, skipped = lldp_readers(module, p["devices"], bool(p["lab_vlan_mode"]))
-    with sessions({d["device"]: target(module, d) for d in readers}) as opened:
+    with sessions(readers) as opened:
         rows, wrong = cabling(module, opened, p["inventory"], p["lab_vlan_mode"], p["report_dir"])
     if wrong:
         module.fail_json(msg=wrong, rows=rows, skipped=skipped)

@@ -56,26 +56,24 @@ from ansible_collections.boothnet.boothnet.plugins.module_utils.boothnet_napalm 
     job,
     lldp_readers,
     results,
-    target,
 )
 
 
 def main():
-    cabling_spec = devices_spec()
     module = AnsibleModule(argument_spec=dict(
         CABLING_SPEC, deploy_dir=dict(type="path", required=True), devices=devices_spec(**SECRETS_SPEC, **JOB_SPEC),
-        cabling_devices=dict(cabling_spec, required=False, default=[])), supports_check_mode=True)
+        cabling_devices=dict(devices_spec(), required=False, default=[])), supports_check_mode=True)
     from boothnet.deploy.batch import deploy_all, sessions
 
     p = module.params
     jobs = [job(module, d) for d in p["devices"]]
     readers, _ = lldp_readers(module, p["cabling_devices"], bool(p["lab_vlan_mode"]))
-    targets = {d["device"]: target(module, d) for d in readers} | {j.device: j.target for j in jobs}
+    targets = readers | {j.device: j.target for j in jobs}
     network_dir = Path(p["deploy_dir"]).parent  # build/<network>: shared with the other deploys of it
     try:
         with hold(network_dir / ".lock", str(network_dir), "ansible deploy", shared=True), sessions(targets) as opened:
             if readers:
-                _, wrong = cabling(module, {d["device"]: opened[d["device"]] for d in readers},
+                _, wrong = cabling(module, {device: opened[device] for device in readers},
                                    p["inventory"], p["lab_vlan_mode"], p["report_dir"])
                 if wrong:
                     module.fail_json(msg=f"{wrong}. Deploy stopped before any device was changed: re-plug the cables "

@@ -9,7 +9,6 @@ from typing import Any
 from boothnet.booth.cables import Cable, CableEnd, same_port
 from boothnet.booth.lldp import CablePlan, CablingRow, Heard, Observed, judge_cabling
 from boothnet.deploy.batch import in_parallel
-from boothnet.deploy.steps import Target
 from boothnet.intent.model import Network
 from boothnet.status import Status
 
@@ -57,16 +56,6 @@ def check_sessions(net: Network, drivers: Mapping[str, Any],
     return rows + [CablingRow(label="-", cable=device, verdict=Status.FAIL, device=device,
                               cause=f"{device}: cannot read LLDP neighbours: {why}")
                    for device, why in sorted(unread.items())]
-
-
-def check_device(net: Network, device: str, target: Target,
-                 ifnames_of: Callable[[CableEnd, Cable], list[str]] = intent_ports) -> list[CablingRow]:
-    """The cables of ``device`` against what its ports hear, over a session of its own."""
-    driver = target.open()
-    try:
-        return check_sessions(net, {device: driver}, ifnames_of)
-    finally:
-        driver.close()
 
 
 def misplaced(rows: list[CablingRow]) -> str:
