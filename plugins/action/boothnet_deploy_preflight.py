@@ -5,20 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from ansible.plugins.action import ActionBase
-from ansible_collections.boothnet.boothnet.plugins.module_utils.boothnet_stage import run_stage
-
-
-class _Failed(Exception):
-    def __init__(self, result: dict) -> None:
-        super().__init__(result.get("msg", ""))
-        self.result = result
-
-
-class _Task:
-    """What run_stage asks of a module: fail_json, here the action's failed result."""
-
-    def fail_json(self, **result):  # noqa: ANN003 - AnsibleModule.fail_json's signature
-        raise _Failed(result)
+from ansible_collections.boothnet.boothnet.plugins.module_utils.boothnet_stage import (
+    OnController,
+    StageFailed,
+    run_stage,
+)
 
 
 class ActionModule(ActionBase):
@@ -41,8 +32,8 @@ class ActionModule(ActionBase):
         # build/<network>/configs or build/<network>/lab/configs: the build root is above <network>
         build_root = next((a.parent for a in root.parents if a.name == args["network"]), root.parent)
         try:
-            checks = run_stage(_Task(), "boothnet.deploy.preflight:preflight", dirs, args["network"],
+            checks = run_stage(OnController(), "boothnet.deploy.preflight:preflight", dirs, args["network"],
                                args.get("lab_configs"), lock=(args["network"], build_root, False))
-        except _Failed as failed:
+        except StageFailed as failed:
             return dict(result, failed=True, **failed.result)
         return dict(result, changed=False, intent={str(c.configs): c.intent.digest for c in checks if c.intent})

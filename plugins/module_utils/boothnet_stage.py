@@ -16,6 +16,22 @@ STAGE_ARGS = {"inventory": {"type": "path", "required": True}, "build_dir": {"ty
 BATFISH_ARGS = {"batfish_host": {"type": "str", "default": ""}, "require_batfish": {"type": "bool", "default": False}}
 
 
+class StageFailed(Exception):
+    """`fail_json` of an action plugin's stage: the failed result, raised to the action."""
+
+    def __init__(self, result: dict) -> None:
+        super().__init__(result.get("msg", ""))
+        self.result = result
+
+
+class OnController:
+    """What run_stage asks of a module, for a stage run by an action plugin on the controller
+    (no module process: a Python start and the module's imports saved)."""
+
+    def fail_json(self, **result):
+        raise StageFailed(result)
+
+
 def run_stage(module, target, *args, lock=None, takes_run=False, **kwargs):
     """`target` ("boothnet.<module>:<function>") called with the arguments, or the task failed
     the way the CLI fails the command. ``lock``: (inventory folder or network name, build_dir, lab)
@@ -24,7 +40,7 @@ def run_stage(module, target, *args, lock=None, takes_run=False, **kwargs):
     so that the lock and the stage read the intent once."""
     module_name, _, function = target.partition(":")
     try:
-        from boothnet.errors import IntentInvalid, RenderError
+        from boothnet.errors import IntentInvalid, Refusal, RenderError
         from boothnet.locks import Busy, run_locks
 
         call = getattr(importlib.import_module(module_name), function)
@@ -49,13 +65,8 @@ def run_stage(module, target, *args, lock=None, takes_run=False, **kwargs):
         module.fail_json(msg=exc.summary() + "\nnothing was written", errors=[str(e) for e in exc.errors])
     except RenderError as exc:
         module.fail_json(msg=f"render error: {exc}\nnothing was written")
+    except Refusal as exc:
+        module.fail_json(msg=str(exc), **{k: v for k, v in vars(exc).items() if k in ("problems",)})
     except Exception as exc:  # noqa: BLE001 - one line for the user, the traceback in `exception`
-        if _is_boothnet_refusal(exc):
-            module.fail_json(msg=str(exc), **{k: v for k, v in vars(exc).items() if k in ("problems",)})
         module.fail_json(msg=f"internal error: {type(exc).__name__}: {exc}; this is a bug in boothnet",
                          exception=traceback.format_exc())
-
-
-def _is_boothnet_refusal(exc: BaseException) -> bool:
-    """A refusal with its own message (no Batfish, a stale build, a review that cannot run)."""
-    return type(exc).__name__ in {"BatfishUnavailable", "ReviewError", "StaleConfigs", "BatfishStartError"}

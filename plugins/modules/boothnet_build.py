@@ -1,5 +1,5 @@
 #!/usr/bin/python
-"""Ansible module: run boothnet's build stage (validate, derive, render, lint) for one inventory."""
+"""Documentation of the boothnet_build action (plugins/action): it has no module code."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ short_description: Validate the intent, derive and render every device's config,
 description:
   - Runs the whole build stage in one Python call (not one template task per host), so it
     scales to hundreds of devices. Nothing is written when the intent is invalid.
+  - Runs on the controller without a module process (an action plugin).
 options:
   run_tools:
     description: Check frr_linux output with vtysh --dryrun and nft -c.
@@ -36,43 +37,3 @@ errors:
   elements: str
   returned: on invalid intent
 """
-
-from pathlib import Path
-
-from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.boothnet.boothnet.plugins.module_utils.boothnet_stage import STAGE_ARGS, run_stage
-
-
-def main() -> None:
-    module = AnsibleModule(
-        argument_spec={
-            **STAGE_ARGS,
-            "run_tools": {"type": "bool", "default": True},
-        },
-        supports_check_mode=True,
-    )
-    p = module.params
-    result = run_stage(module, "boothnet.render.build:build", Path(p["inventory"]), Path(p["build_dir"]),
-                       lock=(Path(p["inventory"]), Path(p["build_dir"]), False), takes_run=True,
-                       run_tools=p["run_tools"])
-    summary = {
-        "network": result.network,
-        "devices": result.devices,
-        "vlans": result.vlans,
-        "configs_written": len(result.files),
-        "configs_changed": result.changed,
-        "findings": result.findings,
-        "tool_checks": result.tool_results(),
-        "out_dir": str(result.out_dir),
-        "seconds": result.seconds,
-        "table": result.summary_table(),
-    }
-    if not result.ok:
-        module.fail_json(msg="build findings:\n" + "\n".join(result.findings), summary=summary)
-    for warning in result.warnings:
-        module.warn(f"intent: {warning}")
-    module.exit_json(changed=bool(result.changed), summary=summary)
-
-
-if __name__ == "__main__":
-    main()

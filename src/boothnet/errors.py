@@ -31,5 +31,10 @@ class IntentInvalid(Exception):
         return "\n".join(lines)
 
 
+class Refusal(Exception):
+    """boothnet will not go on, and its message says why and what to do (no Batfish, a stale
+    build, a review that cannot run): printed as it is, never as a bug."""
+
+
 class RenderError(Exception):
     """A template or platform feature is missing: fail loudly, never render half a config."""

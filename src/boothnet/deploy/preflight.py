@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from boothnet.errors import Refusal
 from boothnet.intent.stamp import IntentStamp, changed_files, stamp_intent
 from boothnet.layout import REPO, summary_of
 
@@ -23,7 +24,7 @@ LabConfigs = Literal["full", "day0"]
 MAX_NAMED = 5  # changed files named in the message; the rest are counted
 
 
-class StaleConfigs(Exception):
+class StaleConfigs(Refusal):
     """The configs to deploy were not built from the current intent: nothing is deployed."""
 
     def __init__(self, problems: list[str], rebuild: str):

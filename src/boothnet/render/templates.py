@@ -40,14 +40,19 @@ class Renderer:
             trim_blocks=True,
             lstrip_blocks=True,
             keep_trailing_newline=True,
+            auto_reload=False,  # one render pass: no stat of every template per device
             autoescape=False,  # noqa: S701 - device configs, not HTML
         )
+        host_dir = self.templates_dir / "host"
+        self._hosts_with_templates = {d.name for d in host_dir.iterdir()} if host_dir.is_dir() else set()
 
     def template(self, device: str, platform: str, feature: str) -> jinja2.Template:
         searched = [f"host/{device}/{feature}.j2", f"{platform}/{feature}.j2"]
         try:
+            if device not in self._hosts_with_templates:  # a failed lookup is not cached by jinja
+                return self.env.get_template(searched[1])
             return self.env.select_template(searched)
-        except jinja2.TemplatesNotFound as exc:
+        except jinja2.TemplateNotFound as exc:  # or TemplatesNotFound, its subclass
             raise RenderError(
                 f"{device}: no template for feature '{feature}' on platform '{platform}'; "
                 f"searched {', '.join(str(self.templates_dir / s) for s in searched)}"

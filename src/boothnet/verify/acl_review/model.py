@@ -6,13 +6,14 @@ from dataclasses import asdict, dataclass
 from ipaddress import IPv4Address, IPv4Network, ip_address
 from typing import Any
 
+from boothnet.errors import Refusal
 from boothnet.intent.model import Network
 from boothnet.verify.batfish.review import DENIED, PERMITTED
 
 __all__ = ["DENIED", "PERMITTED", "AclFinding", "ReviewError", "ZoneMap"]
 
 
-class ReviewError(Exception):
+class ReviewError(Refusal):
     """The review could not run (no git history, unknown ref, inventory missing at the ref)."""
 
 

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 
+from boothnet.errors import Refusal
 from boothnet.process import alive
 from boothnet.verify.batfish import service
 from boothnet.verify.batfish.service import (
@@ -45,7 +46,7 @@ DOCKER_IMAGE = "batfish/allinone"
 CONTAINER = "boothnet-batfish"
 
 
-class BatfishStartError(RuntimeError):
+class BatfishStartError(Refusal, RuntimeError):
     """No way to start a service, or the one started did not answer."""
 
 

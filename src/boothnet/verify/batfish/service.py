@@ -8,6 +8,7 @@ import socket
 from dataclasses import dataclass
 from pathlib import Path
 
+from boothnet.errors import Refusal
 from boothnet.process import alive
 
 BATFISH_PORT = 9996
@@ -50,7 +51,7 @@ def read_started(state_dir: Path | None = None) -> Started | None:
     return started
 
 
-class BatfishUnavailable(RuntimeError):
+class BatfishUnavailable(Refusal, RuntimeError):
     """Raised when Batfish is required (`require_batfish: true`) but not reachable."""
 
 
