@@ -233,3 +233,17 @@ def write_review(r: AclReview, out_dir: Path) -> dict[str, Path]:
     files["md"].write_text(review_markdown(r))
     r.files = files
     return files
+
+
+def review_facts(r: AclReview) -> dict[str, object]:
+    """What the boothnet_acl_review task returns."""
+    return {
+        "gate": str(Status.of(not r.gated)),
+        "method": r.method,
+        "batfish": r.batfish,
+        "newly_permitted": len(r.permitted),
+        "newly_denied": len(r.denied),
+        "needs_sign_off": len(r.gated),
+        "report": str(r.files["md"]),
+        "markdown": review_markdown(r),
+    }

@@ -1,0 +1,31 @@
+"""Action plugin: boothnet's ACL review (intent at a git ref against now), on the controller."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ansible_collections.boothnet.boothnet.plugins.module_utils.boothnet_stage import BATFISH_ARGS, STAGE_ARGS
+from ansible_collections.boothnet.boothnet.plugins.plugin_utils.boothnet_action import StageAction
+
+
+class ActionModule(StageAction):
+    ARGS = {
+        **STAGE_ARGS,
+        **BATFISH_ARGS,
+        "base": {"type": "str", "default": "HEAD"},
+        "head": {"type": "str", "default": ""},
+        "fail_on_gate": {"type": "bool", "default": True},
+    }
+
+    def stage(self, args):
+        from boothnet.verify.acl_review.report import review_facts
+
+        inventory, build_dir = Path(args["inventory"]), Path(args["build_dir"])
+        review = self.call("boothnet.verify.acl_review.stage:run_acl_review", inventory, build_dir, args["base"],
+                           args["head"] or None, args["batfish_host"] or None, args["require_batfish"],
+                           lock=(inventory, build_dir, False))
+        facts = {"changed": False, **review_facts(review)}
+        if review.gated and args["fail_on_gate"]:
+            return {**facts, "failed": True, "msg": f"ACL review: {len(review.gated)} newly permitted flow(s) "
+                                                     f"need security sign-off; see {review.files['md']}"}
+        return facts
