@@ -167,3 +167,56 @@ def lldp_readers(module, devices, lab):
         else:
             skipped.append(f"{d['device']}: not checked: no LLDP reader for platform {d['platform']}")
     return readers, skipped
+
+
+DEPLOY_SPEC = dict(
+    CABLING_SPEC, deploy_dir=dict(type="path", required=True), devices=devices_spec(**SECRETS_SPEC, **JOB_SPEC),
+    cabling_devices=dict(devices_spec(), required=False, default=[]))
+
+
+def deploy_devices(module):
+    """boothnet_napalm_deploy: one session per device, the cables of O(cabling_devices) read first
+    (one out of place fails the task before any device is changed), then every device deployed;
+    each device's record written. Returns per device its record, commit, health and revert."""
+    from pathlib import Path
+
+    p = module.params
+    jobs = [job(module, d) for d in p["devices"]]
+    readers, _ = lldp_readers(module, p["cabling_devices"], bool(p["lab_vlan_mode"]))
+    targets = readers | {j.device: j.target for j in jobs}
+    network_dir = Path(p["deploy_dir"]).parent  # build/<network>: shared with the other deploys of it
+    try:
+        with hold(network_dir / ".lock", str(network_dir), "ansible deploy", shared=True), \
+                batch.sessions(targets) as opened:
+            if readers:
+                _, wrong = cabling(module, {device: opened[device] for device in readers},
+                                   p["inventory"], p["lab_vlan_mode"], p["report_dir"])
+                if wrong:
+                    module.fail_json(msg=f"{wrong}. Deploy stopped before any device was changed: re-plug the cables "
+                                         "named, or run with -e boothnet_cabling_check=false to deploy anyway.")
+            done = batch.deploy_all(jobs, opened, check=module.check_mode)
+    except Busy as exc:
+        module.fail_json(msg=f"not deployed: {exc}")
+    for d in done.values():
+        results.record(Path(p["deploy_dir"]), d.record)
+    return {name: dict(result=d.record.as_dict(), commit=d.run.commit, health=d.run.health, revert=d.run.revert)
+            for name, d in done.items()}
+
+
+def getters(module):
+    """boothnet_napalm_facts: each of O(getters) (without its get_ prefix) -> its result."""
+    t = target(module)
+    try:
+        dev = t.open()
+    except Exception as exc:  # noqa: BLE001 - any driver's connect error, in one line
+        module.fail_json(msg=f"cannot connect: {exc}")
+    try:
+        out = {}
+        for name in module.params["getters"]:
+            fn = getattr(dev, f"get_{name}", None)
+            if fn is None:
+                module.fail_json(msg=f"driver {t.driver} has no getter get_{name}")
+            out[name] = fn()
+        return out
+    finally:
+        dev.close()

@@ -7,6 +7,7 @@ else is reported as a bug in one line (the traceback only in the result's `excep
 
 from __future__ import annotations
 
+import functools
 import importlib
 import sys
 import traceback
@@ -32,12 +33,15 @@ class OnController:
         raise StageFailed(result)
 
 
-def run_stage(module, target, *args, lock=None, takes_run=False, **kwargs):
+def run_stage(module, target, *args, lock=None, takes_run=False, failed_with=None, unexpected=None, **kwargs):
     """`target` ("boothnet.<module>:<function>") called with the arguments, or the task failed
     the way the CLI fails the command. ``lock``: (inventory folder or network name, build_dir, lab)
     to hold the network's build lock (and its lab lock) meanwhile, as the `boothnet` command does.
     ``takes_run``: the first argument, the inventory folder, becomes a `boothnet.run.Run` of it,
-    so that the lock and the stage read the intent once."""
+    so that the lock and the stage read the intent once. ``failed_with``: facts a failed task
+    returns too (a progress log); ``unexpected``: what an error boothnet did not foresee is
+    reported as ("lab up failed"; default: a bug in boothnet)."""
+    fail = functools.partial(module.fail_json, **(failed_with or {}))
     module_name, _, function = target.partition(":")
     try:
         from boothnet.errors import IntentInvalid, Refusal, RenderError
@@ -45,8 +49,8 @@ def run_stage(module, target, *args, lock=None, takes_run=False, **kwargs):
 
         call = getattr(importlib.import_module(module_name), function)
     except ImportError as exc:
-        module.fail_json(msg=f"boothnet is not importable by {sys.executable}: {exc}; "
-                             "run with ansible_python_interpreter set to the .venv python")
+        fail(msg=f"boothnet is not importable by {sys.executable}: {exc}; "
+                 "run with ansible_python_interpreter set to the .venv python")
     try:
         if lock is None:
             return call(*args, **kwargs)
@@ -60,13 +64,13 @@ def run_stage(module, target, *args, lock=None, takes_run=False, **kwargs):
         with run_locks(build_dir, network, lab, command=f"ansible module {target}"):
             return call(*args, **kwargs)
     except Busy as exc:
-        module.fail_json(msg=str(exc))
+        fail(msg=str(exc))
     except IntentInvalid as exc:
-        module.fail_json(msg=exc.summary() + "\nnothing was written", errors=[str(e) for e in exc.errors])
+        fail(msg=exc.summary() + "\nnothing was written", errors=[str(e) for e in exc.errors])
     except RenderError as exc:
-        module.fail_json(msg=f"render error: {exc}\nnothing was written")
+        fail(msg=f"render error: {exc}\nnothing was written")
     except Refusal as exc:
-        module.fail_json(msg=str(exc), **{k: v for k, v in vars(exc).items() if k in ("problems",)})
+        fail(msg=str(exc), **{k: v for k, v in vars(exc).items() if k in ("problems",)})
     except Exception as exc:  # noqa: BLE001 - one line for the user, the traceback in `exception`
-        module.fail_json(msg=f"internal error: {type(exc).__name__}: {exc}; this is a bug in boothnet",
-                         exception=traceback.format_exc())
+        bug = f"internal error: {type(exc).__name__}: {exc}; this is a bug in boothnet"
+        fail(msg=f"{unexpected}: {exc}" if unexpected else bug, exception=traceback.format_exc())

@@ -42,51 +42,16 @@ devices:
   type: dict
 """
 
-from pathlib import Path  # noqa: E402
-
 from ansible.module_utils.basic import AnsibleModule  # noqa: E402
 from ansible_collections.boothnet.boothnet.plugins.module_utils.boothnet_napalm import (  # noqa: E402
-    CABLING_SPEC,
-    JOB_SPEC,
-    SECRETS_SPEC,
-    Busy,
-    cabling,
-    devices_spec,
-    hold,
-    job,
-    lldp_readers,
-    results,
+    DEPLOY_SPEC,
+    deploy_devices,
 )
 
 
 def main():
-    module = AnsibleModule(argument_spec=dict(
-        CABLING_SPEC, deploy_dir=dict(type="path", required=True), devices=devices_spec(**SECRETS_SPEC, **JOB_SPEC),
-        cabling_devices=dict(devices_spec(), required=False, default=[])), supports_check_mode=True)
-    from boothnet.deploy.batch import deploy_all, sessions
-
-    p = module.params
-    jobs = [job(module, d) for d in p["devices"]]
-    readers, _ = lldp_readers(module, p["cabling_devices"], bool(p["lab_vlan_mode"]))
-    targets = readers | {j.device: j.target for j in jobs}
-    network_dir = Path(p["deploy_dir"]).parent  # build/<network>: shared with the other deploys of it
-    try:
-        with hold(network_dir / ".lock", str(network_dir), "ansible deploy", shared=True), sessions(targets) as opened:
-            if readers:
-                _, wrong = cabling(module, {device: opened[device] for device in readers},
-                                   p["inventory"], p["lab_vlan_mode"], p["report_dir"])
-                if wrong:
-                    module.fail_json(msg=f"{wrong}. Deploy stopped before any device was changed: re-plug the cables "
-                                         "named, or run with -e boothnet_cabling_check=false to deploy anyway.")
-            done = deploy_all(jobs, opened, check=module.check_mode)
-    except Busy as exc:
-        module.fail_json(msg=f"not deployed: {exc}")
-    for d in done.values():
-        results.record(Path(p["deploy_dir"]), d.record)
-    module.exit_json(changed=False, devices={name: dict(result=d.record.as_dict(), commit=d.run.commit,
-                                                        health=d.run.health, revert=d.run.revert)
-                                             for name, d in done.items()})
-
+    module = AnsibleModule(argument_spec=DEPLOY_SPEC, supports_check_mode=True)
+    module.exit_json(changed=False, devices=deploy_devices(module))
 
 
 if __name__ == "__main__":

@@ -36,29 +36,13 @@ napalm:
 """
 
 from ansible.module_utils.basic import AnsibleModule  # noqa: E402
-from ansible_collections.boothnet.boothnet.plugins.module_utils.boothnet_napalm import spec, target  # noqa: E402
+from ansible_collections.boothnet.boothnet.plugins.module_utils.boothnet_napalm import getters, spec  # noqa: E402
 
 
 def main():
-    module = AnsibleModule(
-        argument_spec=spec(getters=dict(type="list", elements="str", default=["facts"])),
-        supports_check_mode=True,
-    )
-    t = target(module)
-    out = {}
-    try:
-        dev = t.open()
-    except Exception as exc:
-        module.fail_json(msg=f"cannot connect: {exc}")
-    try:
-        for name in module.params["getters"]:
-            fn = getattr(dev, f"get_{name}", None)
-            if fn is None:
-                module.fail_json(msg=f"driver {t.driver} has no getter get_{name}")
-            out[name] = fn()
-    finally:
-        dev.close()
-    module.exit_json(changed=False, napalm=out)
+    module = AnsibleModule(argument_spec=spec(getters=dict(type="list", elements="str", default=["facts"])),
+                           supports_check_mode=True)
+    module.exit_json(changed=False, napalm=getters(module))
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from boothnet.deploy.results import DeviceResult, load_results
+from boothnet.errors import Refusal
 from boothnet.lab.plan import plan_lab
 from boothnet.lab.runner import detect_vlan_mode, lab_down, lab_up
 from boothnet.layout import REPO, Layout
@@ -79,6 +80,22 @@ def bring_up_lab(run: Run, vlan_mode: str | None, configs: str, progress: Progre
              f"({len(spec.nodes)} nodes, {len(spec.links)} links, VLAN mode {mode}, configs {configs})")
     announce(f"inventory: {run.layout.lab_inventory}")
     return mode, state
+
+
+class LabFindings(Refusal):
+    """The lab's configs did not build clean: no lab is started from them."""
+
+
+def lab_task(run: Run, state: str, vlan_mode: str | None, configs: str, progress: Progress) -> dict:
+    """The boothnet_lab task: the run's lab up (with `configs`) or down; what the task returns."""
+    if state == "down":
+        return {"changed": bool(lab_down(run.net.name, run.layout.lab, progress=progress).get("removed"))}
+    try:
+        mode, lab_state = bring_up_lab(run, vlan_mode, configs, progress, progress)
+    except Stopped as exc:
+        raise LabFindings(f"lab configs have findings:\n{exc}") from exc
+    return {"changed": lab_state.get("changed", True), "inventory": str(run.layout.lab_inventory),
+            "vlan_mode": mode, "configs": configs}
 
 
 def lab_up_day0(demo: Demo, progress: Progress, announce: Progress) -> None:

@@ -22,6 +22,17 @@ class Published:
     kept: Path | None  # runs/<timestamp>/ of this run; None when an old run was only re-rendered
 
 
+    def facts(self) -> dict[str, object]:
+        """What the boothnet_validate task returns."""
+        return {
+            "overall": self.summary.overall,
+            "headline": self.summary.headline,
+            "failures": [f"{f.section}: {f.subject}: {f.message}" for f in self.summary.failures],
+            "since_last_run": self.comparison.lines() if self.comparison else [],
+            "report": str(self.paths.html.resolve()),
+        }
+
+
 def lab_configs(run: Run) -> Path:
     """The configs a lab validate measured: what the lab's routers were deployed with."""
     return run.layout.configs("lab/configs")
