@@ -33,6 +33,7 @@ import json
 import shlex
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 # Creation order: a VLAN needs its parent, a port needs its bridge.
@@ -210,9 +211,23 @@ def delta(running: State, target: State, scope: set[str] | None = None) -> list[
     device cannot reach (a physical port or a VLAN parent that does not exist), before
     anything is applied.
     """
-    out: list[str] = []
-    after = set(running)
-    # 1. virtual interfaces in scope that the target does not want, or wants different.
+    doomed = _doomed(running, target, scope)
+    out = [f"link del {cur.name}" for cur in sorted(doomed, key=lambda i: (_LEVEL[i.kind], i.name))]
+    after = set(running) - {d.name for d in doomed}
+    ifs = sorted(target.values(), key=lambda i: i.name)
+    out += _creations(ifs, after)
+    gone = {d.name for d in doomed}
+
+    def cur_of(name: str) -> Iface:
+        # A freshly created interface has nothing yet: no master, no address, down.
+        c = running.get(name)
+        return c if c is not None and name not in gone else Iface(name)
+
+    return out + _changes(ifs, cur_of)
+
+
+def _doomed(running: State, target: State, scope: set[str] | None) -> list[Iface]:
+    """Virtual interfaces in scope that the target does not want, or wants different."""
     doomed: list[Iface] = []
     for name in sorted(set(target) | (scope or set())):
         cur, want = running.get(name), target.get(name)
@@ -225,11 +240,12 @@ def delta(running: State, target: State, scope: set[str] | None = None) -> list[
             and (want.kind, want.parent, want.vid) != (cur.kind, cur.parent, cur.vid)
         ):
             doomed.append(cur)
-    for cur in sorted(doomed, key=lambda i: (_LEVEL[i.kind], i.name)):
-        out.append(f"link del {cur.name}")
-        after.discard(cur.name)
-    # 2. creations: bridges, then VLANs on parents that exist by then.
-    ifs = sorted(target.values(), key=lambda i: i.name)
+    return doomed
+
+
+def _creations(ifs: list[Iface], after: set[str]) -> list[str]:
+    """Bridges, then VLANs on parents that exist by then; `after` gets what they create."""
+    out: list[str] = []
     for i in ifs:
         if i.kind == "bridge" and i.name not in after:
             out.append(f"link add {i.name} type bridge")
@@ -243,38 +259,27 @@ def delta(running: State, target: State, scope: set[str] | None = None) -> list[
     missing = sorted(i.name for i in ifs if i.name not in after)
     if missing:
         raise IfStateError(f"interfaces not on the device: {', '.join(missing)}")
+    return out
 
-    def cur_of(name: str) -> Iface:
-        # A freshly created interface has nothing yet: no master, no address, down.
-        c = running.get(name)
-        return c if c is not None and name not in {d.name for d in doomed} else Iface(name)
 
-    # 3. bridge membership.
-    for i in ifs:
-        if cur_of(i.name).master != i.master:
-            stmt = f"master {i.master}" if i.master else "nomaster"
-            out.append(f"link set {i.name} {stmt}")
-    # 4. MTU: raise ports before the VLANs and bridges on them; lower in the reverse order.
+def _changes(ifs: list[Iface], cur_of: Callable[[str], Iface]) -> list[str]:
+    """Bridge membership, MTU, addresses and admin state of interfaces that all exist."""
+    out = [f"link set {i.name} {f'master {i.master}' if i.master else 'nomaster'}"
+           for i in ifs if cur_of(i.name).master != i.master]
+    # MTU: raise ports before the VLANs and bridges on them; lower in the reverse order.
     changes = [i for i in ifs if i.mtu is not None and cur_of(i.name).mtu != i.mtu]
     up_mtu = [i for i in changes if (cur_of(i.name).mtu or 0) < i.mtu]  # type: ignore[operator]
     down_mtu = [i for i in changes if i not in up_mtu]
-    for i in sorted(up_mtu, key=lambda i: (_LEVEL[i.kind], i.name)):
-        out.append(f"link set {i.name} mtu {i.mtu}")
-    for i in sorted(down_mtu, key=lambda i: (-_LEVEL[i.kind], i.name)):
-        out.append(f"link set {i.name} mtu {i.mtu}")
-    # 5. addresses: removals first, so a moved prefix never exists twice.
+    out += [f"link set {i.name} mtu {i.mtu}" for i in sorted(up_mtu, key=lambda i: (_LEVEL[i.kind], i.name))]
+    out += [f"link set {i.name} mtu {i.mtu}" for i in sorted(down_mtu, key=lambda i: (-_LEVEL[i.kind], i.name))]
+    # addresses: removals first, so a moved prefix never exists twice.
     for i in ifs:
-        have = cur_of(i.name).addrs
-        for a in sorted(have - i.addrs, key=_addr_key):
-            out.append(f"addr del {a} dev {i.name}")
+        out += [f"addr del {a} dev {i.name}" for a in sorted(cur_of(i.name).addrs - i.addrs, key=_addr_key)]
     for i in ifs:
-        have = cur_of(i.name).addrs
-        for a in sorted(i.addrs - have, key=_addr_key):
-            out.append(f"addr add {a} dev {i.name}")
-    # 6. admin state, where stated.
-    for i in ifs:
-        if i.up is not None and bool(cur_of(i.name).up) != i.up:
-            out.append(f"link set {i.name} {'up' if i.up else 'down'}")
+        out += [f"addr add {a} dev {i.name}" for a in sorted(i.addrs - cur_of(i.name).addrs, key=_addr_key)]
+    # admin state, where stated.
+    out += [f"link set {i.name} {'up' if i.up else 'down'}"
+            for i in ifs if i.up is not None and bool(cur_of(i.name).up) != i.up]
     return out
 
 

@@ -33,7 +33,7 @@ import yaml
 
 from boothnet.derive import DeriveContext
 from boothnet.files import write_text_atomic
-from boothnet.intent import Network, load_network
+from boothnet.intent import Network
 from boothnet.lab.clab.base import (
     DEFAULT_KINDS,
     DEFAULT_VLAN_MODE,
@@ -60,10 +60,11 @@ from boothnet.lab.spec import LabSpec, VlanMode
 from boothnet.layout import Layout
 from boothnet.platforms import platforms
 from boothnet.render.build import build
+from boothnet.run import Run
 
 
 def generate(
-    inventory: Path,
+    inventory: Run | Path,
     labs_dir: Path = Path("labs"),
     build_root: Path = Path("build"),
     schema_path: Path | None = None,
@@ -86,24 +87,11 @@ def generate(
     """
     schema_file = find_schema(schema_path)
     schema = _load_json(schema_file)
-    net = load_network(inventory)
+    run = Run.of(inventory, build_root)
     known = clab_kinds()
-    vendor = _vendor_nodes(net, known, {LAB_PLATFORM: router_image, **(images or {})}, vlan_mode) \
+    vendor = _vendor_nodes(run.net, known, {LAB_PLATFORM: router_image, **(images or {})}, vlan_mode) \
         if kinds == "vendor" else {}
-    with tempfile.TemporaryDirectory(prefix="boothnet-clab-") as scratch:
-        spec, result = plan_lab(inventory, vlan_mode, Path(scratch), progress=progress)
-        findings = list(result.findings)
-        config_dirs = {n.name: Path(n.config_dir) for n in spec.nodes if n.config_dir is not None}
-        if vendor:
-            names, ends = vendor_ports(net, known)
-            progress(f"render {', '.join(vendor)} for their containerlab kinds")
-            ctx = DeriveContext(port_map=names, vlan_mode=vlan_mode, tunnel_backend="libipsec")
-            built = build(inventory, Path(scratch), ctx=ctx, subdir="clab/configs", progress=progress)
-            findings += [f for f in built.findings if f not in findings]
-            config_dirs = {name: built.out_dir / name for name in config_dirs}
-            spec = _vendor_spec(spec, ends, names)
-        files = _node_files(spec, config_dirs, vendor)
-        port_map = json.dumps(spec.port_map, indent=1, sort_keys=True) + "\n"
+    spec, files, findings = _node_configs(run, vlan_mode, vendor, known, progress)
     config_dir = Layout(build_root, spec.network).configs("clab/configs")
     out = labs_dir / f"{spec.network}.clab.yml"
     notes = mtu_limits(spec, vendor)
@@ -118,15 +106,33 @@ def generate(
         node, name = rel.split("/", 1)
         per_node.setdefault(node, []).append(name)
     document = topology(spec, per_node, bind_root, router_image, host_image, vendor)
-    text = to_yaml(document, header(spec, _display(inventory), bind_root, per_node, kinds, vendor, notes))
+    text = to_yaml(document, header(spec, _display(run.inventory), bind_root, per_node, kinds, vendor, notes))
     progress(f"validate {out} against {schema_file}")
     # validate what containerlab will read: the YAML text, not the dict it came from
     check_topology(yaml.safe_load(text), schema, str(out))
     _sync(files, config_dir)
-    (config_dir.parent / "port_map.json").write_text(port_map)
+    (config_dir.parent / "port_map.json").write_text(json.dumps(spec.port_map, indent=1, sort_keys=True) + "\n")
     labs_dir.mkdir(parents=True, exist_ok=True)
     write_text_atomic(out, text)
     return clab
+
+
+def _node_configs(run: Run, vlan_mode: VlanMode, vendor: dict[str, tuple[ClabKind, str]],
+                  known: dict[str, ClabKind], progress: Progress) -> tuple[LabSpec, dict[str, bytes], list[str]]:
+    """The lab's plan and each node's files, built in a scratch folder, with the build's findings."""
+    with tempfile.TemporaryDirectory(prefix="boothnet-clab-") as scratch:
+        spec, result = plan_lab(run, vlan_mode, Path(scratch), progress=progress)
+        findings = list(result.findings)
+        config_dirs = {n.name: Path(n.config_dir) for n in spec.nodes if n.config_dir is not None}
+        if vendor:
+            names, ends = vendor_ports(run.net, known)
+            progress(f"render {', '.join(vendor)} for their containerlab kinds")
+            ctx = DeriveContext(port_map=names, vlan_mode=vlan_mode, tunnel_backend="libipsec")
+            built = build(run, Path(scratch), ctx=ctx, subdir="clab/configs", progress=progress)
+            findings += [f for f in built.findings if f not in findings]
+            config_dirs = {name: built.out_dir / name for name in config_dirs}
+            spec = _vendor_spec(spec, ends, names)
+        return spec, _node_files(spec, config_dirs, vendor), findings
 
 
 def _vendor_nodes(net: Network, known: dict[str, ClabKind], images: dict[str, str], vlan_mode: VlanMode

@@ -154,28 +154,31 @@ def changes_from_answers(
     lines: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for r in fr.rows(compare_filters):
         lines.setdefault((str(r["Node"]), str(r["Filter_Name"])), []).append(r)
+    out = _from_search_filters(search_filters or []) + _from_reachability(differential_reachability, lines)
+    out += _from_changed_lines(lines, {(c.device, c.acl or "", c.kind) for c in out})
+    first: dict[tuple[str, str, str | None], FlowChange] = {}
+    for change in out:
+        first.setdefault((change.kind, change.device, change.acl), change)
+    return list(first.values())
+
+
+def _from_search_filters(frames: list[pd.DataFrame]) -> list[FlowChange]:
     out: list[FlowChange] = []
-    covered: set[tuple[str, str, str]] = set()
-
-    def line_for(node: str, acl: str, kind: str) -> tuple[str | None, str | None]:
-        want = "PERMIT" if kind == PERMITTED else "DENY"
-        for r in lines.get((node, acl), []):
-            if str(r.get("Line_Action")).upper() == want:
-                return r.get("Line_Content"), r.get("Reference_Line_Content")
-        return None, None
-
-    for frame in search_filters or []:
+    for frame in frames:
         for r in fr.rows(frame):
             kind = _kind(r.get("Snapshot_Action"), r.get("Reference_Action"))
             if kind is None or not fr.flow_opens(r["Flow"]):
                 continue
-            node, acl = str(r["Node"]), str(r["Filter_Name"])
-            covered.add((node, acl, kind))
             out.append(_with_flow(FlowChange(
-                kind, node, acl, r.get("Snapshot_Line_Content"), r.get("Reference_Line_Content"),
-                None, "differential searchFilters"), r["Flow"]))
+                kind, str(r["Node"]), str(r["Filter_Name"]), r.get("Snapshot_Line_Content"),
+                r.get("Reference_Line_Content"), None, "differential searchFilters"), r["Flow"]))
+    return out
 
-    for r in fr.rows(differential_reachability):
+
+def _from_reachability(frame: pd.DataFrame | None, lines: dict[tuple[str, str], list[dict[str, Any]]]
+                       ) -> list[FlowChange]:
+    out: list[FlowChange] = []
+    for r in fr.rows(frame):
         new_ok = fr.trace_ok(r.get("Snapshot_Traces"))
         if new_ok == fr.trace_ok(r.get("Reference_Traces")) or not fr.flow_opens(r["Flow"]):
             continue
@@ -186,12 +189,24 @@ def changes_from_answers(
                 for n, f, a in fr.trace_filters(t) if a == want]
         changed = [x for x in acls if x in lines] or acls
         node, acl = changed[0] if changed else (str(fr.flow_fields(r["Flow"])["ingressNode"]), None)
-        line, prev = line_for(node, acl, kind) if acl else (None, None)
-        covered.add((node, acl or "", kind))
+        line, prev = _line_for(lines.get((node, acl), []), kind) if acl else (None, None)
         out.append(_with_flow(FlowChange(
             kind, node, acl, line, prev, None, "differentialReachability"), r["Flow"]))
+    return out
 
-    # ACL lines that changed but for which no example flow came back: derive one from the line.
+
+def _line_for(rows: list[dict[str, Any]], kind: str) -> tuple[str | None, str | None]:
+    want = "PERMIT" if kind == PERMITTED else "DENY"
+    for r in rows:
+        if str(r.get("Line_Action")).upper() == want:
+            return r.get("Line_Content"), r.get("Reference_Line_Content")
+    return None, None
+
+
+def _from_changed_lines(lines: dict[tuple[str, str], list[dict[str, Any]]], covered: set[tuple[str, str, str]]
+                        ) -> list[FlowChange]:
+    """ACL lines that changed but for which no example flow came back: a flow derived from the line."""
+    out: list[FlowChange] = []
     for (node, acl), rs in lines.items():
         for r in rs:
             kind = PERMITTED if str(r.get("Line_Action")).upper() == "PERMIT" else DENIED
@@ -205,10 +220,7 @@ def changes_from_answers(
                 _with_flow(change, derived)
                 change.flow = f"{change.flow} (derived from the ACL line)"
             out.append(change)
-    first: dict[tuple[str, str, str | None], FlowChange] = {}
-    for change in out:
-        first.setdefault((change.kind, change.device, change.acl), change)
-    return list(first.values())
+    return out
 
 
 def violations_of(changes: list[FlowChange], intent: VerifyIntent) -> list[Violation]:
