@@ -11,7 +11,7 @@ import json
 import os
 import re
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -235,20 +235,25 @@ def deploy(
         else:
             if not run.commit["committed"]:
                 return run
-            report = health(target, config_dir, cand, values, run.commit["ospf_before"], health_timeout)
-            run.health = {"healthy": report.ok, "reason": report.reason, **report.as_dict()}
-            if report.ok:
-                try:
-                    dev.confirm_commit()
-                    run.confirmed = True
-                except Exception as exc:  # noqa: BLE001 - the session died after the commit
-                    run.error = f"session lost before confirming: {masked(exc)}"
+            _confirm_if_healthy(run, dev, health(target, config_dir, cand, values, run.commit["ospf_before"],
+                                                 health_timeout), masked)
         if not run.confirmed:
             run.revert = wait_for_revert(target, revert_in + revert_margin)
         return run
     finally:
         if session is None:
             _close(dev)
+
+
+def _confirm_if_healthy(run: DeployRun, dev: ConfigDevice, report: hc.HealthReport,
+                        masked: Callable[[BaseException], str]) -> None:
+    run.health = {"healthy": report.ok, "reason": report.reason, **report.as_dict()}
+    if report.ok:
+        try:
+            dev.confirm_commit()
+            run.confirmed = True
+        except Exception as exc:  # noqa: BLE001 - the session died after the commit
+            run.error = f"session lost before confirming: {masked(exc)}"
 
 
 class _CommitUnknown(Exception):
@@ -276,22 +281,12 @@ def _load_and_commit(
     Secret values never leave in the diff or the backup.
     """
     dev.load_replace_candidate(config=cand)
-    if isinstance(dev, PartsDevice):
-        # compared on the filled-in text (idempotent), shown masked
-        per_part = {k: sec.mask(v, values.values()) for k, v in dev.compare_parts().items() if v}
-        diff = "".join(per_part.values())
-    else:
-        diff = sec.mask(dev.compare_config(), values.values())
-        per_part = {"config": diff} if diff else {}
+    per_part = _masked_diff(dev, values)
+    diff = "".join(per_part.values())
     out: dict[str, Any] = {"changed": bool(diff), "diff": diff, "parts": sorted(per_part),
                            "committed": False, "backup": None, "ospf_before": {}}
     if diff and not isinstance(dev, PartsDevice):
-        missing = missing_ports(target.capabilities, cand, list(dev.get_interfaces()))
-        if missing:
-            dev.discard_config()
-            raise MissingPorts(f"{device or target.hostname} has no port {', '.join(missing)}: the candidate "
-                               "configures it, the device's interface list does not have it (a port name "
-                               "wrong in the intent's host_vars, or another switch model)")
+        _refuse_missing_ports(dev, target, cand, device)
     if check or not diff:
         dev.discard_config()
         return out
@@ -319,6 +314,25 @@ def _load_and_commit(
         (folder / "changes.diff").write_text(diff, encoding="utf-8")
         out["backup"] = str(folder)
     return out
+
+
+def _masked_diff(dev: ConfigDevice, values: Mapping[str, str]) -> dict[str, str]:
+    """The loaded candidate's diff per changed part (one part, "config", where the device has no
+    parts), its secrets masked."""
+    if isinstance(dev, PartsDevice):
+        # compared on the filled-in text (idempotent), shown masked
+        return {k: sec.mask(v, values.values()) for k, v in dev.compare_parts().items() if v}
+    diff = sec.mask(dev.compare_config(), values.values())
+    return {"config": diff} if diff else {}
+
+
+def _refuse_missing_ports(dev: ConfigDevice, target: Target, cand: Any, device: str) -> None:
+    missing = missing_ports(target.capabilities, cand, list(dev.get_interfaces()))
+    if missing:
+        dev.discard_config()
+        raise MissingPorts(f"{device or target.hostname} has no port {', '.join(missing)}: the candidate "
+                           "configures it, the device's interface list does not have it (a port name "
+                           "wrong in the intent's host_vars, or another switch model)")
 
 
 def health(

@@ -5,6 +5,7 @@ at MTU 9000. Used by bench/lab_updown.py before a real intent is at hand."""
 from __future__ import annotations
 
 import ipaddress
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from boothnet.lab.spec import HostAddress, LabEnd, LabLink, LabNode, LabSpec
@@ -42,11 +43,26 @@ def synthetic_spec(
     iface: dict[str, list[str]] = {r: [] for r in routers}
     ospf: dict[str, list[str]] = {r: [] for r in routers}
     passive: dict[str, list[str]] = {r: [] for r in routers}
-    links: list[LabLink] = []
+    links = _ring(routers, iface, ospf)
     nodes: list[LabNode] = []
+    hosts_left = iter(range(n_hosts))
+    for v in range(n_vlans):
+        r = routers[v % n_routers]
+        vlan_links, vlan_hosts = _vlan(r, 100 + v, hosts_left, lambda i: f"{mgmt[n_routers + i]}/{plen}",
+                                       iface[r], ospf[r], passive[r])
+        links += vlan_links
+        nodes += vlan_hosts
 
-    # routed ring r01 -> r02 -> ... -> r01 (a single link when there are two routers)
-    pairs = [(i, (i + 1) % n_routers) for i in range(n_routers if n_routers > 2 else 1)]
+    router_nodes = [_router(i, r, Path(config_root) / r, iface[r], ospf[r], passive[r], f"{mgmt[i]}/{plen}")
+                    for i, r in enumerate(routers)]
+    return LabSpec(network=network, vlan_mode="segment", mgmt_subnet=mgmt_subnet,
+                   nodes=router_nodes + nodes, links=links)
+
+
+def _ring(routers: list[str], iface: dict[str, list[str]], ospf: dict[str, list[str]]) -> list[LabLink]:
+    """A routed ring r01 -> r02 -> ... -> r01 (a single link when there are two routers)."""
+    links: list[LabLink] = []
+    pairs = [(i, (i + 1) % len(routers)) for i in range(len(routers) if len(routers) > 2 else 1)]
     for k, (i, j) in enumerate(pairs):
         net = ipaddress.ip_network(f"10.254.{k}.0/30")
         a_ip, b_ip = list(net.hosts())
@@ -58,34 +74,26 @@ def synthetic_spec(
             ospf[r].append(f"interface {ifn}\n ip ospf network point-to-point\n"
                            " ip ospf hello-interval 1\n ip ospf dead-interval 4\nexit")
             ospf[r].append(f" network {net} area 0")
+    return links
 
-    host_i = 0
-    for v in range(n_vlans):
-        r = routers[v % n_routers]
-        vid = 100 + v
-        br = f"br{vid}"
-        subnet = ipaddress.ip_network(f"10.{vid}.0.0/24")
-        gw = next(subnet.hosts())
-        iface[r] = [f"link add {br} type bridge"] + iface[r]
-        iface[r] += [f"addr add {gw}/24 dev {br}", f"link set {br} mtu 9000",
-                     f"link set {br} up"]
-        ospf[r].append(f" network {subnet} area 0")
-        passive[r].append(br)
-        for h in range(HOSTS_PER_VLAN):
-            if host_i >= n_hosts:
-                break
-            host = f"h{vid}-{h + 1}"
-            port = f"v{vid}p{h + 1}"
-            links.append(LabLink(LabEnd(r, port), LabEnd(host, "eth1"), 1000, 9000,
-                                 f"{r}:{port} -- {host} vlan {vid}"))
-            iface[r].insert(1, f"link set {port} master {br}")
-            nodes.append(LabNode(
-                name=host, kind="host", mgmt_address=f"{mgmt[n_routers + host_i]}/{plen}",
-                addresses=[HostAddress("eth1", f"{subnet[10 + h]}/24", 9000, str(gw))],
-            ))
-            host_i += 1
 
-    router_nodes = [_router(i, r, Path(config_root) / r, iface[r], ospf[r], passive[r], f"{mgmt[i]}/{plen}")
-                    for i, r in enumerate(routers)]
-    return LabSpec(network=network, vlan_mode="segment", mgmt_subnet=mgmt_subnet,
-                   nodes=router_nodes + nodes, links=links)
+def _vlan(r: str, vid: int, hosts_left: Iterator[int], mgmt_of: Callable[[int], str],
+          iface: list[str], ospf: list[str], passive: list[str]) -> tuple[list[LabLink], list[LabNode]]:
+    """VLAN `vid` on router `r`: its bridge and up to HOSTS_PER_VLAN of the hosts left (host
+    number i gets management address mgmt_of(i))."""
+    br = f"br{vid}"
+    subnet = ipaddress.ip_network(f"10.{vid}.0.0/24")
+    gw = next(subnet.hosts())
+    iface[:0] = [f"link add {br} type bridge"]
+    iface += [f"addr add {gw}/24 dev {br}", f"link set {br} mtu 9000", f"link set {br} up"]
+    ospf.append(f" network {subnet} area 0")
+    passive.append(br)
+    links: list[LabLink] = []
+    hosts: list[LabNode] = []
+    for h, host_i in zip(range(HOSTS_PER_VLAN), hosts_left, strict=False):  # the last VLAN may have fewer
+        host, port = f"h{vid}-{h + 1}", f"v{vid}p{h + 1}"
+        links.append(LabLink(LabEnd(r, port), LabEnd(host, "eth1"), 1000, 9000, f"{r}:{port} -- {host} vlan {vid}"))
+        iface.insert(1, f"link set {port} master {br}")
+        hosts.append(LabNode(name=host, kind="host", mgmt_address=mgmt_of(host_i),
+                             addresses=[HostAddress("eth1", f"{subnet[10 + h]}/24", 9000, str(gw))]))
+    return links, hosts

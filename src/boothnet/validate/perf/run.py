@@ -11,7 +11,7 @@ from typing import Literal
 from boothnet.validate.perf import iperf3, nuttcp
 from boothnet.validate.perf.formula import DEFAULT_PASS_RATIO
 from boothnet.validate.perf.ports import PortBlock
-from boothnet.validate.perf.runner import Runner, pidfile_for, start_background, stop_background
+from boothnet.validate.perf.runner import CommandResult, Runner, pidfile_for, start_background, stop_background
 from boothnet.validate.perf.schema import ThroughputResult, judge
 
 ToolName = Literal["iperf3", "nuttcp"]
@@ -52,23 +52,11 @@ def run_throughput(
         raise ValueError(f"nuttcp with {streams} streams needs {streams + 1} ports, "
                          f"the block has {ports.width}")
     port = ports.first
-    limit = duration + omit + 60
     server, client, client_timeout = _argv(tool, destination, port, streams=streams, duration=duration,
                                            window=window, mss=mss, omit=omit, udp_rate_bps=udp_rate_bps,
                                            server_window=server_window)
-    try:
-        handle = start_background(runner, server_node, server,
-                                  pidfile_for(server_node, tool, port), limit_s=limit, port=port)
-    except RuntimeError:
-        if start_together is not None:
-            start_together.abort()  # the other clients must not wait for this one
-        raise
-    try:
-        if start_together is not None:
-            start_together.wait(timeout=limit)
-        res = runner(client_node, client, client_timeout)
-    finally:
-        stop_background(runner, handle)
+    res = _client_against_server(runner, tool, port, (server_node, server), (client_node, client), client_timeout,
+                                 duration + omit + 60, start_together)
     common = {"source": source or client_node, "destination": destination_label or destination, "path": path,
               "window": window, "stderr": res.stderr, "returncode": res.returncode}
     if tool == "iperf3":
@@ -81,6 +69,28 @@ def run_throughput(
     if expected_bps is not None:
         result = judge(result, expected_bps, ratio)
     return result
+
+
+def _client_against_server(
+    runner: Runner, tool: ToolName, port: int, server: tuple[str, list[str]], client: tuple[str, list[str]],
+    client_timeout: float, limit: float, start_together: threading.Barrier | None,
+) -> CommandResult:
+    """The server started (bounded by `limit` s), the client run (after the others, with
+    `start_together`), the server stopped by pid whatever happened to the client."""
+    (server_node, server_argv), (client_node, client_argv) = server, client
+    try:
+        handle = start_background(runner, server_node, server_argv,
+                                  pidfile_for(server_node, tool, port), limit_s=limit, port=port)
+    except RuntimeError:
+        if start_together is not None:
+            start_together.abort()  # the other clients must not wait for this one
+        raise
+    try:
+        if start_together is not None:
+            start_together.wait(timeout=limit)
+        return runner(client_node, client_argv, client_timeout)
+    finally:
+        stop_background(runner, handle)
 
 
 def _argv(tool: ToolName, destination: str, port: int, *, streams: int, duration: int, window: int | None,
