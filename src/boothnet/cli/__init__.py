@@ -99,7 +99,7 @@ def _locked(args: argparse.Namespace) -> int:
         return int(args.func(args))
 
 
-def main(argv: list[str] | None = None) -> int:
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="boothnet", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -132,7 +132,11 @@ def main(argv: list[str] | None = None) -> int:
     review.register(sub, add)
     booth.register(add)
 
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
     try:
         return _locked(args)
     except IntentInvalid as exc:

@@ -30,10 +30,10 @@ from boothnet.validate.perf.schema import RttRow, ThroughputResult
 from boothnet.validate.perf.wan import probe_wan_links, run_wan_path, run_wan_sweep, wan_paths
 from boothnet.validate.placement import run_placement
 from boothnet.validate.plan import isolation_plan, path_mtu
-from boothnet.validate.results import Stage, ValidationResults, VpnTunnel
+from boothnet.validate.results import MtuRow, Stage, ValidationResults, VpnTunnel
 from boothnet.validate.run import batfish_answers, run_mtu, run_throughput_tests, wait_converged
 from boothnet.validate.verdicts import judge_batfish_agreement, timed_stage
-from boothnet.validate.vpn import lab_vpn, run_vpn
+from boothnet.validate.vpn import LabVpn, lab_vpn, run_vpn
 
 SEED_ENV = "BOOTHNET_ISOLATION_SEED"
 
@@ -89,6 +89,18 @@ def _throughput(net: Network, runner: Runner, progress: Callable[[str], None], s
     return results + wan, rtt
 
 
+def _vpn(net: Network, vpn: LabVpn | None, lab_dir: Path, runner: Runner, progress: Callable[[str], None],
+         stages: list[Stage], resilience: bool) -> tuple[list[VpnTunnel], list[MtuRow]]:
+    """The VPN checks and their stage, when the lab has a VPN."""
+    if vpn is None:
+        return [], []
+    started = time.monotonic()
+    tunnels, vpn_mtu = run_vpn(net, vpn, lab_dir, runner, progress, resilience=resilience)
+    failed = any(row.verdict != "PASS" for row in [*tunnels, *vpn_mtu])
+    stages.append(Stage(name="vpn", status=Status.of(not failed), duration_s=round(time.monotonic() - started, 1)))
+    return tunnels, vpn_mtu
+
+
 def run_validate(
     intent: Run | Path,
     build_root: Path = Path("build"),
@@ -122,14 +134,8 @@ def run_validate(
     judge_batfish_agreement(batfish_stage, isolation)
     stages.append(batfish_stage)
     mtu = timed_stage(stages, "mtu", lambda: run_mtu(net, runner, progress))
-    tunnels: list[VpnTunnel] = []
-    if vpn is not None:
-        started = time.monotonic()
-        tunnels, vpn_mtu = run_vpn(net, vpn, lab_dir, runner, progress, resilience=vpn_resilience)
-        mtu += vpn_mtu
-        failed = any(row.verdict != "PASS" for row in [*tunnels, *vpn_mtu])
-        stages.append(Stage(name="vpn", status=Status.of(not failed),
-                            duration_s=round(time.monotonic() - started, 1)))
+    tunnels, vpn_mtu = _vpn(net, vpn, lab_dir, runner, progress, stages, vpn_resilience)
+    mtu += vpn_mtu
     results, rtt = _throughput(net, runner, progress, stages, vpn.inner_mtu if vpn else None, throughput, wan_sweep,
                                build_root)
     drift = timed_stage(stages, "drift", lambda: run_drift(lab_dir, progress), "no routers in the lab")
