@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from ansible.plugins.action import ActionBase
 
-IN_FORCE_OK = ("new-confirmed", "unchanged", "check-only")
-
 
 class ActionModule(ActionBase):
     """Runs on the controller, no module process: the deploy itself ran in one task for every
@@ -15,6 +13,8 @@ class ActionModule(ActionBase):
     _VALID_ARGS = frozenset(("device", "run"))
 
     def run(self, tmp=None, task_vars=None):
+        from boothnet.deploy.results import DeviceResult
+
         result = super().run(tmp, task_vars)
         device = self._task.args.get("device") or task_vars.get("inventory_hostname")
         done = (self._task.args.get("run") or {}).get(device)
@@ -27,7 +27,7 @@ class ActionModule(ActionBase):
         if commit is not None:
             result["diff"] = {"before_header": f"{device} running", "after_header": f"{device} candidate",
                               "prepared": commit["diff"]}
-        if record["outcome"] not in IN_FORCE_OK:
+        if not DeviceResult.from_dict(record).ok:
             result.update(failed=True, msg=f"{device}: {record['outcome']}: {record['reason']} "
                                            f"(config in force: {record['in_force']})")
         return result

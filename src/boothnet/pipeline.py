@@ -138,7 +138,8 @@ def build_and_verify(demo: Demo, progress: Progress, _announce: Progress) -> Non
             f"  FAIL {check.title}: {finding.one_line()}"
             for check in verify.checks if check.status == Status.FAIL for finding in check.findings]
         not_run = "not run: verify failed, nothing deployed"
-        stages = demo.stages + [Stage(name=name, status="SKIPPED", reason=not_run) for name in ("deploy", "validate")]
+        stages = demo.stages + [Stage(name=name, status=Status.SKIPPED, reason=not_run)
+                                for name in ("deploy", "validate")]
         lab_down(run.net.name, run.layout.lab, progress=progress)
         raise Stopped([*lines, f"lab {run.net.name}: down (verify failed)"],
                       ValidationResults(network=run.net.name, stages=stages))
@@ -163,12 +164,12 @@ def deploy_lab(demo: Demo, progress: Progress, _announce: Progress) -> None:
     duration = round(time.monotonic() - started, 1)
     demo.deployed = load_results(layout.deploy) if layout.deploy.is_dir() else []
     note = ", ".join(f"{r.device} {r.outcome} ({r.driven_by})" for r in demo.deployed) or None
-    if proc.returncode == 0:
-        demo.stages.append(Stage(name="deploy", status="PASS", duration_s=duration, note=note))
+    if proc.returncode == 0 and all(r.status != Status.FAIL for r in demo.deployed):
+        demo.stages.append(Stage(name="deploy", status=Status.PASS, duration_s=duration, note=note))
     else:
         why = f"ansible-playbook exit {proc.returncode}; which config is in force: " \
               f"{Layout(build_dir, layout.network).deploy_summary}"
-        demo.stages.append(Stage(name="deploy", status="FAIL", duration_s=duration, note=note, reason=why))
+        demo.stages.append(Stage(name="deploy", status=Status.FAIL, duration_s=duration, note=note, reason=why))
     demo.stages.append(drift_stage(layout.lab, progress))
 
 

@@ -22,10 +22,20 @@ from typing import Literal
 
 from boothnet.files import write_text_atomic
 from boothnet.layout import Layout
+from boothnet.status import Status
 
 Outcome = Literal[
     "new-confirmed", "unchanged", "reverted", "failed-before-apply", "unknown", "check-only"
 ]
+# the one vocabulary of results: a check run deployed nothing (SKIPPED); `unknown` could not be checked
+STATUS: dict[str, Status] = {
+    "new-confirmed": Status.PASS,
+    "unchanged": Status.PASS,
+    "reverted": Status.FAIL,
+    "failed-before-apply": Status.FAIL,
+    "unknown": Status.ERROR,
+    "check-only": Status.SKIPPED,
+}
 IN_FORCE: dict[str, str] = {
     "new-confirmed": "new",
     "unchanged": "new (already running)",
@@ -54,6 +64,15 @@ class DeviceResult:
         if not self.driver:
             return "-"
         return f"{self.driver} over {self.transport or '?'}" + (", SIMULATED" if self.simulated else "")
+
+    @property
+    def status(self) -> Status:
+        return STATUS[self.outcome]
+
+    @property
+    def ok(self) -> bool:
+        """The config in force is the one the run meant (a check run changes nothing, as meant)."""
+        return self.status in (Status.PASS, Status.SKIPPED)
 
     @property
     def in_force(self) -> str:
@@ -109,7 +128,7 @@ def summarize(results: list[DeviceResult]) -> dict[str, object]:
     return {
         "devices": {r.device: r.as_dict() for r in results},
         "counts": counts,
-        "ok": all(r.outcome in ("new-confirmed", "unchanged", "check-only") for r in results),
+        "ok": all(r.ok for r in results),
     }
 
 

@@ -15,6 +15,7 @@ from boothnet.intent.model import Endpoint
 from boothnet.lab.names import ns_name
 from boothnet.poll import poll
 from boothnet.run import Run
+from boothnet.status import Status
 from boothnet.validate.paths import gateway_rows, north_south, path_rows
 from boothnet.validate.perf.ports import TOOL_PORTS, PortAllocator, PortBlock
 from boothnet.validate.perf.probes import mtu_probe, ping
@@ -58,9 +59,10 @@ def wait_converged(net: Network, runner: Runner, flows: list[Flow], timeout_s: f
     if pending:
         names = ", ".join(targets[key] for key in pending)
         return Stage(
-            name="convergence", status="FAIL", duration_s=waited, reason=f"not converged after {timeout_s:g} s: {names}"
+            name="convergence", status=Status.FAIL, duration_s=waited,
+            reason=f"not converged after {timeout_s:g} s: {names}",
         )
-    return Stage(name="convergence", status="PASS", duration_s=waited,
+    return Stage(name="convergence", status=Status.PASS, duration_s=waited,
                  note=f"{len(targets)} pings, {len(outside)} of them north-south")
 
 
@@ -74,7 +76,7 @@ def batfish_answers(
     net = run.net
     status = probe(find_host(host, run.layout.batfish_service))
     if not status.reachable:
-        return [None] * len(flows), Stage(name="isolation (Batfish)", status="SKIPPED", reason=status.skip_reason)
+        return [None] * len(flows), Stage(name="isolation (Batfish)", status=Status.SKIPPED, reason=status.skip_reason)
     asked = [i for i, f in enumerate(flows) if f.ask_batfish]
     view = batfish_view(run)
     entries = vlan_entries(net, view.models)
@@ -91,8 +93,8 @@ def batfish_answers(
             FlowQuery(entries[f.src.vlan], str(f.src.address), str(f.dst.address), f.proto, f.port,
                       tunnels.get((f.src.vlan, f.dst.vlan))) for f in (flows[i] for i in asked)]), strict=True):
         answers[i] = answer
-    return answers, Stage(name="isolation (Batfish)", status="PASS", duration_s=round(time.monotonic() - started, 1),
-                          note=f"{len(asked)} flows traced")
+    return answers, Stage(name="isolation (Batfish)", status=Status.PASS,
+                          duration_s=round(time.monotonic() - started, 1), note=f"{len(asked)} flows traced")
 
 
 def run_mtu(net: Network, runner: Runner, progress: Callable[[str], None]) -> list[MtuRow]:

@@ -66,13 +66,13 @@ def run_wan(
     rows = timed_stage(stages, "wan", probe)
     points: list[ThroughputResult] = []
     if not paths:
-        stages.append(Stage(name="wan sweep", status="SKIPPED", reason="no declared path crosses a WAN link"))
+        stages.append(Stage(name="wan sweep", status=Status.SKIPPED, reason="no declared path crosses a WAN link"))
     elif sweep:
         points = timed_stage(stages, "wan sweep",
                              lambda: [p for path in paths
                                       for p in run_wan_sweep(runner, path, ns, net, progress, window_factor)])
     else:
-        stages.append(Stage(name="wan sweep", status="SKIPPED", reason="--no-wan-sweep"))
+        stages.append(Stage(name="wan sweep", status=Status.SKIPPED, reason="--no-wan-sweep"))
     rtt = [r for r in rows if isinstance(r, RttRow)]
     return rtt, [r for r in rows if isinstance(r, ThroughputResult)] + points
 
@@ -82,7 +82,7 @@ def _throughput(net: Network, runner: Runner, progress: Callable[[str], None], s
                 ) -> tuple[list[ThroughputResult], list[RttRow]]:
     """The LAN throughput tests, then the WAN paths (their RTT rows beside); SKIPPED unless wanted."""
     if not wanted:
-        stages.append(Stage(name="throughput", status="SKIPPED", reason="throughput tests not requested"))
+        stages.append(Stage(name="throughput", status=Status.SKIPPED, reason="throughput tests not requested"))
         return [], []
     results = timed_stage(stages, "throughput", lambda: run_throughput_tests(net, runner, progress, tunnel_mtu))
     rtt, wan = run_wan(net, runner, progress, stages, tunnel_mtu, wan_sweep, window_factor(build_root, progress))
