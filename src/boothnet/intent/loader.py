@@ -8,6 +8,8 @@ are skipped; `!vault` values load as an opaque marker.
 
 from __future__ import annotations
 
+import hashlib
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -79,11 +81,30 @@ def _rel(path: Path) -> str:
         return str(path)
 
 
-def _read_yaml(path: Path, errors: list[IntentError]) -> Any:
-    """The file's YAML, or None with an error naming the file and the line."""
+# Files a check parsed (Ansible's inventory and vars plugins), by path and content, for the load
+# that follows it; each is taken once, so no two loads share (and mutate) one parse. A build
+# run by Ansible loads in a worker forked after the checks: hosts.yml and group_vars/all are
+# parsed once, not twice.
+_CHECKED: dict[tuple[str, bytes], Any] = {}
+_CHECKED_MAX = 64
+
+
+def _read_yaml(path: Path, errors: list[IntentError], keep: bool = False) -> Any:
+    """The file's YAML, or None with an error naming the file and the line. ``keep``: also
+    keep the parse for the next load of this very content."""
     data = path.read_bytes()
     if data.startswith(b"$ANSIBLE_VAULT"):
         return None
+    key = (os.path.abspath(path), hashlib.blake2b(data, digest_size=16).digest())
+    if key in _CHECKED:
+        return _CHECKED.pop(key)
+    parsed = _parse_yaml(path, data, errors)
+    if keep and parsed is not None and len(_CHECKED) < _CHECKED_MAX:
+        _CHECKED[key] = parsed  # the check only looks at its type
+    return parsed
+
+
+def _parse_yaml(path: Path, data: bytes, errors: list[IntentError]) -> Any:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -110,7 +131,7 @@ def _read_yaml(path: Path, errors: list[IntentError]) -> Any:
 def yaml_file_errors(path: Path) -> list[IntentError]:
     """What is wrong with one YAML file as a file (encoding, syntax, duplicate keys)."""
     errors: list[IntentError] = []
-    data = _read_yaml(path, errors)
+    data = _read_yaml(path, errors, keep=True)
     if data is not None and not isinstance(data, dict):
         errors.append(_not_a_mapping(path, data))
     return errors
