@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from collections import defaultdict
 from ipaddress import IPv4Interface
+from types import ModuleType
 
 from boothnet.derive.base import DeriveContext, _PortUse, quirks
 from boothnet.derive.firewall import Firewalls
-from boothnet.derive.model import Acl, DeviceModel, Interface, VlanL2
+from boothnet.derive.model import Acl, DeviceModel, VlanL2
 from boothnet.derive.policy import compiler_of
 from boothnet.derive.ports import PortUses
 from boothnet.derive.routing import Routing
@@ -44,24 +45,7 @@ class _Deriver(PortUses, Routing, VpnDerive, Firewalls):
     def device(self, device: Device) -> DeviceModel:
         platform = self.ctx.platform(device)
         q = quirks(platform)
-        uses = self.uses.get(device.name, [])
-        l2_vlans: dict[int, Vlan] = {}
-        interfaces: list[Interface] = []
-        for use in uses:
-            name = self.ctx.port(device.name, use.port)
-            if use.kind == "access":
-                l2_vlans[use.vlan.id] = use.vlan  # type: ignore[union-attr]
-                interfaces.append(Interface(name, "access", use.description, use.mtu, use.speed, vlan=use.vlan.id))  # type: ignore[union-attr]
-            elif use.kind == "trunk":
-                for vlan in use.vlans:
-                    l2_vlans[vlan.id] = vlan
-                interfaces.append(
-                    Interface(
-                        name, "trunk", use.description, use.mtu, use.speed, allowed_vlans=[v.id for v in use.vlans]
-                    )
-                )
-            else:
-                interfaces.append(Interface(name, "routed", use.description, use.mtu, use.speed, address=use.address))
+        interfaces, l2_vlans = self._port_interfaces(device)
         acls: list[Acl] = []
         svis = self._svis(device, q, l2_vlans, acls)
         routes = self._routes(device)
@@ -85,19 +69,24 @@ class _Deriver(PortUses, Routing, VpnDerive, Firewalls):
             self._uplink_firewall(model)
         if vpn is not None:
             self._vpn_firewall(model)
-        if platform in STATEFUL_PLATFORMS:
+        self._platform_lines(model, q)
+        return model
+
+    def _platform_lines(self, model: DeviceModel, q: ModuleType) -> None:
+        """What the platform prints from the model: ACL lines in its syntax; frr_linux's tunnel
+        match and iproute2 statements. A stateful platform needs no return-traffic lines."""
+        syntax_args: tuple[str, ...] = ()
+        if model.platform in STATEFUL_PLATFORMS:
             for acl in model.acls:
                 acl.entries = [e for e in acl.entries if not e.return_traffic]
-        syntax_args: tuple[str, ...] = ()
-        if platform == "frr_linux":
+        if model.platform == "frr_linux":
             model.tunnel_match = q.tunnel_match(self.ctx.tunnel_backend)
-            if vpn is not None:
+            if model.vpn is not None:
                 self._linux_tunnel(model, q)
             model.linux_statements = self._linux_statements(model, q)
             syntax_args = (model.tunnel_match,)
         for acl in model.acls:
             acl.lines = [line for entry in acl.entries for line in q.acl_lines(entry, *syntax_args)]
-        return model
 
 
 def derive_network(net: Network, ctx: DeriveContext | None = None) -> dict[str, DeviceModel]:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from boothnet.derive.base import DeriverState, _PortUse, _split
+from boothnet.derive.model import Interface
+from boothnet.intent.model import Device, Vlan
 
 
 class PortUses(DeriverState):
@@ -44,6 +46,23 @@ class PortUses(DeriverState):
         for device, uses in self.uses.items():
             uses.sort(key=lambda u: order[device][u.port])
 
+
+    def _port_interfaces(self, device: Device) -> tuple[list[Interface], dict[int, Vlan]]:
+        """The device's ports as interfaces (access, trunk or routed), and the VLANs they carry."""
+        l2_vlans: dict[int, Vlan] = {}
+        interfaces: list[Interface] = []
+        for use in self.uses.get(device.name, []):
+            name = self.ctx.port(device.name, use.port)
+            if use.kind == "access":
+                l2_vlans[use.vlan.id] = use.vlan  # type: ignore[union-attr]
+                interfaces.append(Interface(name, "access", use.description, use.mtu, use.speed, vlan=use.vlan.id))  # type: ignore[union-attr]
+            elif use.kind == "trunk":
+                l2_vlans.update({vlan.id: vlan for vlan in use.vlans})
+                interfaces.append(Interface(name, "trunk", use.description, use.mtu, use.speed,
+                                            allowed_vlans=[v.id for v in use.vlans]))
+            else:
+                interfaces.append(Interface(name, "routed", use.description, use.mtu, use.speed, address=use.address))
+        return interfaces, l2_vlans
 
     def _ospf_links(self) -> set[int]:
         """Routed links inside the booth run OSPF; links to the show network do not."""
