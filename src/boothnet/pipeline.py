@@ -164,7 +164,7 @@ def deploy_lab(demo: Demo, progress: Progress, _announce: Progress) -> None:
     duration = round(time.monotonic() - started, 1)
     demo.deployed = load_results(layout.deploy) if layout.deploy.is_dir() else []
     note = ", ".join(f"{r.device} {r.outcome} ({r.driven_by})" for r in demo.deployed) or None
-    if proc.returncode == 0 and all(r.status != Status.FAIL for r in demo.deployed):
+    if proc.returncode == 0 and all(r.ok for r in demo.deployed):
         demo.stages.append(Stage(name="deploy", status=Status.PASS, duration_s=duration, note=note))
     else:
         why = f"ansible-playbook exit {proc.returncode}; which config is in force: " \
