@@ -5,26 +5,24 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from ansible.plugins.action import ActionBase
+from ansible_collections.boothnet.boothnet.plugins.plugin_utils.boothnet_action import StageAction
 
 
-class ActionModule(ActionBase):
+class ActionModule(StageAction):
     """No module process: reading and writing a few JSON files on the controller does not need
     one (each costs a Python start and the module's imports)."""
 
-    TRANSFERS_FILES = False
-    _VALID_ARGS = frozenset(("deploy_dir", "reset"))
+    ARGS = {"deploy_dir": {"type": "path", "required": True}, "reset": {"type": "bool", "default": False}}
 
-    def run(self, tmp=None, task_vars=None):
-        result = super().run(tmp, task_vars)
+    def stage(self, args):
         try:
             from boothnet.deploy import results
         except ImportError:
-            return dict(result, failed=True, msg="boothnet is not importable by the controller's Python")
-        folder = Path(self._task.args["deploy_dir"])
-        if self._task.args.get("reset", False):
+            return {"failed": True, "msg": "boothnet is not importable by the controller's Python"}
+        folder = Path(args["deploy_dir"])
+        if args["reset"]:
             shutil.rmtree(folder / "results", ignore_errors=True)
             folder.mkdir(parents=True, exist_ok=True)
             results.write_summary(folder)
         records = results.load_results(folder)
-        return dict(result, changed=False, summary=results.summarize(records), table=results.summary_table(records))
+        return {"changed": False, "summary": results.summarize(records), "table": results.summary_table(records)}

@@ -21,7 +21,6 @@ class Published:
     comparison: Comparison | None
     kept: Path | None  # runs/<timestamp>/ of this run; None when an old run was only re-rendered
 
-
     def facts(self) -> dict[str, object]:
         """What the boothnet_validate task returns."""
         return {
