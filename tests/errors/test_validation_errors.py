@@ -192,6 +192,17 @@ def test_ports_on_a_rule_without_tcp_or_udp(inventory_copy):
     ]
 
 
+def test_a_permit_from_outside_is_refused(inventory_copy):
+    inv = inventory_copy()
+    inv.edit(POLICY, lambda d: d["policy"]["rules"].insert(0, {
+        "name": "web-in", "from": "zone:outside", "to": "zone:production", "proto": "tcp", "ports": [80],
+        "action": "permit"}))
+    assert errors_of(inv) == [
+        "inv/group_vars/all/policy.yml: policy.rules[0].from: 'zone:outside': a source inside the booth for a "
+        "permit (the booth admits nothing new from the show network; zone:outside is a destination, or a deny)",
+    ]
+
+
 NETWORK = "group_vars/all/network.yml"
 VPN = "group_vars/all/vpn.yml"
 

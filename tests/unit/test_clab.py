@@ -31,7 +31,7 @@ from boothnet.lab.plan import plan_lab
 from boothnet.lab.shaping import htb_params
 from tests.helpers import ROOT
 
-NETWORKS = ["lab-mini", "sc-booth"]
+NETWORKS = ["lab-mini", "sc-booth", "fw-booth"]
 
 
 @pytest.fixture(scope="module")

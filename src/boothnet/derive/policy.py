@@ -27,6 +27,8 @@ class PolicyCompiler:
         # collapsed once, so compiling every ACL stays linear instead of VLANs x rules.
         self._prefixes: dict[str, Prefixes] = {}
         self._rule_index = self._index_rules()
+        self._default_rule = Rule.model_validate(
+            {"name": "default", "from": "any", "to": "any", "action": net.policy.default_action})
 
     def _vpn_booth_prefixes(self) -> list[IPv4Network]:
         vpn = self.net.vpn
@@ -80,24 +82,23 @@ class PolicyCompiler:
             ]
         return []
 
-    def _forward(self, rule: Rule, sources: Iterable[IPv4Network], vlan: Vlan) -> list[AclEntry]:
-        entries: list[AclEntry] = []
+    def _forward(self, rule: Rule, sources: Iterable[IPv4Network], vlan: Vlan,
+                 destinations: list[IPv4Network | None]) -> list[AclEntry]:
         ports = tuple(rule.ports)
-        for src in sources:
-            if rule.destination == "zone:outside":
-                # outside = anything that is not the booth's or home's own address space
-                entries += [
-                    AclEntry("deny", "ip", src, internal, rule.name)
-                    for internal in self.internal
-                    if not internal.subnet_of(vlan.subnet)
-                ]
-                entries.append(AclEntry(rule.action, rule.proto, src, None, rule.name, dst_ports=ports))
-                continue
-            for dst in self.prefixes(rule.destination):
-                if dst is not None and dst.subnet_of(vlan.subnet):
-                    continue  # stays inside the VLAN: never reaches the router
-                entries.append(AclEntry(rule.action, rule.proto, src, dst, rule.name, dst_ports=ports))
-        return entries
+        return [
+            AclEntry(rule.action, rule.proto, src, dst, rule.name, dst_ports=ports)
+            for src in sources
+            for dst in destinations
+            if dst is None or not dst.subnet_of(vlan.subnet)  # inside the VLAN: never reaches the router
+        ]
+
+    def _internal_part(self, selector: str) -> list[IPv4Network | None]:
+        """The booth and home addresses a destination selector stands for."""
+        if selector == "zone:outside":
+            return []
+        if selector == "any":
+            return list(self.internal)
+        return list(self.prefixes(selector))
 
     def _return(self, rule: Rule, local: list[IPv4Network]) -> list[AclEntry]:
         """Return traffic of a permitted flow toward this VLAN, for stateless platforms."""
@@ -117,24 +118,41 @@ class PolicyCompiler:
                 elif rule.proto == "udp":
                     entries += [AclEntry("permit", "udp", src, dst, rule.name, src_port=port) for port in rule.ports]
                 else:
-                    entries.append(AclEntry("permit", "ip", src, dst, rule.name))
+                    # a stateless `permit ip` back would let the far side open anything: replies only
+                    entries += [AclEntry("permit", "tcp", src, dst, rule.name, established=True),
+                                AclEntry("permit", "icmp", src, dst, rule.name, icmp_type="echo-reply")]
         return entries
 
     def inbound(self, vlan: Vlan) -> list[AclEntry]:
+        """First match in the policy's order. An ACL line cannot say "not internal", so when an
+        outside rule applies here the ACL has two parts: every rule's lines for internal
+        destinations in policy order, closed by the default for the internal space; then every
+        rule's lines for outside destinations (`any`), in policy order. A flow meets only the
+        part of its destination, in the policy's order, so no line decides a flow its rule does
+        not match (an outside rule never shadows a later rule for an internal destination)."""
         returns: list[AclEntry] = []
-        forward: list[AclEntry] = []
-        for rule in self.rules_for(vlan):
+        inside: list[AclEntry] = []
+        outside: list[AclEntry] = []
+        rules = self.rules_for(vlan)
+        split = any(r.destination == "zone:outside" and self.part_in(r.source, vlan) for r in rules)
+        for rule in rules:
             sources = self.part_in(rule.source, vlan)
             if sources:
-                forward += self._forward(rule, sources, vlan)
+                if not split:
+                    inside += self._forward(rule, sources, vlan, list(self.prefixes(rule.destination)))
+                    continue
+                inside += self._forward(rule, sources, vlan, self._internal_part(rule.destination))
+                if rule.destination in ("any", "zone:outside"):
+                    outside += self._forward(rule, sources, vlan, [None])
             local = self.part_in(rule.destination, vlan)
             if rule.action == "permit" and local and not sources:
                 returns += self._return(rule, local)
         returns = [replace(e, rule=f"{e.rule} (return)", return_traffic=True) for e in returns]
-        tail = AclEntry(
-            self.net.policy.default_action, "ip", None, None, "default", log=self.net.policy.default_action == "deny"
-        )
-        return number(dedupe(returns + forward + [tail]))
+        default = self.net.policy.default_action
+        if outside:
+            inside += self._forward(self._default_rule, [vlan.subnet], vlan, list(self.internal))
+        tail = AclEntry(default, "ip", None, None, "default", log=default == "deny")
+        return number(dedupe(returns + inside + outside + [tail]))
 
     def outbound_secure(self, vlan: Vlan) -> list[AclEntry]:
         """What may enter the secured network: only the listed flows, only through the tunnel."""
@@ -252,21 +270,56 @@ def acl_decision(
     return next((e for e in entries if matches(e, src, dst, proto, port, **flags)), None)
 
 
+def _rule_matches(compiler: PolicyCompiler, rule: Rule, dst: IPv4Network, proto: str, port: int | None) -> bool:
+    """Does a rule match this destination and service (its source is the caller's)?"""
+    if rule.destination == "zone:outside":
+        if any(dst.subnet_of(p) for p in compiler.internal):
+            return False
+    elif not any(p is None or dst.subnet_of(p) for p in compiler.prefixes(rule.destination)):
+        return False
+    if rule.proto != "ip" and rule.proto != proto:
+        return False
+    return not rule.ports or port in rule.ports
+
+
+def source_decision(
+    compiler: PolicyCompiler, src_vlan: Vlan, src: IPv4Network, dst: IPv4Network, proto: str, port: int | None = None
+) -> tuple[str, str]:
+    """The first rule that matches a new flow from `src_vlan`: what its gateway's inbound ACL decides."""
+    for rule in compiler.rules_for(src_vlan):
+        if any(src.subnet_of(s) for s in compiler.part_in(rule.source, src_vlan)) and \
+                _rule_matches(compiler, rule, dst, proto, port):
+            return rule.action, rule.name
+    return compiler.net.policy.default_action, "default"
+
+
+def secure_decision(
+    compiler: PolicyCompiler, dst_vlan: Vlan, src: IPv4Network, dst: IPv4Network, proto: str, port: int | None = None
+) -> tuple[str, str]:
+    """What the secured network admits: the first rule that names its source (`any` opens
+    nothing into it) and matches; nothing else (the outbound ACL on its gateway)."""
+    for rule in compiler.rules_for(dst_vlan):
+        if rule.source == "any" or not any(dst.subnet_of(p) for p in compiler.part_in(rule.destination, dst_vlan)):
+            continue
+        if any(s is not None and src.subnet_of(s) for s in compiler.prefixes(rule.source)) and \
+                _rule_matches(compiler, rule, dst, proto, port):
+            return rule.action, rule.name
+    return "deny", "default"
+
+
+def secure_vlan_of(compiler: PolicyCompiler, dst: IPv4Network) -> Vlan | None:
+    return next((v for v in compiler.net.vlans if v.zone == "secure" and dst.subnet_of(v.subnet)), None)
+
+
 def policy_decision(
     compiler: PolicyCompiler, src_vlan: Vlan, src: IPv4Network, dst: IPv4Network, proto: str, port: int | None = None
 ) -> tuple[str, str]:
-    """What the intent says about a new flow: (action, rule name), first match wins."""
-    for rule in compiler.rules_for(src_vlan):
-        if not any(src.subnet_of(s) for s in compiler.part_in(rule.source, src_vlan)):
-            continue
-        if rule.destination == "zone:outside":
-            if any(dst.subnet_of(p) for p in compiler.internal):
-                continue
-        elif not any(p is None or dst.subnet_of(p) for p in compiler.prefixes(rule.destination)):
-            continue
-        if rule.proto != "ip" and rule.proto != proto:
-            continue
-        if rule.ports and port not in rule.ports:
-            continue
-        return rule.action, rule.name
-    return compiler.net.policy.default_action, "default"
+    """What the intent says about a new flow: (action, rule name). First match wins at the
+    source; a flow into the secured network from elsewhere must also be admitted there."""
+    decided = source_decision(compiler, src_vlan, src, dst, proto, port)
+    secure = secure_vlan_of(compiler, dst)
+    if decided[0] == "permit" and secure is not None and secure is not src_vlan:
+        admitted = secure_decision(compiler, secure, src, dst, proto, port)
+        if admitted[0] != "permit":
+            return "deny", f"{admitted[1]} (the secured network admits only rules that name their source)"
+    return decided

@@ -85,6 +85,10 @@ class PolicyChecks(CheckBase):
             names.add(rule.name)
             self._check_selector(rule.source, file, f"{path}.from")
             self._check_selector(rule.destination, file, f"{path}.to")
+            if rule.source == "zone:outside" and rule.action == "permit":
+                # the uplink's OUTSIDE_IN admits only return traffic: such a rule would compile to nothing
+                self.add(file, f"{path}.from", rule.source, "a source inside the booth for a permit (the booth "
+                         "admits nothing new from the show network; zone:outside is a destination, or a deny)")
             if rule.ports and rule.proto not in ("tcp", "udp"):
                 self.add(file, f"{path}.ports", rule.ports, "ports only with proto tcp or udp")
             for port in rule.ports:

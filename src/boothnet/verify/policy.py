@@ -1,0 +1,133 @@
+"""The compiled ACLs against the intent: for every representative flow, what each ACL on its
+path decides must be what the intent decides there.
+
+The representative flows are the ACL review's (`acl_review.offline.probes`): one address per
+subnet, every host address an ACL names, an outside address, every protocol and port a rule
+names, an unlisted port and ping. The intent decides at two places: the source VLAN's gateway
+(first match, `source_decision`) and, for the secured network, its gateway's outbound ACL
+(`secure_decision`); a flow from outside meets the uplink's OUTSIDE_IN, which opens nothing.
+Transit VLANs (other routers on them) carry no ACL by design, so no flow starts there.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from ipaddress import IPv4Address, IPv4Network
+
+from boothnet.derive import DeviceModel
+from boothnet.derive.policy import compiler_of, policy_decision, secure_decision, source_decision
+from boothnet.intent.model import Network, Vlan
+from boothnet.verify.acl_review.offline import AclView, Probe, acl_views, probes
+
+OUTSIDE_IN = "OUTSIDE_IN"
+VERB = {"permit": "permits", "deny": "denies"}
+
+
+@dataclass(frozen=True)
+class Expectation:
+    """What the intent decides for one flow at one ACL."""
+
+    device: str
+    acl: str
+    flow: Probe
+    action: str
+    rule: str
+    via_tunnel: bool = False
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    expected: Expectation
+    action: str  # what the ACL decides instead
+    line: str
+    rule: str | None  # the rule the deciding line was compiled from
+
+    def describe(self) -> str:
+        e, f = self.expected, self.expected.flow
+        service = f.proto + (f"/{f.port}" if f.port is not None else "")
+        return (f"{f.src} -> {f.dst} {service}: the intent {VERB[e.action]} it (rule {e.rule}), but {e.device} "
+                f"ACL {e.acl} {VERB[self.action]} it at '{self.line}'"
+                + (f" (compiled from rule {self.rule})" if self.rule else ""))
+
+
+def flow_text(flow: Probe) -> str:
+    return f"{flow.src} -> {flow.dst} {flow.proto}" + (f"/{flow.port}" if flow.port is not None else "")
+
+
+class PolicyPaths:
+    """Where each representative flow meets an ACL, and what the intent decides there."""
+
+    def __init__(self, net: Network, models: dict[str, DeviceModel]):
+        self.net, self.models = net, models
+        self.compiler = compiler_of(net)
+        self.views = acl_views(models)
+        self.flows = probes([net], [models])
+        self._vlans = sorted(net.vlans, key=lambda v: v.subnet.prefixlen, reverse=True)
+        tunnel = net.vpn
+        self._tunnel = [] if tunnel is None else [
+            (b.subnet, h.subnet) for b in net.selected_vlans(tunnel.booth_subnets)
+            for h in net.selected_vlans(tunnel.home_subnets)]
+
+    def vlan_of(self, address: IPv4Address) -> Vlan | None:
+        return next((v for v in self._vlans if address in v.subnet), None)
+
+    def _view(self, vlan: Vlan, direction: str) -> AclView | None:
+        return next((view for (device, _), view in self.views.items()
+                     if device == vlan.gateway and view.acl.direction == direction
+                     and view.scope == vlan.subnet), None)
+
+    def _uplink_view(self) -> AclView | None:
+        uplink = self.net.uplink
+        return None if uplink is None else self.views.get((uplink.device, OUTSIDE_IN))
+
+    def through_tunnel(self, flow: Probe) -> bool:
+        return any(flow.src in a and flow.dst in b for a, b in self._tunnel)
+
+    def on_path(self, flow: Probe) -> list[tuple[AclView, Expectation]]:
+        """Each ACL the flow's first packet meets, with the intent's decision there."""
+        src_vlan, dst_vlan = self.vlan_of(flow.src), self.vlan_of(flow.dst)
+        src, dst = IPv4Network(flow.src), IPv4Network(flow.dst)
+        found: list[tuple[AclView, Expectation]] = []
+        tunnel = self.through_tunnel(flow)
+
+        def expect(view: AclView | None, decided: tuple[str, str]) -> None:
+            if view is not None:
+                found.append((view, Expectation(view.device, view.acl.name, flow, *decided, via_tunnel=tunnel)))
+
+        if src_vlan is None:
+            if dst_vlan is not None:
+                expect(self._uplink_view(), ("deny", "the booth admits nothing new from outside"))
+            return found
+        if src_vlan.routers or src_vlan is dst_vlan:
+            return found  # transit VLAN: unfiltered by design; same VLAN: switched
+        expect(self._view(src_vlan, "in"), source_decision(self.compiler, src_vlan, src, dst, flow.proto, flow.port))
+        if dst_vlan is not None and dst_vlan.zone == "secure" and dst_vlan is not src_vlan:
+            expect(self._view(dst_vlan, "out"),
+                   secure_decision(self.compiler, dst_vlan, src, dst, flow.proto, flow.port))
+        return found
+
+    def expectations(self) -> list[Expectation]:
+        return [e for flow in self.flows for _, e in self.on_path(flow)]
+
+    def intent(self, flow: Probe) -> str:
+        """The intent's decision for the whole path (`policy_decision`; outside: nothing opens)."""
+        src_vlan = self.vlan_of(flow.src)
+        if src_vlan is None:
+            return "deny"
+        return policy_decision(self.compiler, src_vlan, IPv4Network(flow.src), IPv4Network(flow.dst),
+                               flow.proto, flow.port)[0]
+
+    def compiled(self, flow: Probe) -> str:
+        """What the compiled ACLs on the path decide together (offline evaluator)."""
+        decisions = [view.decide(flow, self.through_tunnel(flow))[0] for view, _ in self.on_path(flow)]
+        return "deny" if "deny" in decisions else "permit"
+
+    def mismatches(self) -> list[Mismatch]:
+        """Every (flow, ACL) where the compiled ACL decides otherwise than the intent."""
+        out = []
+        for flow in self.flows:
+            for view, expected in self.on_path(flow):
+                action, line, rule = view.decide(flow, expected.via_tunnel)
+                if action != expected.action:
+                    out.append(Mismatch(expected, action, line, rule))
+        return out

@@ -1,0 +1,78 @@
+"""The policy compiler equals the intent, as a property: for generated policies over the
+reference booths, every ACL on every representative flow's path decides what the intent's
+first-match decision (`policy_decision`) says, through the offline evaluator.
+
+`make test` runs BOOTHNET_POLICY_EXAMPLES (default 200) policies; `make fuzz` runs thousands.
+The Batfish and live-lab halves of the property are in tests/integration/policy/.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from boothnet.derive import derive_network
+from boothnet.derive.model import AclEntry
+from boothnet.derive.policy import PolicyCompiler, dedupe, number
+from boothnet.verify.policy import PolicyPaths
+from tests.policies import policies, reference
+
+EXAMPLES = int(os.environ.get("BOOTHNET_POLICY_EXAMPLES", "200"))
+
+
+def assert_compiled_equals_intent(paths: PolicyPaths) -> None:
+    mismatches = paths.mismatches()
+    assert not mismatches, f"{len(mismatches)} decisions differ:\n" + "\n".join(m.describe() for m in mismatches[:8])
+    for flow in paths.flows:
+        if paths.on_path(flow):
+            assert paths.compiled(flow) == paths.intent(flow), flow
+
+
+@settings(max_examples=EXAMPLES, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(policies())
+def test_every_compiled_acl_decides_as_the_intent(net):
+    assert_compiled_equals_intent(PolicyPaths(net, derive_network(net)))
+
+
+def test_the_booth_from_the_issue_permits_production_to_research_ping():
+    net = reference("fw-booth")
+    paths = PolicyPaths(net, derive_network(net))
+    assert_compiled_equals_intent(paths)
+    ping = next(f for f in paths.flows if str(f.src) == "10.20.10.254" and str(f.dst) == "10.120.1.254"
+                and f.proto == "icmp")
+    assert (paths.intent(ping), paths.compiled(ping)) == ("permit", "permit")
+
+
+def shadowing_inbound(self: PolicyCompiler, vlan):  # noqa: ANN001, ANN201 - the compiler before issue 33
+    """The bug of issue 33, planted back: an outside rule as one terminal deny per internal subnet."""
+    forward: list[AclEntry] = []
+    for rule in self.rules_for(vlan):
+        for src in self.part_in(rule.source, vlan):
+            if rule.destination == "zone:outside":
+                forward += [AclEntry("deny", "ip", src, internal, rule.name)
+                            for internal in self.internal if not internal.subnet_of(vlan.subnet)]
+                forward.append(AclEntry(rule.action, rule.proto, src, None, rule.name, dst_ports=tuple(rule.ports)))
+            else:
+                forward += self._forward(rule, [src], vlan, list(self.prefixes(rule.destination)))
+    tail = AclEntry(self.net.policy.default_action, "ip", None, None, "default")
+    return number(dedupe([replace(e) for e in forward] + [tail]))
+
+
+def test_the_planted_shadowing_bug_is_named_by_rule_and_flow(monkeypatch):
+    monkeypatch.setattr(PolicyCompiler, "inbound", shadowing_inbound)
+    net = reference("fw-booth")
+    with pytest.raises(AssertionError) as failed:
+        assert_compiled_equals_intent(PolicyPaths(net, derive_network(net)))
+    assert ("10.20.10.11 -> 10.120.1.254 icmp: the intent permits it (rule ping-anywhere), but fw1 ACL OFFICE_IN "
+            "denies it at 'ip saddr 10.20.10.0/24 ip daddr 10.120.1.0/24 counter drop' (compiled from rule "
+            "production-out)") in str(failed.value)
+
+
+def test_the_property_finds_the_planted_bug_in_generated_policies(monkeypatch):
+    monkeypatch.setattr(PolicyCompiler, "inbound", shadowing_inbound)
+    with pytest.raises(AssertionError, match=r"the intent permits it \(rule r\d\).* \(compiled from rule r\d\)"):
+        test_every_compiled_acl_decides_as_the_intent()
