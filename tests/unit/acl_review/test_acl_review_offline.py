@@ -72,7 +72,7 @@ def test_research_ssh_to_a_production_host_is_newly_permitted_at_every_research_
     first = next(f for f in review.permitted if f.acl == "RESEARCH_01_IN")
     assert first.line == "permit tcp 10.110.1.0 0.0.0.255 host 10.10.10.10 eq 22"
     assert first.previous_line == "deny ip 10.110.1.0 0.0.0.255 10.10.10.0 0.0.0.255"
-    assert first.rule == "research-ssh-booth" and first.previous_rule == "research-to-show"  # its internal deny
+    assert first.rule == "research-ssh-booth" and first.previous_rule == "default"  # no rule matched it before
     assert (first.interface, first.direction) == ("Vlan110", "in")
     assert {f.gate for f in review.permitted} == {"research -> production: research and production are kept apart"}
     assert review.exit_code == 3
