@@ -83,7 +83,8 @@ def test_topology_is_the_netns_lab_spec(network, tmp_path):
     assert [(link.a.node, link.b.node, link.mtu) for link in spec.links] == [
         (link["endpoints"][0]["node"], link["endpoints"][1]["node"], link["mtu"]) for link in doc["topology"]["links"]
     ]
-    vendor = {"core1": "vrnetlab/cisco_iol:L2-17.12.01", "rsw1": "ceos:4.28.0F"} if network == "sc-booth" else {}
+    vendor = {"sc-booth": {"core1": "vrnetlab/cisco_iol:L2-17.12.01", "rsw1": "ceos:4.28.0F"},
+              "fw-booth": {"sw1": "ceos:4.28.0F"}}.get(network, {})
     for node in spec.nodes:
         expected = vendor.get(node.name) or (ROUTER_IMAGE if node.kind == "router" else HOST_IMAGE)
         assert nodes[node.name]["image"] == expected
