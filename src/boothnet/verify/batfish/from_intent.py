@@ -17,12 +17,14 @@ from boothnet.intent.model import Endpoint
 from boothnet.render.build import BuildResult, build_intent
 from boothnet.run import Run
 from boothnet.trace import trace
+from boothnet.verify.policy import PolicyPaths
 from boothnet.verify.batfish.intent import (
     AcceptedUnused,
     AclBinding,
     IfaceRef,
     L1Link,
     PathFlow,
+    PolicyQuery,
     SecureNetwork,
     Service,
     ServiceRule,
@@ -172,6 +174,39 @@ def _cluster_flows(net: Network) -> list[PathFlow]:
     return flows
 
 
+def policy_queries(net: Network, models: dict[str, DeviceModel]) -> tuple[PolicyQuery, ...]:
+    """The intent's decision for every representative flow at every ACL on its path, in as few
+    searchFilters questions as keep each one a product of sources, destinations and ports that
+    the intent decides alike (sc-booth: 6,880 decisions in 184 questions)."""
+    decided: dict[tuple[str, str, str, str, str], dict[tuple[str, int | None], str]] = {}
+    for e in PolicyPaths(net, models).expectations():
+        key = (e.device, e.acl, e.flow.proto, e.action, str(e.flow.src))
+        decided.setdefault(key, {})[(str(e.flow.dst), e.flow.port)] = e.rule
+    by_ports: dict[tuple[str, str, str, str, str, tuple[str, ...]], list[int | None]] = {}
+    for (device, acl, proto, action, src), flows in decided.items():
+        for dsts, ports in _products(flows):
+            by_ports.setdefault((device, acl, proto, action, src, dsts), []).extend(ports)
+    by_sources: dict[tuple[str, str, str, str, tuple[str, ...], tuple[int, ...]], list[str]] = {}
+    for (device, acl, proto, action, src, dsts), ports in by_ports.items():
+        by_sources.setdefault((device, acl, proto, action, dsts, tuple(sorted(p for p in ports if p))), []).append(src)
+    return tuple(
+        PolicyQuery(device, acl, proto, action, tuple(srcs), dsts, ports, rules={
+            (src, dst, port): decided[(device, acl, proto, action, src)][(dst, port)]
+            for src in srcs for dst in dsts for port in (ports or (None,))})
+        for (device, acl, proto, action, dsts, ports), srcs in by_sources.items())
+
+
+def _products(flows: dict[tuple[str, int | None], str]) -> list[tuple[tuple[str, ...], list[int | None]]]:
+    """(destinations, ports) groups: each port with the destinations it goes to."""
+    per_port: dict[int | None, list[str]] = {}
+    for dst, port in flows:
+        per_port.setdefault(port, []).append(dst)
+    grouped: dict[tuple[str, ...], list[int | None]] = {}
+    for port, dsts in per_port.items():
+        grouped.setdefault(tuple(sorted(dsts)), []).append(port)
+    return list(grouped.items())
+
+
 def verify_intent_from_model(net: Network, models: dict[str, DeviceModel] | None = None) -> VerifyIntent:
     """The VerifyIntent of `net`; `models` must be derived in the Batfish context (as
     `render_batfish_view` returns them), else they are derived here."""
@@ -213,6 +248,7 @@ def verify_intent_from_model(net: Network, models: dict[str, DeviceModel] | None
         flows=tuple(vpn_flows + _cluster_flows(net)),
         acl_interfaces=bindings,
         accepted_unused=accepted_unused,
+        policy=policy_queries(net, models),
         extra={"network": net.name},
     )
 

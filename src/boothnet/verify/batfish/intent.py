@@ -56,6 +56,25 @@ def is_opening(proto: str | None, tcp_syn: bool | None = None, tcp_ack: bool | N
 
 
 @dataclass(frozen=True)
+class PolicyQuery:
+    """Representative flows (every source x destination x port here) that one ACL must decide
+    as the intent does, all alike: one searchFilters question for the opposite decision finds
+    any that differ."""
+
+    node: str
+    acl: str
+    proto: str  # tcp, udp or icmp: its opening packet
+    action: str  # what the intent decides for each of them
+    srcs: tuple[str, ...]
+    dsts: tuple[str, ...]
+    ports: tuple[int, ...]  # none: icmp, or every port (never for tcp/udp: the flows name theirs)
+    rules: dict[tuple[str, str, int | None], str] = field(hash=False, compare=False)  # the deciding rule
+
+    def rule_for(self, src: str, dst: str, port: int | None) -> str:
+        return self.rules.get((src, dst, port), "?")
+
+
+@dataclass(frozen=True)
 class IfaceRef:
     """One interface on one node, as Batfish names them (`node[interface]`)."""
 
@@ -201,6 +220,7 @@ class VerifyIntent:
     acl_interfaces: tuple[AclBinding, ...] = ()
     # Structures Batfish reports unused that the intent asked for, with the reason it is fine.
     accepted_unused: tuple[AcceptedUnused, ...] = ()
+    policy: tuple[PolicyQuery, ...] = ()  # every representative flow at every ACL on its path
     extra: dict[str, str] = field(default_factory=dict, hash=False, compare=False)
 
     def zone(self, name: str) -> Zone:

@@ -13,7 +13,20 @@ from typing import Any
 import pandas as pd
 import requests
 
-from boothnet.verify.batfish.intent import OPENING_PACKETS, OpeningPacket, SecureNetwork, VerifyIntent, Zone
+from boothnet.verify.batfish.intent import (
+    OPENING_PACKETS,
+    OpeningPacket,
+    PolicyQuery,
+    SecureNetwork,
+    VerifyIntent,
+    Zone,
+    opening_packet,
+)
+
+# A client's source port: a stateless ACL's return line for a UDP service matches the service's
+# port as the source, which no new conversation from a client uses.
+EPHEMERAL_PORTS = "49152-65535"
+OPPOSITE = {"permit": "deny", "deny": "permit"}
 
 # The service answers questions concurrently; 4 clients were about 3.5x faster than 1 on 2 cores.
 WORKERS = 4
@@ -37,6 +50,7 @@ class Answers:
     ipsec: pd.DataFrame | None = None
     ospf: pd.DataFrame | None = None
     traces: dict[str, pd.DataFrame] | None = None
+    policy: list[tuple[PolicyQuery, pd.DataFrame]] | None = None
     service_lost: str | None = None  # the first question the service stopped answering, and how
     errors: dict[str, str] = field(default_factory=dict)  # question -> error text
 
@@ -53,7 +67,8 @@ def zone_start(zone: Zone) -> str | None:
     return ", ".join(f"@enter({e.spec()})" for e in zone.entries)
 
 
-def opening_headers(packet: OpeningPacket, src_ips: str, dst_ips: str, dst_ports: str | None = None) -> Any:
+def opening_headers(packet: OpeningPacket, src_ips: str, dst_ips: str, dst_ports: str | None = None,
+                    src_ports: str | None = None) -> Any:
     """HeaderConstraints for the packets of one kind that open a conversation src -> dst."""
     from pybatfish.datamodel.flow import HeaderConstraints, MatchTcpFlags, TcpFlags
 
@@ -65,6 +80,8 @@ def opening_headers(packet: OpeningPacket, src_ips: str, dst_ips: str, dst_ports
         kw["icmpTypes"] = [packet.icmp_type]
     if dst_ports is not None:
         kw["dstPorts"] = dst_ports
+    if src_ports is not None:
+        kw["srcPorts"] = src_ports
     return HeaderConstraints(**kw)
 
 
@@ -166,6 +183,20 @@ def _ask_traces(asker: _Asker, q: Any, intent: VerifyIntent) -> dict[str, Future
     return traces
 
 
+def _ask_policy(asker: _Asker, q: Any, intent: VerifyIntent) -> list[tuple[PolicyQuery, Future[pd.DataFrame | None]]]:
+    """Each ACL: any of the intent's flows it decides the other way (one question per group of
+    flows the intent decides alike)."""
+    asked = []
+    for query in intent.policy:
+        headers = opening_headers(opening_packet(query.proto), ",".join(query.srcs), ",".join(query.dsts),
+                                  ",".join(map(str, query.ports)) or None,
+                                  EPHEMERAL_PORTS if query.proto in ("tcp", "udp") else None)
+        what = f"searchFilters policy {query.node} {query.acl} {query.proto} {query.action}"
+        asked.append((query, asker.ask(what, lambda h=headers, qy=query: q.searchFilters(
+            headers=h, action=OPPOSITE[qy.action], nodes=qy.node, filters=qy.acl))))
+    return asked
+
+
 # answer attribute -> the question, asked once per snapshot
 SINGLE_QUESTIONS = {
     "file_status": "fileParseStatus", "parse_warnings": "parseWarning", "init_issues": "initIssues",
@@ -186,6 +217,7 @@ def collect(bf: Any, intent: VerifyIntent, snapshot: str) -> Answers:
     iso = _ask_isolation(asker, q, intent)
     secure = _ask_secure(asker, q, intent)
     traces = _ask_traces(asker, q, intent)
+    policy = _ask_policy(asker, q, intent)
     asker.pool.shutdown(wait=True)
 
     for attr, future in single.items():
@@ -194,6 +226,8 @@ def collect(bf: Any, intent: VerifyIntent, snapshot: str) -> Answers:
     ans.secure = _all_or_none(secure)
     traced = {name: f.result() for name, f in traces.items()}
     ans.traces = None if any(frame is None for frame in traced.values()) else traced  # type: ignore[assignment]
+    decided = _all_or_none([future for _, future in policy])
+    ans.policy = None if decided is None else list(zip([query for query, _ in policy], decided, strict=True))
     return ans
 
 

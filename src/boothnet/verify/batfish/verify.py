@@ -43,6 +43,7 @@ def verify_from_answers(
         run("isolation", [a.isolation], lambda: ck.check_isolation(a.isolation or [], intent)),
         run("secure_network", [a.secure],
             lambda: ck.check_secure_network(a.secure or [], intent)),
+        run("policy", [a.policy], lambda: ck.check_policy_decisions(a.policy or [])),
         run("acl_lines", [a.filter_lines], lambda: ck.check_acl_lines(a.filter_lines)),
         run("ipsec", [a.ipsec], lambda: ck.check_ipsec(a.ipsec, intent)),
         run("ospf", [a.ospf], lambda: ck.check_ospf(a.ospf)),

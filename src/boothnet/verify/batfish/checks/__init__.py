@@ -17,6 +17,7 @@ from boothnet.verify.batfish.checks.mtu import _clamped, _path_findings, check_m
 from boothnet.verify.batfish.checks.policy import (  # noqa: F401
     check_acl_lines,
     check_isolation,
+    check_policy_decisions,
     check_secure_network,
     permitted_flows,
 )
@@ -33,6 +34,7 @@ CHECKS: dict[str, str] = {
     "mtu": "Same MTU on both ends of every link",
     "isolation": "Research and production isolated",
     "secure_network": "Secured network only from listed clients",
+    "policy": "Every ACL decides as the policy",
     "acl_lines": "No unreachable ACL lines",
     "ipsec": "IPsec sessions established",
     "ospf": "OSPF neighbours compatible",

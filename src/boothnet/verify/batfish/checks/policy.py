@@ -9,7 +9,7 @@ import pandas as pd
 
 from boothnet.verify.batfish import frames as fr
 from boothnet.verify.batfish.checks.common import _action_col, _line_col, _traces_col
-from boothnet.verify.batfish.intent import VerifyIntent, ip_in
+from boothnet.verify.batfish.intent import PolicyQuery, VerifyIntent, ip_in
 from boothnet.verify.batfish.report import Finding
 
 
@@ -115,3 +115,25 @@ def check_acl_lines(frame: pd.DataFrame) -> list[Finding]:
                 location=f"ACL {acl}: {r['Unreachable_Line']}", row=r))
     return found
 
+
+
+VERB = {"permit": "permits", "deny": "denies"}
+
+
+def check_policy_decisions(answers: list[tuple[PolicyQuery, pd.DataFrame]]) -> list[Finding]:
+    """Every representative flow an ACL decides otherwise than the intent: searchFilters asked,
+    per ACL, source and service, for the opposite of the intent's decision."""
+    found: list[Finding] = []
+    for query, frame in answers:
+        for r in fr.rows(frame):
+            f = fr.flow_fields(r.get("Flow"))
+            port = None if query.proto == "icmp" else int(f["dstPort"])
+            service = query.proto + (f"/{port}" if port is not None else "")
+            line = r.get("Line_Content") or "(no line matches: the implicit deny)"
+            found.append(Finding(
+                "policy", query.node,
+                f"{f['srcIp']} -> {f['dstIp']} {service}: the intent {VERB[query.action]} it "
+                f"(rule {query.rule_for(str(f['srcIp']), str(f['dstIp']), port)}), but {query.node} ACL {query.acl} "
+                f"{VERB[str(r.get('Action')).lower()]} it at '{line}'",
+                location=f"ACL {query.acl}: {line}", flow=fr.flow_text(r.get("Flow")), row=r))
+    return found
