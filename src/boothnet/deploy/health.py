@@ -147,6 +147,15 @@ def expected_from_model(model: Mapping[str, Any]) -> Expected:
     return Expected(tuple(dict.fromkeys(up + full)), tuple(full))
 
 
+def intended_neighbors(model: Mapping[str, Any]) -> dict[str, dict[str, str]]:
+    """The OSPF adjacencies the intent implies (each pair of routers sharing a VLAN or a routed
+    link, not passive), per interface: neighbour address -> neighbour name."""
+    out: dict[str, dict[str, str]] = {}
+    for interface, device, address in (model.get("ospf") or {}).get("neighbors", []):
+        out.setdefault(interface, {})[address] = device
+    return out
+
+
 def _svi_vlan(name: str) -> int | None:
     m = re.fullmatch(r"(?i)vlan(\d+)", name)
     return int(m.group(1)) if m else None
@@ -170,14 +179,25 @@ def interface_failures(expected_up: Iterable[str], interfaces: Mapping[str, Mapp
 
 
 def adjacency_failures(
-    expected: set[str], neighbors: Mapping[str, list[dict[str, str]]]
+    expected: set[str], neighbors: Mapping[str, list[dict[str, str]]],
+    intended: Mapping[str, Mapping[str, str]] | None = None,
 ) -> list[str]:
+    """Each expected interface without a Full neighbour, and each neighbour the intent implies
+    (``intended``: interface -> address -> device) that is not there at least 2-Way (two
+    DROTHERs on a LAN stay 2-Way), by name."""
     out = []
-    for ifname in sorted(expected):
-        states = [n.get("state", "?") for n in neighbors.get(ifname, [])]
+    intended = intended or {}
+    for ifname in sorted(expected | set(intended)):
+        found = neighbors.get(ifname, [])
+        states = [n.get("state", "?") for n in found]
+        seen = ", ".join(states) if states else "no neighbor"
         if "Full" not in states:
-            seen = ", ".join(states) if states else "no neighbor"
             out.append(f"OSPF on {ifname}: expected a Full neighbor, found {seen}")
+        by_address = {n.get("address"): n.get("state") for n in found}
+        for address, device in sorted(intended.get(ifname, {}).items()):
+            if by_address.get(address) not in ("Full", "2Way"):
+                out.append(f"OSPF on {ifname}: no adjacency with {device} ({address}), which the intent puts "
+                           f"there (found {by_address.get(address) or 'no such neighbor'})")
     return out
 
 

@@ -140,6 +140,14 @@ def model_of(config_dir: Path) -> dict[str, Any]:
     return dict(models[config_dir.name])
 
 
+def _model_or_empty(config_dir: Path) -> dict[str, Any]:
+    """The device's model, or nothing for a candidate folder not written by a build (a test's)."""
+    try:
+        return model_of(config_dir)
+    except (OSError, KeyError, ValueError):
+        return {}
+
+
 @contextmanager
 def _masked(values: Mapping[str, str]) -> Iterator[None]:
     """Errors leave this block with every secret value masked in their message."""
@@ -354,10 +362,12 @@ def health(
                 "management unreachable until the device reverted by itself "
                 f"({dev.revert_reason() or 'commit no longer pending'})")
             return report
-        if isinstance(dev, PartsDevice):  # expectations from the candidate
+        if isinstance(dev, PartsDevice):  # expectations from the candidate and the intent's adjacencies
+            intended = hc.intended_neighbors(_model_or_empty(config_dir))
             expected = hc.expected_adjacencies(cand, ospf_before)
             report.adjacencies = hc.wait_for(
-                lambda: hc.adjacency_failures(expected, _ospf(dev)), timeout, clock=time.monotonic, sleep=time.sleep)
+                lambda: hc.adjacency_failures(expected, _ospf(dev), intended), timeout, clock=time.monotonic,
+                sleep=time.sleep)
             dev.load_replace_candidate(config=cand)
             with _masked(values):
                 left = [p for p, d in dev.compare_parts().items() if d]
@@ -380,7 +390,8 @@ def _hardware_health(
 ) -> None:
     """IOS/EOS: the intent's interfaces up, its OSPF neighbors Full (the drivers have no
     OSPF getter: ntc-templates parses the CLI), and nothing left between running and candidate."""
-    expected = hc.expected_from_model(model_of(config_dir))
+    model = model_of(config_dir)
+    expected, intended = hc.expected_from_model(model), hc.intended_neighbors(model)
     if not dev.get_facts().get("hostname"):
         report.device.append("device returned no facts")
     report.interfaces = hc.interface_failures(expected.interfaces_up, dev.get_interfaces())
@@ -388,7 +399,7 @@ def _hardware_health(
     def ospf_failures() -> list[str]:
         text = dev.cli([OSPF_NEIGHBORS])[OSPF_NEIGHBORS]
         return hc.adjacency_failures(set(expected.ospf_full),
-                                     hc.ospf_neighbors_from_cli(platform.netmiko_device_type, text))
+                                     hc.ospf_neighbors_from_cli(platform.netmiko_device_type, text), intended)
 
     if expected.ospf_full:
         report.adjacencies = hc.wait_for(ospf_failures, timeout, clock=time.monotonic, sleep=time.sleep)

@@ -74,6 +74,8 @@ class Ospf:
     networks: list[IPv4Network]
     default_originate: bool
     redistribute: list[IPv4Network]  # static prefixes to announce
+    # the adjacencies the intent implies: (interface, neighbour device, its address there)
+    neighbors: list[tuple[str, str, str]] = field(default_factory=list)
 
 
 @dataclass

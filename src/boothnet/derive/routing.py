@@ -95,11 +95,21 @@ class Routing(DeriverState):
         vpn: VpnPeer | None,
     ) -> Ospf | None:
         active: list[str] = []
+        neighbors: list[tuple[str, str, str]] = []
         for use in self.uses.get(device.name, []):
             if use.link is not None and id(use.link) in self.ospf_links:
-                active.append(self.ctx.port(device.name, use.port))
+                name = self.ctx.port(device.name, use.port)
+                active.append(name)
+                peer = use.link.addresses and (use.link.addresses.b if use.peer == _split(use.link.b)[0]
+                                               else use.link.addresses.a)
+                neighbors.append((name, use.peer, str(peer.ip) if peer else "?"))
         transit = [s for s in svis if self.net.vlan_id_index[s.vlan].routers]  # type: ignore[index]
         active += [s.name for s in transit]
+        for svi in transit:
+            vlan = self.net.vlan_id_index[svi.vlan]  # type: ignore[index]
+            routers = {vlan.gateway: self.net.gateway_address(vlan), **vlan.routers}
+            neighbors += [(svi.name, other, str(address)) for other, address in sorted(routers.items())
+                          if other != device.name]
         if not active:
             return None
         settings = self.net.settings.ospf
@@ -116,4 +126,5 @@ class Routing(DeriverState):
             networks=sorted(set(networks), key=lambda n: (int(n.network_address), n.prefixlen)),
             default_originate=bool(self.net.uplink and self.net.uplink.device == device.name),
             redistribute=[r.prefix for r in routes if vpn and r.description.startswith("secured network")],
+            neighbors=neighbors,
         )

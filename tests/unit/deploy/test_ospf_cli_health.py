@@ -36,3 +36,32 @@ def test_a_neighbor_stuck_below_full_fails_the_health_check():
         "OSPF on Port-channel2: expected a Full neighbor, found Init"]
     assert adjacency_failures({"Vlan2000"}, neighbors) == [
         "OSPF on Vlan2000: expected a Full neighbor, found no neighbor"]
+
+
+def test_each_neighbour_the_intent_implies_must_be_there_by_name():
+    """Recorded IOS output: two Full neighbours on Gi0/2.101; the intent puts a third router there."""
+    neighbors = ospf_neighbors_from_cli("cisco_ios", read("cisco_ios_show_ip_ospf_neighbor_four_neighbors.raw"))
+    intended = {"GigabitEthernet0/2.101": {"10.190.16.11": "edge1", "10.190.16.12": "edge2", "10.190.16.13": "edge3"}}
+    assert adjacency_failures(set(), neighbors, intended) == [
+        "OSPF on GigabitEthernet0/2.101: no adjacency with edge3 (10.190.16.13), which the intent puts there "
+        "(found no such neighbor)"]
+    del intended["GigabitEthernet0/2.101"]["10.190.16.13"]
+    assert adjacency_failures(set(), neighbors, intended) == []
+
+
+def test_an_interface_where_ospf_never_came_up_names_its_intended_neighbour():
+    intended = {"br60": {"10.10.60.1": "core1"}}
+    assert adjacency_failures(set(), {}, intended) == [
+        "OSPF on br60: expected a Full neighbor, found no neighbor",
+        "OSPF on br60: no adjacency with core1 (10.10.60.1), which the intent puts there (found no such neighbor)"]
+
+
+def test_the_model_says_which_routers_share_a_transit_vlan():
+    from boothnet.deploy.health import intended_neighbors
+    from boothnet.derive import derive_network
+    from boothnet.intent import load_network
+    from tests.helpers import INVENTORIES
+
+    models = derive_network(load_network(INVENTORIES / "sc-booth"))
+    model = {"ospf": {"neighbors": models["core1"].ospf.neighbors}}
+    assert intended_neighbors(model) == {"Vlan60": {"10.10.60.2": "brt1", "10.10.60.3": "bgw1"}}
