@@ -108,7 +108,11 @@ clab:
 # runs 300, 15 and 3).
 fuzz:
 	BOOTHNET_FUZZ_EXAMPLES=$${BOOTHNET_FUZZ_EXAMPLES:-10000} BOOTHNET_VALID_EXAMPLES=$${BOOTHNET_VALID_EXAMPLES:-2000} \
-	BOOTHNET_VALID_BATFISH_EXAMPLES=$${BOOTHNET_VALID_BATFISH_EXAMPLES:-50} $(BIN)/pytest -q -p no:cacheprovider tests/fuzz
+	BOOTHNET_VALID_BATFISH_EXAMPLES=$${BOOTHNET_VALID_BATFISH_EXAMPLES:-50} \
+	BOOTHNET_POLICY_EXAMPLES=$${BOOTHNET_POLICY_EXAMPLES:-3000} \
+	BOOTHNET_POLICY_BATFISH_EXAMPLES=$${BOOTHNET_POLICY_BATFISH_EXAMPLES:-30} \
+	$(BIN)/pytest -q -p no:cacheprovider tests/fuzz tests/unit/test_policy_property.py \
+	tests/integration/policy/test_policy_batfish.py
 
 golden:
 	$(PY) tests/golden/regenerate.py

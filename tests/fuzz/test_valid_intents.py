@@ -56,6 +56,40 @@ def valid_intents(draw) -> dict[str, Any]:
     return files
 
 
+@st.composite
+def router_on_a_stick(draw) -> dict[str, Any]:
+    """fw-booth's shape: one switch trunks 1-6 VLANs to one frr_linux firewall that routes them
+    all, with an uplink; the policy drawn with outside rules before others."""
+    from tests.policies import PORTS
+
+    root = Path(__file__).resolve().parents[2] / "inventories" / "fw-booth"
+    files = {str(p.relative_to(root)): yaml.safe_load(p.read_text()) for p in root.rglob("*.yml")}
+    count = draw(st.integers(1, 6))
+    zones = [draw(st.sampled_from(["production", "research"])) for _ in range(count)]
+    vlans = [{"id": 10 + i, "name": f"v{i}", "zone": zone, "subnet": f"10.50.{i}.0/24", "gateway": "fw1",
+              "mtu": 1500 if zone == "production" else draw(st.sampled_from([1500, 9000]))}
+             for i, zone in enumerate(zones)]
+    files["group_vars/all/vlans.yml"] = {"vlans": vlans}
+    files["group_vars/all/links.yml"]["links"][0]["vlans"] = [v["id"] for v in vlans]
+    hosts = {f"h{i}": {"vlan": v["name"], "address": f"10.50.{i}.11", "attach": f"sw1:Ethernet{5 + i}",
+                       "role": "host"} for i, v in enumerate(vlans)}
+    files["hosts.yml"]["all"]["children"]["endpoints"]["hosts"] = hosts
+    files["host_vars/sw1.yml"]["ports"] = [{"name": "Ethernet{1-48}", "speed": 1000, "mtu": 9000},
+                                           {"name": "Ethernet49", "speed": 10000, "mtu": 9000}]
+    selectors = ["any", "zone:production", "zone:research", "zone:outside"] + [f"vlan:{v['name']}" for v in vlans]
+    rules = []
+    for i in range(draw(st.integers(1, 6))):
+        proto = draw(st.sampled_from(["ip", "icmp", "tcp", "udp"]))
+        rule = {"name": f"r{i}", "from": draw(st.sampled_from([s for s in selectors if s != "zone:outside"])),
+                "to": "zone:outside" if i == 0 else draw(st.sampled_from(selectors)), "proto": proto,
+                "action": draw(st.sampled_from(["permit", "deny"]))}
+        if proto in ("tcp", "udp"):
+            rule["ports"] = sorted(draw(st.sets(st.sampled_from(PORTS), min_size=1, max_size=2)))
+        rules.append(rule)
+    files["group_vars/all/policy.yml"] = {"host_groups": {}, "policy": {"default_action": "deny", "rules": rules}}
+    return files
+
+
 def _write(files: dict[str, Any], root: Path) -> Path:
     for relative, data in files.items():
         path = root / relative
@@ -96,5 +130,24 @@ def test_a_valid_intent_parses_clean_in_batfish(host, files):
         for name in ("parsing", "references", "unused"):
             errors = [f.one_line() for f in report.check(name).findings if str(f.severity) == "error"]
             assert report.check(name).status == Status.PASS and errors == [], errors
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(router_on_a_stick())
+def test_a_router_on_a_stick_booth_builds_clean_or_is_refused_by_name(files):
+    """A drawn policy may cover a later rule with the opposite action: refused by name, never a traceback."""
+    from boothnet.errors import IntentInvalid
+
+    work = Path(tempfile.mkdtemp(prefix="bn-stick-"))
+    try:
+        try:
+            result = build(_write(files, work / "inv"), work / "build", run_tools=bool(shutil.which("vtysh")))
+        except IntentInvalid as refused:
+            assert all("policy.rules" in str(e) for e in refused.errors), refused.errors
+            return
+        assert result.ok, result.findings
+        assert not [name for name, status in result.tool_checks.items() if status.status != "PASS"], result.tool_checks
     finally:
         shutil.rmtree(work, ignore_errors=True)

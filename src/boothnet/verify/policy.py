@@ -1,7 +1,7 @@
 """The compiled ACLs against the intent: for every representative flow, what each ACL on its
 path decides must be what the intent decides there.
 
-The representative flows are the ACL review's (`acl_review.offline.probes`): one address per
+The representative flows are the ACL review's (`verify.flows.probes`): one address per
 subnet, every host address an ACL names, an outside address, every protocol and port a rule
 names, an unlisted port and ping. The intent decides at two places: the source VLAN's gateway
 (first match, `source_decision`) and, for the secured network, its gateway's outbound ACL
@@ -17,7 +17,7 @@ from ipaddress import IPv4Address, IPv4Network
 from boothnet.derive import DeviceModel
 from boothnet.derive.policy import compiler_of, policy_decision, secure_decision, source_decision
 from boothnet.intent.model import Network, Vlan
-from boothnet.verify.acl_review.offline import AclView, Probe, acl_views, probes
+from boothnet.verify.flows import AclView, Probe, acl_views, probes
 
 OUTSIDE_IN = "OUTSIDE_IN"
 VERB = {"permit": "permits", "deny": "denies"}

@@ -16,6 +16,7 @@ from boothnet.deploy import ifstate
 
 SCRIPTS = Path(__file__).parent / "scripts"
 _IFSTATE_SOURCE = Path(ifstate.__file__)
+_OSPF_UP_SOURCE = SCRIPTS / "ospf_up.py"
 # One exec channel for many steps: clear folders, write files, run commands (scripts/batch.py)
 _BATCH_PY = (SCRIPTS / "batch.py").read_text(encoding="utf-8")
 # Applies the parts present in folder $1. "strict" stops at the first failure (a commit,
@@ -106,6 +107,7 @@ class DeviceShell:
             "@PATHSPACE_ARG@": f"--pathspace {shlex.quote(self.pathspace)}"
             if self.pathspace
             else "",
+            "@PATHSPACE@": shlex.quote(self.pathspace or ""),
             "@FRR_CONF@": shlex.quote(self.frr_conf_path),
             "@SWANCTL_CONF@": shlex.quote(self.swanctl_conf),
             "@SWAN_URI@": f"--uri {shlex.quote(self.swanctl_uri)}" if self.swanctl_uri else "",
@@ -113,6 +115,7 @@ class DeviceShell:
         }
         return {
             self._sd("bin", "ifstate.py"): _IFSTATE_SOURCE.read_text(encoding="utf-8"),
+            self._sd("bin", "ospf_up.py"): _OSPF_UP_SOURCE.read_text(encoding="utf-8"),
             self._sd("bin", "apply.sh"): _subst(_APPLY_SH, subs),
             self._sd("bin", "revert.sh"): _subst(_REVERT_SH, subs),
         }

@@ -9,119 +9,13 @@ protocol/port either policy mentions, plus an unlisted "other" port per protocol
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
-from ipaddress import IPv4Address, IPv4Network
+from ipaddress import IPv4Network
 
 from boothnet.derive import DeviceModel
-from boothnet.derive.build import quirks
-from boothnet.derive.model import Acl, AclEntry
-from boothnet.derive.policy import acl_decision
 from boothnet.intent.model import Network
 from boothnet.verify.acl_review.model import DENIED, PERMITTED, AclFinding, ZoneMap
-
-# Probe ports for "any other port": the first not named by either policy.
-OTHER_PORT_CANDIDATES = (33333, 44444, 55555, 61000)
-# An address outside every booth subnet, for zone:outside rules (TEST-NET-3, RFC 5737).
-OUTSIDE_CANDIDATES = ("203.0.113.77", "198.51.100.77", "192.0.2.77")
-
-
-@dataclass(frozen=True)
-class Probe:
-    src: IPv4Address
-    dst: IPv4Address
-    proto: str  # tcp, udp or icmp (echo-request)
-    port: int | None
-
-
-@dataclass
-class AclView:
-    """One ACL as the evaluator sees it: entries, their rendered lines and what traffic it sees."""
-
-    device: str
-    acl: Acl
-    lines: list[list[str]]  # rendered lines per entry, in entry order
-    scope: IPv4Network | None  # SVI subnet: `in` sees flows from it, `out` flows to it
-
-    def sees(self, probe: Probe) -> bool:
-        if self.scope is None:
-            return True
-        return (probe.src if self.acl.direction == "in" else probe.dst) in self.scope
-
-    def decide(self, probe: Probe, via_tunnel: bool) -> tuple[str, str, str | None]:
-        """(action, line text, policy rule) for the probe's first packet."""
-        src, dst = IPv4Network(probe.src), IPv4Network(probe.dst)
-        entry = acl_decision(self.acl.entries, src, dst, probe.proto, probe.port, via_tunnel=via_tunnel)
-        if entry is None:
-            return "deny", "(no line matches: implicit deny at the end of the ACL)", None
-        return entry.action, self._line(entry, probe.port), entry.rule
-
-    def _line(self, entry: AclEntry, port: int | None) -> str:
-        lines = self.lines[self.acl.entries.index(entry)]
-        # IOS/EOS print one line per destination port; pick the one this probe hit.
-        if len(lines) > 1 and len(lines) == len(entry.dst_ports) and port in entry.dst_ports:
-            return lines[entry.dst_ports.index(port)]
-        return lines[0]
-
-
-NO_ACL = ("permit", "(no ACL on this interface)", None)
-
-
-def acl_views(models: dict[str, DeviceModel]) -> dict[tuple[str, str], AclView]:
-    views = {}
-    for name, model in models.items():
-        q = quirks(model.platform)
-        extra = (model.tunnel_match,) if model.platform == "frr_linux" else ()
-        ifaces = {i.name: i for i in model.interfaces}
-        for acl in model.acls:
-            iface = ifaces.get(acl.interface)
-            scope = iface.address.network if iface and iface.kind == "svi" and iface.address else None
-            lines = [q.acl_lines(entry, *extra) for entry in acl.entries]
-            views[(name, acl.name)] = AclView(name, acl, lines, scope)
-    return views
-
-
-def _first_free(candidates: Iterable, used: set) -> object:
-    return next(c for c in candidates if c not in used)
-
-
-def probe_addresses(nets: Iterable[Network], models: Iterable[dict[str, DeviceModel]]) -> list[IPv4Address]:
-    """One address per VLAN subnet (its last host), every host address an ACL names, one outside."""
-    nets = list(nets)
-    subnets = {vlan.subnet for net in nets for vlan in net.vlans}
-    addrs = {subnet.broadcast_address - 1 for subnet in subnets}
-    for model_set in models:
-        for model in model_set.values():
-            for acl in model.acls:
-                for entry in acl.entries:
-                    addrs |= {p.network_address for p in (entry.src, entry.dst) if p is not None and p.prefixlen == 32}
-    outside = next(IPv4Address(a) for a in OUTSIDE_CANDIDATES if not any(IPv4Address(a) in s for s in subnets))
-    return sorted(addrs | {outside})
-
-
-def probe_services(nets: Iterable[Network]) -> list[tuple[str, int | None]]:
-    """Every (protocol, port) either policy names, plus an unlisted port for tcp and udp, plus ping."""
-    rules = [rule for net in nets for rule in net.policy.rules]
-    other = int(_first_free(OTHER_PORT_CANDIDATES, {p for r in rules for p in r.ports}))  # type: ignore[call-overload]
-    services: set[tuple[str, int | None]] = {("tcp", other), ("udp", other), ("icmp", None)}
-    for rule in rules:
-        if rule.proto in ("tcp", "udp"):
-            services |= {(rule.proto, p) for p in rule.ports} or {(rule.proto, other)}
-    return sorted(services, key=lambda s: (s[0], s[1] or 0))
-
-
-def probes(nets: list[Network], models: list[dict[str, DeviceModel]]) -> list[Probe]:
-    addrs = probe_addresses(nets, models)
-    subnets = [vlan.subnet for net in nets for vlan in net.vlans]
-    services = probe_services(nets)
-    out = []
-    for src in addrs:
-        for dst in addrs:
-            # Same address or same subnet: switched inside the VLAN, never reaches an ACL.
-            if src == dst or any(src in s and dst in s for s in subnets):
-                continue
-            out += [Probe(src, dst, proto, port) for proto, port in services]
-    return out
+from boothnet.verify.flows import NO_ACL, acl_views, probes
 
 
 def _tunnel_pairs(nets: list[Network]) -> list[tuple[IPv4Network, IPv4Network]]:

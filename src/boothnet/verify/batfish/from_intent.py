@@ -17,7 +17,6 @@ from boothnet.intent.model import Endpoint
 from boothnet.render.build import BuildResult, build_intent
 from boothnet.run import Run
 from boothnet.trace import trace
-from boothnet.verify.policy import PolicyPaths
 from boothnet.verify.batfish.intent import (
     AcceptedUnused,
     AclBinding,
@@ -32,6 +31,7 @@ from boothnet.verify.batfish.intent import (
     VerifyIntent,
     Zone,
 )
+from boothnet.verify.policy import PolicyPaths
 
 BATFISH_PLATFORM = "cisco_ios"
 

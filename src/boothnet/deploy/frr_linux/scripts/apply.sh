@@ -10,6 +10,7 @@ fi
 [ -f "$dir/nftables.nft" ] && step nft -f "$dir/nftables.nft"
 if [ -f "$dir/frr.conf" ]; then
   step @PYTHON@ @FRR_RELOAD@ --reload --stdout --log-level error @PATHSPACE_ARG@ "$dir/frr.conf"
+  step @PYTHON@ @SD@/bin/ospf_up.py "$dir/frr.conf" @PATHSPACE@
   step install -m 640 -o frr -g frr "$dir/frr.conf" @FRR_CONF@
 fi
 if [ -f "$dir/swanctl.conf" ]; then
