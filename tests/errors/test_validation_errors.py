@@ -453,3 +453,19 @@ def test_ospf_timer_zero(inventory_copy):
     inv = inventory_copy()
     inv.edit(NETWORK, lambda d: d["network"]["ospf"].update(hello=0))
     assert "inv/group_vars/all/network.yml: network.ospf.hello: 0: 1-65535 seconds" in errors_of(inv)
+
+
+def test_two_devices_with_one_router_id(inventory_copy):
+    inv = inventory_copy()
+    inv.edit("host_vars/r2.yml", lambda d: d.update(router_id="10.0.255.1"))
+    assert errors_of(inv) == [
+        "inv/host_vars/r2.yml: router_id: '10.0.255.1': a router ID no other device uses (r1 has it)"]
+
+
+def test_a_throughput_path_from_a_host_to_itself(inventory_copy):
+    inv = inventory_copy()
+    inv.edit("group_vars/all/throughput.yml", lambda d: d["throughput"].update(
+        paths=[{"name": "loop", "from": "h1", "to": "h1"}]))
+    assert errors_of(inv) == [
+        "inv/group_vars/all/throughput.yml: throughput.paths[0].to: 'h1': another endpoint than the path's "
+        "source h1 (a host to itself crosses no network)"]

@@ -59,6 +59,18 @@ class DeviceChecks(CheckBase):
                     str(device.mgmt_address),
                     f"an address in the management subnet {self.net.settings.mgmt_subnet}",
                 )
+        self._router_ids()
+
+    def _router_ids(self) -> None:
+        """OSPF cannot bring up two routers with one router ID (a device without one uses its
+        management address)."""
+        owners: dict[object, str] = {}
+        for name, device in sorted(self.net.devices.items()):
+            rid = device.router_id or device.mgmt_address
+            if rid in owners and device.router_id is not None:
+                self.add(self.src[f"host:{name}"], "router_id", str(rid),
+                         f"a router ID no other device uses ({owners[rid]} has it)")
+            owners.setdefault(rid, name)
 
     def names(self) -> None:
         """VLAN names, and the ACL names made from them, valid on every platform that renders them."""

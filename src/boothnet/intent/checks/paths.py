@@ -15,4 +15,7 @@ class PathChecks(CheckBase):
             for field, value in (("from", path.source), ("to", path.destination)):
                 if value not in self.net.endpoints:
                     self.add(self.src["throughput"], f"throughput.paths[{index}].{field}", value, "a known endpoint")
+            if path.source == path.destination:
+                self.add(self.src["throughput"], f"throughput.paths[{index}].to", path.destination,
+                         f"another endpoint than the path's source {path.source} (a host to itself crosses no network)")
 
