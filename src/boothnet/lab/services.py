@@ -128,6 +128,9 @@ def load_nftables(ns: str, ruleset: Path, node: str) -> None:
     run(in_ns(ns, "nft", "-f", str(ruleset)), f"nft -f {ruleset} on {node}")
 
 
+ZEBRA_NETLINK_BUFFER = "90000000"
+
+
 def frr_daemons(frr_conf: str) -> list[str]:
     """The FRR daemons a config needs: zebra and staticd always, ospfd only with `router ospf`,
     bgpd only with `router bgp` (an L2-only node runs no ospfd). `router ospf6` is not ospfd."""
@@ -168,8 +171,10 @@ def start_frr(
     pids: dict[str, int] = {}
     for d in frr_daemons(daemons_for.read_text() if daemons_for else conf_text):
         (rundir / f"{d}.pid").unlink(missing_ok=True)
-        # -P 0: no TCP vty port; vtysh talks over the pathspace's unix sockets
-        run(in_ns(ns, str(FRR_BIN / d), "-N", pathspace, "-d", "-P", "0"), f"{d} on {node}")
+        # -P 0: no TCP vty port; vtysh talks over the pathspace's unix sockets. zebra's netlink
+        # buffer as Debian's /etc/frr/daemons sets it: a smaller one misses addresses in a burst
+        options = ["-s", ZEBRA_NETLINK_BUFFER] if d == "zebra" else []
+        run(in_ns(ns, str(FRR_BIN / d), "-N", pathspace, "-d", "-P", "0", *options), f"{d} on {node}")
         pids[d] = _read_pid(rundir / f"{d}.pid")
     run(in_ns(ns, "vtysh", "-N", pathspace, "-b"), f"vtysh -b on {node} ({frr_conf})")
     return pids

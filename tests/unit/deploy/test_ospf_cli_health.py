@@ -65,3 +65,11 @@ def test_the_model_says_which_routers_share_a_transit_vlan():
     models = derive_network(load_network(INVENTORIES / "sc-booth"))
     model = {"ospf": {"neighbors": models["core1"].ospf.neighbors}}
     assert intended_neighbors(model) == {"Vlan60": {"10.10.60.2": "brt1", "10.10.60.3": "bgw1"}}
+
+
+def test_ospf_up_reads_the_areas_frr_conf_names_per_interface():
+    from boothnet.deploy.frr_linux.scripts.ospf_up import configured
+
+    conf = (Path(__file__).parents[2] / "golden" / "sc-booth" / "brt1" / "frr.conf").read_text()
+    assert configured(conf) == {"br60": "0"}
+    assert configured(conf.replace("router ospf", "router bgp 65000")) == {}  # no OSPF process: nothing to enable

@@ -1,12 +1,15 @@
 """OSPF on every interface the config names, after frr-reload (stdlib only: runs on the device).
 
-The race it closes: a day-0 apply creates the VLAN bridges and addresses, then frr-reload
-sends `interface X / ip ospf area A` and `router ospf` to ospfd. When zebra's news of an
-interface or its address reaches ospfd after that (the order across the daemons is not fixed),
-ospfd keeps the area in its config but never enables OSPF there: `show ip ospf interface`
-says "OSPF not enabled" although the running config names the area. Each such interface that
-is up with an IPv4 address gets its area set again, which enables it; exit 1 names the
-interfaces still without OSPF after the wait.
+The race it closes: a day-0 apply creates the VLAN bridges and their addresses in one burst,
+then frr-reload sends `interface X / ip ospf area A` and `router ospf` to ospfd. Under load
+zebra can miss the kernel's news of an address (seen here: `show interface br30` with no
+`inet` line while the kernel has it); ospfd, which learns addresses from zebra, then keeps the
+area in its config but never enables OSPF there: `show ip ospf interface` says "OSPF not
+enabled" although the running config names the area. Each such interface that is up with an
+IPv4 address gets its addresses announced again where zebra lacks them, else its area set
+again; if that has not helped half way through the wait, the OSPF process is cleared once;
+exit 1 names the interfaces still without OSPF after the wait (the commit then restores the
+backup).
 
 usage: ospf_up.py FRR_CONF [PATHSPACE] [SECONDS]
 """
@@ -41,6 +44,20 @@ def vtysh(pathspace: str, *commands: str) -> str:
     return subprocess.run(argv, capture_output=True, text=True, timeout=30).stdout
 
 
+def kernel_addresses(interface: str) -> list[list[str]]:
+    """The interface's IPv4 addresses as `ip addr add` takes them (address, and brd if set)."""
+    out = subprocess.run(["ip", "-4", "-o", "addr", "show", "dev", interface], capture_output=True, text=True)
+    found = []
+    for line in out.stdout.splitlines():
+        words = line.split()
+        if "inet" in words:
+            address = [words[words.index("inet") + 1]]
+            if "brd" in words:
+                address += ["brd", words[words.index("brd") + 1]]
+            found.append(address)
+    return found
+
+
 def ready(interface: str) -> bool:
     """Up, with an IPv4 address: an interface OSPF can run on."""
     try:
@@ -49,8 +66,22 @@ def ready(interface: str) -> bool:
                 return False
     except OSError:
         return False
-    out = subprocess.run(["ip", "-4", "-o", "addr", "show", "dev", interface], capture_output=True, text=True)
-    return bool(out.stdout.strip())
+    return bool(kernel_addresses(interface))
+
+
+def zebra_lacks_address(pathspace: str, interface: str) -> bool:
+    """zebra missed the kernel's news of the address (seen under load: a burst of new bridges
+    and addresses); ospfd, told by zebra, then has no subnet to run OSPF on."""
+    known = {ln.split()[1] for ln in vtysh(pathspace, f"show interface {interface}").splitlines()
+             if ln.split()[:1] == ["inet"]}
+    return any(address[0] not in known for address in kernel_addresses(interface))
+
+
+def tell_zebra(interface: str) -> None:
+    """The same addresses again: the kernel announces them anew."""
+    for address in kernel_addresses(interface):
+        subprocess.run(["ip", "addr", "del", address[0], "dev", interface], capture_output=True)
+        subprocess.run(["ip", "addr", "add", *address, "dev", interface], capture_output=True)
 
 
 def not_enabled(pathspace: str, areas: dict[str, str]) -> list[str]:
@@ -66,9 +97,21 @@ def main(argv: list[str]) -> int:
         areas = configured(f.read())
     pathspace = argv[2] if len(argv) > 2 else ""
     deadline = time.monotonic() + (float(argv[3]) if len(argv) > 3 else 20.0)
+    start = time.monotonic()
+    cleared = False
     missing = not_enabled(pathspace, areas)
     while missing and time.monotonic() < deadline:
+        if not cleared and time.monotonic() - start > (deadline - start) / 2:
+            # setting the area again did not help: ospfd's view of the interfaces is stale
+            print("boothnet-apply: clearing the OSPF process to re-read its interfaces", file=sys.stderr)
+            vtysh(pathspace, "clear ip ospf process")
+            cleared = True
         for interface in missing:
+            if zebra_lacks_address(pathspace, interface):
+                print(f"boothnet-apply: OSPF not enabled on {interface} after reload: zebra missed its address; "
+                      "adding it again", file=sys.stderr)
+                tell_zebra(interface)
+                continue
             print(f"boothnet-apply: OSPF not enabled on {interface} after reload: setting area "
                   f"{areas[interface]} again", file=sys.stderr)
             vtysh(pathspace, "configure terminal", f"interface {interface}", f"no ip ospf area {areas[interface]}",
@@ -76,11 +119,9 @@ def main(argv: list[str]) -> int:
         time.sleep(0.5)
         missing = not_enabled(pathspace, areas)
     if missing:
-        zebra = {i: [ln.strip() for ln in vtysh(pathspace, f"show interface {i}").splitlines()
-                     if "inet " in ln or "index" in ln] + [vtysh(pathspace, f"show ip ospf interface {i} json")]
-                 for i in missing}
-        print(f"boothnet-apply: OSPF not enabled on {', '.join(missing)} although frr.conf names an area there "
-              f"(zebra: {zebra})", file=sys.stderr)
+        lacking = [i for i in missing if zebra_lacks_address(pathspace, i)]
+        print(f"boothnet-apply: OSPF not enabled on {', '.join(missing)} although frr.conf names an area there"
+              + (f" (zebra does not know the address of {', '.join(lacking)})" if lacking else ""), file=sys.stderr)
         return 1
     return 0
 
