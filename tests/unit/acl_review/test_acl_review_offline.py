@@ -116,3 +116,23 @@ def test_newly_denied_only_passes_the_gate(pair):
     assert {(f.dst_ip, f.port) for f in review.denied} == {("10.10.20.254", 80), ("10.10.20.254", 443)}
     assert {f.kind for f in review.denied} == {DENIED} and len(review.denied) == 32
     assert PERMITTED not in {f.kind for f in review.findings}
+
+
+def test_a_head_whose_acls_contradict_its_policy_fails_the_gate_by_flow(pair, monkeypatch):
+    """The shadowing compiler of issue 33 planted back: an outside rule moved before a ping rule."""
+    from boothnet.derive.policy import PolicyCompiler
+    from tests.unit.test_policy_property import shadowing_inbound
+
+    def outside_first(data):
+        rules = data["policy"]["rules"]
+        rules.insert(0, rules.pop(next(i for i, r in enumerate(rules) if r["name"] == "production-to-show")))
+        rules.append({"name": "ping-anywhere", "from": "any", "to": "any", "proto": "icmp", "action": "permit"})
+
+    clean = pair(outside_first)
+    assert clean.against_intent == {"base": [], "head": []}
+    monkeypatch.setattr(PolicyCompiler, "inbound", shadowing_inbound)
+    review = pair()
+    assert review.exit_code == 3 and review.against_intent["base"] == []  # outside rules last: no later rule to shadow
+    assert any(line.startswith("10.10.10.254 -> 10.110.1.254 icmp: the intent permits it (rule ping-anywhere), "
+                               "but core1 ACL BOOTH_LAN_IN denies it") for line in review.head_contradicts_intent)
+    assert "head's compiled ACLs decide" in review.files["md"].read_text()

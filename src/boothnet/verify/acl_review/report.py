@@ -28,6 +28,8 @@ class AclReview:
     files: dict[str, Path] = field(default_factory=dict)
     # With Batfish: changes only one method found (the offline evaluator runs beside it).
     disagreements: list[str] = field(default_factory=list)
+    # Each side's compiled ACLs against its own policy (verify.policy): "base"/"head" -> mismatches
+    against_intent: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def permitted(self) -> list[AclFinding]:
@@ -42,8 +44,12 @@ class AclReview:
         return [f for f in self.findings if f.gate]
 
     @property
+    def head_contradicts_intent(self) -> list[str]:
+        return self.against_intent.get("head", [])
+
+    @property
     def exit_code(self) -> int:
-        return GATE_EXIT if self.gated else 0
+        return GATE_EXIT if self.gated or self.head_contradicts_intent else 0
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -53,7 +59,7 @@ class AclReview:
             "method": self.method,
             "batfish": self.batfish,
             "gate": {
-                "status": str(Status.of(not self.gated)),
+                "status": str(Status.of(not self.exit_code)),
                 "exit_code": self.exit_code,
                 "needs_sign_off": len(self.gated),
             },
@@ -61,6 +67,7 @@ class AclReview:
             "newly_permitted": [f.to_dict() for f in self.permitted],
             "newly_denied": [f.to_dict() for f in self.denied],
             "disagreements": self.disagreements,
+            "compiled_against_intent": self.against_intent,
             "configs": self.configs,
         }
 
@@ -181,6 +188,9 @@ def review_markdown(r: AclReview) -> str:
             f"sign-off ({into_secure} into the secured network, {len(gated) - into_secure} between "
             "research and production)."
         )
+    elif r.head_contradicts_intent:
+        verdict = (f"**GATE: FAIL (exit {GATE_EXIT})**: head's compiled ACLs decide "
+                   f"{len(r.head_contradicts_intent)} flow(s) otherwise than its own policy.")
     else:
         verdict = (
             "**GATE: PASS (exit 0)**: nothing newly permitted into the secured network or between research "
@@ -215,6 +225,15 @@ def review_markdown(r: AclReview) -> str:
         "",
         *_table(r.denied, DENIED),
         "",
+        "## COMPILED AGAINST INTENT",
+        "",
+        "Each side's compiled ACLs against its own policy, for every representative flow at every ACL on "
+        "its path (the verify stage's policy check, offline):",
+        "",
+        *[f"- {side}: " + (f"{len(found)} flow(s) decided otherwise than the policy" if found else "equal")
+          for side, found in sorted(r.against_intent.items())],
+        *[f"  - {line}" for line in r.head_contradicts_intent[:20]],
+        "",
         *(["## DISAGREEMENT between Batfish and the offline evaluator", "",
             *[f"- {d}" for d in r.disagreements], ""] if r.disagreements else []),
         "## How to read this",
@@ -238,7 +257,7 @@ def write_review(r: AclReview, out_dir: Path) -> dict[str, Path]:
 def review_facts(r: AclReview) -> dict[str, object]:
     """What the boothnet_acl_review task returns."""
     return {
-        "gate": str(Status.of(not r.gated)),
+        "gate": str(Status.of(not r.exit_code)),
         "method": r.method,
         "batfish": r.batfish,
         "newly_permitted": len(r.permitted),

@@ -31,6 +31,7 @@ from boothnet.verify.batfish.from_intent import batfish_context, verify_intent_f
 from boothnet.verify.batfish.report import Status
 from boothnet.verify.batfish.review import review_change
 from boothnet.verify.batfish.service import find_host, service_status
+from boothnet.verify.policy import PolicyPaths
 
 WORKING_TREE = "working tree"
 
@@ -65,6 +66,8 @@ def review_intents(
         for side, inv in (("base", base_inventory), ("head", head_inventory))
     }
     review = AclReview(head_net.name, base_label, head_label, OFFLINE, "", configs=configs)
+    review.against_intent = {side: [m.describe() for m in PolicyPaths(net, derive_network(net)).mismatches()]
+                             for side, net in (("base", base_net), ("head", head_net))}
     zones = ZoneMap.from_networks(head_net, base_net)
     status = service_status(find_host(host, Layout(build_root, head_net.name).batfish_service), require)
     if status.reachable:
