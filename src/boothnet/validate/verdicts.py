@@ -18,7 +18,12 @@ def stage_status(rows: list) -> Status:
 def timed_stage(stages: list[Stage], name: str, run: Callable[[], list], empty: str = "nothing to check") -> list:
     """Run one stage, append its Stage and return its rows."""
     started = time.monotonic()
-    rows = run()
+    try:
+        rows = run()
+    except Exception as exc:  # noqa: BLE001 - one stage that cannot run never loses the others
+        stages.append(Stage(name=name, status=Status.ERROR, duration_s=round(time.monotonic() - started, 1),
+                            reason=f"the {name} stage could not run: {type(exc).__name__}: {exc}"))
+        return []
     status = stage_status(rows)
     bad = sum(row.verdict != "PASS" for row in rows)
     reason = {"NOT RUN": empty, "FAIL": f"{bad} of {len(rows)} checks did not pass",

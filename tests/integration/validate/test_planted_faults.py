@@ -290,3 +290,25 @@ def test_a_whole_run_with_a_planted_leak_fails_naming_it_in_the_report(lab) -> N
     isolation_stage = next(s for s in results.stages if s.name == "isolation")
     assert isolation_stage.note and "4 host pairs x 70 probes" in isolation_stage.note
     assert "seed 2026" in isolation_stage.note
+
+
+def test_a_dead_lldpd_makes_its_cables_error_and_the_run_goes_on(lab) -> None:
+    """Issue 34: lldpd dead on one device brought the whole validate-lab down (exit 70, no report)."""
+    from boothnet.lab.lldp import _lldpd_pids, start_lldpd
+    from boothnet.lab.services import kill_pids
+
+    net, build = lab
+    kill_pids(_lldpd_pids("lab-mini-r2"))
+    try:
+        results = run_validate(INVENTORY, build, throughput=False, isolation_seed=SEED)
+    finally:
+        start_lldpd("lab-mini-r2", "r2")
+    stages = {s.name: s.status for s in results.stages}
+    # r1's end of their link hears nothing either: that row FAILs, r2's own rows are ERROR
+    assert stages["cabling"] != "PASS" and stages["isolation"] == stages["mtu"] == stages["drift"] == "PASS", stages
+    errors = [r for r in results.cabling if r.verdict == "ERROR"]
+    assert [(r.device, r.cable) for r in errors] == [("r2", "every cable of r2")]
+    assert "r2's LLDP neighbours could not be read: lldpcli for lab-mini-r2" in (errors[0].cause or "")
+    assert summarize(results).overall != "PASS"
+    write_report(results, build / "report")
+    assert failed(run_cabling(net, "segment", quiet)) == []
