@@ -27,6 +27,7 @@ from boothnet.validate.plan import (
     ThroughputTest,
     expected_for,
     host_prefix,
+    path_mtu,
     throughput_tests,
 )
 from boothnet.validate.results import MtuRow, Stage
@@ -215,7 +216,8 @@ def run_throughput_tests(
                 with ThreadPoolExecutor(max_workers=len(test.clients)) as pool:
                     measure = partial(_measure, net, runner, test, tool, together)
                     measured = list(pool.map(measure, test.clients, blocks))
-                result = judge(combine(measured, test.name), expected, net.throughput.pass_ratio)
+                result = judge(combine(measured, test.name), expected, net.throughput.pass_ratio,
+                               path_mtu=path_mtu(net, test.clients[0], test.server, tunnel_mtu))
             except (ValueError, RuntimeError) as exc:  # no port block; a server that never listened
                 result = judge(ThroughputResult(tool=tool, succeeded=False, error=str(exc), path=test.name,
                                                 source=test.clients[0].name, destination=test.server.name),

@@ -312,3 +312,21 @@ def test_a_dead_lldpd_makes_its_cables_error_and_the_run_goes_on(lab) -> None:
     assert summarize(results).overall != "PASS"
     write_report(results, build / "report")
     assert failed(run_cabling(net, "segment", quiet)) == []
+
+
+def test_a_file_server_cable_losing_one_frame_in_a_hundred_fails_on_retransmits(lab) -> None:
+    """Issue 34: 1 % of the frames arriving at a file server lost kept 0.99 of the limit and PASSed."""
+    net, _ = lab
+    for rule in (["add", "table", "inet", "plant"],
+                 ["add", "chain", "inet", "plant", "in", "{ type filter hook input priority 0; }"],
+                 ["add", "rule", "inet", "plant", "in", "meta", "l4proto", "tcp", "numgen", "random", "mod", "100",
+                  "0", "drop"]):
+        nft("h4", *rule)
+    try:
+        results = run_throughput_tests(net, netns_runner, quiet)
+    finally:
+        nft("h4", "delete", "table", "inet", "plant")
+    iperf3 = next(r for r in results if r.tool == "iperf3")
+    assert iperf3.verdict == "FAIL" and iperf3.retransmits, iperf3
+    assert "retransmits" in (iperf3.explanation or "") and "frames are lost between h3 and h4" in iperf3.explanation
+    assert failed(run_throughput_tests(net, netns_runner, quiet)) == []

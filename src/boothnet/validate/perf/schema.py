@@ -14,7 +14,15 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from boothnet.status import Status
-from boothnet.validate.perf.formula import DEFAULT_PASS_RATIO, faster_than_limit, verdict, window_advice
+from boothnet.validate.perf.formula import (
+    DEFAULT_PASS_RATIO,
+    RETRANSMIT_LIMIT,
+    TCP_IP_HEADERS,
+    faster_than_limit,
+    retransmit_rate,
+    verdict,
+    window_advice,
+)
 
 Tool = Literal["iperf3", "nuttcp"]
 SCHEMA_VERSION = 1
@@ -106,12 +114,23 @@ def judge(
     ratio: float = DEFAULT_PASS_RATIO,
     *,
     path: str | None = None,
+    path_mtu: int | None = None,
 ) -> ThroughputResult:
     """Copy of ``result`` with expected, verdict and window advice filled in.
 
-    A run that failed (tool error, nothing measured) is a FAIL whatever the numbers say.
+    A run that failed (tool error, nothing measured) is a FAIL whatever the numbers say. With
+    ``path_mtu`` (a LAN path) a TCP test also fails when it retransmits more than
+    RETRANSMIT_LIMIT of its segments: the rate can hold while frames are lost.
     """
     ok = result.succeeded and verdict(result.throughput, expected_bps, ratio) == "PASS"
+    lossy = None
+    if path_mtu is not None and result.protocol == "tcp":
+        rate = retransmit_rate(result.retransmits, result.bytes, result.mss or path_mtu - TCP_IP_HEADERS)
+        if rate is not None and rate > RETRANSMIT_LIMIT:
+            ok = False
+            lossy = (f"{result.retransmits} retransmits, {rate:.2%} of the segments sent (at most "
+                     f"{RETRANSMIT_LIMIT:.1%}): frames are lost between {result.source} and {result.destination} "
+                     "(a bad cable or a dropping port)")
     advice = None
     if result.rtt_ms:
         advice = window_advice(expected_bps, result.rtt_ms, result.window).text
@@ -123,6 +142,8 @@ def judge(
     }
     if result.succeeded and (too_fast := faster_than_limit(result.throughput, expected_bps)):
         update["explanation"] = too_fast
+    if lossy:
+        update["explanation"] = lossy
     if path is not None:
         update["path"] = path
     return result.model_copy(update=update)
