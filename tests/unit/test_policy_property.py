@@ -76,3 +76,14 @@ def test_the_property_finds_the_planted_bug_in_generated_policies(monkeypatch):
     monkeypatch.setattr(PolicyCompiler, "inbound", shadowing_inbound)
     with pytest.raises(AssertionError, match=r"the intent permits it \(rule r\d\).* \(compiled from rule r\d\)"):
         test_every_compiled_acl_decides_as_the_intent()
+
+
+def test_a_network_with_more_flows_than_the_limit_is_sampled_and_says_so():
+    net = reference("sc-booth")
+    models = derive_network(net)
+    whole = PolicyPaths(net, models)
+    assert whole.sampled is None and len(whole.flows) == whole.total == 6900
+    sample = PolicyPaths(net, models, limit=1000)
+    assert len(sample.flows) <= 1000 and set(sample.flows) <= set(whole.flows)
+    assert sample.sampled == f"a seeded sample of {len(sample.flows):,} of the 6,900 representative flows"
+    assert sample.flows == PolicyPaths(net, models, limit=1000).flows  # seeded: the same sample again

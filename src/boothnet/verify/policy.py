@@ -11,15 +11,21 @@ Transit VLANs (other routers on them) carry no ACL by design, so no flow starts 
 
 from __future__ import annotations
 
+import math
+import random
+from collections import Counter
 from dataclasses import dataclass
 from ipaddress import IPv4Address, IPv4Network
 
 from boothnet.derive import DeviceModel
 from boothnet.derive.policy import compiler_of, policy_decision, secure_decision, source_decision
 from boothnet.intent.model import Network, Vlan
-from boothnet.verify.flows import AclView, Probe, acl_views, probes
+from boothnet.verify.flows import AclView, Probe, acl_views, probe_addresses, probe_services
 
 OUTSIDE_IN = "OUTSIDE_IN"
+# Every representative flow up to this many (sc-booth has 6,900); a show floor of hundreds of
+# VLANs has millions, so it gets a seeded sample of sources and destinations, said in the report.
+MAX_FLOWS = 20_000
 VERB = {"permit": "permits", "deny": "denies"}
 
 
@@ -57,24 +63,60 @@ def flow_text(flow: Probe) -> str:
 class PolicyPaths:
     """Where each representative flow meets an ACL, and what the intent decides there."""
 
-    def __init__(self, net: Network, models: dict[str, DeviceModel]):
+    def __init__(self, net: Network, models: dict[str, DeviceModel], limit: int | None = None, seed: int = 0):
         self.net, self.models = net, models
         self.compiler = compiler_of(net)
         self.views = acl_views(models)
-        self.flows = probes([net], [models])
         self._vlans = sorted(net.vlans, key=lambda v: v.subnet.prefixlen, reverse=True)
+        self._home: dict[IPv4Address, Vlan | None] = {}
+        self._acl_at = {(view.device, view.acl.direction, view.scope): view for view in self.views.values()}
+        self.flows, self.total = self._flows(limit, seed)
         tunnel = net.vpn
         self._tunnel = [] if tunnel is None else [
             (b.subnet, h.subnet) for b in net.selected_vlans(tunnel.booth_subnets)
             for h in net.selected_vlans(tunnel.home_subnets)]
 
+    @property
+    def sampled(self) -> str | None:
+        """How the flows were sampled, when they were."""
+        if len(self.flows) >= self.total:
+            return None
+        return f"a seeded sample of {len(self.flows):,} of the {self.total:,} representative flows"
+
+    def _flows(self, limit: int | None, seed: int) -> tuple[list[Probe], int]:
+        """Every representative flow between addresses in different subnets (the ACL review's
+        set), or, above `limit`, a seeded sample of sources, each with a sample of destinations."""
+        addrs = probe_addresses([self.net], [self.models])
+        services = probe_services([self.net])
+        home = {a: self.vlan_of(a) for a in addrs}
+        together = Counter(id(v) for v in home.values() if v is not None)  # addresses per VLAN
+
+        def destinations(src: IPv4Address) -> list[IPv4Address]:
+            return [d for d in addrs if d != src and (home[d] is None or home[d] is not home[src])]
+
+        total = sum(len(addrs) - (together[id(home[a])] if home[a] is not None else 1) for a in addrs)
+        total *= len(services)
+        sources = addrs
+        keep: int | None = None
+        if limit is not None and total > limit:
+            # as many sources as destinations each: the Batfish questions grow with the sources
+            keep = max(1, math.isqrt(limit // len(services)))
+            rng = random.Random(seed)
+            sources = sorted(rng.sample(addrs, min(keep, len(addrs))))
+        per_source = {src: destinations(src) for src in sources}
+        if keep is not None:
+            per_source = {src: sorted(rng.sample(dsts, min(keep, len(dsts)))) for src, dsts in per_source.items()}
+        flows = [Probe(src, dst, proto, port) for src, dsts in per_source.items() for dst in dsts
+                 for proto, port in services]
+        return flows, total
+
     def vlan_of(self, address: IPv4Address) -> Vlan | None:
-        return next((v for v in self._vlans if address in v.subnet), None)
+        if address not in self._home:
+            self._home[address] = next((v for v in self._vlans if address in v.subnet), None)
+        return self._home[address]
 
     def _view(self, vlan: Vlan, direction: str) -> AclView | None:
-        return next((view for (device, _), view in self.views.items()
-                     if device == vlan.gateway and view.acl.direction == direction
-                     and view.scope == vlan.subnet), None)
+        return self._acl_at.get((vlan.gateway, direction, vlan.subnet))
 
     def _uplink_view(self) -> AclView | None:
         uplink = self.net.uplink

@@ -31,7 +31,7 @@ from boothnet.verify.batfish.intent import (
     VerifyIntent,
     Zone,
 )
-from boothnet.verify.policy import PolicyPaths
+from boothnet.verify.policy import MAX_FLOWS, PolicyPaths
 
 BATFISH_PLATFORM = "cisco_ios"
 
@@ -174,12 +174,12 @@ def _cluster_flows(net: Network) -> list[PathFlow]:
     return flows
 
 
-def policy_queries(net: Network, models: dict[str, DeviceModel]) -> tuple[PolicyQuery, ...]:
+def policy_queries(paths: PolicyPaths) -> tuple[PolicyQuery, ...]:
     """The intent's decision for every representative flow at every ACL on its path, in as few
     searchFilters questions as keep each one a product of sources, destinations and ports that
     the intent decides alike (sc-booth: 6,880 decisions in 184 questions)."""
     decided: dict[tuple[str, str, str, str, str], dict[tuple[str, int | None], str]] = {}
-    for e in PolicyPaths(net, models).expectations():
+    for e in paths.expectations():
         key = (e.device, e.acl, e.flow.proto, e.action, str(e.flow.src))
         decided.setdefault(key, {})[(str(e.flow.dst), e.flow.port)] = e.rule
     by_ports: dict[tuple[str, str, str, str, str, tuple[str, ...]], list[int | None]] = {}
@@ -223,6 +223,7 @@ def verify_intent_from_model(net: Network, models: dict[str, DeviceModel] | None
         if any(i.kind == "trunk" for i in m.interfaces)
     )
     secure, vpn_gateways, vpn_flows = _vpn(net, models)
+    paths = PolicyPaths(net, models, limit=MAX_FLOWS)
     bindings = tuple(
         AclBinding(IfaceRef(name, acl.interface), acl.name, acl.direction)
         for name, m in models.items()
@@ -248,8 +249,8 @@ def verify_intent_from_model(net: Network, models: dict[str, DeviceModel] | None
         flows=tuple(vpn_flows + _cluster_flows(net)),
         acl_interfaces=bindings,
         accepted_unused=accepted_unused,
-        policy=policy_queries(net, models),
-        extra={"network": net.name},
+        policy=policy_queries(paths),
+        extra={"network": net.name, **({"policy_sample": paths.sampled} if paths.sampled else {})},
     )
 
 

@@ -43,13 +43,21 @@ def verify_from_answers(
         run("isolation", [a.isolation], lambda: ck.check_isolation(a.isolation or [], intent)),
         run("secure_network", [a.secure],
             lambda: ck.check_secure_network(a.secure or [], intent)),
-        run("policy", [a.policy], lambda: ck.check_policy_decisions(a.policy or [])),
+        _noted(run("policy", [a.policy], lambda: ck.check_policy_decisions(a.policy or [])),
+               intent.extra.get("policy_sample")),
         run("acl_lines", [a.filter_lines], lambda: ck.check_acl_lines(a.filter_lines)),
         run("ipsec", [a.ipsec], lambda: ck.check_ipsec(a.ipsec, intent)),
         run("ospf", [a.ospf], lambda: ck.check_ospf(a.ospf)),
         run("path_mtu", [a.traces, a.interface_properties],
             lambda: ck.check_path_mtu(a.traces or {}, a.interface_properties, intent, configs)),
     ]
+
+
+def _noted(result: CheckResult, note: str | None) -> CheckResult:
+    """A check that asked a sample says so, whatever its status."""
+    if note:
+        result.reason = f"{note}; {result.reason}" if result.reason else note
+    return result
 
 
 def skipped_report(reason: str, host: str | None, service: str) -> VerifyReport:
