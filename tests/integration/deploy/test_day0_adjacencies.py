@@ -63,7 +63,9 @@ def ospf_missing(state_dir: Path) -> list[str]:
 def test_day0_deploy_brings_ospf_up_on_every_interface_its_config_names(attempt, tmp_path):
     inventory = copy_inventory(INVENTORY, tmp_path / "inv", NETWORK, "198.18.5.0/24")
     with running_lab(inventory, tmp_path / "build", configs="day0") as (_, state_dir):
-        res, devices = deploy(state_dir / "inventory.yml", tmp_path / "build")
+        # 60 s for the adjacencies: the lab's 1 s hellos and 4 s dead interval flap while the
+        # machine is busy (seen at 30 s with another process on both cores)
+        res, devices = deploy(state_dir / "inventory.yml", tmp_path / "build", "-e", "deploy_health_timeout=60")
         assert res.returncode == 0, (res.stdout + res.stderr)[-3000:]
         assert {d: r["outcome"] for d, r in devices.items()} == dict.fromkeys(devices, "new-confirmed")
         assert ospf_missing(state_dir) == []
