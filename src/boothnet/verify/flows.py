@@ -120,3 +120,14 @@ def probes(nets: list[Network], models: list[dict[str, DeviceModel]]) -> list[Pr
                 continue
             out += [Probe(src, dst, proto, port) for proto, port in services]
     return out
+
+
+def tunnel_pairs(nets: list[Network]) -> list[tuple[IPv4Network, IPv4Network]]:
+    """(booth, home) subnet pairs of each VPN, both ways: their traffic crosses the tunnel."""
+    pairs = []
+    for net in nets:
+        if net.vpn:
+            booth = [v.subnet for v in net.selected_vlans(net.vpn.booth_subnets)]
+            home = [v.subnet for v in net.selected_vlans(net.vpn.home_subnets)]
+            pairs += [(b, h) for b in booth for h in home] + [(h, b) for b in booth for h in home]
+    return pairs

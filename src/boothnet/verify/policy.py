@@ -20,7 +20,7 @@ from ipaddress import IPv4Address, IPv4Network
 from boothnet.derive import DeviceModel
 from boothnet.derive.policy import compiler_of, policy_decision, secure_decision, source_decision
 from boothnet.intent.model import Network, Vlan
-from boothnet.verify.flows import AclView, Probe, acl_views, probe_addresses, probe_services
+from boothnet.verify.flows import AclView, Probe, acl_views, probe_addresses, probe_services, tunnel_pairs
 
 OUTSIDE_IN = "OUTSIDE_IN"
 # Every representative flow up to this many (sc-booth has 6,900); a show floor of hundreds of
@@ -49,9 +49,8 @@ class Mismatch:
     rule: str | None  # the rule the deciding line was compiled from
 
     def describe(self) -> str:
-        e, f = self.expected, self.expected.flow
-        service = f.proto + (f"/{f.port}" if f.port is not None else "")
-        return (f"{f.src} -> {f.dst} {service}: the intent {VERB[e.action]} it (rule {e.rule}), but {e.device} "
+        e = self.expected
+        return (f"{flow_text(e.flow)}: the intent {VERB[e.action]} it (rule {e.rule}), but {e.device} "
                 f"ACL {e.acl} {VERB[self.action]} it at '{self.line}'"
                 + (f" (compiled from rule {self.rule})" if self.rule else ""))
 
@@ -70,11 +69,8 @@ class PolicyPaths:
         self._vlans = sorted(net.vlans, key=lambda v: v.subnet.prefixlen, reverse=True)
         self._home: dict[IPv4Address, Vlan | None] = {}
         self._acl_at = {(view.device, view.acl.direction, view.scope): view for view in self.views.values()}
+        self._tunnel = tunnel_pairs([net])
         self.flows, self.total = self._flows(limit, seed)
-        tunnel = net.vpn
-        self._tunnel = [] if tunnel is None else [
-            (b.subnet, h.subnet) for b in net.selected_vlans(tunnel.booth_subnets)
-            for h in net.selected_vlans(tunnel.home_subnets)]
 
     @property
     def sampled(self) -> str | None:

@@ -10,22 +10,11 @@ protocol/port either policy mentions, plus an unlisted "other" port per protocol
 from __future__ import annotations
 
 from dataclasses import dataclass
-from ipaddress import IPv4Network
 
 from boothnet.derive import DeviceModel
 from boothnet.intent.model import Network
 from boothnet.verify.acl_review.model import DENIED, PERMITTED, AclFinding, ZoneMap
-from boothnet.verify.flows import NO_ACL, acl_views, probes
-
-
-def _tunnel_pairs(nets: list[Network]) -> list[tuple[IPv4Network, IPv4Network]]:
-    pairs = []
-    for net in nets:
-        if net.vpn:
-            booth = [v.subnet for v in net.selected_vlans(net.vpn.booth_subnets)]
-            home = [v.subnet for v in net.selected_vlans(net.vpn.home_subnets)]
-            pairs += [(b, h) for b in booth for h in home] + [(h, b) for b in booth for h in home]
-    return pairs
+from boothnet.verify.flows import NO_ACL, acl_views, probes, tunnel_pairs
 
 
 @dataclass
@@ -46,7 +35,7 @@ def diff_models(
     nets = [base_net, head_net]
     base, head = acl_views(base_models), acl_views(head_models)
     flow_set = probes(nets, [base_models, head_models])
-    tunnels = _tunnel_pairs(nets)
+    tunnels = tunnel_pairs(nets)
     zones = ZoneMap.from_networks(head_net, base_net)
     findings: list[AclFinding] = []
     decisions = 0
