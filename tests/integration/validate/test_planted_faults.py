@@ -328,5 +328,5 @@ def test_a_file_server_cable_losing_one_frame_in_a_hundred_fails_on_retransmits(
         nft("h4", "delete", "table", "inet", "plant")
     iperf3 = next(r for r in results if r.tool == "iperf3")
     assert iperf3.verdict == "FAIL" and iperf3.retransmits, iperf3
-    assert "retransmits" in (iperf3.explanation or "") and "frames are lost between h3 and h4" in iperf3.explanation
+    assert "retransmits" in (iperf3.explanation or "") and "frames are lost on lab: h3 -> h4" in iperf3.explanation
     assert failed(run_throughput_tests(net, netns_runner, quiet)) == []

@@ -78,11 +78,12 @@ def test_a_path_faster_than_its_link_fails_and_says_why():
 def test_a_lan_tcp_test_fails_above_the_retransmit_limit_whatever_its_rate():
     from boothnet.validate.perf.schema import ThroughputResult, judge
 
-    measured = ThroughputResult(tool="iperf3", succeeded=True, source="r01-cn1", destination="r01-fs",
+    measured = ThroughputResult(tool="iperf3", succeeded=True, source="r01-cn1", destination="10.110.1.20",
+                                path="research-01: r01-cn1 -> r01-fs",
                                 throughput=981e6, bytes=372_000_000, retransmits=466, mss=8948)
     lossy = judge(measured, 990e6, path_mtu=9000)
     assert lossy.verdict == "FAIL"
     assert lossy.explanation == ("466 retransmits, 1.12% of the segments sent (at most 0.1%): frames are lost "
-                                 "between r01-cn1 and r01-fs (a bad cable or a dropping port)")
+                                 "on research-01: r01-cn1 -> r01-fs (a bad cable or a dropping port)")
     assert judge(measured.model_copy(update={"retransmits": 0}), 990e6, path_mtu=9000).verdict == "PASS"
     assert judge(measured, 990e6).verdict == "PASS"  # a WAN test is judged on its own terms

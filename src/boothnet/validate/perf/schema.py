@@ -129,7 +129,7 @@ def judge(
         if rate is not None and rate > RETRANSMIT_LIMIT:
             ok = False
             lossy = (f"{result.retransmits} retransmits, {rate:.2%} of the segments sent (at most "
-                     f"{RETRANSMIT_LIMIT:.1%}): frames are lost between {result.source} and {result.destination} "
+                     f"{RETRANSMIT_LIMIT:.1%}): frames are lost on {path or result.path or result.source} "
                      "(a bad cable or a dropping port)")
     advice = None
     if result.rtt_ms:
