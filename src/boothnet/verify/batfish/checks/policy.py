@@ -11,6 +11,7 @@ from boothnet.verify.batfish import frames as fr
 from boothnet.verify.batfish.checks.common import _action_col, _line_col, _traces_col
 from boothnet.verify.batfish.intent import PolicyQuery, VerifyIntent, ip_in
 from boothnet.verify.batfish.report import Finding
+from boothnet.verify.policy import VERB
 
 
 def permitted_flows(frame: pd.DataFrame) -> list[tuple[Any, dict[str, Any], str, str | None]]:
@@ -114,10 +115,6 @@ def check_acl_lines(frame: pd.DataFrame) -> list[Finding]:
                 "acl_lines", node, f"ACL line '{r['Unreachable_Line']}' can never match: {why}",
                 location=f"ACL {acl}: {r['Unreachable_Line']}", row=r))
     return found
-
-
-
-VERB = {"permit": "permits", "deny": "denies"}
 
 
 def check_policy_decisions(answers: list[tuple[PolicyQuery, pd.DataFrame]]) -> list[Finding]:
