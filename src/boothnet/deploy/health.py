@@ -5,7 +5,8 @@ Three checks, each a list of failure strings (empty = healthy):
 - management: a *new* SSH session reaches the device (the commit's own session can
   survive a change that blocks new ones, so it proves nothing);
 - adjacencies: every OSPF interface the candidate makes active (not passive) that had a
-  Full neighbor before the commit, or is point-to-point, has a Full neighbor again;
+  Full neighbor before the commit, or is point-to-point, has a Full neighbor again, and every
+  neighbour the intent implies there (the model's ``ospf.neighbors``) is up, by name;
 - device: the device's own view, i.e. the running state equals the candidate (an empty
   diff after commit) and no part is left half-applied.
 
