@@ -66,8 +66,10 @@ def review_intents(
         for side, inv in (("base", base_inventory), ("head", head_inventory))
     }
     review = AclReview(head_net.name, base_label, head_label, OFFLINE, "", configs=configs)
-    review.against_intent = {side: [m.describe() for m in PolicyPaths(net, derive_network(net)).mismatches()]
-                             for side, net in (("base", base_net), ("head", head_net))}
+    base_models, head_models = derive_network(base_net), derive_network(head_net)
+    review.against_intent = {side: [m.describe() for m in PolicyPaths(net, models).mismatches()]
+                             for side, net, models in (("base", base_net, base_models),
+                                                       ("head", head_net, head_models))}
     zones = ZoneMap.from_networks(head_net, base_net)
     status = service_status(find_host(host, Layout(build_root, head_net.name).batfish_service), require)
     if status.reachable:
@@ -82,7 +84,7 @@ def review_intents(
                                network=f"{head_net.name}-review")
         if result.status != Status.SKIPPED:
             review.method, review.batfish = BATFISH, f"ran at {status.host}"
-            offline = diff_models(base_net, derive_network(base_net), head_net, derive_network(head_net))
+            offline = diff_models(base_net, base_models, head_net, head_models)
             review.findings, review.disagreements = reconcile(from_batfish(result.changes, zones),
                                                               apply_gate(offline.findings))
             write_review(review, out_dir)
@@ -92,7 +94,7 @@ def review_intents(
         status_reason = status.skip_reason
     progress("offline evaluation (Batfish SKIPPED)")
     review.batfish = f"SKIPPED: {status_reason}"
-    diff = diff_models(base_net, derive_network(base_net), head_net, derive_network(head_net))
+    diff = diff_models(base_net, base_models, head_net, head_models)
     review.findings = apply_gate(diff.findings)
     review.stats = {"flows": diff.flows, "acls": diff.acls, "decisions": diff.decisions}
     write_review(review, out_dir)
