@@ -178,7 +178,12 @@ def swanctl(ns: str, node_dir: Path, *args: str, timeout: float = 20) -> subproc
 def child_sa_installed(ns: str, node_dir: Path, child: str, endpoints: tuple[str, str]) -> bool:
     """True when charon has an INSTALLED CHILD_SA named ``child`` under an IKE SA between
     ``endpoints`` (local, remote): a tunnel that moved to other addresses does not count."""
-    lines = [line.strip() for line in swanctl(ns, node_dir, "--list-sas").stdout.splitlines()]
+    return child_installed(swanctl(ns, node_dir, "--list-sas").stdout, child, endpoints)
+
+
+def child_installed(list_sas: str, child: str, endpoints: tuple[str, str]) -> bool:
+    """``swanctl --list-sas`` output: an INSTALLED CHILD_SA ``child`` between ``endpoints``."""
+    lines = [line.strip() for line in list_sas.splitlines()]
     local = any(line.startswith("local ") and f"@ {endpoints[0]}[" in line for line in lines)
     remote = any(line.startswith("remote ") and f"@ {endpoints[1]}[" in line for line in lines)
     installed = any(line.startswith(f"{child}:") and "INSTALLED" in line for line in lines)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -10,6 +11,8 @@ from boothnet.report.history import RUN_CONFIGS, Comparison, compare, find_run, 
 from boothnet.report.render import ReportPaths, write_report
 from boothnet.report.summary import summarize
 from boothnet.run import Run
+from boothnet.validate.drift import DriftTarget
+from boothnet.validate.floor import reach_floor
 from boothnet.validate.results import Summary, ValidationResults
 from boothnet.validate.stage import run_validate
 
@@ -37,9 +40,10 @@ def lab_configs(run: Run) -> Path:
     return run.layout.configs("lab/configs")
 
 
-def publish(run: Run, results: ValidationResults) -> Published:
-    """The report of a new run, with what changed since the last kept run; the run is kept."""
-    layout, configs = run.layout, lab_configs(run)
+def publish(run: Run, results: ValidationResults, configs: Path | None = None) -> Published:
+    """The report of a new run, with what changed since the last kept run; the run is kept.
+    ``configs``: what the network measured was deployed with (default: the lab's)."""
+    layout, configs = run.layout, configs or lab_configs(run)
     previous = find_run(layout.runs, None)
     comparison = compare(previous, results, configs) if previous else None
     paths = write_report(results, layout.report, run.net, comparison)
@@ -51,6 +55,17 @@ def validate_and_report(run: Run, build_root: Path, **options: Any) -> Published
     """The validate stage in the running lab, then its report, compared and kept (the Ansible
     module's one call)."""
     return publish(run, run_validate(run, build_root, **options))
+
+
+def validate_floor_and_report(run: Run, build_root: Path, devices: list[DriftTarget],
+                              hosts: Mapping[str, Mapping[str, Any]], stand_in_vlan_mode: str | None = None,
+                              **options: Any) -> Published:
+    """The validate stage on a floor (the booth's own network, or the lab reached only through its
+    management network), then its report, compared and kept."""
+    with reach_floor(run.net, devices, hosts, stand_in_vlan_mode) as access:
+        results = run_validate(run, build_root, access=access, **options)
+    configs = lab_configs(run) if stand_in_vlan_mode else run.layout.configs()
+    return publish(run, results, configs)
 
 
 def rerender(run: Run, name: str | None, against: str | None) -> Published:

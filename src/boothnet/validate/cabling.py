@@ -1,5 +1,6 @@
-"""The cabling stage in the lab: each device's lldpd (``boothnet.lab.lldp``) asked what its ports
-hear, judged against the intent's cables (``boothnet.booth.lldp``)."""
+"""The cabling stage: what each device's ports hear by LLDP, judged against the intent's cables
+(``boothnet.booth.lldp``). In the lab each device's lldpd is asked (``boothnet.lab.lldp``); on a
+floor each device's NAPALM ``get_lldp_neighbors``, as cabling-check reads it."""
 
 from __future__ import annotations
 
@@ -10,13 +11,18 @@ from boothnet.booth.lldp import CablePlan, CablingRow, Heard, Observed, judge_ca
 from boothnet.intent.model import Network
 from boothnet.lab.lldp import lab_ifnames, neighbours
 from boothnet.lab.names import ns_name
+from boothnet.lab.state import read_state
 from boothnet.status import Status
+from boothnet.validate.access import Access
 
 
-def run_cabling(net: Network, vlan_mode: str, progress: Callable[[str], None], timeout: float = 10
+def run_cabling(net: Network, access: Access, progress: Callable[[str], None], timeout: float = 10
                 ) -> list[CablingRow]:
-    """Every lab device's lldpd asked what each port hears, against the intent's cables. Hosts
-    only announce themselves: on the floor too it is the switches that are asked."""
+    """Every device asked what each port hears, against the intent's cables. Hosts only announce
+    themselves: it is the switches and routers that are asked."""
+    if access.devices is not None:
+        return _floor_cabling(net, access, progress)
+    vlan_mode = (read_state(access.lab_dir) or {}).get("vlan_mode", "segment") if access.lab_dir else "segment"
     plan = CablePlan(net, lab_ifnames(net, vlan_mode))
     devices = sorted(net.devices)
     unreadable: dict[str, str] = {}  # device -> why its LLDP could not be read
@@ -42,4 +48,21 @@ def run_cabling(net: Network, vlan_mode: str, progress: Callable[[str], None], t
              for device, why in sorted(unreadable.items())]
     failed = sum(r.verdict != Status.PASS for r in rows)
     progress(f"cabling: {len(rows) - failed} of {len(rows)} cables where the intent says")
+    return rows
+
+
+def _floor_cabling(net: Network, access: Access, progress: Callable[[str], None]) -> list[CablingRow]:
+    """Each device's NAPALM session asked, as cabling-check asks it; a device whose session did
+    not open, or that cannot be read, gets an ERROR row naming it and why."""
+    from boothnet.deploy.lldp import check_sessions
+
+    devices = access.devices
+    assert devices is not None
+    opened = {name: devices.driver(name) for name in sorted(devices.sessions)}
+    drivers = {d: driver for d, (driver, _) in opened.items() if driver is not None}
+    rows = check_sessions(net, drivers, devices.port_names,
+                          unreachable={d: why for d, (driver, why) in opened.items() if driver is None})
+    rows = [row.model_copy(update={"verdict": Status.ERROR}) if row.label == "-" else row for row in rows]
+    failed = sum(r.verdict != Status.PASS for r in rows)
+    progress(f"cabling: {len(rows) - failed} of {len(rows)} cables where the intent says (NAPALM get_lldp_neighbors)")
     return rows

@@ -74,8 +74,9 @@ def check_drift(item: DriftTarget) -> DriftRow:
                           f"+ only deployed): {shown}")
 
 
-def run_drift(lab_dir: Path, progress: Callable[[str], None]) -> list[DriftRow]:
-    targets = lab_targets(lab_dir)
+def run_drift(devices: Path | list[DriftTarget], progress: Callable[[str], None]) -> list[DriftRow]:
+    """``devices``: the lab's state folder (its routers), or a floor's devices as deploy reaches them."""
+    targets = lab_targets(devices) if isinstance(devices, Path) else devices
     with ThreadPoolExecutor(max_workers=WORKERS) as pool:
         rows = list(pool.map(check_drift, targets))
     for row in rows:

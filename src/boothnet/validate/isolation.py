@@ -19,7 +19,7 @@ from importlib.resources import files
 
 from boothnet.intent import Network
 from boothnet.intent.model import Endpoint
-from boothnet.lab.names import ns_name
+from boothnet.validate.access import Access
 from boothnet.validate.perf.runner import Background, Runner, pidfile_for, start_background, stop_background
 from boothnet.validate.plan import Flow
 from boothnet.validate.results import IsolationRow
@@ -57,8 +57,8 @@ def _read_log(runner: Runner, responder: Responder) -> list[str]:
     return runner(responder.ns, ["cat", responder.log], 10).stdout.splitlines()
 
 
-def start_responder(net: Network, runner: Runner, host: Endpoint, ports: dict[str, set[int]]) -> Responder:
-    ns = ns_name(net.name, host.name)
+def start_responder(access: Access, host: Endpoint, ports: dict[str, set[int]]) -> Responder:
+    runner, ns = access.runner, access.node(host.name)
     responder = Responder(host.name, ns, f"/tmp/boothnet-{ns}-responder.log")
     runner(ns, ["rm", "-f", responder.log], 10)
     argv = ["python3", "-c", RESPONDER, str(host.address),
@@ -92,11 +92,11 @@ def collect_and_stop(runner: Runner, responder: Responder) -> None:
     runner(responder.ns, ["rm", "-f", responder.log], 10)
 
 
-def probe_from(net: Network, runner: Runner, src: Endpoint, flows: list[Flow]) -> list[list[str]]:
+def probe_from(access: Access, src: Endpoint, flows: list[Flow]) -> list[list[str]]:
     """The states of every port of every flow from ``src``, as the prober saw them."""
     targets = [[str(f.dst.address), f.proto, port] for f in flows for port in (f.ports() or (None,))]
-    result = runner(ns_name(net.name, src.name), ["python3", "-c", PROBER, json.dumps(targets), f"{PROBE_TIMEOUT_S:g}"],
-                    PROBE_TIMEOUT_S + 30)
+    argv = ["python3", "-c", PROBER, json.dumps(targets), f"{PROBE_TIMEOUT_S:g}"]
+    result = access.runner(access.node(src.name), argv, PROBE_TIMEOUT_S + 30)
     try:
         states = json.loads(result.stdout)
         assert isinstance(states, list) and len(states) == len(targets)
@@ -150,7 +150,7 @@ def judge(flow: Flow, states: list[str], responder: Responder | None) -> tuple[s
 
 def run_isolation(
     net: Network,
-    runner: Runner,
+    access: Access,
     flows: list[Flow],
     progress: Callable[[str], None],
     batfish: list[FlowAnswer | None] | None = None,
@@ -160,7 +160,7 @@ def run_isolation(
     progress(f"[isolation] responders on {len(towards)} hosts, probers on "
              f"{len({f.src.name for f in flows})} hosts")
     with ThreadPoolExecutor(max_workers=WORKERS) as pool:
-        responders = {r.host: r for r in pool.map(lambda name: start_responder(net, runner, hosts[name], towards[name]),
+        responders = {r.host: r for r in pool.map(lambda name: start_responder(access, hosts[name], towards[name]),
                                                    sorted(towards))}
     by_src: dict[str, list[int]] = {}
     for index, flow in enumerate(flows):
@@ -169,7 +169,7 @@ def run_isolation(
     try:
         def probe(src: str) -> None:
             indexes = by_src[src]
-            for i, got in zip(indexes, probe_from(net, runner, hosts[src], [flows[i] for i in indexes]), strict=True):
+            for i, got in zip(indexes, probe_from(access, hosts[src], [flows[i] for i in indexes]), strict=True):
                 states[i] = got
             progress(f"[isolation] {src}: {len(indexes)} flows probed")
 
@@ -177,7 +177,7 @@ def run_isolation(
             list(pool.map(probe, sorted(by_src)))
     finally:
         with ThreadPoolExecutor(max_workers=WORKERS) as pool:
-            list(pool.map(lambda r: collect_and_stop(runner, r), responders.values()))
+            list(pool.map(lambda r: collect_and_stop(access.runner, r), responders.values()))
     rows = []
     vlans = net.vlan_by_name()
     for index, flow in enumerate(flows):

@@ -14,9 +14,9 @@ from ipaddress import IPv4Address, IPv4Network, ip_interface
 from boothnet.derive.policy import compiler_of, policy_decision
 from boothnet.intent import Network
 from boothnet.intent.model import Endpoint
-from boothnet.lab.names import ns_name
 from boothnet.lab.plan import HOST_IFNAME
 from boothnet.status import Status
+from boothnet.validate.access import Access
 from boothnet.validate.perf.probes import PingResult, forget_path_mtus, mtu_probe, ping
 from boothnet.validate.perf.runner import Runner
 from boothnet.validate.plan import crosses_vpn, host_prefix, path_mtu
@@ -65,16 +65,22 @@ def _hop(net: Network, cause: str, result: PingResult, dst: Endpoint) -> str:
     return f"{cause}: the path shrinks to {result.reported_mtu} at {where}"
 
 
-def gateway_rows(net: Network, runner: Runner, progress: Callable[[str], None]) -> list[MtuRow]:
+def gateway_rows(net: Network, access: Access, progress: Callable[[str], None]) -> list[MtuRow]:
     """Each host VLAN's gateway to its first host at the VLAN MTU: the gateway's own interface
-    refuses a larger frame as the sender, naming itself."""
+    refuses a larger frame as the sender, naming itself. A gateway without a shell (an IOS or
+    EOS switch on the floor) is NOT RUN: its hosts' own probes to it still cover the VLAN."""
     rows = []
     vlans = net.vlan_by_name()
     for vlan_name, host in sorted(first_hosts(net).items()):
         vlan = vlans[vlan_name]
         mtu = net.vlan_mtu(vlan)
         name = f"{vlan.gateway} ({vlan.name} gateway) -> {host.name}"
-        result = mtu_probe(runner, ns_name(net.name, vlan.gateway), str(host.address), mtu, count=1, link=name)
+        if not access.has_shell(vlan.gateway):
+            rows.append(MtuRow(path=name, mtu=mtu, source=vlan.gateway, destination=host.name,
+                               verdict=Status.NOT_RUN, device=vlan.gateway,
+                               cause=f"{vlan.gateway} answers NAPALM only: no DF ping from it"))
+            continue
+        result = mtu_probe(access.runner, access.node(vlan.gateway), str(host.address), mtu, count=1, link=name)
         cause = result.cause
         if result.at_mtu.reporter == "local":
             cause = f"{cause}: {vlan.gateway}'s interface in {vlan.name} is smaller than the VLAN MTU {mtu}"
@@ -126,10 +132,12 @@ def _set_mtu(runner: Runner, ns: str, mtu: int) -> None:
     runner(ns, ["ip", "link", "set", "dev", HOST_IFNAME, "mtu", str(mtu)], 10)
 
 
-def path_rows(net: Network, runner: Runner, progress: Callable[[str], None]) -> list[MtuRow]:
+def path_rows(net: Network, access: Access, progress: Callable[[str], None]) -> list[MtuRow]:
     """Every declared path and every routed jumbo path: DF at the path MTU must pass; one byte
     more, sent from an interface raised by one byte for the probe, must not arrive (a port drops a
-    frame over its MTU, a router says frag needed)."""
+    frame over its MTU, a router says frag needed). On a floor a booth host's interface is never
+    changed: one byte more is sent only where the host's own MTU is larger than the path's."""
+    runner = access.runner
     paths = declared_paths(net) + routed_jumbo_paths(net)
     by_src: dict[str, list[RoutedPath]] = {}
     for path in paths:
@@ -137,24 +145,30 @@ def path_rows(net: Network, runner: Runner, progress: Callable[[str], None]) -> 
 
     def probe(src: str) -> list[MtuRow]:
         group = by_src[src]
-        ns = ns_name(net.name, src)
+        ns = access.node(src)
         forget_path_mtus(runner, ns)
         at = [ping(runner, ns, str(p.dst.address), count=1, payload=p.mtu - 28, df=True) for p in group]
         own = net.endpoint_mtu(group[0].src)
-        _set_mtu(runner, ns, own + 1)
+        raise_own = not access.on_floor
+        if raise_own:
+            _set_mtu(runner, ns, own + 1)
+        sent = [p for p in group if raise_own or p.mtu < own]
         try:  # each +1 waits out its timeout (a switch port drops a frame over its MTU): all at once
-            with ThreadPoolExecutor(max_workers=len(group)) as pool:
-                above = list(pool.map(lambda p: ping(runner, ns, str(p.dst.address), count=1, payload=p.mtu - 27,
-                                                     df=True), group))
+            with ThreadPoolExecutor(max_workers=max(1, len(sent))) as pool:
+                over = dict(zip([p.name for p in sent], pool.map(
+                    lambda p: ping(runner, ns, str(p.dst.address), count=1, payload=p.mtu - 27, df=True), sent),
+                    strict=True))
         finally:
-            _set_mtu(runner, ns, own)
+            if raise_own:
+                _set_mtu(runner, ns, own)
         rows = []
-        for path, at_mtu, over in zip(group, at, above, strict=True):
+        for path, at_mtu in zip(group, at, strict=True):
+            above = over.get(path.name)
             if not at_mtu.ok:
                 cause = _hop(net, f"DF ping of {path.mtu} bytes failed: {at_mtu.describe()}", at_mtu, path.dst)
-            elif over.ok:
-                cause = (f"DF ping of {path.mtu + 1} bytes, sent from an interface of {own + 1}, passed: the path "
-                         f"MTU is larger than declared")
+            elif above is not None and above.ok:
+                cause = (f"DF ping of {path.mtu + 1} bytes, sent from an interface of {own + raise_own}, passed: "
+                         f"the path MTU is larger than declared")
             else:
                 cause = None
             rows.append(MtuRow(path=path.name, mtu=path.mtu, source=path.src.name, destination=path.dst.name,

@@ -12,15 +12,15 @@ from functools import partial
 from boothnet.derive.policy import PolicyCompiler, compiler_of, policy_decision
 from boothnet.intent import Network
 from boothnet.intent.model import Endpoint
-from boothnet.lab.names import ns_name
 from boothnet.poll import poll
 from boothnet.run import Run
 from boothnet.status import Status
+from boothnet.validate.access import Access
 from boothnet.validate.paths import gateway_rows, north_south, path_rows
 from boothnet.validate.perf.ports import TOOL_PORTS, PortAllocator, PortBlock
 from boothnet.validate.perf.probes import mtu_probe, ping
 from boothnet.validate.perf.run import ToolName, combine, run_throughput
-from boothnet.validate.perf.runner import Runner, listening_ports
+from boothnet.validate.perf.runner import listening_ports
 from boothnet.validate.perf.schema import ThroughputResult, judge
 from boothnet.validate.plan import (
     Flow,
@@ -37,11 +37,7 @@ from boothnet.verify.batfish.traces import FlowAnswer, FlowQuery, ask_flows, loa
 from boothnet.verify.batfish.verify import LoadedSnapshot
 
 
-def _ns(net: Network, node: str) -> str:
-    return ns_name(net.name, node)
-
-
-def wait_converged(net: Network, runner: Runner, flows: list[Flow], timeout_s: float = 60) -> Stage:
+def wait_converged(net: Network, access: Access, flows: list[Flow], timeout_s: float = 60) -> Stage:
     """Routing converges before probing: every permitted ping of the matrix must pass once, and
     so must every booth VLAN's ping to the show network's next hop (north-south)."""
     targets = {(f.src.name, str(f.dst.address)): f"{f.src.name} -> {f.dst.name}"
@@ -52,7 +48,8 @@ def wait_converged(net: Network, runner: Runner, flows: list[Flow], timeout_s: f
     started = time.monotonic()
 
     def still_pending() -> list[tuple[str, str]]:
-        pending[:] = [(src, dst) for src, dst in pending if not ping(runner, _ns(net, src), dst, count=1, wait_s=1).ok]
+        pending[:] = [(src, dst) for src, dst in pending
+                      if not ping(access.runner, access.node(src), dst, count=1, wait_s=1).ok]
         return pending
 
     poll(still_pending, lambda left: not left, timeout_s)
@@ -98,7 +95,7 @@ def batfish_answers(
                           duration_s=round(time.monotonic() - started, 1), note=f"{len(asked)} flows traced")
 
 
-def run_mtu(net: Network, runner: Runner, progress: Callable[[str], None]) -> list[MtuRow]:
+def run_mtu(net: Network, access: Access, progress: Callable[[str], None]) -> list[MtuRow]:
     vlans = net.vlan_by_name()
     rows: list[MtuRow] = []
     for endpoint in sorted(net.endpoints.values(), key=lambda e: e.name):
@@ -106,8 +103,8 @@ def run_mtu(net: Network, runner: Runner, progress: Callable[[str], None]) -> li
         mtu = net.vlan_mtu(vlan)
         gateway = vlan.gateway
         result = mtu_probe(
-            runner,
-            _ns(net, endpoint.name),
+            access.runner,
+            access.node(endpoint.name),
             str(net.gateway_address(vlan)),
             mtu,
             count=1,
@@ -125,12 +122,12 @@ def run_mtu(net: Network, runner: Runner, progress: Callable[[str], None]) -> li
             )
         )
         progress(f"[mtu] {endpoint.name} -> {gateway} at {mtu}: {result.verdict}")
-    return rows + gateway_rows(net, runner, progress) + path_rows(net, runner, progress)
+    return rows + gateway_rows(net, access, progress) + path_rows(net, access, progress)
 
 
 def _measure(
     net: Network,
-    runner: Runner,
+    access: Access,
     test: ThroughputTest,
     tool: ToolName,
     start_together: threading.Barrier,
@@ -138,10 +135,10 @@ def _measure(
     block: PortBlock,
 ) -> ThroughputResult:
     return run_throughput(
-        runner,
+        access.runner,
         tool,
-        server_node=_ns(net, test.server.name),
-        client_node=_ns(net, client.name),
+        server_node=access.node(test.server.name),
+        client_node=access.node(client.name),
         destination=str(test.server.address),
         ports=block,
         streams=net.throughput.streams,
@@ -196,7 +193,7 @@ def _port_block(
 
 
 def run_throughput_tests(
-    net: Network, runner: Runner, progress: Callable[[str], None], tunnel_mtu: int | None = None
+    net: Network, access: Access, progress: Callable[[str], None], tunnel_mtu: int | None = None
 ) -> list[ThroughputResult]:
     allocator = PortAllocator()
     compiler = compiler_of(net)
@@ -207,14 +204,14 @@ def run_throughput_tests(
         for tool in net.throughput.tools:
             # one port block per client, each its own server: taken here, not in the threads
             blocks: list[PortBlock] = []
-            listening = listening_ports(runner, _ns(net, test.server.name))
+            listening = listening_ports(access.runner, access.node(test.server.name))
             try:
                 for client in test.clients:
                     busy = listening | {p for b in blocks for p in b.ports}
                     blocks.append(_port_block(net, compiler, allocator, test, tool, client, busy))
                 together = threading.Barrier(len(test.clients))
                 with ThreadPoolExecutor(max_workers=len(test.clients)) as pool:
-                    measure = partial(_measure, net, runner, test, tool, together)
+                    measure = partial(_measure, net, access, test, tool, together)
                     measured = list(pool.map(measure, test.clients, blocks))
                 result = judge(combine(measured, test.name), expected, net.throughput.pass_ratio,
                                path_mtu=path_mtu(net, test.clients[0], test.server, tunnel_mtu))

@@ -13,14 +13,12 @@ import random
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
-from functools import partial
 from pathlib import Path
 
 from boothnet.intent.model import Network
-from boothnet.lab.names import ns_name
-from boothnet.lab.state import read_state
 from boothnet.run import Run
 from boothnet.status import Status
+from boothnet.validate.access import Access, lab_access
 from boothnet.validate.cabling import run_cabling
 from boothnet.validate.drift import run_drift
 from boothnet.validate.isolation import run_isolation
@@ -33,7 +31,7 @@ from boothnet.validate.plan import isolation_plan, path_mtu
 from boothnet.validate.results import MtuRow, Stage, ValidationResults, VpnTunnel
 from boothnet.validate.run import batfish_answers, run_mtu, run_throughput_tests, wait_converged
 from boothnet.validate.verdicts import judge_batfish_agreement, timed_stage
-from boothnet.validate.vpn import LabVpn, lab_vpn, run_vpn
+from boothnet.validate.vpn import LabVpn, lab_vpn, network_vpn, run_vpn
 
 SEED_ENV = "BOOTHNET_ISOLATION_SEED"
 
@@ -46,18 +44,18 @@ def random_seed() -> int:
 
 
 def run_wan(
-    net: Network, runner: Runner, progress: Callable[[str], None], stages: list[Stage], tunnel_mtu: int | None,
+    net: Network, access: Access, progress: Callable[[str], None], stages: list[Stage], tunnel_mtu: int | None,
     sweep: bool, window_factor: Callable[[str, int], float],
 ) -> tuple[list[RttRow], list[ThroughputResult]]:
     """The WAN stage (every WAN link's RTT; per declared path that crosses one: RTT, window pair,
     parallel streams, UDP) and the WAN sweep stage; neither when the intent has no WAN link."""
     if not any(link.wan for link in net.links):
         return [], []
-    ns = partial(ns_name, net.name)
+    runner, ns = access.runner, access.node
     paths = wan_paths(net, lambda src, dst: path_mtu(net, src, dst, tunnel_mtu))
 
     def probe() -> list[RttRow | ThroughputResult]:
-        rows: list[RttRow | ThroughputResult] = list(probe_wan_links(net, runner, ns, progress))
+        rows: list[RttRow | ThroughputResult] = list(probe_wan_links(net, runner, ns, progress, access.has_shell))
         for path in paths:
             rtts, tests = run_wan_path(runner, path, ns, net, progress)
             rows += [*rtts, *tests]
@@ -77,26 +75,26 @@ def run_wan(
     return rtt, [r for r in rows if isinstance(r, ThroughputResult)] + points
 
 
-def _throughput(net: Network, runner: Runner, progress: Callable[[str], None], stages: list[Stage],
+def _throughput(net: Network, access: Access, progress: Callable[[str], None], stages: list[Stage],
                 tunnel_mtu: int | None, wanted: bool, wan_sweep: bool, build_root: Path
                 ) -> tuple[list[ThroughputResult], list[RttRow]]:
     """The LAN throughput tests, then the WAN paths (their RTT rows beside); SKIPPED unless wanted."""
     if not wanted:
         stages.append(Stage(name="throughput", status=Status.SKIPPED, reason="throughput tests not requested"))
         return [], []
-    results = timed_stage(stages, "throughput", lambda: run_throughput_tests(net, runner, progress, tunnel_mtu))
-    rtt, wan = run_wan(net, runner, progress, stages, tunnel_mtu, wan_sweep, window_factor(build_root, progress))
+    results = timed_stage(stages, "throughput", lambda: run_throughput_tests(net, access, progress, tunnel_mtu))
+    rtt, wan = run_wan(net, access, progress, stages, tunnel_mtu, wan_sweep, window_factor(build_root, progress))
     return results + wan, rtt
 
 
-def _vpn(net: Network, vpn: LabVpn | None, lab_dir: Path, runner: Runner, progress: Callable[[str], None],
+def _vpn(net: Network, vpn: LabVpn | None, access: Access, progress: Callable[[str], None],
          stages: list[Stage], resilience: bool) -> tuple[list[VpnTunnel], list[MtuRow]]:
-    """The VPN checks and their stage, when the lab has a VPN."""
+    """The VPN checks and their stage, when the network has a VPN."""
     if vpn is None:
         return [], []
     started = time.monotonic()
-    tunnels, vpn_mtu = run_vpn(net, vpn, lab_dir, runner, progress, resilience=resilience)
-    failed = any(row.verdict != "PASS" for row in [*tunnels, *vpn_mtu])
+    tunnels, vpn_mtu = run_vpn(net, vpn, access, progress, resilience=resilience)
+    failed = any(row.verdict not in (Status.PASS, Status.NOT_RUN) for row in [*tunnels, *vpn_mtu])
     stages.append(Stage(name="vpn", status=Status.of(not failed), duration_s=round(time.monotonic() - started, 1)))
     return tunnels, vpn_mtu
 
@@ -112,33 +110,36 @@ def run_validate(
     batfish_host: str | None = None,
     wan_sweep: bool = True,
     isolation_seed: int | None = None,
+    access: Access | None = None,
 ) -> ValidationResults:
+    """Every stage against the running lab, or against the network ``access`` reaches (a floor)."""
     run = Run.of(intent, build_root)
     net = run.net
-    lab_dir = run.layout.lab.resolve()
-    vpn = lab_vpn(run, lab_dir)
+    access = access or lab_access(net, run.layout.lab.resolve(), runner)
+    floor = access.devices
+    vpn = network_vpn(run, floor.stand_in_vlan_mode) if floor else lab_vpn(run, run.layout.lab.resolve())
     stages = list(extra_stages or [])
     seed = isolation_seed if isolation_seed is not None else random_seed()
     plan = isolation_plan(net, seed)
     flows, coverage = plan.flows, plan.describe()
     progress(f"isolation: {coverage}; BOOTHNET_ISOLATION_SEED={seed} repeats this sample")
     progress("waiting for routing to converge")
-    stages.append(wait_converged(net, runner, flows))
+    stages.append(wait_converged(net, access, flows))
     progress(f"convergence: {stages[-1].status} in {stages[-1].duration_s} s")
-    vlan_mode = (read_state(lab_dir) or {}).get("vlan_mode", "segment")
-    cabling = timed_stage(stages, "cabling", lambda: run_cabling(net, vlan_mode, progress), "no cables")
-    endpoints = timed_stage(stages, "endpoints", lambda: run_placement(net, runner, progress), "no endpoints")
+    cabling = timed_stage(stages, "cabling", lambda: run_cabling(net, access, progress), "no cables")
+    endpoints = timed_stage(stages, "endpoints", lambda: run_placement(net, access, progress), "no endpoints")
     answers, batfish_stage = batfish_answers(run, flows, batfish_host, progress)
-    isolation = timed_stage(stages, "isolation", lambda: run_isolation(net, runner, flows, progress, answers))
+    isolation = timed_stage(stages, "isolation", lambda: run_isolation(net, access, flows, progress, answers))
     stages[-1].note = coverage
     judge_batfish_agreement(batfish_stage, isolation)
     stages.append(batfish_stage)
-    mtu = timed_stage(stages, "mtu", lambda: run_mtu(net, runner, progress))
-    tunnels, vpn_mtu = _vpn(net, vpn, lab_dir, runner, progress, stages, vpn_resilience)
+    mtu = timed_stage(stages, "mtu", lambda: run_mtu(net, access, progress))
+    tunnels, vpn_mtu = _vpn(net, vpn, access, progress, stages, vpn_resilience)
     mtu += vpn_mtu
-    results, rtt = _throughput(net, runner, progress, stages, vpn.inner_mtu if vpn else None, throughput, wan_sweep,
+    results, rtt = _throughput(net, access, progress, stages, vpn.inner_mtu if vpn else None, throughput, wan_sweep,
                                build_root)
-    drift = timed_stage(stages, "drift", lambda: run_drift(lab_dir, progress), "no routers in the lab")
+    drift = timed_stage(stages, "drift", lambda: run_drift(floor.drift if floor else access.lab_dir, progress),
+                        "no routers to compare")
     zones = [v.name for v in net.vlans if not v.routers]
     validation = ValidationResults(
         network=net.name,

@@ -26,13 +26,12 @@ from boothnet.derive.policy import compiler_of
 from boothnet.intent import Network
 from boothnet.intent.model import Endpoint
 from boothnet.lab import strongswan
-from boothnet.lab.names import ns_name
 from boothnet.lab.plan import lab_models
 from boothnet.lab.runner import read_state
 from boothnet.run import Run
 from boothnet.status import Status
+from boothnet.validate.access import Access
 from boothnet.validate.perf.probes import mtu_probe, ping, start_listener, stop_listener, tcp_transfer
-from boothnet.validate.perf.runner import Runner
 from boothnet.validate.results import MtuRow, VpnTunnel
 
 IKE_PORTS = {"500", "4500"}
@@ -61,11 +60,17 @@ class LabVpn:
 
 def lab_vpn(run: Run, lab_dir: Path) -> LabVpn | None:
     """The tunnel as the running lab has it (lab port names, backend-capped MTU)."""
-    net = run.net
     state = read_state(lab_dir)
-    if net.vpn is None or state is None:
+    return None if state is None else network_vpn(run, state["vlan_mode"])
+
+
+def network_vpn(run: Run, stand_in_vlan_mode: str | None) -> LabVpn | None:
+    """The tunnel as the network runs it: the lab's stand-ins (``stand_in_vlan_mode``: their
+    port names, the backend-capped MTU) or the booth's own gateways (the intent's)."""
+    net = run.net
+    if net.vpn is None:
         return None
-    models = lab_models(run, state["vlan_mode"])
+    models = lab_models(run, stand_in_vlan_mode) if stand_in_vlan_mode else run.models("hardware")  # type: ignore[arg-type]
     booth, home = models[net.vpn.booth_gateway].vpn, models[net.vpn.home_gateway].vpn
     if booth is None or home is None:
         return None
@@ -180,14 +185,15 @@ def _wait(condition: Callable[[], bool], timeout_s: float, interval_s: float = 0
 
 
 class VpnChecks:
-    def __init__(self, net: Network, lab_dir: Path, runner: Runner, vpn: LabVpn, progress: Progress) -> None:
-        self.net, self.lab_dir, self.runner, self.vpn, self.progress = net, lab_dir, runner, vpn, progress
-        self.client_ns = ns_name(net.name, vpn.client.name)
+    """The checks in the lab; FloorVpnChecks overrides what reads the gateways."""
+
+    def __init__(self, net: Network, access: Access, vpn: LabVpn, progress: Progress) -> None:
+        self.net, self.access, self.runner, self.vpn, self.progress = net, access, access.runner, vpn, progress
+        self.lab_dir = access.lab_dir or Path()
+        self._ns = access.node
+        self.client_ns = access.node(vpn.client.name)
         self.gateways = {str(vpn.booth_outside), str(vpn.home_outside)}
         self.protected = vpn.protected
-
-    def _ns(self, node: str) -> str:
-        return ns_name(self.net.name, node)
 
     def _through(self) -> bool:
         return ping(self.runner, self.client_ns, str(self.vpn.secured.address), count=1, wait_s=1).ok
@@ -218,9 +224,12 @@ class VpnChecks:
             mtu_note += f" in the lab (kernel-libipsec carries at most that; intent {self.vpn.intent_inner_mtu})"
         detail = f"CHILD_SA installed, {self.vpn.client.name} reaches {self.vpn.secured.name}; {mtu_note}"
         if waited is None:
-            detail = f"no CHILD_SA with traffic through it within 30 s ({self.lab_dir}/nodes/*/strongswan/charon.log)"
+            detail = f"no CHILD_SA with traffic through it within 30 s ({self._where_logs()})"
         return VpnTunnel(name=name, state="ESTABLISHED" if waited is not None else "down",
                          devices=[self.vpn.booth_gw, self.vpn.home_gw], detail=detail)
+
+    def _where_logs(self) -> str:
+        return f"{self.lab_dir}/nodes/*/strongswan/charon.log"
 
     def capture(self) -> VpnTunnel:
         counts, findings = self._capture(self._marked_pings)
@@ -344,21 +353,57 @@ def _guard_count(ns: str) -> int:
     return sum(int(m) for m in re.findall(r'cleartext-guard " counter packets (\d+)', listing))
 
 
+class FloorVpnChecks(VpnChecks):
+    """On a floor: the tunnel's state read from the booth gateway's driver, the clients' probes
+    over their connections; nothing that breaks the live network on purpose."""
+
+    def _child_up(self) -> bool:
+        assert self.access.devices is not None
+        driver, _ = self.access.devices.driver(self.vpn.booth_gw)
+        read = getattr(driver, "get_ipsec_sas", None)
+        if read is None:
+            return False
+        try:
+            return strongswan.child_installed(read(), self.vpn.name,
+                                              (str(self.vpn.booth_outside), str(self.vpn.home_outside)))
+        except Exception:  # noqa: BLE001 - a getter that fails leaves the tunnel unproven: the row says down
+            return False
+
+    def _where_logs(self) -> str:
+        return f"`swanctl --list-sas` on {self.vpn.booth_gw}"
+
+
+def not_run(name: str, devices: list[str], why: str) -> VpnTunnel:
+    return VpnTunnel(name=name, state="not run", expected_state="not run", devices=devices, detail=why,
+                     verdict=Status.NOT_RUN)
+
+
+FLOOR_NOT_RUN = "not run on a live floor: it breaks the network on purpose"
+
+
 def run_vpn(
-    net: Network, vpn: LabVpn, lab_dir: Path, runner: Runner, progress: Progress, resilience: bool = True
+    net: Network, vpn: LabVpn, access: Access, progress: Progress, resilience: bool = True
 ) -> tuple[list[VpnTunnel], list[MtuRow]]:
-    checks = VpnChecks(net, lab_dir, runner, vpn, progress)
+    floor = access.on_floor
+    checks = (FloorVpnChecks if floor else VpnChecks)(net, access, vpn, progress)
     tunnels = [checks.tunnel()]
     progress(f"[vpn] tunnel {tunnels[0].name}: {tunnels[0].state}")
     if tunnels[0].state != "ESTABLISHED":
         return tunnels, []
-    tunnels.append(checks.capture())
+    tunnels.append(not_run("show network carries only IKE/ESP", [vpn.booth_gw],
+                           "not run on a floor: it captures on the show uplink (run it in the lab)") if floor
+                   else checks.capture())
     progress(f"[vpn] {tunnels[-1].name}: {tunnels[-1].state}")
     mtu = checks.mtu()
     progress(f"[vpn] inner MTU {vpn.inner_mtu} and large transfer: {', '.join(r.verdict for r in mtu)}")
-    tunnels.append(checks.cleartext_guard())
+    tunnels.append(not_run("cleartext guard (route outside the tunnel)", [vpn.booth_gw],
+                           f"{FLOOR_NOT_RUN} (routes protected traffic outside the tunnel)") if floor
+                   else checks.cleartext_guard())
     progress(f"[vpn] {tunnels[-1].name}: {tunnels[-1].state}")
-    if resilience:
+    if floor:
+        tunnels += [not_run(f"recovery after {what}", [vpn.home_gw], f"{FLOOR_NOT_RUN} ({what})")
+                    for what in ("an IKE restart on the home gateway", "a cut of the home gateway's outside link")]
+    elif resilience:
         for outage in (checks.restart_home_ike, checks.cut_home_link):
             rows = outage()
             tunnels += rows

@@ -20,6 +20,7 @@ from boothnet.lab.plan import plan_lab
 from boothnet.lab.runner import detect_vlan_mode, lab_down, lab_up
 from boothnet.lab.scratch import copy_inventory
 from boothnet.report.render import write_report
+from boothnet.validate.access import lab_access
 from boothnet.validate.perf.calibrate import window_factor
 from boothnet.validate.perf.runner import netns_runner
 from boothnet.validate.perf.wan import UDP_BUFFER, judge_udp, probe_wan_links, run_iperf3, run_wan_sweep, wan_paths
@@ -117,7 +118,7 @@ def test_the_home_path_measures_its_rtt_and_puts_the_window_advice_to_the_test(w
 def test_udp_reports_the_configured_loss_within_its_statistical_error(wan_lab) -> None:
     inv, build = wan_lab(loss_pct=1.0)
     net = load_network(inv)
-    assert wait_converged(net, netns_runner, isolation_flows(net)).status == "PASS"
+    assert wait_converged(net, lab_access(net), isolation_flows(net)).status == "PASS"
     (path,) = wan_paths(net, lambda s, d: path_mtu(net, s, d))
     assert path.loss_pct == 1.0
     rate = path.expect().physical_bps / 2
@@ -133,7 +134,7 @@ def test_a_delay_line_twice_as_slow_as_declared_fails_the_rtt_probe_and_the_swee
     declared = wan_intent(tmp_path / "declared")  # what the intent says: 50 ms
     _edit(declared, "group_vars/all/throughput.yml", lambda d: d["throughput"].update(tools=["iperf3"]))
     net = load_network(declared)
-    assert wait_converged(net, netns_runner, isolation_flows(net)).status == "PASS"
+    assert wait_converged(net, lab_access(net), isolation_flows(net)).status == "PASS"
     ns = partial(ns_name, NETWORK)
     links = probe_wan_links(net, netns_runner, ns, lambda _: None)
     assert links and all(r.verdict == "FAIL" for r in links), links

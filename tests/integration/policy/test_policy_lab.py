@@ -24,8 +24,8 @@ from boothnet.intent.model import Network
 from boothnet.lab.plan import lab_context
 from boothnet.lab.scratch import copy_inventory
 from boothnet.render.build import render_all
+from boothnet.validate.access import lab_access
 from boothnet.validate.isolation import run_isolation
-from boothnet.validate.perf.runner import netns_runner
 from boothnet.validate.plan import isolation_flows
 from boothnet.verify.policy import VERB
 from tests.helpers import INVENTORIES, quiet, running_lab
@@ -61,7 +61,7 @@ def load_policy(net: Network, vlan_mode: str, tmp: Path) -> None:
 
 
 def wrong_rows(net: Network) -> list[str]:
-    rows = run_isolation(net, netns_runner, isolation_flows(net, seed=1), quiet)
+    rows = run_isolation(net, lab_access(net), isolation_flows(net, seed=1), quiet)
     return [f"{r.src} -> {r.dst} {r.flow}: the intent {VERB[r.expected]} it (rule {r.rule}), the lab "
             f"{VERB.get(r.observed or '', 'cannot tell')} it ({r.error or r.detail})"
             for r in rows if r.observed != r.expected]

@@ -19,10 +19,10 @@ from boothnet.report.publish import publish
 from boothnet.report.render import write_report
 from boothnet.report.summary import summarize
 from boothnet.run import Run
+from boothnet.validate.access import lab_access
 from boothnet.validate.cabling import run_cabling
 from boothnet.validate.drift import run_drift
 from boothnet.validate.isolation import run_isolation
-from boothnet.validate.perf.runner import netns_runner
 from boothnet.validate.placement import run_placement
 from boothnet.validate.plan import COMMON_TCP, isolation_plan
 from boothnet.validate.results import IsolationRow, ValidationResults
@@ -51,7 +51,7 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Network, Pat
     build = tmp_path_factory.mktemp("planted")
     run = Run(INVENTORY, build)
     with running_lab(run, build):
-        assert wait_converged(run.net, netns_runner, isolation_plan(run.net, SEED).flows).status == "PASS"
+        assert wait_converged(run.net, lab_access(run.net), isolation_plan(run.net, SEED).flows).status == "PASS"
         yield run.net, build
 
 
@@ -61,7 +61,7 @@ def restore_firewall(build: Path, node: str) -> None:
 
 
 def isolation(net: Network) -> list[IsolationRow]:
-    return run_isolation(net, netns_runner, isolation_plan(net, SEED).flows, quiet)
+    return run_isolation(net, lab_access(net), isolation_plan(net, SEED).flows, quiet)
 
 
 def failed(rows: list) -> list:
@@ -164,7 +164,7 @@ def test_an_endpoint_repatched_into_another_vlan_is_named(lab) -> None:
     sh("ip", "-n", "lab-mini-h2", "addr", "add", "10.0.20.12/24", "dev", "eth0")
     sh("ip", "-n", "lab-mini-h2", "route", "add", "default", "via", "10.0.20.1")
     try:
-        bad = failed(run_placement(net, netns_runner, quiet))
+        bad = failed(run_placement(net, lab_access(net), quiet))
     finally:
         sh("ip", "-n", "lab-mini-r2", "link", "set", "eth9", "down")
         sh("ip", "-n", "lab-mini-r2", "link", "set", "eth9", "nomaster", "netns", "lab-mini-r1")
@@ -176,20 +176,20 @@ def test_an_endpoint_repatched_into_another_vlan_is_named(lab) -> None:
     assert "has 10.0.20.12/24 on eth0; the intent says 10.0.10.12/24" in bad[0].cause
     assert "default gateway 10.0.20.1; the intent says 10.0.10.1 (r1)" in bad[0].cause
     assert "is not learned on r1 (the intent attaches it to eth2)" in bad[0].cause
-    assert failed(run_placement(net, netns_runner, quiet)) == []
+    assert failed(run_placement(net, lab_access(net), quiet)) == []
 
 
 def test_two_swapped_cables_fail_the_cabling_stage_naming_both(lab) -> None:
     net, build = lab
     swap_host_cables(build, "lab-mini", "h1", "h3")
     try:
-        bad = failed(run_cabling(net, "segment", quiet))
+        bad = failed(run_cabling(net, lab_access(net), quiet))
     finally:
         swap_host_cables(build, "lab-mini", "h1", "h3")
     assert [(r.label, r.verdict) for r in bad] == [("C02", "FAIL"), ("C04", "FAIL")], bad
     assert bad[0].cause == "r1 eth1 sees host h3 (of C04); the intent says host h1 (swapped with C04?)"
     assert bad[1].cause == "r2 eth1 sees host h1 (of C02); the intent says host h3 (swapped with C02?)"
-    assert failed(run_cabling(net, "segment", quiet)) == []
+    assert failed(run_cabling(net, lab_access(net), quiet)) == []
 
 
 def playbook(build: Path, name: str) -> subprocess.CompletedProcess:
@@ -220,13 +220,13 @@ def test_a_gateway_interface_shrunk_below_the_vlan_mtu_is_named(lab) -> None:
     net, _ = lab
     sh("ip", "-n", "lab-mini-r2", "link", "set", "br20", "mtu", "1500")
     try:
-        bad = failed(run_mtu(net, netns_runner, quiet))
+        bad = failed(run_mtu(net, lab_access(net), quiet))
     finally:
         sh("ip", "-n", "lab-mini-r2", "link", "set", "br20", "mtu", "9000")
     assert [(m.path, m.device) for m in bad] == [("r2 (lab gateway) -> h3", "r2")]
     assert bad[0].cause == ("DF ping of 9000 bytes failed: frag needed, MTU 1500 known at the sender: r2's "
                             "interface in lab is smaller than the VLAN MTU 9000")
-    assert failed(run_mtu(net, netns_runner, quiet)) == []
+    assert failed(run_mtu(net, lab_access(net), quiet)) == []
 
 
 def test_an_unshaped_path_is_faster_than_its_link_and_fails(lab) -> None:
@@ -235,13 +235,13 @@ def test_an_unshaped_path_is_faster_than_its_link_and_fails(lab) -> None:
     for ns, dev in ends:
         sh("tc", "-n", ns, "qdisc", "del", "dev", dev, "root")
     try:
-        bad = failed(run_throughput_tests(net, netns_runner, quiet))
+        bad = failed(run_throughput_tests(net, lab_access(net), quiet))
     finally:
         for ns, dev in ends:
             shape(ns, dev, 1000)
     assert {(r.path, r.tool) for r in bad} == {("lab: h3 -> h4", "iperf3"), ("lab: h3 -> h4", "nuttcp")}
     assert all("faster than the link: shaping missing, or the intent's speed is wrong" in r.explanation for r in bad)
-    assert failed(run_throughput_tests(net, netns_runner, quiet)) == []
+    assert failed(run_throughput_tests(net, lab_access(net), quiet)) == []
 
 
 def test_runs_compared_say_no_change_then_list_a_planted_throughput_regression_with_its_size(lab) -> None:
@@ -249,7 +249,7 @@ def test_runs_compared_say_no_change_then_list_a_planted_throughput_regression_w
     run = Run(INVENTORY, build)
 
     def measured() -> ValidationResults:
-        return ValidationResults(network=net.name, throughput=run_throughput_tests(net, netns_runner, quiet))
+        return ValidationResults(network=net.name, throughput=run_throughput_tests(net, lab_access(net), quiet))
 
     assert publish(run, measured()).comparison is None  # the first run kept has nothing to compare with
     again = publish(run, measured()).comparison
@@ -311,7 +311,7 @@ def test_a_dead_lldpd_makes_its_cables_error_and_the_run_goes_on(lab) -> None:
     assert "r2's LLDP neighbours could not be read: lldpcli for lab-mini-r2" in (errors[0].cause or "")
     assert summarize(results).overall != "PASS"
     write_report(results, build / "report")
-    assert failed(run_cabling(net, "segment", quiet)) == []
+    assert failed(run_cabling(net, lab_access(net), quiet)) == []
 
 
 def test_a_file_server_cable_losing_one_frame_in_a_hundred_fails_on_retransmits(lab) -> None:
@@ -323,10 +323,10 @@ def test_a_file_server_cable_losing_one_frame_in_a_hundred_fails_on_retransmits(
                   "0", "drop"]):
         nft("h4", *rule)
     try:
-        results = run_throughput_tests(net, netns_runner, quiet)
+        results = run_throughput_tests(net, lab_access(net), quiet)
     finally:
         nft("h4", "delete", "table", "inet", "plant")
     iperf3 = next(r for r in results if r.tool == "iperf3")
     assert iperf3.verdict == "FAIL" and iperf3.retransmits, iperf3
     assert "retransmits" in (iperf3.explanation or "") and "frames are lost on lab: h3 -> h4" in iperf3.explanation
-    assert failed(run_throughput_tests(net, netns_runner, quiet)) == []
+    assert failed(run_throughput_tests(net, lab_access(net), quiet)) == []

@@ -31,8 +31,8 @@ from boothnet.lab import strongswan  # noqa: E402
 from boothnet.lab.runner import lab_health, read_state  # noqa: E402
 from boothnet.lab.scratch import copy_inventory  # noqa: E402
 from boothnet.run import Run  # noqa: E402
+from boothnet.validate.access import lab_access  # noqa: E402
 from boothnet.validate.isolation import run_isolation  # noqa: E402
-from boothnet.validate.perf.runner import netns_runner  # noqa: E402
 from boothnet.validate.plan import isolation_flows  # noqa: E402
 from boothnet.validate.run import run_mtu, wait_converged  # noqa: E402
 from boothnet.validate.vpn import MARKER, VpnChecks, classify_capture, lab_vpn, run_vpn  # noqa: E402
@@ -81,7 +81,7 @@ def test_tunnel_clients_mtu_capture_and_recovery(lab: tuple[Network, Path], lab_
     net, state_dir = lab
     vpn = lab_vpn(lab_run, state_dir)
     assert vpn is not None
-    tunnels, mtu = run_vpn(net, vpn, state_dir, netns_runner, quiet)
+    tunnels, mtu = run_vpn(net, vpn, lab_access(net, state_dir), quiet)
     by_name = {t.name: t for t in tunnels}
     assert [t for t in tunnels if t.verdict != "PASS"] == []
     assert by_name["home-extension: bgw1 <-> hgw1"].state == "ESTABLISHED"
@@ -98,7 +98,7 @@ def test_tunnel_clients_mtu_capture_and_recovery(lab: tuple[Network, Path], lab_
 def test_only_listed_clients_reach_the_secured_network(lab: tuple[Network, Path]) -> None:
     net, _ = lab
     flows = [f for f in isolation_flows(net) if net.vlan_by_name()[f.dst.vlan].zone == "secure"]
-    rows = run_isolation(net, netns_runner, flows, quiet)
+    rows = run_isolation(net, lab_access(net), flows, quiet)
     permitted = {r.src for r in rows if r.observed == "permit"}
     assert permitted == {"client1", "client2", "client3"}
     assert {"client4", "booth1", "r01-cn1"} <= {r.src for r in rows if r.observed == "deny"}
@@ -112,7 +112,7 @@ def test_planted_open_firewall_lets_a_misroute_out_in_clear(lab: tuple[Network, 
     ns = f"{NETWORK}-bgw1"
     subprocess.run(["ip", "netns", "exec", ns, "nft", "flush", "ruleset"], check=True)
     try:
-        row = VpnChecks(net, state_dir, netns_runner, vpn, quiet).cleartext_guard()
+        row = VpnChecks(net, lab_access(net, state_dir), vpn, quiet).cleartext_guard()
     finally:
         subprocess.run(["ip", "netns", "exec", ns, "nft", "-f", str(state_dir / "configs" / "bgw1" / "nftables.nft")],
                        check=True)
@@ -146,12 +146,12 @@ def test_planted_udp_drop_to_the_secured_network_fails_isolation(lab: tuple[Netw
     subprocess.run(["ip", "netns", "exec", f"{NETWORK}-hgw1", "nft", "insert", "rule", "inet", "boothnet",
                     "SECURE_HOME_OUT", "udp", "dport", "5201", "drop"], check=True)
     try:
-        rows = run_isolation(net, netns_runner, flows, quiet)
+        rows = run_isolation(net, lab_access(net), flows, quiet)
     finally:
         _restore_firewall(state_dir, "hgw1")
     bad = [(r.src, r.flow, r.observed) for r in rows if r.verdict != "PASS"]
     assert bad == [("client1", "udp/5201", "deny"), ("client2", "udp/5201", "deny"), ("client3", "udp/5201", "deny")]
-    assert [r for r in run_isolation(net, netns_runner, flows, quiet) if r.verdict != "PASS"] == []
+    assert [r for r in run_isolation(net, lab_access(net), flows, quiet) if r.verdict != "PASS"] == []
 
 
 def test_planted_frozen_ospfd_on_the_booth_router_fails_convergence_north_south(lab: tuple[Network, Path]) -> None:
@@ -161,23 +161,23 @@ def test_planted_frozen_ospfd_on_the_booth_router_fails_convergence_north_south(
     os.kill(pid, signal.SIGSTOP)  # no more hellos: core1 drops brt1 after the dead interval
     try:
         time.sleep(6)
-        stage = wait_converged(net, netns_runner, flows, timeout_s=10)
+        stage = wait_converged(net, lab_access(net), flows, timeout_s=10)
     finally:
         os.kill(pid, signal.SIGCONT)
     assert stage.status == "FAIL" and stage.reason
     assert "north-south booth1 (booth-lan) -> show network 192.0.2.1 (uplink brt1)" in stage.reason
-    assert wait_converged(net, netns_runner, flows, timeout_s=60).status == "PASS"
+    assert wait_converged(net, lab_access(net), flows, timeout_s=60).status == "PASS"
 
 
 def test_planted_shrunk_research_gateway_fails_the_routed_paths_naming_the_hop(lab: tuple[Network, Path]) -> None:
     net, _ = lab
     subprocess.run(["ip", "-n", f"{NETWORK}-core1", "link", "set", "br111", "mtu", "1500"], check=True)
     try:
-        rows = [r for r in run_mtu(net, netns_runner, quiet) if r.verdict != "PASS"]
+        rows = [r for r in run_mtu(net, lab_access(net), quiet) if r.verdict != "PASS"]
     finally:
         subprocess.run(["ip", "-n", f"{NETWORK}-core1", "link", "set", "br111", "mtu", "9000"], check=True)
     routed = [r for r in rows if r.path.startswith("routed ")]
     assert len(routed) == 15 and all(r.destination == "r02-cn1" for r in routed)
     assert all("the path shrinks to 1500 at core1's interface in research-02" in (r.cause or "") for r in routed)
     assert [r.path for r in rows if not r.path.startswith("routed ")] == ["core1 (research-02 gateway) -> r02-cn1"]
-    assert [r for r in run_mtu(net, netns_runner, quiet) if r.verdict != "PASS"] == []
+    assert [r for r in run_mtu(net, lab_access(net), quiet) if r.verdict != "PASS"] == []

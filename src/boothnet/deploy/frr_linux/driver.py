@@ -14,6 +14,7 @@ from napalm.base.exceptions import (
     MergeConfigException,
     ReplaceConfigException,
 )
+from napalm.base.helpers import mac as napalm_mac
 from napalm_linux import LinuxDriver
 
 from boothnet.booth.lldp import parse_lldpcli
@@ -160,6 +161,36 @@ class FrrLinuxDriver(Compare, RevertTimer, LinuxDriver):  # type: ignore[misc]
         out = self._must(f"lldpcli {sock}-f json0 show neighbors", "reading LLDP neighbours (lldpcli)")
         return {ifname: [{"hostname": h.system, "port": h.port} for h in heard]
                 for ifname, heard in parse_lldpcli(out).items()}
+
+    def get_mac_address_table(self) -> list[dict[str, Any]]:
+        """What each bridge port learned (``bridge -j fdb show``), as NAPALM's drivers give it. The
+        VLAN is the fdb entry's own (a VLAN-aware bridge) or the bridge's, ``br<VID>`` (one bridge
+        per VLAN, as boothnet renders them)."""
+        entries = json.loads(self._must("bridge -j fdb show", "reading the MAC table (bridge fdb)") or "[]")
+        out = []
+        for e in entries:
+            master = str(e.get("master", ""))
+            if not master or e.get("state") == "permanent" or "self" in e.get("flags", []):
+                continue
+            vlan = e.get("vlan") or (int(master[2:]) if master.startswith("br") and master[2:].isdigit() else 0)
+            static = e.get("state") == "static"
+            out.append({"mac": napalm_mac(e["mac"]), "interface": str(e.get("ifname", "")), "vlan": int(vlan),
+                        "static": static, "active": True, "moves": -1, "last_move": -1.0})
+        return out
+
+    def get_arp_table(self, vrf: str = "") -> list[dict[str, Any]]:
+        """IPv4 neighbours with a link-layer address (``ip -4 -j neigh show``), as NAPALM gives them."""
+        if vrf:
+            raise NotImplementedError("frr_linux: VRFs are not used")
+        entries = json.loads(self._must("ip -4 -j neigh show", "reading the ARP table (ip neigh)") or "[]")
+        return [{"interface": str(e.get("dev", "")), "mac": napalm_mac(e["lladdr"]), "ip": str(e["dst"]), "age": -1.0}
+                for e in entries if e.get("lladdr") and "FAILED" not in e.get("state", [])]
+
+    def get_ipsec_sas(self) -> str:
+        """charon's SAs as ``swanctl --list-sas`` prints them (the VPN's tunnel state)."""
+        uri = f" --uri {shlex.quote(self.swanctl_uri)}" if self.swanctl_uri else ""
+        env = f"STRONGSWAN_CONF={shlex.quote(self.strongswan_conf)} " if self.strongswan_conf else ""
+        return self._must(f"{env}swanctl --list-sas{uri}", "reading the IPsec SAs (swanctl)")
 
     def get_ospf_neighbors(self) -> dict[str, list[dict[str, str]]]:
         """OSPF neighbors by interface: ``{"eth1": [{"router_id", "address", "state"}]}``;

@@ -121,12 +121,17 @@ def rtt_probe(runner: Runner, ns: str, what: str, source: str, destination: str,
 
 
 def probe_wan_links(net: Network, runner: Runner, ns: Callable[[str], str],
-                    progress: Callable[[str], None]) -> list[RttRow]:
+                    progress: Callable[[str], None], has_shell: Callable[[str], bool] = lambda _: True
+                    ) -> list[RttRow]:
     """Every WAN link on its own, end to end (the first end's router pings the second's address):
-    the delay line's round trip, 2 x delay_ms within RTT_TOLERANCE_MS and twice the jitter."""
+    the delay line's round trip, 2 x delay_ms within RTT_TOLERANCE_MS and twice the jitter. A
+    router without a shell (IOS, EOS on a floor) is left out, said in the progress."""
     rows = []
     for link in net.links:
         if not link.wan or link.addresses is None:
+            continue
+        if not has_shell(link.a.split(":", 1)[0]):
+            progress(f"[wan] link {link.a} -- {link.b}: not probed ({link.a.split(':', 1)[0]} answers NAPALM only)")
             continue
         mtu = link.mtu or net.port_index[link.a].mtu or net.mtu_policy.default
         for payload in (56, mtu - 28):

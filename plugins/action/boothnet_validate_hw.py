@@ -1,0 +1,40 @@
+"""Action plugin: boothnet's validate stage on the booth's own network, on the controller (where
+Ansible's connection plugins reach the endpoints)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ansible_collections.boothnet.boothnet.plugins.module_utils.boothnet_napalm import (
+    SECRETS_SPEC,
+    devices_spec,
+    secrets,
+    target,
+)
+from ansible_collections.boothnet.boothnet.plugins.module_utils.boothnet_stage import STAGE_ARGS, OnController
+from ansible_collections.boothnet.boothnet.plugins.plugin_utils.boothnet_action import StageAction
+
+
+class ActionModule(StageAction):
+    ARGS = {**STAGE_ARGS,
+            "devices": devices_spec(**SECRETS_SPEC, config_dir={"type": "path", "required": True}),
+            "hosts": {"type": "dict", "required": True, "no_log": True},
+            "lab_vlan_mode": {"type": "str", "default": ""},
+            "throughput": {"type": "bool", "default": True},
+            "wan_sweep": {"type": "bool", "default": True}}
+
+    def stage(self, args):
+        from boothnet.validate.drift import DriftTarget
+
+        controller = OnController()
+        devices = [DriftTarget(d["device"], target(controller, d), Path(d["config_dir"]), secrets(controller, d))
+                   for d in args["devices"]]
+        inventory, build_dir, log = Path(args["inventory"]), Path(args["build_dir"]), []
+        published = self.call("boothnet.report.publish:validate_floor_and_report", inventory, build_dir, devices,
+                              args["hosts"], args["lab_vlan_mode"] or None, lock=(inventory, build_dir, False),
+                              takes_run=True, failed_with={"log": log}, progress=log.append,
+                              throughput=args["throughput"], wan_sweep=args["wan_sweep"])
+        facts = {"changed": False, "log": log, **published.facts()}
+        if published.summary.overall == "FAIL":
+            return {**facts, "failed": True, "msg": published.summary.headline}
+        return facts

@@ -1,0 +1,73 @@
+"""How validate reaches the network it judges: the lab through its namespaces, or a booth's floor
+(the booth's own hosts and switches, or the lab reached only through its management network)
+over Ansible's connections and NAPALM. Every stage asks the same questions of either."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import Any, Literal
+
+from boothnet.booth.cables import Cable, CableEnd
+from boothnet.deploy.batch import Session
+from boothnet.intent.model import Network
+from boothnet.lab.names import ns_name
+from boothnet.validate.drift import DriftTarget
+from boothnet.validate.perf.runner import Runner, netns_runner
+
+
+@dataclass
+class FloorDevices:
+    """The floor's switches and routers as deploy-hw reaches them: an open NAPALM session each
+    (or why it could not be opened) and what each was deployed with, for drift."""
+
+    sessions: Mapping[str, Session]
+    drift: list[DriftTarget]
+    # what a device calls a cable's ports: the intent's own names on hardware, eth<N> on a lab stand-in
+    port_names: Callable[[CableEnd, Cable], list[str]]
+    # a lab stand-in's port names by device and intent port (lab.plan.port_map); none on hardware
+    stand_in_ports: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    stand_in_vlan_mode: str | None = None  # the lab's VLAN mode when the floor is the lab; None on hardware
+
+    def port_of(self, device: str, port: str) -> str:
+        """What ``device`` calls the intent's ``port``."""
+        return self.stand_in_ports.get(device, {}).get(port, port)
+
+    def intent_port(self, device: str, name: str) -> str:
+        """The intent's name for what ``device`` calls ``name``."""
+        return next((port for port, own in self.stand_in_ports.get(device, {}).items() if own == name), name)
+
+    def driver(self, device: str) -> tuple[Any, str]:
+        """(the device's open driver, "") or (None, why it has none)."""
+        session = self.sessions.get(device)
+        if session is None:
+            return None, f"{device} is not in the inventory's network_devices"
+        return session.driver, session.error
+
+
+@dataclass
+class Access:
+    kind: Literal["lab", "floor"]
+    runner: Runner
+    node: Callable[[str], str]  # an endpoint's or device's name -> the runner's node
+    lab_dir: Path | None = None  # the lab's state folder (lab only)
+    devices: FloorDevices | None = None  # floor only
+
+    @property
+    def on_floor(self) -> bool:
+        return self.kind == "floor"
+
+    def has_shell(self, device: str) -> bool:
+        """Whether commands run on ``device`` (a lab node, or a floor host Ansible reaches);
+        an IOS or EOS switch answers NAPALM only."""
+        return not self.on_floor or self.node(device) in self.runner  # type: ignore[operator]
+
+
+def lab_access(net: Network, lab_dir: Path | None = None, runner: Runner = netns_runner) -> Access:
+    return Access("lab", runner, partial(ns_name, net.name), lab_dir=lab_dir)
+
+
+def floor_access(runner: Runner, devices: FloorDevices) -> Access:
+    return Access("floor", runner, str, devices=devices)
