@@ -86,6 +86,11 @@ deploy-hw:
 validate:
 	$(BIN)/ansible-playbook -i inventories/$(NET) playbooks/validate.yml
 
+# The booth's own network after deploy-hw (README: Validate the booth's own network); LAB=1: the
+# running lab, reached only through its management network.
+validate-hw:
+	$(BIN)/boothnet validate-hw --network $(NET) $(if $(LAB),--lab) $(if $(NO_THROUGHPUT),--no-throughput)
+
 demo:
 	$(BIN)/boothnet demo --network $(NET)
 

@@ -79,6 +79,59 @@ def cmd_validate_lab(args: argparse.Namespace) -> int:
     return _report(run_of(args), results)
 
 
+def cmd_validate_hw(args: argparse.Namespace) -> int:
+    """playbooks/validate_hw.yml on the booth's own network (the intent's inventory), or with --lab
+    on the running lab, from a controller namespace attached only to its management bridge."""
+    import subprocess
+    import tempfile
+    import time
+    from contextlib import ExitStack, nullcontext
+
+    from boothnet.lab.controller import LabNotUp, localhost_relay, management_controller
+    from boothnet.layout import REPO
+    from boothnet.report.publish import rerender
+    from boothnet.verify.batfish.service import BATFISH_PORT
+
+    run = run_of(args)
+    layout = run.layout
+    inventories = [run.inventory.resolve()]
+    if args.lab:
+        _need_root("validate-hw --lab")
+        if not layout.lab_inventory.is_file():
+            print(f"boothnet validate-hw: no lab inventory at {layout.lab_inventory}: `boothnet lab-up -n "
+                  f"{run.net.name}` first", file=sys.stderr)
+            return 2
+        inventories.append(layout.lab_inventory.resolve())  # the lab's management addresses and keys
+    argv = [str(Path(sys.executable).parent / "ansible-playbook"), *(a for i in inventories for a in ("-i", str(i))),
+            str(REPO / "playbooks" / "validate_hw.yml"), "-e", f"boothnet_build_dir={layout.build_root.resolve()}",
+            *(["-e", "validate_throughput=false"] if args.no_throughput else []),
+            *(["-e", "validate_wan_sweep=false"] if args.no_wan_sweep else []),
+            *args.ansible_args[args.ansible_args[:1] == ["--"]:]]
+    started = time.time()
+    try:
+        with management_controller(run.net.name, layout.lab.resolve()) if args.lab else nullcontext() as ctl, \
+                tempfile.TemporaryDirectory(prefix="boothnet-cp-") as control_dir, ExitStack() as stack:
+            env = dict(os.environ)
+            if ctl is not None:
+                ns, address = ctl
+                progress(f"controller {ns} at {address}: it reaches the lab through its management network only; "
+                         f"this machine's Batfish service on its localhost, as on a laptop")
+                stack.enter_context(localhost_relay(ns, [BATFISH_PORT, BATFISH_PORT + 1]))
+                argv = ["ip", "netns", "exec", ns, *argv]
+                env["ANSIBLE_SSH_CONTROL_PATH_DIR"] = control_dir  # no ssh master of another namespace is reused
+            progress(f"validating {run.net.name}'s deployed network: {' '.join(argv)}")
+            done = subprocess.run(argv, cwd=REPO, env=env, check=False)
+    except LabNotUp as exc:
+        print(f"boothnet validate-hw: {exc}", file=sys.stderr)
+        return 2
+    kept = sorted(layout.runs.glob("*")) if layout.runs.is_dir() else []
+    if not kept or kept[-1].stat().st_mtime < started:
+        print(f"boothnet validate-hw: no report written (ansible-playbook exit {done.returncode}); see above",
+              file=sys.stderr)
+        return done.returncode or 1
+    return print_published(rerender(run, None, None))
+
+
 def _report(run, results) -> int:  # noqa: ANN001 - report types import lazily
     """Write the report under build/<network>/report, compared with the last kept run, keep this
     run under runs/, and print its first screen; exit status 0 only for a full PASS (the
@@ -219,6 +272,14 @@ def register(sub, add) -> None:  # noqa: ANN001 - argparse internals
     check.add_argument("--no-throughput", action="store_true", help="skip iperf3/nuttcp (reported SKIPPED)")
     check.add_argument("--no-vpn-resilience", action="store_true", help=RESILIENCE_HELP)
     check.add_argument("--no-wan-sweep", action="store_true", help=WAN_SWEEP_HELP)
+    hw = add("validate-hw", cmd_validate_hw, "validate the booth's own network after deploy-hw (playbooks/"
+             "validate_hw.yml: endpoints over SSH as Ansible reaches them, devices over NAPALM; no root)")
+    hw.add_argument("--lab", action="store_true", help="the running lab instead, reached only through its "
+                    "management network from a controller namespace on it (root)")
+    hw.add_argument("--no-throughput", action="store_true", help="skip iperf3/nuttcp (reported SKIPPED)")
+    hw.add_argument("--no-wan-sweep", action="store_true", help=WAN_SWEEP_HELP)
+    hw.add_argument("ansible_args", nargs=argparse.REMAINDER, metavar="-- ANSIBLE-ARGS",
+                    help="passed to ansible-playbook, e.g. -- --ask-vault-pass -f 50")
     report = add("report", cmd_report, "write the report of a kept validate run again (build/<network>/runs/), "
                  "compared with an earlier one: checks newly failing or passing, throughput and RTT beyond "
                  "their noise, configs changed; the exit status is the run's own verdict")
