@@ -140,7 +140,7 @@ def model_of(config_dir: Path) -> dict[str, Any]:
     return dict(models[config_dir.name])
 
 
-def _model_or_empty(config_dir: Path) -> dict[str, Any]:
+def model_or_empty(config_dir: Path) -> dict[str, Any]:
     """The device's model, or nothing for a candidate folder not written by a build (a test's)."""
     try:
         return model_of(config_dir)
@@ -363,7 +363,7 @@ def health(
                 f"({dev.revert_reason() or 'commit no longer pending'})")
             return report
         if isinstance(dev, PartsDevice):  # expectations from the candidate and the intent's adjacencies
-            intended = hc.intended_neighbors(_model_or_empty(config_dir))
+            intended = hc.intended_neighbors(model_or_empty(config_dir))
             expected = hc.expected_adjacencies(cand, ospf_before)
             report.adjacencies = hc.wait_for(
                 lambda: hc.adjacency_failures(expected, _ospf(dev), intended), timeout, clock=time.monotonic,

@@ -4,7 +4,7 @@ over Ansible's connections and NAPALM. Every stage asks the same questions of ei
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -38,6 +38,34 @@ class FloorDevices:
     def intent_port(self, device: str, name: str) -> str:
         """The intent's name for what ``device`` calls ``name``."""
         return next((port for port, own in self.stand_in_ports.get(device, {}).items() if own == name), name)
+
+    def read(self, devices: Iterable[str], getter: str) -> dict[str, Any]:
+        """``getter`` of every device in ``devices`` at once (one call each: a NAPALM session is
+        not shared between threads): device -> its result, or a str saying why there is none."""
+        from boothnet.deploy.batch import in_parallel
+
+        def one(device: str) -> Any:
+            driver, why = self.driver(device)
+            if driver is None:
+                return why
+            try:
+                return getattr(driver, getter)()
+            except Exception as exc:  # noqa: BLE001 - every driver has its own errors
+                return f"{getter} failed: {type(exc).__name__}: {exc}"
+
+        wanted = sorted(set(devices))
+        return dict(zip(wanted, in_parallel(wanted, one), strict=True))
+
+    def ospf_down(self) -> list[str]:
+        """Every OSPF adjacency the intent implies that a device does not have now, by device and
+        interface (NAPALM get_ospf_neighbors where the driver has it): why routes are missing."""
+        from boothnet.deploy.health import adjacency_failures, intended_neighbors
+        from boothnet.deploy.steps import model_or_empty
+
+        intended = {t.device: found for t in self.drift if (found := intended_neighbors(model_or_empty(t.config_dir)))}
+        read = self.read(intended, "get_ospf_neighbors")
+        return [f"{device}: {line}" for device, neighbors in read.items() if not isinstance(neighbors, str)
+                for line in adjacency_failures(set(), neighbors, intended[device])]
 
     def driver(self, device: str) -> tuple[Any, str]:
         """(the device's open driver, "") or (None, why it has none)."""

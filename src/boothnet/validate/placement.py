@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from typing import Any
 
 from boothnet.booth.cables import same_port
@@ -87,88 +88,112 @@ def check_endpoint(net: Network, access: Access, endpoint: Endpoint, ports: dict
                        verdict=Status.of(not problems), cause="; ".join(problems) or None, device=device)
 
 
-def _own_address(runner: Runner, host: str, want: str, where: str) -> tuple[str | None, list[str]]:
-    """(the MAC of the host's interface that holds ``want``, problems): on a floor the host's NIC
-    may have any name, so the interface is the one with the intended address."""
-    links = _json(runner, host, ["ip", "-j", "addr", "show"])
+def _own_address(links: list[dict[str, Any]], routes: list[dict[str, Any]], want: str) -> tuple[str | None, list[str]]:
+    """(the MAC of the host's booth interface, problems). On a floor the NIC may have any name:
+    it is the one that holds the intended address, else the one its default route leaves by."""
     inet = {link.get("ifname", "?"): [f"{a['local']}/{a['prefixlen']}" for a in link.get("addr_info", [])
                                       if a.get("family") == "inet" and a.get("scope") != "host"] for link in links}
     holder = next((link for link in links if want in inet.get(link.get("ifname", "?"), [])), None)
     if holder is not None:
         return holder.get("address"), []
-    have = [f"{address} on {ifname}" for ifname, addresses in inet.items() for address in addresses]
-    return None, [f"has {', '.join(have) or 'no IPv4 address'}{where}; the intent says {want}"]
+    default_dev = next((r.get("dev") for r in routes if r.get("dev")), None)
+    holder = next((link for link in links if link.get("ifname") == default_dev), None)
+    shown = [holder] if holder is not None else links
+    have = [f"{address} on {link.get('ifname')}" for link in shown for address in inet.get(link.get("ifname", "?"), [])]
+    return (holder or {}).get("address"), [f"has {', '.join(have) or 'no IPv4 address'}; the intent says {want}"]
 
 
-def check_endpoint_floor(net: Network, access: Access, endpoint: Endpoint, devices: FloorDevices) -> EndpointRow:
-    """One endpoint on a floor: its own address and gateway over its connection, its MAC in the
-    MAC table of the switch the intent attaches it to, its ARP entry on its gateway (NAPALM)."""
+@dataclass
+class _HostSide:
+    """What a floor endpoint says of itself: its booth interface's MAC, what is wrong, or why it
+    could not be asked."""
+
+    mac: str | None = None
+    problems: list[str] = field(default_factory=list)
+    error: str | None = None
+
+
+def _host_side(net: Network, access: Access, endpoint: Endpoint) -> _HostSide:
     vlan = net.vlan_by_name()[endpoint.vlan]
-    device, _, port = endpoint.attach.partition(":")
     gateway = str(net.gateway_address(vlan))
-    want = f"{endpoint.address}/{vlan.subnet.prefixlen}"
     host = access.node(endpoint.name)
     reached = access.runner(host, ["true"], 20)
     if not reached.ok:
-        return EndpointRow(host=endpoint.name, vlan=vlan.name, address=want, attach=endpoint.attach,
-                           verdict=Status.ERROR, device=device,
-                           cause=f"{endpoint.name} could not be asked: {reached.output.strip() or 'no answer'}")
-    mac, problems = _own_address(access.runner, host, want, "")
+        return _HostSide(error=f"{endpoint.name} could not be asked: {reached.output.strip() or 'no answer'}")
     routes = _json(access.runner, host, ["ip", "-j", "route", "show", "default"])
+    mac, problems = _own_address(_json(access.runner, host, ["ip", "-j", "addr", "show"]), routes,
+                                 f"{endpoint.address}/{vlan.subnet.prefixlen}")
     gateways = [r.get("gateway") for r in routes]
     if gateway not in gateways:
         problems.append(f"default gateway {', '.join(map(str, gateways)) or 'none'}; the intent says {gateway} "
                         f"({vlan.gateway})")
-    ping(access.runner, host, gateway, count=1, wait_s=1)  # the switch learns the host's MAC, the gateway its ARP
-    errors: list[str] = []
-    switch, why = devices.driver(device)
-    if switch is None:
-        errors.append(f"{device}'s MAC table could not be read: {why}")
-    elif mac:
-        try:
-            learned = [e for e in switch.get_mac_address_table() if e["mac"].lower() == mac.lower()]
-        except Exception as exc:  # noqa: BLE001 - every driver has its own errors
-            errors.append(f"{device}'s MAC table could not be read: {type(exc).__name__}: {exc}")
-        else:
-            own_name = devices.port_of(device, port)
-            if not learned:
-                problems.append(f"its MAC {mac} is not learned on {device} (the intent attaches it to {port})")
-            elif not any(same_port(e["interface"], own_name) and int(e["vlan"]) == vlan.id for e in learned):
-                where = ", ".join(f"{device}:{devices.intent_port(device, e['interface'])} in VLAN {e['vlan']}"
-                                  for e in learned)
-                problems.append(f"its MAC {mac} is learned on {where}; the intent attaches it to {endpoint.attach} "
-                                f"in {vlan.name} (VLAN {vlan.id})")
-    router, why = devices.driver(vlan.gateway)
-    if router is None:
-        errors.append(f"{vlan.gateway}'s ARP table could not be read: {why}")
-    elif mac:
-        try:
-            resolved = [e["mac"] for e in router.get_arp_table() if e["ip"] == str(endpoint.address)]
-        except Exception as exc:  # noqa: BLE001
-            errors.append(f"{vlan.gateway}'s ARP table could not be read: {type(exc).__name__}: {exc}")
-        else:
-            if resolved and mac.lower() not in {m.lower() for m in resolved}:
-                problems.append(f"{vlan.gateway} resolves {endpoint.address} to {', '.join(resolved)}, not to its MAC "
-                                f"{mac}")
-            elif not resolved and not problems:
-                problems.append(f"{vlan.gateway} does not resolve {endpoint.address} (no ARP entry after a ping)")
+    ping(access.runner, host, gateway, count=1, wait_s=1)  # the switch learns its MAC, the gateway its ARP entry
+    return _HostSide(mac, problems)
+
+
+def _judge_floor(net: Network, endpoint: Endpoint, side: _HostSide, devices: FloorDevices,
+                 macs: dict[str, Any], arps: dict[str, Any]) -> EndpointRow:
+    """One endpoint from its own answers, its switch's MAC table and its gateway's ARP table."""
+    vlan = net.vlan_by_name()[endpoint.vlan]
+    device, _, port = endpoint.attach.partition(":")
+    problems, errors, mac = list(side.problems), [side.error] if side.error else [], side.mac
+    table = macs.get(device)
+    if isinstance(table, str):
+        errors.append(f"{device}'s MAC table could not be read: {table}")
+    elif mac and table is not None:
+        learned = [e for e in table if e["mac"].lower() == mac.lower()]
+        if not learned:
+            problems.append(f"its MAC {mac} is not learned on {device} (the intent attaches it to {port})")
+        elif not any(same_port(e["interface"], devices.port_of(device, port)) and int(e["vlan"]) == vlan.id
+                     for e in learned):
+            where = ", ".join(f"{device}:{devices.intent_port(device, e['interface'])} in VLAN {e['vlan']}"
+                              for e in learned)
+            problems.append(f"its MAC {mac} is learned on {where}; the intent attaches it to {endpoint.attach} in "
+                            f"{vlan.name} (VLAN {vlan.id})")
+    arp = arps.get(vlan.gateway)
+    if isinstance(arp, str):
+        errors.append(f"{vlan.gateway}'s ARP table could not be read: {arp}")
+    elif mac and arp is not None:
+        resolved = [e["mac"] for e in arp if e["ip"] == str(endpoint.address)]
+        if resolved and mac.lower() not in {m.lower() for m in resolved}:
+            problems.append(f"{vlan.gateway} resolves {endpoint.address} to {', '.join(resolved)}, not to its "
+                            f"MAC {mac}")
+        elif not resolved and not problems:
+            problems.append(f"{vlan.gateway} does not resolve {endpoint.address} (no ARP entry after a ping)")
     verdict = Status.FAIL if problems else Status.ERROR if errors else Status.PASS
-    return EndpointRow(host=endpoint.name, vlan=vlan.name, address=want, attach=endpoint.attach, verdict=verdict,
-                       cause="; ".join(problems + errors) or None, device=device)
+    return EndpointRow(host=endpoint.name, vlan=vlan.name, address=f"{endpoint.address}/{vlan.subnet.prefixlen}",
+                       attach=endpoint.attach, verdict=verdict, cause="; ".join(problems + errors) or None,
+                       device=device)
+
+
+def floor_placement(net: Network, access: Access, devices: FloorDevices,
+                    endpoints: list[Endpoint]) -> list[EndpointRow]:
+    """Every endpoint asked over its connection (it pings its gateway, and a gateway with a shell
+    pings it), then each switch's MAC table and each gateway's ARP table read once, through NAPALM."""
+    vlans = net.vlan_by_name()
+
+    def ask(endpoint: Endpoint) -> _HostSide:
+        side = _host_side(net, access, endpoint)
+        gateway = vlans[endpoint.vlan].gateway
+        if access.has_shell(gateway):  # it resolves the host now (an IOS or EOS ARP entry lives for hours)
+            ping(access.runner, access.node(gateway), str(endpoint.address), count=1, wait_s=1)
+        return side
+
+    with ThreadPoolExecutor(max_workers=WORKERS) as pool:
+        sides = list(pool.map(ask, endpoints))
+    macs = devices.read({e.attach.partition(":")[0] for e in endpoints}, "get_mac_address_table")
+    arps = devices.read({vlans[e.vlan].gateway for e in endpoints}, "get_arp_table")
+    return [_judge_floor(net, e, side, devices, macs, arps) for e, side in zip(endpoints, sides, strict=True)]
 
 
 def run_placement(net: Network, access: Access, progress: Callable[[str], None]) -> list[EndpointRow]:
     endpoints = sorted(net.endpoints.values(), key=lambda e: e.name)
     ports = port_map(net)
-    devices = access.devices
-
-    def check(endpoint: Endpoint) -> EndpointRow:
-        if devices is not None:
-            return check_endpoint_floor(net, access, endpoint, devices)
-        return check_endpoint(net, access, endpoint, ports)
-
-    with ThreadPoolExecutor(max_workers=WORKERS) as pool:
-        rows = list(pool.map(check, endpoints))
+    if access.devices is not None:
+        rows = floor_placement(net, access, access.devices, endpoints)
+    else:
+        with ThreadPoolExecutor(max_workers=WORKERS) as pool:
+            rows = list(pool.map(lambda e: check_endpoint(net, access, e, ports), endpoints))
     for row in rows:
         if row.verdict != "PASS":
             progress(f"[endpoints] {row.host}: {row.cause}")

@@ -56,9 +56,10 @@ def wait_converged(net: Network, access: Access, flows: list[Flow], timeout_s: f
     waited = round(time.monotonic() - started, 1)
     if pending:
         names = ", ".join(targets[key] for key in pending)
+        ospf = access.devices.ospf_down() if access.devices else []
         return Stage(
             name="convergence", status=Status.FAIL, duration_s=waited,
-            reason=f"not converged after {timeout_s:g} s: {names}",
+            reason=f"not converged after {timeout_s:g} s: {names}" + (f"; {'; '.join(ospf)}" if ospf else ""),
         )
     return Stage(name="convergence", status=Status.PASS, duration_s=waited,
                  note=f"{len(targets)} pings, {len(outside)} of them north-south")

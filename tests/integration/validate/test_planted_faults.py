@@ -15,13 +15,16 @@ import pytest
 from boothnet.booth.cables import cable_plan
 from boothnet.intent import Network
 from boothnet.lab.shaping import shape
+from boothnet.lab.state import read_state
 from boothnet.report.publish import publish
 from boothnet.report.render import write_report
 from boothnet.report.summary import summarize
 from boothnet.run import Run
-from boothnet.validate.access import lab_access
+from boothnet.validate.access import Access, lab_access
 from boothnet.validate.cabling import run_cabling
-from boothnet.validate.drift import run_drift
+from boothnet.validate.drift import lab_targets, run_drift
+from boothnet.validate.floor import reach_floor
+from boothnet.validate.floor.ansible_runner import inventory_connections
 from boothnet.validate.isolation import run_isolation
 from boothnet.validate.placement import run_placement
 from boothnet.validate.plan import COMMON_TCP, isolation_plan
@@ -55,33 +58,50 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Network, Pat
         yield run.net, build
 
 
+@pytest.fixture(scope="module")
+def floor(lab) -> Iterator[Access]:
+    """The running lab as a floor: hosts over Ansible's connections, devices over NAPALM, each
+    reached at its management address (the intent's inventory and the lab's, as validate-hw)."""
+    net, build = lab
+    lab_dir = build / "lab-mini" / "lab"
+    hosts = inventory_connections([str(INVENTORY), str(lab_dir / "inventory.yml")])
+    with reach_floor(net, lab_targets(lab_dir), hosts, read_state(lab_dir)["vlan_mode"]) as access:
+        yield access
+
+
+@pytest.fixture(params=["lab", "floor"])
+def access(request: pytest.FixtureRequest, lab) -> Access:
+    """Each planted fault caught both ways: in the lab's namespaces, and through the floor path."""
+    return lab_access(lab[0]) if request.param == "lab" else request.getfixturevalue("floor")
+
+
 def restore_firewall(build: Path, node: str) -> None:
     sh("ip", "netns", "exec", f"lab-mini-{node}", "nft", "-f", str(build / "lab-mini" / "lab" / "configs" / node /
                                                                    "nftables.nft"))
 
 
-def isolation(net: Network) -> list[IsolationRow]:
-    return run_isolation(net, lab_access(net), isolation_plan(net, SEED).flows, quiet)
+def isolation(net: Network, access: Access | None = None) -> list[IsolationRow]:
+    return run_isolation(net, access or lab_access(net), isolation_plan(net, SEED).flows, quiet)
 
 
 def failed(rows: list) -> list:
     return [r for r in rows if r.verdict != "PASS"]
 
 
-def test_a_leak_on_a_port_no_rule_names_fails_isolation_naming_the_port(lab) -> None:
+def test_a_leak_on_a_port_no_rule_names_fails_isolation_naming_the_port(lab, access) -> None:
     net, build = lab
     sampled = isolation_plan(net, SEED).sampled["tcp"]
     random_port = next(p for p in sampled if p not in COMMON_TCP)  # from the seeded sample, not the common list
     nft("r2", "insert", "rule", "inet", "boothnet", "LAB_IN", "tcp", "dport", f"{{ 3306, {random_port} }}", "accept")
     try:
-        bad = failed(isolation(net))
+        bad = failed(isolation(net, access))
     finally:
         restore_firewall(build, "r2")
     assert {(r.src, r.dst, r.flow) for r in bad} == {("h3", "h1", "tcp/sample x48"), ("h3", "h2", "tcp/sample x48")}
     for row in bad:
         assert row.expected == "deny" and row.observed == "permit" and row.rule == "research-not-to-users"
         assert "tcp/3306 open" in row.detail and f"tcp/{random_port} open" in row.detail, row.detail
-    assert failed(isolation(net)) == []
+    assert failed(isolation(net, access)) == []
 
 
 def test_the_reverse_of_a_permit_is_probed_on_its_own_ports(lab) -> None:
@@ -100,16 +120,16 @@ def test_the_reverse_of_a_permit_is_probed_on_its_own_ports(lab) -> None:
     assert failed(isolation(net)) == []
 
 
-def test_a_dropped_udp_flow_is_not_counted_as_delivered(lab) -> None:
+def test_a_dropped_udp_flow_is_not_counted_as_delivered(lab, access) -> None:
     net, build = lab
     nft("r1", "insert", "rule", "inet", "boothnet", "USERS_IN", "udp", "dport", "123", "drop")
     try:
-        bad = failed(isolation(net))
+        bad = failed(isolation(net, access))
     finally:
         restore_firewall(build, "r1")
     assert [(r.src, r.dst, r.flow, r.expected, r.observed, r.detail) for r in bad] == [
         ("h1", "h3", "udp/123", "permit", "deny", "no answer (dropped)")]
-    assert failed(isolation(net)) == []
+    assert failed(isolation(net, access)) == []
 
 
 def test_an_unlisted_host_admitted_is_found_by_isolation_and_drift(lab) -> None:
@@ -154,7 +174,7 @@ def test_a_port_the_responder_cannot_take_is_an_error_not_a_verdict(lab) -> None
     assert all("could not listen on tcp/3306: Address already in use" in r.error for r in bad), bad
 
 
-def test_an_endpoint_repatched_into_another_vlan_is_named(lab) -> None:
+def test_an_endpoint_repatched_into_another_vlan_is_named(lab, access) -> None:
     net, _ = lab
     # h2's cable moves from r1:eth2 (users) to the lab VLAN on r2, and h2 takes a lab address
     sh("ip", "-n", "lab-mini-r1", "link", "set", "eth2", "down")
@@ -164,7 +184,7 @@ def test_an_endpoint_repatched_into_another_vlan_is_named(lab) -> None:
     sh("ip", "-n", "lab-mini-h2", "addr", "add", "10.0.20.12/24", "dev", "eth0")
     sh("ip", "-n", "lab-mini-h2", "route", "add", "default", "via", "10.0.20.1")
     try:
-        bad = failed(run_placement(net, lab_access(net), quiet))
+        bad = failed(run_placement(net, access, quiet))
     finally:
         sh("ip", "-n", "lab-mini-r2", "link", "set", "eth9", "down")
         sh("ip", "-n", "lab-mini-r2", "link", "set", "eth9", "nomaster", "netns", "lab-mini-r1")
@@ -173,23 +193,23 @@ def test_an_endpoint_repatched_into_another_vlan_is_named(lab) -> None:
         sh("ip", "-n", "lab-mini-h2", "addr", "add", "10.0.10.12/24", "dev", "eth0")
         sh("ip", "-n", "lab-mini-h2", "route", "add", "default", "via", "10.0.10.1")
     assert [r.host for r in bad] == ["h2"], [r.cause for r in bad]
-    assert "has 10.0.20.12/24 on eth0; the intent says 10.0.10.12/24" in bad[0].cause
+    assert "has 10.0.20.12/24 on eth0" in bad[0].cause and "the intent says 10.0.10.12/24" in bad[0].cause
     assert "default gateway 10.0.20.1; the intent says 10.0.10.1 (r1)" in bad[0].cause
     assert "is not learned on r1 (the intent attaches it to eth2)" in bad[0].cause
-    assert failed(run_placement(net, lab_access(net), quiet)) == []
+    assert failed(run_placement(net, access, quiet)) == []
 
 
-def test_two_swapped_cables_fail_the_cabling_stage_naming_both(lab) -> None:
+def test_two_swapped_cables_fail_the_cabling_stage_naming_both(lab, access) -> None:
     net, build = lab
     swap_host_cables(build, "lab-mini", "h1", "h3")
     try:
-        bad = failed(run_cabling(net, lab_access(net), quiet))
+        bad = failed(run_cabling(net, access, quiet))
     finally:
         swap_host_cables(build, "lab-mini", "h1", "h3")
     assert [(r.label, r.verdict) for r in bad] == [("C02", "FAIL"), ("C04", "FAIL")], bad
     assert bad[0].cause == "r1 eth1 sees host h3 (of C04); the intent says host h1 (swapped with C04?)"
     assert bad[1].cause == "r2 eth1 sees host h1 (of C02); the intent says host h3 (swapped with C02?)"
-    assert failed(run_cabling(net, lab_access(net), quiet)) == []
+    assert failed(run_cabling(net, access, quiet)) == []
 
 
 def playbook(build: Path, name: str) -> subprocess.CompletedProcess:
@@ -229,19 +249,19 @@ def test_a_gateway_interface_shrunk_below_the_vlan_mtu_is_named(lab) -> None:
     assert failed(run_mtu(net, lab_access(net), quiet)) == []
 
 
-def test_an_unshaped_path_is_faster_than_its_link_and_fails(lab) -> None:
+def test_an_unshaped_path_is_faster_than_its_link_and_fails(lab, access) -> None:
     net, _ = lab
     ends = [("lab-mini-r2", "eth1"), ("lab-mini-r2", "eth2"), ("lab-mini-h3", "eth0"), ("lab-mini-h4", "eth0")]
     for ns, dev in ends:
         sh("tc", "-n", ns, "qdisc", "del", "dev", dev, "root")
     try:
-        bad = failed(run_throughput_tests(net, lab_access(net), quiet))
+        bad = failed(run_throughput_tests(net, access, quiet))
     finally:
         for ns, dev in ends:
             shape(ns, dev, 1000)
     assert {(r.path, r.tool) for r in bad} == {("lab: h3 -> h4", "iperf3"), ("lab: h3 -> h4", "nuttcp")}
     assert all("faster than the link: shaping missing, or the intent's speed is wrong" in r.explanation for r in bad)
-    assert failed(run_throughput_tests(net, lab_access(net), quiet)) == []
+    assert failed(run_throughput_tests(net, access, quiet)) == []
 
 
 def test_runs_compared_say_no_change_then_list_a_planted_throughput_regression_with_its_size(lab) -> None:
@@ -330,3 +350,19 @@ def test_a_file_server_cable_losing_one_frame_in_a_hundred_fails_on_retransmits(
     assert iperf3.verdict == "FAIL" and iperf3.retransmits, iperf3
     assert "retransmits" in (iperf3.explanation or "") and "frames are lost on lab: h3 -> h4" in iperf3.explanation
     assert failed(run_throughput_tests(net, lab_access(net), quiet)) == []
+
+
+def test_a_dead_ospfd_fails_convergence_naming_the_adjacency(lab, access) -> None:
+    net, _ = lab
+    flows = isolation_plan(net, SEED).flows
+    sh("ip", "netns", "exec", "lab-mini-r2", "pkill", "-f", "ospfd -N lab-mini-r2")
+    try:
+        stage = wait_converged(net, access, flows, timeout_s=8)
+    finally:  # ospfd back as the lab starts it, its config pushed again
+        sh("ip", "netns", "exec", "lab-mini-r2", "/usr/lib/frr/ospfd", "-N", "lab-mini-r2", "-d", "-P", "0")
+        sh("ip", "netns", "exec", "lab-mini-r2", "vtysh", "-N", "lab-mini-r2", "-b")
+    assert stage.status == "FAIL" and "h2 -> h3" in (stage.reason or ""), stage
+    if access.on_floor:  # the floor path reads every router's adjacencies through NAPALM
+        assert "r2: OSPF on eth3: no adjacency with r1" in (stage.reason or ""), stage.reason
+        assert "r1: OSPF on eth3: no adjacency with r2" in (stage.reason or ""), stage.reason
+    assert wait_converged(net, access, flows, timeout_s=60).status == "PASS"
