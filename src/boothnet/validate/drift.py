@@ -23,7 +23,7 @@ SHOWN_LINES = 12  # changed lines quoted in the row; the whole diff is in the re
 _OPTIONAL = {"pathspace": "boothnet_frr_pathspace", "netns": "boothnet_netns",
              "state_dir": "boothnet_deploy_state_dir", "strongswan_conf": "boothnet_strongswan_conf",
              "swanctl_conf": "boothnet_swanctl_conf", "swanctl_uri": "boothnet_swanctl_uri",
-             "key_file": "ansible_ssh_private_key_file"}
+             "key_file": "ansible_ssh_private_key_file", "lldp_socket": "boothnet_lldp_socket"}
 
 
 @dataclass(frozen=True)

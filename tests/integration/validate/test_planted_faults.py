@@ -16,6 +16,7 @@ from boothnet.booth.cables import cable_plan
 from boothnet.intent import Network
 from boothnet.lab.shaping import shape
 from boothnet.lab.state import read_state
+from boothnet.poll import poll
 from boothnet.report.publish import publish
 from boothnet.report.render import write_report
 from boothnet.report.summary import summarize
@@ -356,7 +357,9 @@ def test_a_dead_ospfd_fails_convergence_naming_the_adjacency(lab, access) -> Non
     net, _ = lab
     flows = isolation_plan(net, SEED).flows
     sh("ip", "netns", "exec", "lab-mini-r2", "pkill", "-f", "ospfd -N lab-mini-r2")
-    try:
+    try:  # r1 drops the lab's route once r2 is dead to it (4 s): the fault is in place
+        assert poll(lambda: subprocess.run(["ip", "-n", "lab-mini-r1", "route", "show", "10.0.20.0/24"],
+                                           capture_output=True, text=True).stdout, lambda out: not out, 15) == ""
         stage = wait_converged(net, access, flows, timeout_s=8)
     finally:  # ospfd back as the lab starts it, its config pushed again
         sh("ip", "netns", "exec", "lab-mini-r2", "/usr/lib/frr/ospfd", "-N", "lab-mini-r2", "-d", "-P", "0")

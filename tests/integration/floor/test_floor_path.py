@@ -1,0 +1,89 @@
+"""The floor path against the lab reached only through its management network, as a booth team
+validates the network it deployed: `boothnet validate-hw --lab` ends PASS from the controller
+namespace, enters no lab namespace (every command it or Ansible started is recorded by an audit
+hook in each Python process), and agrees with validate-lab row for row."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from boothnet.lab.scratch import copy_inventory
+from boothnet.report.history import load_results
+from boothnet.run import Run
+from boothnet.validate.stage import run_validate
+from tests.helpers import ROOT, quiet, running_lab
+
+pytestmark = [
+    pytest.mark.lab,
+    pytest.mark.skipif(os.geteuid() != 0, reason="needs root for network namespaces (CI runs as root)"),
+]
+NETWORK, MGMT = "floor-mini", "198.18.9.0/24"
+SEED = "7"
+# every command a Python process starts, one JSON line each: the CLI, ansible-playbook and its workers
+AUDIT_HOOK = """
+import json, os, sys
+_log = os.environ["BOOTHNET_AUDIT_LOG"]
+def _hook(event, args):
+    if event in ("subprocess.Popen", "os.exec", "os.posix_spawn", "os.system"):
+        argv = args[0] if event == "os.system" else args[1]
+        argv = [argv] if isinstance(argv, (str, bytes)) else list(argv or [])
+        with open(_log, "a") as f:
+            f.write(json.dumps({"event": event, "pid": os.getpid(), "argv": [str(a) for a in argv]}) + "\\n")
+sys.addaudithook(_hook)
+"""
+
+
+def commands(log: Path) -> list[list[str]]:
+    return [json.loads(line)["argv"] for line in log.read_text().splitlines()]
+
+
+def test_validate_hw_on_the_lab_passes_enters_no_lab_namespace_and_agrees_with_validate_lab(tmp_path: Path) -> None:
+    inventory = copy_inventory(ROOT / "inventories" / "lab-mini", tmp_path / "inv", NETWORK, MGMT)
+    build = tmp_path / "build"
+    hook = tmp_path / "hook"
+    hook.mkdir()
+    (hook / "sitecustomize.py").write_text(AUDIT_HOOK)
+    log = tmp_path / "commands.jsonl"
+    env = {**os.environ, "PYTHONPATH": str(hook), "BOOTHNET_AUDIT_LOG": str(log), "BOOTHNET_ISOLATION_SEED": SEED}
+    with running_lab(inventory, build) as (spec, _):
+        floor = subprocess.run([str(Path(sys.executable).parent / "boothnet"), "validate-hw", "-i", str(inventory),
+                                "--build-dir", str(build), "--lab"], cwd=ROOT, env=env, capture_output=True,
+                               text=True, timeout=600)
+        assert floor.returncode == 0, floor.stdout[-3000:] + floor.stderr[-3000:]
+        assert "PASS: all" in floor.stdout
+        run = Run(inventory, build)
+        floor_results = load_results(sorted((build / NETWORK / "runs").iterdir())[-1])
+        lab_results = run_validate(run, build, vpn_resilience=False, isolation_seed=int(SEED), progress=quiet)
+        lab_namespaces = {f"{NETWORK}-{node.name}" for node in spec.nodes}
+
+    ran = commands(log)
+    assert any(argv[:1] == ["ssh"] or argv[0].endswith("/ssh") for argv in ran), "no ssh: nothing was audited"
+    entered = [argv for argv in ran if any(ns in argv for ns in lab_namespaces) or "nsenter" in argv]
+    assert entered == [], entered[:5]
+    # the one namespace entered is the controller's, to start ansible-playbook there
+    into = [argv[3] for argv in ran if argv[:3] == ["ip", "netns", "exec"]]
+    assert into == [f"{NETWORK}-floor-controller"], into
+    mgmt_prefix = MGMT.rsplit(".", 2)[0]
+    for argv in ran:
+        if argv[:1] == ["ssh"]:  # every ssh goes to a management address
+            assert any(a.startswith(mgmt_prefix) or a.split("@")[-1].startswith(mgmt_prefix) for a in argv), argv
+
+    def rows(results, section: str, key) -> dict:
+        return {key(r): r.verdict for r in getattr(results, section)}
+
+    for section, key in (("isolation", lambda r: (r.src, r.dst, r.flow)), ("mtu", lambda r: r.path),
+                         ("endpoints", lambda r: r.host), ("cabling", lambda r: r.label)):
+        assert rows(floor_results, section, key) == rows(lab_results, section, key), section
+    for section in ("isolation", "mtu", "endpoints", "cabling"):
+        assert getattr(floor_results, section), f"no {section} rows"
+    floor_rates = {(t.path, t.tool): t.throughput for t in floor_results.throughput}
+    lab_rates = {(t.path, t.tool): t.throughput for t in lab_results.throughput}
+    assert floor_rates.keys() == lab_rates.keys() and floor_rates
+    for key, rate in floor_rates.items():
+        assert abs(rate - lab_rates[key]) <= 0.05 * lab_rates[key], (key, rate, lab_rates[key])
