@@ -8,7 +8,7 @@ from boothnet.validate.results import STATUSES, Failure, Overall, Status, Summar
 
 def throughput_status(r: ThroughputResult) -> Status:
     if not r.succeeded:
-        return "FAIL"
+        return Status.ERROR if r.verdict == Status.ERROR else Status.FAIL  # ERROR: a host could not run it
     return r.verdict or "SKIPPED"  # measured but never judged against an expectation
 
 
@@ -112,8 +112,9 @@ def _wiring_failures(res: ValidationResults) -> list[Failure]:
                                     action=f"re-plug {c.label} as its label says ({c.cable.partition(' ')[2]})"
                                     if c.label != "-" else "unplug it, or add the cable to the intent"))
     for e in res.endpoints:
-        if e.verdict == "FAIL":
+        if e.verdict in ("FAIL", "ERROR"):
             failures.append(Failure(section="endpoints", subject=f"endpoint {e.host} ({e.vlan}, {e.attach})",
+                                    kind=e.verdict,
                                     message=e.cause or "not where the intent puts it",
                                     action=f"plug {e.host} into {e.attach.replace(':', ' ')} and give it "
                                     f"{e.address} (VLAN {e.vlan})"))
@@ -130,16 +131,16 @@ def _path_failures(res: ValidationResults) -> list[Failure]:
     """MTU, throughput, RTT and the VPN: what a path carries and how fast."""
     failures = []
     for m in res.mtu:
-        if m.verdict == "FAIL":
+        if m.verdict in ("FAIL", "ERROR"):
             dev = f" [{m.device}]" if m.device else ""
-            failures.append(Failure(section="mtu", subject=f"link {m.path}{dev}",
+            failures.append(Failure(section="mtu", subject=f"link {m.path}{dev}", kind=m.verdict,
                                     message=f"MTU {m.mtu} {m.source} -> {m.destination}: "
                                             f"{m.cause or 'failed'}",
                                     action=f"set MTU {m.mtu} on every hop of {m.path}"
                                     + (f" (first: {m.device})" if m.device else "")))
     for r in res.throughput:
-        if throughput_status(r) == "FAIL":
-            failures.append(Failure(section="throughput", subject=throughput_subject(r),
+        if (status := throughput_status(r)) in ("FAIL", "ERROR"):
+            failures.append(Failure(section="throughput", subject=throughput_subject(r), kind=status,
                                     message=throughput_message(r), action=_throughput_action(r)))
     for row in res.rtt:
         if row.verdict == "FAIL":

@@ -82,6 +82,18 @@ class Access:
     node: Callable[[str], str]  # an endpoint's or device's name -> the runner's node
     lab_dir: Path | None = None  # the lab's state folder (lab only)
     devices: FloorDevices | None = None  # floor only
+    unreachable: dict[str, str] = field(default_factory=dict)  # floor host -> why it could not be reached
+    missing: dict[str, set[str]] = field(default_factory=dict)  # floor host -> the tools it lacks
+
+    def why_not(self, host: str, *tools: str) -> str | None:
+        """Why ``host`` cannot run ``tools`` (unreachable, or lacking one), or None when it can."""
+        if host in self.unreachable:
+            return f"{host}: {self.unreachable[host]}"
+        if lacking := self.missing.get(host, set()) & set(tools):
+            from boothnet.validate.floor.reach import missing_line
+
+            return missing_line(host, lacking)
+        return None
 
     @property
     def on_floor(self) -> bool:
@@ -98,4 +110,5 @@ def lab_access(net: Network, lab_dir: Path | None = None, runner: Runner = netns
 
 
 def floor_access(runner: Runner, devices: FloorDevices) -> Access:
-    return Access("floor", runner, str, devices=devices)
+    """Hosts found unreachable are the runner's too: it answers for them at once from then on."""
+    return Access("floor", runner, str, devices=devices, unreachable=getattr(runner, "unreachable", {}))

@@ -60,6 +60,9 @@ def _read_log(runner: Runner, responder: Responder) -> list[str]:
 def start_responder(access: Access, host: Endpoint, ports: dict[str, set[int]]) -> Responder:
     runner, ns = access.runner, access.node(host.name)
     responder = Responder(host.name, ns, f"/tmp/boothnet-{ns}-responder.log")
+    if why := access.why_not(host.name, "python3", "setsid"):
+        responder.error = f"no responder on {host.name}: {why}"
+        return responder
     runner(ns, ["rm", "-f", responder.log], 10)
     argv = ["python3", "-c", RESPONDER, str(host.address),
             ",".join(map(str, sorted(ports["tcp"]))), ",".join(map(str, sorted(ports["udp"]))), responder.log]
@@ -95,6 +98,8 @@ def collect_and_stop(runner: Runner, responder: Responder) -> None:
 def probe_from(access: Access, src: Endpoint, flows: list[Flow]) -> list[list[str]]:
     """The states of every port of every flow from ``src``, as the prober saw them."""
     targets = [[str(f.dst.address), f.proto, port] for f in flows for port in (f.ports() or (None,))]
+    if why := access.why_not(src.name, "python3"):
+        return [[f"error:no prober on {src.name}: {why}"] * (len(f.ports()) or 1) for f in flows]
     argv = ["python3", "-c", PROBER, json.dumps(targets), f"{PROBE_TIMEOUT_S:g}"]
     result = access.runner(access.node(src.name), argv, PROBE_TIMEOUT_S + 30)
     try:
@@ -182,6 +187,8 @@ def run_isolation(
     vlans = net.vlan_by_name()
     for index, flow in enumerate(flows):
         observed, detail, error = judge(flow, states[index], responders.get(flow.dst.name))
+        if unasked := access.why_not(flow.dst.name):  # its silence proves nothing: it may be down
+            observed, detail, error = None, "", f"the destination could not be asked: {unasked}"
         answer = batfish[index] if batfish else None
         rows.append(IsolationRow(
             src=flow.src.name, dst=flow.dst.name, src_zone=flow.src.vlan, dst_zone=flow.dst.vlan,

@@ -75,6 +75,10 @@ def gateway_rows(net: Network, access: Access, progress: Callable[[str], None]) 
         vlan = vlans[vlan_name]
         mtu = net.vlan_mtu(vlan)
         name = f"{vlan.gateway} ({vlan.name} gateway) -> {host.name}"
+        if why := access.why_not(vlan.gateway, "ping"):
+            rows.append(MtuRow(path=name, mtu=mtu, source=vlan.gateway, destination=host.name,
+                               verdict=Status.ERROR, device=vlan.gateway, cause=why))
+            continue
         if not access.has_shell(vlan.gateway):
             rows.append(MtuRow(path=name, mtu=mtu, source=vlan.gateway, destination=host.name,
                                verdict=Status.NOT_RUN, device=vlan.gateway,
@@ -145,6 +149,9 @@ def path_rows(net: Network, access: Access, progress: Callable[[str], None]) -> 
 
     def probe(src: str) -> list[MtuRow]:
         group = by_src[src]
+        if why := access.why_not(src, "ping", "ip"):
+            return [MtuRow(path=p.name, mtu=p.mtu, source=src, destination=p.dst.name, verdict=Status.ERROR, cause=why,
+                           device=net.vlan_by_name()[p.src.vlan].gateway) for p in group]
         ns = access.node(src)
         forget_path_mtus(runner, ns)
         at = [ping(runner, ns, str(p.dst.address), count=1, payload=p.mtu - 28, df=True) for p in group]

@@ -37,12 +37,16 @@ from boothnet.verify.batfish.traces import FlowAnswer, FlowQuery, ask_flows, loa
 from boothnet.verify.batfish.verify import LoadedSnapshot
 
 
+class Unprobed(RuntimeError):
+    """A host of the test cannot run it (unreachable, or without the tool): ERROR, not a verdict."""
+
+
 def wait_converged(net: Network, access: Access, flows: list[Flow], timeout_s: float = 60) -> Stage:
     """Routing converges before probing: every permitted ping of the matrix must pass once, and
     so must every booth VLAN's ping to the show network's next hop (north-south)."""
-    targets = {(f.src.name, str(f.dst.address)): f"{f.src.name} -> {f.dst.name}"
-               for f in flows if f.proto == "icmp" and f.expected == "permit"}
-    outside = north_south(net)
+    targets = {(f.src.name, str(f.dst.address)): f"{f.src.name} -> {f.dst.name}" for f in flows
+               if f.proto == "icmp" and f.expected == "permit" and not access.why_not(f.src.name, "ping")}
+    outside = [ns for ns in north_south(net) if not access.why_not(ns.src.name, "ping")]
     targets.update({(ns.src.name, str(ns.address)): f"north-south {ns.label}" for ns in outside})
     pending = list(targets)
     started = time.monotonic()
@@ -103,6 +107,11 @@ def run_mtu(net: Network, access: Access, progress: Callable[[str], None]) -> li
         vlan = vlans[endpoint.vlan]
         mtu = net.vlan_mtu(vlan)
         gateway = vlan.gateway
+        if why := access.why_not(endpoint.name, "ping"):
+            rows.append(MtuRow(path=f"{endpoint.name} -- {endpoint.attach}", mtu=mtu, source=endpoint.name,
+                               destination=f"{gateway} ({net.gateway_address(vlan)})", verdict=Status.ERROR,
+                               cause=why, device=endpoint.attach.split(":")[0]))
+            continue
         result = mtu_probe(
             access.runner,
             access.node(endpoint.name),
@@ -207,6 +216,9 @@ def run_throughput_tests(
             blocks: list[PortBlock] = []
             listening = listening_ports(access.runner, access.node(test.server.name))
             try:
+                for host in (test.server, *test.clients):
+                    if why := access.why_not(host.name, tool):
+                        raise Unprobed(why)
                 for client in test.clients:
                     busy = listening | {p for b in blocks for p in b.ports}
                     blocks.append(_port_block(net, compiler, allocator, test, tool, client, busy))
@@ -220,6 +232,8 @@ def run_throughput_tests(
                 result = judge(ThroughputResult(tool=tool, succeeded=False, error=str(exc), path=test.name,
                                                 source=test.clients[0].name, destination=test.server.name),
                                expected, net.throughput.pass_ratio)
+                if isinstance(exc, Unprobed):
+                    result = result.model_copy(update={"verdict": Status.ERROR})
             finally:
                 for block in blocks:
                     allocator.release(block)

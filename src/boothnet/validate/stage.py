@@ -21,6 +21,7 @@ from boothnet.status import Status
 from boothnet.validate.access import Access, lab_access
 from boothnet.validate.cabling import run_cabling
 from boothnet.validate.drift import run_drift
+from boothnet.validate.floor.reach import reach_stage
 from boothnet.validate.isolation import run_isolation
 from boothnet.validate.perf.calibrate import window_factor
 from boothnet.validate.perf.runner import Runner, netns_runner
@@ -123,6 +124,9 @@ def run_validate(
     plan = isolation_plan(net, seed)
     flows, coverage = plan.flows, plan.describe()
     progress(f"isolation: {coverage}; BOOTHNET_ISOLATION_SEED={seed} repeats this sample")
+    if floor is not None:
+        shells = sorted(net.endpoints) + sorted(d for d in net.devices if access.has_shell(d))
+        stages.append(reach_stage(shells, access, progress))
     progress("waiting for routing to converge")
     stages.append(wait_converged(net, access, flows))
     progress(f"convergence: {stages[-1].status} in {stages[-1].duration_s} s")

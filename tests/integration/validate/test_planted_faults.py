@@ -369,3 +369,31 @@ def test_a_dead_ospfd_fails_convergence_naming_the_adjacency(lab, access) -> Non
         assert "r2: OSPF on eth3: no adjacency with r1" in (stage.reason or ""), stage.reason
         assert "r1: OSPF on eth3: no adjacency with r2" in (stage.reason or ""), stage.reason
     assert wait_converged(net, access, flows, timeout_s=60).status == "PASS"
+
+
+def test_on_a_floor_a_host_without_ssh_and_one_with_a_wrong_key_are_errors_and_the_run_goes_on(lab, tmp_path) -> None:
+    """Issue 32: an endpoint that does not answer SSH, or refuses the key, makes its rows ERROR,
+    naming it and why; the other hosts are validated; the headline counts the errors."""
+    net, build = lab
+    lab_dir = build / "lab-mini" / "lab"
+    hosts = inventory_connections([str(INVENTORY), str(lab_dir / "inventory.yml")])
+    sh("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(tmp_path / "wrong"))
+    hosts["h1"]["ansible_ssh_private_key_file"] = str(tmp_path / "wrong")
+    hosts["h4"]["ansible_host"] = "198.18.1.250"  # nobody there
+    hosts["h4"]["ansible_ssh_common_args"] += " -o ConnectTimeout=3"
+    with reach_floor(net, lab_targets(lab_dir), hosts, read_state(lab_dir)["vlan_mode"]) as access:
+        results = run_validate(INVENTORY, build, access=access, isolation_seed=SEED, wan_sweep=False)
+    stages = {s.name: s for s in results.stages}
+    reach = stages["reach"]
+    assert reach.status == "ERROR" and "h1: " in reach.reason and "Permission denied" in reach.reason, reach
+    assert "h4: " in reach.reason and "198.18.1.250" in reach.reason, reach
+    gone = {"h1", "h4"}
+    for row in results.isolation:
+        assert (row.verdict == "ERROR") == bool({row.src, row.dst} & gone), row
+    assert {r.host: r.verdict for r in results.endpoints} == {"h1": "ERROR", "h2": "PASS", "h3": "PASS", "h4": "ERROR"}
+    assert all(r.verdict == ("ERROR" if r.source in gone else "PASS") for r in results.mtu), results.mtu
+    assert {r.verdict for r in results.throughput} == {"ERROR"}  # its one test serves on h4
+    assert all("h4: " in (r.error or "") for r in results.throughput)
+    assert stages["cabling"].status == stages["drift"].status == "PASS"
+    summary = summarize(results)
+    assert summary.overall == "FAIL" and summary.errors > 0 and "error" in summary.headline, summary.headline

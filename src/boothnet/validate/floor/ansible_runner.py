@@ -44,6 +44,7 @@ class AnsibleRunner:
             warnings.simplefilter("ignore")
             init_plugin_loader()
         self.hosts = {name: dict(found) for name, found in hosts.items()}
+        self.unreachable: dict[str, str] = {}  # host -> why: asked once (validate's reach stage), not at every probe
         self._load = threading.Lock()  # the plugin loader caches on first use: once, not in racing threads
 
     def __contains__(self, host: object) -> bool:
@@ -76,6 +77,8 @@ class AnsibleRunner:
         if node not in self.hosts:
             return CommandResult(node, tuple(argv), UNREACHABLE_RC, "",
                                  f"{node} is not in the inventory (no way to reach it)")
+        if node in self.unreachable:
+            return CommandResult(node, tuple(argv), UNREACHABLE_RC, "", self.unreachable[node])
         command = shlex.join(argv)
         if timeout is not None:  # bounded on the host, so that a hung probe cannot hold the channel
             command = f"timeout -k 2 {max(1, math.ceil(timeout))} {command}"
@@ -86,11 +89,11 @@ class AnsibleRunner:
             rc, out, err = conn.exec_command(command, sudoable=become is not None)
         except AnsibleError as exc:
             return CommandResult(node, tuple(argv), UNREACHABLE_RC, "",
-                                 f"{node}: unreachable over Ansible's connection: {exc.message}")
+                                 f"unreachable over Ansible's connection: {exc.message}")
         stdout = out.decode(errors="replace") if isinstance(out, bytes) else str(out)
         stderr = err.decode(errors="replace") if isinstance(err, bytes) else str(err)
         if rc == UNREACHABLE_RC and not stdout:
-            stderr = f"{node}: unreachable over SSH: {stderr.strip()}"
+            stderr = f"unreachable over SSH: {stderr.strip()}"
         return CommandResult(node, tuple(argv), rc, stdout, stderr, timed_out=timeout is not None and rc == 124)
 
 

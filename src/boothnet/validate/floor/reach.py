@@ -1,0 +1,48 @@
+"""Before a floor validation: every host validate runs commands on is reached once, over its own
+connection, and asked which of the tools validate uses it lacks. A host that cannot be reached,
+or lacks a tool, makes the rows that need it ERROR, naming the host and why; the others run."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+
+from boothnet.status import Status
+from boothnet.validate.access import Access
+from boothnet.validate.results import Stage
+
+# what validate runs on a host -> the Debian package that provides it
+TOOLS = {"python3": "python3", "ping": "iputils-ping", "ip": "iproute2", "ss": "iproute2", "timeout": "coreutils",
+         "setsid": "util-linux", "pkill": "procps", "iperf3": "iperf3", "nuttcp": "nuttcp"}
+WORKERS = 16
+
+
+def ask_tools(access: Access, host: str) -> tuple[str | None, set[str]]:
+    """(why ``host`` cannot be reached, or None; the tools it lacks)."""
+    script = "for t in " + " ".join(TOOLS) + "; do command -v $t >/dev/null 2>&1 || echo $t; done"
+    answer = access.runner(access.node(host), ["sh", "-c", script], 30)
+    if answer.returncode != 0:
+        return (answer.output.strip() or f"exit {answer.returncode}").splitlines()[-1], set()
+    return None, {line.strip() for line in answer.stdout.splitlines() if line.strip() in TOOLS}
+
+
+def missing_line(host: str, tools: Iterable[str]) -> str:
+    return f"{host} lacks " + ", ".join(f"{t} (Debian package {TOOLS[t]})" for t in sorted(tools))
+
+
+def reach_stage(hosts: list[str], access: Access, progress: Callable[[str], None]) -> Stage:
+    """Every host asked at once; what it answered is kept on ``access`` for the stages after."""
+    with ThreadPoolExecutor(max_workers=WORKERS) as pool:
+        answers = dict(zip(hosts, pool.map(lambda h: ask_tools(access, h), hosts), strict=True))
+    problems = []
+    for host, (unreachable, missing) in sorted(answers.items()):
+        if unreachable:
+            access.unreachable[host] = unreachable
+            problems.append(f"{host}: {unreachable}")
+        elif missing:
+            access.missing[host] = missing
+            problems.append(missing_line(host, missing))
+    progress(f"[reach] {len(hosts) - len(access.unreachable)} of {len(hosts)} hosts answered over their connection"
+             + "".join(f"; {p}" for p in problems))
+    return Stage(name="reach", status=Status.ERROR if problems else Status.PASS, reason="; ".join(problems) or None,
+                 note=f"{len(hosts)} hosts, each once over its own connection")
