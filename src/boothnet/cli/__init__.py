@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 
 from boothnet.cli import booth, review, showfloor, stages
+from boothnet.cli.common import inventory_path, run_of
 from boothnet.cli.common import progress as _progress
-from boothnet.cli.common import run_of
 from boothnet.errors import IntentInvalid, RenderError
 from boothnet.locks import Busy, run_locks
 
@@ -58,8 +58,47 @@ def cmd_batfish(args: argparse.Namespace) -> int:
     return 0 if answering else 1
 
 
+def cmd_doctor_floor(args: argparse.Namespace) -> int:
+    """Each endpoint of the intent's inventory reached as Ansible reaches it, and asked for the tools
+    validate-hw runs there; what is missing is named with its Debian package."""
+    from boothnet.validate.access import Access
+    from boothnet.validate.floor.ansible_runner import AnsibleRunner, inventory_connections
+    from boothnet.validate.floor.reach import TOOLS, ask_tools, missing_line
+
+    sources = [str(inventory_path(args))]
+    if args.lab:
+        sources.append(str(Path(args.build_dir) / run_of(args).net.name / "lab" / "inventory.yml"))
+    hosts = inventory_connections(sources, "endpoints")
+    if not hosts:
+        print(f"doctor: no host in group endpoints of {', '.join(sources)}", file=sys.stderr)
+        return 2
+    runner = AnsibleRunner(hosts)
+    access = Access("floor", runner, str)
+    _progress(f"asking {len(hosts)} endpoints over their connections for {', '.join(TOOLS)}")
+    bad, packages = 0, set()
+    for host in sorted(hosts):
+        unreachable, missing = ask_tools(access, host)
+        if unreachable:
+            print(f"FAIL  {host}: {unreachable}")
+        elif missing:
+            print(f"FAIL  {missing_line(host, missing)}")
+            packages |= {TOOLS[t] for t in missing}
+        else:
+            print(f"ok    {host}: every tool validate-hw runs")
+        bad += bool(unreachable or missing)
+    if not bad:
+        print(f"doctor: all {len(hosts)} endpoints reached, nothing missing")
+        return 0
+    fix = f"; on those hosts `apt-get install {' '.join(sorted(packages))}`" if packages else ""
+    print(f"doctor: {bad} of {len(hosts)} endpoints not ready{fix}", file=sys.stderr)
+    return 1
+
+
 def cmd_doctor(args: argparse.Namespace) -> int:
     from boothnet.lab.doctor import missing_packages, run_doctor
+
+    if args.floor:
+        return cmd_doctor_floor(args)
 
     checks = run_doctor(progress=_progress)
     for check in checks:
@@ -119,6 +158,13 @@ def _parser() -> argparse.ArgumentParser:
                             "the demo need (FRR, nft, iperf3, nuttcp, tcpdump, sshd, charon with the lab's "
                             "plugins in a scratch namespace, veth/bridge/TUN/802.1Q, Java for BATFISH_JAR); "
                             "names the Debian package for each missing part (root for the namespace checks)")
+    doctor.add_argument("--floor", action="store_true", help="instead: reach every endpoint of the intent's "
+                        "inventory as Ansible does (-n/-i) and name the tools validate-hw needs that it lacks")
+    doctor.add_argument("--lab", action="store_true", help="with --floor: the running lab's hosts, at their "
+                        "management addresses")
+    doctor.add_argument("-n", "--network", default="sc-booth", help="with --floor: inventory name under inventories/")
+    doctor.add_argument("-i", "--inventory", help="with --floor: inventory folder (default inventories/<network>)")
+    doctor.add_argument("--build-dir", default="build", help="with --floor --lab: where the lab's state is")
     doctor.set_defaults(func=cmd_doctor)
     bf = sub.add_parser("batfish", help="start, stop or show the Batfish service",
                         description="start (up), stop (down) or show (status) a Batfish service: "
