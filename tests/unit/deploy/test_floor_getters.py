@@ -1,0 +1,113 @@
+"""The floor path's endpoints check on NAPALM's real ``ios`` and ``eos`` drivers, fed the MAC and
+ARP tables NAPALM records for its own driver tests (recorded/napalm: ``show mac address-table``
+of a Catalyst 2960, ``show arp | exclude Incomplete`` of an IOS router, eAPI ``show mac
+address-table`` and ``show arp vrf all`` of an EOS switch). Only the transport is replaced: the
+drivers' parsing runs as on a switch. Proven only here, not live: that these getters answer so on
+a booth's IOS and EOS switches today (the recordings are NAPALM's); frr_linux's getters run live in
+the lab tests."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from napalm.eos.eos import EOSDriver
+from napalm.ios.ios import IOSDriver
+
+from boothnet.deploy.batch import Session
+from boothnet.deploy.lldp import intent_ports
+from boothnet.intent.model import Network
+from boothnet.validate.access import FloorDevices
+from boothnet.validate.placement import _HostSide, _judge_floor
+from tests.helpers import ROOT
+
+RECORDED = ROOT / "tests" / "unit" / "deploy" / "recorded" / "napalm"
+
+
+class RecordedCli:
+    """netmiko's send_command, answered from recorded files named as NAPALM names them (IOS)."""
+
+    def __init__(self, prefix: str) -> None:
+        self.prefix = prefix
+
+    def send_command(self, command: str, **_: Any) -> str:
+        name = re.sub(r"[\s|\-]", "_", command)
+        return (RECORDED / "ios" / f"{self.prefix}_{name}.txt").read_text()
+
+
+class RecordedEapi:
+    """pyeapi's run_commands, answered from recorded files (EOS)."""
+
+    def __init__(self, prefix: str) -> None:
+        self.prefix = prefix
+
+    def run_commands(self, commands: list[str], **_: Any) -> list[dict]:
+        return [json.loads((RECORDED / "eos" / f"{self.prefix}_{c.replace(' ', '_').replace('-', '_')}.json")
+                           .read_text()) for c in commands]
+
+
+def ios_both() -> IOSDriver:
+    """An IOS switch answering with the 2960's MAC table and the router's ARP table."""
+    driver = IOSDriver("sw1.booth", "admin", "pw")
+    driver.device = type("Both", (), {"send_command": lambda self, c, **_: (
+        RecordedCli("mac_2960") if "mac" in c else RecordedCli("arp_normal")).send_command(c)})()
+    return driver
+
+
+def eos_both() -> EOSDriver:
+    driver = EOSDriver("sw1.booth", "admin", "pw")
+    driver.device = type("Both", (), {"run_commands": lambda self, cs, **kw: (
+        RecordedEapi("mac_normal") if "mac" in cs[0] else RecordedEapi("arp_normal")).run_commands(cs, **kw)})()
+    return driver
+
+
+def network(platform: str, port: str, vlan: int, subnet: str, address: str) -> Network:
+    """One switch (also the VLAN's gateway) and one host on ``port``."""
+    return Network.model_validate({
+        "settings": {"name": "floor"},
+        "devices": {"sw1": {"name": "sw1", "role": "core_switch", "platform": platform, "mgmt_address": "198.18.0.10",
+                            "ports": [{"name": port, "speed": 1000}, {"name": "Port-channel9", "speed": 1000}]}},
+        "vlans": [{"id": vlan, "name": "users", "zone": "production", "subnet": subnet, "gateway": "sw1"}],
+        "endpoints": {"h1": {"name": "h1", "vlan": "users", "address": address, "attach": f"sw1:{port}"}},
+    })
+
+
+def judged(net: Network, driver: Any, mac: str) -> tuple[str, str | None]:
+    devices = FloorDevices(sessions={"sw1": Session(driver=driver)}, drift=[], port_names=intent_ports)
+    row = _judge_floor(net, net.endpoints["h1"], _HostSide(mac=mac), devices,
+                       devices.read({"sw1"}, "get_mac_address_table"), devices.read({"sw1"}, "get_arp_table"))
+    return row.verdict, row.cause
+
+
+def test_ios_a_host_learned_on_its_port_and_vlan_passes_by_the_ports_short_name() -> None:
+    # the 2960 learned 0018.b974.528f on Fa0/16 in VLAN 6: the intent says FastEthernet0/16
+    net = network("cisco_ios", "FastEthernet0/16", 6, "172.29.50.0/24", "172.29.50.10")
+    verdict, cause = judged(net, ios_both(), "00:18:b9:74:52:8f")
+    # the recorded router resolves 172.29.50.10 to another MAC: named, with both
+    assert verdict == "FAIL"
+    assert cause == "sw1 resolves 172.29.50.10 to 68:05:CA:12:71:C2, not to its MAC 00:18:b9:74:52:8f"
+
+
+def test_ios_a_host_on_another_port_is_named_where_it_was_learned() -> None:
+    net = network("cisco_ios", "FastEthernet0/3", 6, "172.29.50.0/24", "172.29.50.10")
+    verdict, cause = judged(net, ios_both(), "00:18:b9:74:52:8f")
+    assert verdict == "FAIL"
+    assert cause is not None and cause.startswith(
+        "its MAC 00:18:b9:74:52:8f is learned on sw1:Fa0/16 in VLAN 6; the intent attaches it to "
+        "sw1:FastEthernet0/3 in users (VLAN 6)"), cause
+
+
+def test_eos_a_host_learned_on_its_port_passes_and_a_repatched_one_is_named() -> None:
+    # the EOS switch learned 00:0f:53:27:0c:21 on Ethernet44 in VLAN 10
+    net = network("arista_eos", "Ethernet44", 10, "172.17.17.0/24", "172.17.17.1")
+    verdict, cause = judged(net, eos_both(), "00:0f:53:27:0c:21")
+    # the recorded ARP table resolves 172.17.17.1 to two other MACs
+    assert verdict == "FAIL" and "sw1 resolves 172.17.17.1 to DC:38:E1:11:97:CF, 90:E2:BA:5C:25:FD" in cause
+    assert "is learned on" not in cause and "not learned" not in cause
+    moved = network("arista_eos", "Ethernet45", 10, "172.17.17.0/24", "172.17.17.1")
+    verdict, cause = judged(moved, eos_both(), "00:0f:53:27:0c:21")
+    assert verdict == "FAIL"
+    assert ("its MAC 00:0f:53:27:0c:21 is learned on sw1:Ethernet44 in VLAN 10; the intent attaches it to "
+            "sw1:Ethernet45 in users (VLAN 10)") in cause
+
