@@ -6,8 +6,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from boothnet.validate.access import Access
-from boothnet.validate.floor.reach import TOOLS, reach_stage
+from boothnet.validate.access import TOOLS, Access
+from boothnet.validate.floor.reach import reach_stage
 from boothnet.validate.perf.runner import CommandResult, prefix_runner
 
 

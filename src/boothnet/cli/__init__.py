@@ -61,9 +61,9 @@ def cmd_batfish(args: argparse.Namespace) -> int:
 def cmd_doctor_floor(args: argparse.Namespace) -> int:
     """Each endpoint of the intent's inventory reached as Ansible reaches it, and asked for the tools
     validate-hw runs there; what is missing is named with its Debian package."""
-    from boothnet.validate.access import Access
+    from boothnet.validate.access import TOOLS, Access, missing_line
     from boothnet.validate.floor.ansible_runner import AnsibleRunner, inventory_connections
-    from boothnet.validate.floor.reach import TOOLS, ask_tools, missing_line
+    from boothnet.validate.floor.reach import ask_tools
 
     sources = [str(inventory_path(args))]
     if args.lab:

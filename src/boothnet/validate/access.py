@@ -17,6 +17,14 @@ from boothnet.lab.names import ns_name
 from boothnet.validate.drift import DriftTarget
 from boothnet.validate.perf.runner import Runner, netns_runner
 
+# what validate runs on a floor host -> the Debian package that provides it
+TOOLS = {"python3": "python3", "ping": "iputils-ping", "ip": "iproute2", "ss": "iproute2", "timeout": "coreutils",
+         "setsid": "util-linux", "pkill": "procps", "iperf3": "iperf3", "nuttcp": "nuttcp"}
+
+
+def missing_line(host: str, tools: Iterable[str]) -> str:
+    return f"{host} lacks " + ", ".join(f"{t} (Debian package {TOOLS[t]})" for t in sorted(tools))
+
 
 @dataclass
 class FloorDevices:
@@ -90,8 +98,6 @@ class Access:
         if host in self.unreachable:
             return f"{host}: {self.unreachable[host]}"
         if lacking := self.missing.get(host, set()) & set(tools):
-            from boothnet.validate.floor.reach import missing_line
-
             return missing_line(host, lacking)
         return None
 

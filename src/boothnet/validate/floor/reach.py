@@ -4,16 +4,13 @@ or lacks a tool, makes the rows that need it ERROR, naming the host and why; the
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 from boothnet.status import Status
-from boothnet.validate.access import Access
+from boothnet.validate.access import TOOLS, Access, missing_line
 from boothnet.validate.results import Stage
 
-# what validate runs on a host -> the Debian package that provides it
-TOOLS = {"python3": "python3", "ping": "iputils-ping", "ip": "iproute2", "ss": "iproute2", "timeout": "coreutils",
-         "setsid": "util-linux", "pkill": "procps", "iperf3": "iperf3", "nuttcp": "nuttcp"}
 WORKERS = 16
 
 
@@ -24,10 +21,6 @@ def ask_tools(access: Access, host: str) -> tuple[str | None, set[str]]:
     if answer.returncode != 0:
         return (answer.output.strip() or f"exit {answer.returncode}").splitlines()[-1], set()
     return None, {line.strip() for line in answer.stdout.splitlines() if line.strip() in TOOLS}
-
-
-def missing_line(host: str, tools: Iterable[str]) -> str:
-    return f"{host} lacks " + ", ".join(f"{t} (Debian package {TOOLS[t]})" for t in sorted(tools))
 
 
 def reach_stage(hosts: list[str], access: Access, progress: Callable[[str], None]) -> Stage:
