@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ansible.utils.display import Display
 from ansible_collections.boothnet.boothnet.plugins.module_utils.boothnet_napalm import (
     SECRETS_SPEC,
     devices_spec,
@@ -30,9 +31,13 @@ class ActionModule(StageAction):
         devices = [DriftTarget(d["device"], target(controller, d), Path(d["config_dir"]), secrets(controller, d))
                    for d in args["devices"]]
         inventory, build_dir, log = Path(args["inventory"]), Path(args["build_dir"]), []
+
+        def progress(line: str) -> None:  # shown as it happens: a floor validation takes minutes
+            log.append(line)
+            Display().display(f"  .. {line}")
         published = self.call("boothnet.report.publish:validate_floor_and_report", inventory, build_dir, devices,
                               args["hosts"], args["lab_vlan_mode"] or None, lock=(inventory, build_dir, False),
-                              takes_run=True, failed_with={"log": log}, progress=log.append,
+                              takes_run=True, failed_with={"log": log}, progress=progress,
                               throughput=args["throughput"], wan_sweep=args["wan_sweep"])
         facts = {"changed": False, "log": log, **published.facts()}
         if published.summary.overall == "FAIL":

@@ -26,6 +26,8 @@ class Status(StrEnum):
         """A stage's status from its rows' verdicts: FAIL when one failed, else ERROR when one
         could not be checked; no rows checked nothing and is NOT RUN, never a PASS."""
         seen = set(verdicts)
+        if seen - {cls.NOT_RUN}:  # a row not run on purpose (a live floor) neither passes nor fails the stage
+            seen -= {cls.NOT_RUN}
         if not seen:
             return cls.NOT_RUN
         if cls.FAIL in seen:

@@ -31,7 +31,7 @@ from boothnet.validate.placement import run_placement
 from boothnet.validate.plan import isolation_plan, path_mtu
 from boothnet.validate.results import MtuRow, Stage, ValidationResults, VpnTunnel
 from boothnet.validate.run import batfish_answers, run_mtu, run_throughput_tests, wait_converged
-from boothnet.validate.verdicts import judge_batfish_agreement, timed_stage
+from boothnet.validate.verdicts import guarded, judge_batfish_agreement, timed_stage
 from boothnet.validate.vpn import LabVpn, lab_vpn, network_vpn, run_vpn
 
 SEED_ENV = "BOOTHNET_ISOLATION_SEED"
@@ -128,17 +128,21 @@ def run_validate(
         shells = sorted(net.endpoints) + sorted(d for d in net.devices if access.has_shell(d))
         stages.append(reach_stage(shells, access, progress))
     progress("waiting for routing to converge")
-    stages.append(wait_converged(net, access, flows))
+    guarded(stages, "convergence", lambda: stages.append(wait_converged(net, access, flows)), None)
     progress(f"convergence: {stages[-1].status} in {stages[-1].duration_s} s")
     cabling = timed_stage(stages, "cabling", lambda: run_cabling(net, access, progress), "no cables")
     endpoints = timed_stage(stages, "endpoints", lambda: run_placement(net, access, progress), "no endpoints")
-    answers, batfish_stage = batfish_answers(run, flows, batfish_host, progress)
+    unanswered: list[Stage] = []
+    answers, batfish_stage = guarded(unanswered, "isolation (Batfish)",
+                                     lambda: batfish_answers(run, flows, batfish_host, progress), None) or \
+        ([None] * len(flows), unanswered[0])
     isolation = timed_stage(stages, "isolation", lambda: run_isolation(net, access, flows, progress, answers))
     stages[-1].note = coverage
     judge_batfish_agreement(batfish_stage, isolation)
     stages.append(batfish_stage)
     mtu = timed_stage(stages, "mtu", lambda: run_mtu(net, access, progress))
-    tunnels, vpn_mtu = _vpn(net, vpn, access, progress, stages, vpn_resilience)
+    tunnels, vpn_mtu = guarded(stages, "vpn", lambda: _vpn(net, vpn, access, progress, stages, vpn_resilience),
+                               ([], []))
     mtu += vpn_mtu
     results, rtt = _throughput(net, access, progress, stages, vpn.inner_mtu if vpn else None, throughput, wan_sweep,
                                build_root)

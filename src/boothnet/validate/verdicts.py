@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import TypeVar
 
 from boothnet.validate.results import IsolationRow, Stage, Status
+
+T = TypeVar("T")
 
 
 def stage_status(rows: list) -> Status:
@@ -30,6 +33,18 @@ def timed_stage(stages: list[Stage], name: str, run: Callable[[], list], empty: 
               "ERROR": f"{bad} of {len(rows)} checks could not be made"}.get(status)
     stages.append(Stage(name=name, status=status, duration_s=round(time.monotonic() - started, 1), reason=reason))
     return rows
+
+
+def guarded(stages: list[Stage], name: str, run: Callable[[], T], fallback: T) -> T:
+    """``run()`` (a stage that appends its own Stage); if it raises, an ERROR stage naming why
+    and ``fallback``: one stage that cannot run never loses the others."""
+    started = time.monotonic()
+    try:
+        return run()
+    except Exception as exc:  # noqa: BLE001
+        stages.append(Stage(name=name, status=Status.ERROR, duration_s=round(time.monotonic() - started, 1),
+                            reason=f"the {name} stage could not run: {type(exc).__name__}: {exc}"))
+        return fallback
 
 
 def judge_batfish_agreement(stage: Stage, rows: list[IsolationRow]) -> Stage:

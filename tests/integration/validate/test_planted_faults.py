@@ -397,3 +397,44 @@ def test_on_a_floor_a_host_without_ssh_and_one_with_a_wrong_key_are_errors_and_t
     assert stages["cabling"].status == stages["drift"].status == "PASS"
     summary = summarize(results)
     assert summary.overall == "FAIL" and summary.errors > 0 and "error" in summary.headline, summary.headline
+
+
+def test_an_internal_error_in_one_stage_is_that_stage_s_error_and_the_report_is_written(lab, monkeypatch) -> None:
+    """Issue 34: an internal error in one stage never loses the rest of the run."""
+    net, build = lab
+
+    def broken(*_args, **_kwargs):
+        raise KeyError("planted")
+
+    monkeypatch.setattr("boothnet.validate.stage.run_mtu", broken)
+    monkeypatch.setattr("boothnet.validate.stage.run_vpn", broken)
+    results = run_validate(INVENTORY, build, throughput=False, isolation_seed=SEED)
+    stages = {s.name: s for s in results.stages}
+    assert stages["mtu"].status == "ERROR"
+    assert "the mtu stage could not run: KeyError: 'planted'" in (stages["mtu"].reason or "")
+    assert stages["isolation"].status == stages["drift"].status == stages["endpoints"].status == "PASS", stages
+    paths = write_report(results, build / "report")
+    assert "the mtu stage could not run" in paths.html.read_text()
+    assert summarize(results).overall == "FAIL" and summarize(results).errors >= 1
+
+
+def test_on_a_floor_a_device_whose_getters_fail_makes_its_rows_error(lab, floor) -> None:
+    """Issue 34 and 32: a getter failing (r2's NAPALM session gone) makes the rows that need it
+    ERROR, naming the device and the getter; the other devices are judged all the same."""
+    net, build = lab
+    session = floor.devices.sessions["r2"]
+    saved = session.driver
+    session.driver, session.error = None, "planted: the session to r2 was lost"
+    try:
+        cabling = run_cabling(net, floor, quiet)
+        endpoints = run_placement(net, floor, quiet)
+    finally:
+        session.driver, session.error = saved, ""
+    assert [(r.device, r.verdict) for r in cabling if r.verdict == "ERROR"] == [("r2", "ERROR")]
+    assert "planted: the session to r2 was lost" in next(r.cause for r in cabling if r.verdict == "ERROR")
+    by_host = {r.host: r for r in endpoints}
+    assert by_host["h1"].verdict == by_host["h2"].verdict == "PASS"  # on r1
+    for host in ("h3", "h4"):  # on r2, which is also their gateway
+        assert by_host[host].verdict == "ERROR"
+        assert "r2's MAC table could not be read: planted: the session to r2 was lost" in by_host[host].cause
+    assert failed(run_placement(net, floor, quiet)) == []

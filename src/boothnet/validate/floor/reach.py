@@ -4,6 +4,7 @@ or lacks a tool, makes the rows that need it ERROR, naming the host and why; the
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
@@ -25,6 +26,7 @@ def ask_tools(access: Access, host: str) -> tuple[str | None, set[str]]:
 
 def reach_stage(hosts: list[str], access: Access, progress: Callable[[str], None]) -> Stage:
     """Every host asked at once; what it answered is kept on ``access`` for the stages after."""
+    started = time.monotonic()
     with ThreadPoolExecutor(max_workers=WORKERS) as pool:
         answers = dict(zip(hosts, pool.map(lambda h: ask_tools(access, h), hosts), strict=True))
     problems = []
@@ -38,4 +40,5 @@ def reach_stage(hosts: list[str], access: Access, progress: Callable[[str], None
     progress(f"[reach] {len(hosts) - len(access.unreachable)} of {len(hosts)} hosts answered over their connection"
              + "".join(f"; {p}" for p in problems))
     return Stage(name="reach", status=Status.ERROR if problems else Status.PASS, reason="; ".join(problems) or None,
-                 note=f"{len(hosts)} hosts, each once over its own connection")
+                 note=f"{len(hosts)} hosts, each once over its own connection",
+                 duration_s=round(time.monotonic() - started, 1))
