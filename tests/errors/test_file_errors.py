@@ -91,3 +91,14 @@ def test_an_empty_key_inline_in_hosts_yml_is_named_there(inventory_copy):
     hosts["all"]["children"]["network_devices"]["hosts"]["r1"] = {"": None}
     inv.save("hosts.yml", hosts)
     assert errors_of(inv) == ["inv/hosts.yml: devices.r1.'': None: Extra inputs are not permitted"]
+
+
+def test_how_ansible_reaches_a_host_is_not_intent_but_a_misspelt_intent_key_is_an_error(inventory_copy):
+    """Issue 32: a booth team writes ansible_host, ansible_user, a vaulted password beside the intent's
+    host keys; those are Ansible's. Anything else unknown is still an error, named."""
+    inv = inventory_copy()
+    (inv.path / "host_vars" / "h1.yml").write_text(
+        "ansible_host: 192.0.2.21\nansible_user: booth\nansible_become: true\n"
+        "ansible_become_password: !vault |\n  $ANSIBLE_VAULT;1.1;AES256\n  6162\n")
+    (inv.path / "host_vars" / "h2.yml").write_text("ansible_host: 192.0.2.22\naddres: 10.0.10.99\n")
+    assert errors_of(inv) == ["inv/host_vars/h2.yml: addres: '10.0.10.99': Extra inputs are not permitted"]

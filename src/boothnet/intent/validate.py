@@ -30,6 +30,8 @@ from boothnet.intent.model import (
     Vpn,
 )
 
+NOT_INTENT = ("ansible_", "boothnet_", "vault_")  # variables for Ansible, boothnet's runs or vault
+
 
 def _path(loc: tuple[Any, ...]) -> str:
     text = ""
@@ -101,9 +103,11 @@ class _Collector:
 
     def hosts(self, hosts: dict[str, dict[str, Any]], model: type[BaseModel], group: str) -> dict:
         parsed = {}
-        for name, host_vars in hosts.items():
+        for name, every_var in hosts.items():
             file = self.raw.host_files[name]
             prefix = f"{group}.{name}" if file == self.raw.hosts_file else ""
+            # how Ansible reaches the host (ansible_host, ansible_user, a vaulted password): not intent
+            host_vars = {k: v for k, v in every_var.items() if not str(k).startswith(NOT_INTENT)}
             try:
                 parsed[name] = model.model_validate({"name": name, **host_vars})
             except ValidationError as exc:
@@ -141,7 +145,7 @@ def build_network(raw: RawInventory) -> Network:
         host_groups = {}
     known_keys = {"network", "mtu_policy", "vlans", "links", "policy", "uplink", "vpn", "throughput", "host_groups"}
     for key in sorted(set(raw.vars) - known_keys):
-        if not key.startswith(("ansible_", "boothnet_", "vault_")):
+        if not key.startswith(NOT_INTENT):
             c.add(
                 raw.var_files[key],
                 key,

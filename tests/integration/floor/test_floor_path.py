@@ -46,6 +46,13 @@ def commands(log: Path) -> list[list[str]]:
 
 def test_validate_hw_on_the_lab_passes_enters_no_lab_namespace_and_agrees_with_validate_lab(tmp_path: Path) -> None:
     inventory = copy_inventory(ROOT / "inventories" / "lab-mini", tmp_path / "inv", NETWORK, MGMT)
+    # h1's user vaulted, as a booth team keeps its credentials (host_vars outrank the lab inventory's)
+    password = tmp_path / "vault-password"
+    password.write_text("booth-vault\n")
+    vault = str(Path(sys.executable).parent / "ansible-vault")
+    vaulted = subprocess.run([vault, "encrypt_string", "--vault-password-file", str(password), "root", "--name",
+                              "ansible_user"], capture_output=True, text=True, check=True)
+    (inventory / "host_vars" / "h1.yml").write_text("---\n" + vaulted.stdout)
     build = tmp_path / "build"
     hook = tmp_path / "hook"
     hook.mkdir()
@@ -54,8 +61,8 @@ def test_validate_hw_on_the_lab_passes_enters_no_lab_namespace_and_agrees_with_v
     env = {**os.environ, "PYTHONPATH": str(hook), "BOOTHNET_AUDIT_LOG": str(log), "BOOTHNET_ISOLATION_SEED": SEED}
     with running_lab(inventory, build) as (spec, _):
         floor = subprocess.run([str(Path(sys.executable).parent / "boothnet"), "validate-hw", "-i", str(inventory),
-                                "--build-dir", str(build), "--lab"], cwd=ROOT, env=env, capture_output=True,
-                               text=True, timeout=600)
+                                "--build-dir", str(build), "--lab", "--", "--vault-password-file", str(password)],
+                               cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
         assert floor.returncode == 0, floor.stdout[-3000:] + floor.stderr[-3000:]
         assert "PASS: all" in floor.stdout
         run = Run(inventory, build)

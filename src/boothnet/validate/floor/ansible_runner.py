@@ -105,13 +105,19 @@ def inventory_connections(sources: Sequence[str], pattern: str = "all") -> dict[
     from ansible.cli import CLI
     from ansible.inventory.manager import InventoryManager
     from ansible.parsing.dataloader import DataLoader
+    from ansible.parsing.vault import VaultSecretsContext
     from ansible.template import Templar
     from ansible.vars.manager import VariableManager
 
     loader = DataLoader()
-    files = [constants.DEFAULT_VAULT_PASSWORD_FILE] if constants.DEFAULT_VAULT_PASSWORD_FILE else []
-    loader.set_vault_secrets(CLI.setup_vault_secrets(loader, constants.DEFAULT_VAULT_IDENTITY_LIST,
-                                                     vault_password_files=files, auto_prompt=False))
+    known = VaultSecretsContext.current(optional=True)  # set up once per process, by Ansible's rule
+    if known is None:
+        files = [constants.DEFAULT_VAULT_PASSWORD_FILE] if constants.DEFAULT_VAULT_PASSWORD_FILE else []
+        secrets = CLI.setup_vault_secrets(loader, constants.DEFAULT_VAULT_IDENTITY_LIST, vault_password_files=files,
+                                          auto_prompt=False)
+    else:
+        secrets = known.secrets
+    loader.set_vault_secrets(secrets)
     inventory = InventoryManager(loader=loader, sources=list(sources))
     variables = VariableManager(loader=loader, inventory=inventory)
     out = {}
