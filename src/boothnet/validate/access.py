@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from boothnet.booth.cables import Cable, CableEnd
-from boothnet.deploy.batch import Session
+from boothnet.deploy.batch import Session, in_parallel
 from boothnet.intent.model import Network
 from boothnet.lab.names import ns_name
 from boothnet.validate.drift import DriftTarget
@@ -50,8 +50,6 @@ class FloorDevices:
     def read(self, devices: Iterable[str], getter: str) -> dict[str, Any]:
         """``getter`` of every device in ``devices`` at once (one call each: a NAPALM session is
         not shared between threads): device -> its result, or a str saying why there is none."""
-        from boothnet.deploy.batch import in_parallel
-
         def one(device: str) -> Any:
             driver, why = self.driver(device)
             if driver is None:
@@ -108,7 +106,8 @@ class Access:
     def has_shell(self, device: str) -> bool:
         """Whether commands run on ``device`` (a lab node, or a floor host Ansible reaches);
         an IOS or EOS switch answers NAPALM only."""
-        return not self.on_floor or self.node(device) in self.runner  # type: ignore[operator]
+        hosts = getattr(self.runner, "hosts", None)  # an AnsibleRunner's: the hosts it has a connection for
+        return not self.on_floor or hosts is None or self.node(device) in hosts
 
 
 def lab_access(net: Network, lab_dir: Path | None = None, runner: Runner = netns_runner) -> Access:

@@ -1,7 +1,7 @@
 """The floor path against the lab reached only through its management network, as a booth team
 validates the network it deployed: `boothnet validate-hw --lab` ends PASS from the controller
 namespace, enters no lab namespace (every command it or Ansible started is recorded by an audit
-hook in each Python process), and agrees with validate-lab row for row."""
+hook in each Python process), leaves nothing on the hosts, and agrees with validate-lab row for row."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from boothnet.lab.scratch import copy_inventory
+from boothnet.lab.services import _cmdline, pids_in_namespaces
 from boothnet.report.history import load_results
 from boothnet.run import Run
 from boothnet.validate.stage import run_validate
@@ -65,6 +66,10 @@ def test_validate_hw_on_the_lab_passes_enters_no_lab_namespace_and_agrees_with_v
                                cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
         assert floor.returncode == 0, floor.stdout[-3000:] + floor.stderr[-3000:]
         assert "PASS: all" in floor.stdout
+        left_files = [str(p) for node in spec.nodes for p in Path("/tmp").glob(f"boothnet-{node.name}-*")]
+        left_processes = [pid for pids in pids_in_namespaces(f"{NETWORK}-{n.name}" for n in spec.nodes).values()
+                          for pid in pids if any(tool in _cmdline(pid) for tool in ("iperf3", "nuttcp", "python3"))]
+        assert left_files == [] and left_processes == [], (left_files, [_cmdline(p) for p in left_processes])
         run = Run(inventory, build)
         floor_results = load_results(sorted((build / NETWORK / "runs").iterdir())[-1])
         lab_results = run_validate(run, build, vpn_resilience=False, isolation_seed=int(SEED), progress=quiet)

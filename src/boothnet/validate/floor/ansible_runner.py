@@ -47,9 +47,6 @@ class AnsibleRunner:
         self.unreachable: dict[str, str] = {}  # host -> why: asked once (validate's reach stage), not at every probe
         self._load = threading.Lock()  # the plugin loader caches on first use: once, not in racing threads
 
-    def __contains__(self, host: object) -> bool:
-        return host in self.hosts
-
     def _options(self, host: str) -> dict[str, Any]:
         found = dict(self.hosts[host])
         found.setdefault("ansible_host", found.get("inventory_hostname", host))
