@@ -104,6 +104,17 @@ def _tables(res: ValidationResults) -> list[tuple[str, list[str], list[list[str]
     return out
 
 
+def conditions_line(res: ValidationResults) -> str | None:
+    """Where and on what the figures were measured, one line; None for a run from before."""
+    c = res.conditions
+    if c is None:
+        return None
+    tools = "; ".join(f"{version}" for version in c.tools.values())
+    busy = " BUSY: the machine was loaded beyond its cores while measuring." if c.busy else ""
+    return (f"Measured on the {c.reached}: Linux {c.kernel}, {c.cpus} cores, load {c.load_before[0]:g} -> "
+            f"{c.load_after[0]:g}; {tools}.{busy}")
+
+
 def _md_cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
@@ -129,6 +140,8 @@ def render_markdown(res: ValidationResults, summary: Summary, pngs: dict[str, Pa
         lines.append("")
     if res.generated:
         lines += [f"Run: {res.generated}", ""]
+    if measured := conditions_line(res):
+        lines += [measured, ""]
     lines += ["| section | PASS | FAIL | ERROR | SKIPPED |", "|---|---|---|---|---|"]
     lines += [f"| {k} | {v['PASS']} | {v['FAIL']} | {v['ERROR']} | {v['SKIPPED'] + v['NOT RUN']} |"
               for k, v in summary.counts.items()]
@@ -226,6 +239,8 @@ def render_html(res: ValidationResults, summary: Summary, pngs: dict[str, Path |
         parts.append("</ul>")
     if res.generated:
         parts.append(f"<p>Run: {e(res.generated)}</p>")
+    if measured := conditions_line(res):
+        parts.append(f"<p class=\"conditions\">{e(measured)}</p>")
     images = {"Isolation matrix": pngs.get("reachability"), "Throughput": pngs.get("throughput"),
               "WAN paths: window, streams, UDP": pngs.get("sweep")}
     for title, header, rows in _tables(res):

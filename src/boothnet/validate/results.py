@@ -122,6 +122,18 @@ class VpnTunnel(_Model):
         return self
 
 
+class Conditions(_Model):
+    """What the measurements ran on: load, kernel and tool versions move the figures."""
+
+    reached: Literal["lab", "floor"] = "lab"
+    kernel: str = ""
+    cpus: int = 0
+    load_before: list[float] = Field(default_factory=list)  # 1, 5, 15-minute load averages
+    load_after: list[float] = Field(default_factory=list)
+    tools: dict[str, str] = Field(default_factory=dict)  # tool -> its version line, as a tested host has it
+    busy: bool = False  # the lab's machine loaded beyond its cores while measuring: its figures are suspect
+
+
 class ValidationResults(_Model):
     """What the validate playbook writes and the report reads."""
 
@@ -138,6 +150,7 @@ class ValidationResults(_Model):
     vpn: list[VpnTunnel] = Field(default_factory=list)
     drift: list[DriftRow] = Field(default_factory=list)
     cabling: list[CablingRow] = Field(default_factory=list)
+    conditions: Conditions | None = None
 
 
 class Failure(_Model):

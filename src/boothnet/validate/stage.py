@@ -9,6 +9,7 @@ research subnet (each cluster node to its file server) and per declared path.
 from __future__ import annotations
 
 import os
+import platform
 import random
 import time
 from collections.abc import Callable
@@ -29,7 +30,7 @@ from boothnet.validate.perf.schema import RttRow, ThroughputResult
 from boothnet.validate.perf.wan import probe_wan_links, run_wan_path, run_wan_sweep, wan_paths
 from boothnet.validate.placement import run_placement
 from boothnet.validate.plan import isolation_plan, path_mtu
-from boothnet.validate.results import MtuRow, Stage, ValidationResults, VpnTunnel
+from boothnet.validate.results import Conditions, MtuRow, Stage, ValidationResults, VpnTunnel
 from boothnet.validate.run import batfish_answers, run_mtu, run_throughput_tests, wait_converged
 from boothnet.validate.verdicts import guarded, judge_batfish_agreement, timed_stage
 from boothnet.validate.vpn import LabVpn, lab_vpn, network_vpn, run_vpn
@@ -100,6 +101,28 @@ def _vpn(net: Network, vpn: LabVpn | None, access: Access, progress: Callable[[s
     return tunnels, vpn_mtu
 
 
+def _tool_versions(access: Access, host: str) -> dict[str, str]:
+    """iperf3's and nuttcp's version lines on ``host`` (a measured host)."""
+    versions = {}
+    for tool, flag in (("iperf3", "--version"), ("nuttcp", "-V")):
+        answer = access.runner(access.node(host), [tool, flag], 10)
+        versions[tool] = (answer.output.strip().splitlines() or ["not found"])[0]
+    return versions
+
+
+def measured_conditions(access: Access, net: Network, load_before: tuple[float, ...]) -> Conditions:
+    """The run's conditions; in the lab a 1-minute load above the cores makes it busy (every
+    namespace shares this machine's CPUs). A floor's hosts carry their own load."""
+    load_after = os.getloadavg()
+    cpus = os.cpu_count() or 1
+    host = next((e.name for e in sorted(net.endpoints.values(), key=lambda e: e.name)
+                 if not access.why_not(e.name, "iperf3", "nuttcp")), None)
+    return Conditions(reached=access.kind, kernel=platform.release(), cpus=cpus,
+                      load_before=[round(x, 2) for x in load_before], load_after=[round(x, 2) for x in load_after],
+                      tools=_tool_versions(access, host) if host else {},
+                      busy=not access.on_floor and max(load_before[0], load_after[0]) > cpus)
+
+
 def run_validate(
     intent: Run | Path,
     build_root: Path = Path("build"),
@@ -116,6 +139,7 @@ def run_validate(
     """Every stage against the running lab, or against the network ``access`` reaches (a floor)."""
     run = Run.of(intent, build_root)
     net = run.net
+    load_before = os.getloadavg()
     access = access or lab_access(net, run.layout.lab.resolve(), runner)
     floor = access.devices
     vpn = network_vpn(run, floor.stand_in_vlan_mode) if floor else lab_vpn(run, run.layout.lab.resolve())
@@ -149,6 +173,13 @@ def run_validate(
     drift = timed_stage(stages, "drift", lambda: run_drift(floor.drift if floor else access.lab_dir, progress),
                         "no routers to compare")
     zones = [v.name for v in net.vlans if not v.routers]
+    conditions = guarded(stages, "conditions", lambda: measured_conditions(access, net, load_before), None)
+    if conditions is not None and conditions.busy:
+        load = max(conditions.load_before[0], conditions.load_after[0])
+        for stage in stages:
+            if stage.name in ("throughput", "wan", "wan sweep") and stage.status != Status.SKIPPED:
+                stage.note = (f"measured while this machine was busy (load {load:.1f} on {conditions.cpus} cores): "
+                              "a slow figure may be the machine's, not the network's")
     validation = ValidationResults(
         network=net.name,
         generated=datetime.now(UTC).isoformat(timespec="seconds"),
@@ -162,5 +193,6 @@ def run_validate(
         vpn=tunnels,
         drift=drift,
         cabling=cabling,
+        conditions=conditions,
     )
     return validation
