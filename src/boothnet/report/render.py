@@ -70,14 +70,15 @@ def _tables(res: ValidationResults) -> list[tuple[str, list[str], list[list[str]
                   m.cause or ""] for m in sorted(res.mtu, key=lambda m: m.verdict != "FAIL")]))
     out.append(("Throughput",
                 ["verdict", "path", "tool", "streams", "measured Mb/s", "expected Mb/s", "ratio",
-                 "retransmits", "RTT ms", "MSS", "window advice / error"],
+                 "retransmits", "RTT ms", "MSS", "CPU % sender/receiver", "window advice / error"],
                 [[throughput_status(r), r.path or f"{r.source} -> {r.destination}", r.tool,
                   str(r.streams), _mbps(r.throughput if r.succeeded else None),
                   _mbps(r.expected), f"{r.ratio:.3f}" if r.ratio and r.succeeded else "-",
                   "-" if r.retransmits is None else str(r.retransmits),
                   "-" if r.rtt_ms is None else f"{r.rtt_ms:.3f}",
                   "-" if r.mss is None else str(r.mss),
-                  (r.error or "") if not r.succeeded else (r.advice or "")]
+                  "/".join("-" if pct is None else f"{pct:.0f}" for pct in (r.sender_cpu_pct, r.receiver_cpu_pct)),
+                  (r.error or "") if not r.succeeded else (r.explanation if r.verdict == "ERROR" else r.advice) or ""]
                  for r in res.throughput if r.kind == "path"]))
     out.append(("WAN paths: RTT",
                 ["verdict", "path", "from -> to", "payload B (DF)", "declared ms", "min/avg/max ms", "note"],

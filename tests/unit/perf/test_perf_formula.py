@@ -87,3 +87,18 @@ def test_a_lan_tcp_test_fails_above_the_retransmit_limit_whatever_its_rate():
                                  "on research-01: r01-cn1 -> r01-fs (a bad cable or a dropping port)")
     assert judge(measured.model_copy(update={"retransmits": 0}), 990e6, path_mtu=9000).verdict == "PASS"
     assert judge(measured, 990e6).verdict == "PASS"  # a WAN test is judged on its own terms
+
+
+def test_a_slow_run_whose_sender_used_a_whole_core_is_cpu_bound_not_a_network_failure() -> None:
+    """Issue 34: the seeds' tools report sender and receiver CPU so that a CPU-bound run is not
+    blamed on the network."""
+    from boothnet.validate.perf.schema import ThroughputResult, judge
+
+    slow = ThroughputResult(tool="iperf3", succeeded=True, throughput=400e6, sender_cpu_pct=99.2,
+                            receiver_cpu_pct=41.0, path="p")
+    judged = judge(slow, 990e6, 0.9)
+    assert judged.verdict == "ERROR"
+    assert judged.explanation.startswith("CPU-bound: the sender used 99 % of a core: this machine, not the network")
+    quiet = judge(slow.model_copy(update={"sender_cpu_pct": 30.0}), 990e6, 0.9)
+    assert quiet.verdict == "FAIL"  # the CPU had room: the network was slow
+    assert judge(slow.model_copy(update={"throughput": 950e6}), 990e6, 0.9).verdict == "PASS"

@@ -97,3 +97,11 @@ def test_ping_case(case: Path) -> None:
     for key, value in expected.items():
         assert getattr(result, key) == value, key
     assert result.ok == (expected["cause"] == "ok")
+
+
+def test_sender_and_receiver_cpu_are_read_from_both_tools() -> None:
+    """iperf3's cpu_utilization_percent (client = sender) and nuttcp's tx_cpu/rx_cpu, recorded."""
+    iperf, _ = _parse("iperf3", CASES / "iperf3" / "single_stream_1500")
+    assert (iperf.sender_cpu_pct, iperf.receiver_cpu_pct) == (27.9, 64.5)
+    nut, _ = _parse("nuttcp", CASES / "nuttcp" / "single_stream_1500_brief")
+    assert (nut.sender_cpu_pct, nut.receiver_cpu_pct) == (51.0, 33.0)

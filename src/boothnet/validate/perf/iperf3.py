@@ -146,9 +146,17 @@ def _tcp(data: dict[str, Any], received: dict[str, Any], sent: dict[str, Any], m
         mss=mss,
         intervals=intervals,
         stream_throughputs=per_stream if len(per_stream) > 1 else [],
+        # the client sends (no -R): its CPU is the sender's, the server's the receiver's
+        sender_cpu_pct=_cpu(end, "host_total"),
+        receiver_cpu_pct=_cpu(end, "remote_total"),
         raw=raw,
         **known,
     )
+
+
+def _cpu(end: dict[str, Any], which: str) -> float | None:
+    value = (end.get("cpu_utilization_percent") or {}).get(which)
+    return round(float(value), 1) if value is not None else None
 
 
 def _udp(

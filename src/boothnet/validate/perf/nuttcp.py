@@ -163,6 +163,8 @@ def parse(
         rtt_ms=rtt,
         mss=mss,
         intervals=intervals,
+        sender_cpu_pct=float(best["tx_cpu"]) if "tx_cpu" in best else None,
+        receiver_cpu_pct=float(best["rx_cpu"]) if "rx_cpu" in best else None,
         raw=raw,
         **known,  # type: ignore[arg-type]
     )

@@ -60,7 +60,7 @@ class ThroughputResult(BaseModel):
     # filled by judge()
     expected: float | None = None  # bits/s, from the path's bottleneck
     pass_ratio: float | None = None
-    verdict: Literal["PASS", "FAIL"] | None = None
+    verdict: Literal["PASS", "FAIL", "ERROR"] | None = None  # ERROR: no verdict (a host could not run it, CPU-bound)
     advice: str | None = None  # bandwidth-delay product / window advice
     # WAN paths (validate/perf/wan.py): which test, what limited the expectation, and why the verdict
     kind: Literal["path", "default-window", "advised-window", "parallel", "udp", "udp-load", "tcp-under-udp-load",
@@ -73,6 +73,8 @@ class ThroughputResult(BaseModel):
     jitter_ms: float | None = None  # UDP: receiver's jitter
     packets: int | None = None  # UDP: datagrams sent
     explanation: str | None = None  # the verdict in a sentence
+    sender_cpu_pct: float | None = None  # iperf3 cpu_utilization_percent, nuttcp tx_cpu: of one core
+    receiver_cpu_pct: float | None = None
     raw: str | None = Field(default=None, repr=False)  # tool output as captured
 
     @property
@@ -106,6 +108,22 @@ class RttRow(BaseModel):
     max_ms: float | None = None
     verdict: Literal["PASS", "FAIL"]
     cause: str | None = None
+
+
+CPU_BOUND_PCT = 90.0  # a sender or receiver busier than this was limited by its CPU, not by the network
+
+
+def cpu_bound(result: ThroughputResult) -> str | None:
+    """Why a slow, clean run is the machine's: its sender or receiver used a whole core."""
+    if not result.succeeded:
+        return None
+    ends = [(name, pct) for name, pct in (("sender", result.sender_cpu_pct), ("receiver", result.receiver_cpu_pct))
+            if pct is not None and pct >= CPU_BOUND_PCT]
+    if not ends:
+        return None
+    said = " and ".join(f"the {name} used {pct:.0f} % of a core" for name, pct in ends)
+    return (f"CPU-bound: {said}: this machine, not the network, limited the test (no verdict; "
+            "measure again on a quieter machine, or on the floor)")
 
 
 def judge(
@@ -144,6 +162,8 @@ def judge(
         update["explanation"] = too_fast
     if lossy:
         update["explanation"] = lossy
+    elif not ok and (bound := cpu_bound(result)):
+        update.update(verdict=Status.ERROR, explanation=bound)
     if path is not None:
         update["path"] = path
     return result.model_copy(update=update)
