@@ -102,3 +102,5 @@ def test_a_slow_run_whose_sender_used_a_whole_core_is_cpu_bound_not_a_network_fa
     quiet = judge(slow.model_copy(update={"sender_cpu_pct": 30.0}), 990e6, 0.9)
     assert quiet.verdict == "FAIL"  # the CPU had room: the network was slow
     assert judge(slow.model_copy(update={"throughput": 950e6}), 990e6, 0.9).verdict == "PASS"
+    unshaped = judge(slow.model_copy(update={"throughput": 9.4e9}), 990e6, 0.9)
+    assert unshaped.verdict == "FAIL"  # faster than the link: shaping missing, whatever the CPU did

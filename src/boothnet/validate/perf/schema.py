@@ -162,7 +162,7 @@ def judge(
         update["explanation"] = too_fast
     if lossy:
         update["explanation"] = lossy
-    elif not ok and (bound := cpu_bound(result)):
+    elif not ok and result.throughput < expected_bps and (bound := cpu_bound(result)):  # slow, not too fast
         update.update(verdict=Status.ERROR, explanation=bound)
     if path is not None:
         update["path"] = path
