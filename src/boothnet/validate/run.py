@@ -9,6 +9,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 
+from boothnet.booth.cables import cable_plan
 from boothnet.derive.policy import PolicyCompiler, compiler_of, policy_decision
 from boothnet.intent import Network
 from boothnet.intent.model import Endpoint
@@ -207,6 +208,8 @@ def run_throughput_tests(
 ) -> list[ThroughputResult]:
     allocator = PortAllocator()
     compiler = compiler_of(net)
+    host_cables = {end.device: cable.text for cable in cable_plan(net) for end in (cable.a, cable.b)
+                   if end.device in net.endpoints}
     results = []
     for test in throughput_tests(net):
         # together, the clients share the server's access link: its limit is the sum's
@@ -227,7 +230,9 @@ def run_throughput_tests(
                     measure = partial(_measure, net, access, test, tool, together)
                     measured = list(pool.map(measure, test.clients, blocks))
                 result = judge(combine(measured, test.name), expected, net.throughput.pass_ratio,
-                               path_mtu=path_mtu(net, test.clients[0], test.server, tunnel_mtu))
+                               path_mtu=path_mtu(net, test.clients[0], test.server, tunnel_mtu),
+                               cables=", ".join(host_cables[h.name] for h in (*test.clients, test.server)
+                                                if h.name in host_cables))
             except (ValueError, RuntimeError) as exc:  # no port block; a server that never listened
                 result = judge(ThroughputResult(tool=tool, succeeded=False, error=str(exc), path=test.name,
                                                 source=test.clients[0].name, destination=test.server.name),

@@ -133,6 +133,7 @@ def judge(
     *,
     path: str | None = None,
     path_mtu: int | None = None,
+    cables: str = "",
 ) -> ThroughputResult:
     """Copy of ``result`` with expected, verdict and window advice filled in.
 
@@ -148,7 +149,7 @@ def judge(
             ok = False
             lossy = (f"{result.retransmits} retransmits, {rate:.2%} of the segments sent (at most "
                      f"{RETRANSMIT_LIMIT:.1%}): frames are lost on {path or result.path or result.source} "
-                     "(a bad cable or a dropping port)")
+                     f"({f'its host cables {cables}: ' if cables else ''}a bad cable or a dropping port)")
     advice = None
     if result.rtt_ms:
         advice = window_advice(expected_bps, result.rtt_ms, result.window).text
