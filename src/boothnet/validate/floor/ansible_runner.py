@@ -18,19 +18,13 @@ from typing import Any
 
 from boothnet.validate.perf.runner import CommandResult
 
-# the inventory variables Ansible's connection and become plugins read
-CONNECTION_PREFIXES = ("ansible_ssh_", "ansible_become", "ansible_sftp_", "ansible_scp_")
-CONNECTION_KEYS = frozenset({
-    "ansible_host", "ansible_port", "ansible_user", "ansible_password", "ansible_connection",
-    "ansible_private_key_file", "ansible_timeout", "ansible_pipelining", "ansible_shell_type",
-    "ansible_shell_executable", "ansible_python_interpreter", "inventory_hostname",
-})
 UNREACHABLE_RC = 255  # what ssh itself exits with when it cannot reach or log in
 
 
 def connection_vars(host_vars: Mapping[str, Any]) -> dict[str, Any]:
-    """The variables of one host that say how to reach it (the rest of its vars stay behind)."""
-    return {k: v for k, v in host_vars.items() if k in CONNECTION_KEYS or k.startswith(CONNECTION_PREFIXES)}
+    """The variables of one host that can say how to reach it: every ``ansible_*`` one (each
+    connection and become plugin reads the ones it declares), and its inventory name."""
+    return {k: v for k, v in host_vars.items() if str(k).startswith("ansible_") or k == "inventory_hostname"}
 
 
 class AnsibleRunner:
