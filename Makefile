@@ -116,8 +116,10 @@ fuzz:
 	BOOTHNET_VALID_BATFISH_EXAMPLES=$${BOOTHNET_VALID_BATFISH_EXAMPLES:-50} \
 	BOOTHNET_POLICY_EXAMPLES=$${BOOTHNET_POLICY_EXAMPLES:-3000} \
 	BOOTHNET_POLICY_BATFISH_EXAMPLES=$${BOOTHNET_POLICY_BATFISH_EXAMPLES:-30} \
+	BOOTHNET_DAY0_REPEATS=$${BOOTHNET_DAY0_REPEATS:-20} \
 	$(BIN)/pytest -q -p no:cacheprovider tests/fuzz tests/unit/test_policy_property.py \
-	tests/integration/policy/test_policy_batfish.py
+	tests/integration/policy/test_policy_batfish.py \
+	tests/integration/deploy/test_day0_adjacencies.py::test_day0_deploy_brings_ospf_up_on_every_interface_its_config_names
 
 golden:
 	$(PY) tests/golden/regenerate.py
