@@ -7,7 +7,7 @@ import pytest
 from boothnet.derive.policy import PolicyCompiler
 from boothnet.intent import load_network
 from boothnet.validate.perf.ports import PortAllocator
-from boothnet.validate.plan import ThroughputTest, throughput_tests
+from boothnet.validate.plan import ThroughputTest, links_loaded, throughput_tests
 from boothnet.validate.run import _port_block
 
 
@@ -67,3 +67,17 @@ def test_routed_and_declared_mtu_paths(booth):
     assert [p.name for p in declared_paths(booth)] == ["booth-to-theater: booth1 -> theater1"]  # home: the VPN's
     outside = north_south(booth)
     assert len(outside) == 21 and str(outside[0].address) == "192.0.2.1"  # every booth VLAN but the home one
+
+
+def test_a_test_loads_its_host_ports_and_every_link_through_the_gateways(booth):
+    """What lets tests run at once: inside a VLAN only the two host ports; across VLANs both
+    ways over the trunk to the gateway that routes them."""
+    tests = {t.name: t for t in throughput_tests(booth)}
+    assert tests["research-01: r01-cn1 -> r01-fs"].links == {"rsw1:Ethernet1", "rsw1:Ethernet3"}
+    assert tests["research-02: r02-cn1 -> r02-fs"].links.isdisjoint(tests["research-01: r01-cn1 -> r01-fs"].links)
+    assert tests["research-01: r01-cn1+r01-cn2 -> r01-fs (together)"].links == {
+        "rsw1:Ethernet1", "rsw1:Ethernet2", "rsw1:Ethernet3"}
+    across = links_loaded(booth, booth.endpoints["r01-cn1"], booth.endpoints["r02-fs"])
+    assert across == {"rsw1:Ethernet1", "rsw1:Ethernet6", "core1:TenGigabitEthernet1/1/1 -- rsw1:Ethernet49"}
+    # booth1 and theater1 both sit on core1, their gateway: no device link
+    assert tests["booth-to-theater"].links == {"core1:GigabitEthernet1/0/1", "core1:GigabitEthernet1/0/2"}

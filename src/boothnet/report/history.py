@@ -85,7 +85,8 @@ def _verdicts(res: ValidationResults) -> dict[str, str]:
 def _throughput_key(r: ThroughputResult) -> str:
     window = f" -w {r.window}" if r.window else ""
     streams = f"{r.streams} stream{'s' * (r.streams != 1)}"
-    return f"throughput {r.path or r.source + ' -> ' + r.destination} ({r.kind}{window}, {r.tool}, {streams})"
+    way = "reverse, " if r.reverse else ""
+    return f"throughput {r.path or r.source + ' -> ' + r.destination} ({way}{r.kind}{window}, {r.tool}, {streams})"
 
 
 def _spread(r: ThroughputResult) -> float:

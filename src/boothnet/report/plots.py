@@ -23,36 +23,43 @@ def _label(r: ThroughputResult) -> str:
     return f"{name}  [{r.tool} x{r.streams}]"
 
 
-def throughput_plot(results: list[ThroughputResult], out: Path) -> Path | None:
-    """Horizontal bars of measured goodput per path; a black tick marks the expected
-    goodput, a dashed tick the pass threshold."""
-    if not results:
+def throughput_plot(pairs: list[tuple[ThroughputResult | None, ThroughputResult | None]], out: Path) -> Path | None:
+    """Per test, horizontal bars of measured goodput, the test's direction above its reverse
+    (hatched); a black tick marks the expected goodput, a dashed tick the pass threshold."""
+    if not pairs:
         return None
-    n = len(results)
-    fig, ax = plt.subplots(figsize=(11, 1.6 + 0.38 * n), dpi=110)
+    n = len(pairs)
+    fig, ax = plt.subplots(figsize=(11, 1.6 + 0.42 * n), dpi=110)
     ys = list(range(n))[::-1]
-    colors = {"PASS": GREEN, "FAIL": RED, "SKIPPED": GREY}
-    for y, r in zip(ys, results, strict=True):
-        status = throughput_status(r)
-        ax.barh(y, r.throughput / 1e6, height=0.6, color=colors[status])
-        if r.expected:
-            ax.plot([r.expected / 1e6] * 2, [y - 0.4, y + 0.4], color="black", lw=2)
-            if r.pass_ratio:
-                thr = r.expected * r.pass_ratio / 1e6
-                ax.plot([thr] * 2, [y - 0.4, y + 0.4], color="black", lw=1, ls="--")
-            text = f"{r.throughput / r.expected:.0%}" if r.succeeded else "error"
-        else:
-            text = "error" if not r.succeeded else "no expectation"
-        right = max(r.throughput, r.expected or 0) / 1e6
-        ax.text(right * 1.01 + 1, y, text, va="center", fontsize=8,
-                color=RED if status == "FAIL" else "black")
-    ax.set_yticks(ys, [_label(r) for r in results], fontsize=8)
+    colors = {"PASS": GREEN, "FAIL": RED, "ERROR": AMBER, "SKIPPED": GREY}
+    results = [r for pair in pairs for r in pair if r is not None]
+    for y, pair in zip(ys, pairs, strict=True):
+        for r in pair:
+            if r is None:
+                continue
+            at = y - 0.2 if r.reverse else y + 0.2
+            status = throughput_status(r)
+            ax.barh(at, r.throughput / 1e6, height=0.38, color=colors[status], hatch="//" if r.reverse else None,
+                    edgecolor="white")
+            if r.expected:
+                ax.plot([r.expected / 1e6] * 2, [at - 0.19, at + 0.19], color="black", lw=2)
+                if r.pass_ratio:
+                    thr = r.expected * r.pass_ratio / 1e6
+                    ax.plot([thr] * 2, [at - 0.19, at + 0.19], color="black", lw=1, ls="--")
+                text = f"{r.throughput / r.expected:.0%}" if r.succeeded else "error"
+            else:
+                text = "error" if not r.succeeded else "no expectation"
+            right = max(r.throughput, r.expected or 0) / 1e6
+            ax.text(right * 1.01 + 1, at, f"{'<-' if r.reverse else '->'} {text}", va="center", fontsize=7,
+                    color=RED if status == "FAIL" else "black")
+    ax.set_yticks(ys, [_label(next(r for r in pair if r is not None)) for pair in pairs], fontsize=8)
     ax.set_xlabel("TCP goodput (Mb/s)")
     ax.set_title("Throughput per path vs expected")
     top = max([r.throughput for r in results] + [r.expected or 0 for r in results]) / 1e6
     ax.set_xlim(0, top * 1.12 or 1)
     ax.grid(axis="x", alpha=0.3)
     ax.legend(handles=[Patch(color=GREEN, label="pass"), Patch(color=RED, label="fail"),
+                       Patch(facecolor="white", edgecolor="black", hatch="//", label="reverse"),
                        plt.Line2D([], [], color="black", lw=2, label="expected"),
                        plt.Line2D([], [], color="black", lw=1, ls="--", label="pass threshold")],
               loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import html
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,7 +15,9 @@ from boothnet.intent.model import Network
 from boothnet.report.faults import cable_faults
 from boothnet.report.history import Comparison
 from boothnet.report.plots import reachability_heatmap, throughput_plot, window_sweep_plot
-from boothnet.report.summary import summarize, throughput_status
+from boothnet.report.summary import both_ways, summarize, throughput_status
+from boothnet.status import Status
+from boothnet.validate.perf.schema import ThroughputResult
 from boothnet.validate.results import Summary, ValidationResults
 
 FIRST_SCREEN_FAILURES = 6
@@ -47,6 +50,29 @@ def _mbps(bps: float | None) -> str:
     return "-" if bps is None else f"{bps / 1e6:.1f}"
 
 
+def _pair_row(forward: ThroughputResult | None, reverse: ThroughputResult | None) -> list[str]:
+    """One LAN test's two directions on one row."""
+    pair = [r for r in (forward, reverse) if r is not None]
+    first = pair[0]
+
+    def each(figure: Callable[[ThroughputResult], str]) -> str:
+        return " / ".join("-" if r is None else figure(r) for r in (forward, reverse))
+
+    def why(r: ThroughputResult) -> str:
+        return ((r.error or "") if not r.succeeded else (r.explanation if r.verdict != "PASS" else r.advice) or "")
+
+    notes = [f"{'<-' if r.reverse else '->'} {text}" for r in pair if r.verdict != "PASS" and (text := why(r))]
+    return [Status.of_rows(throughput_status(r) for r in pair), first.path, first.tool, str(first.streams),
+            _mbps(forward.throughput if forward and forward.succeeded else None),
+            _mbps(reverse.throughput if reverse and reverse.succeeded else None), _mbps(first.expected),
+            each(lambda r: f"{r.ratio:.3f}" if r.ratio and r.succeeded else "-"),
+            each(lambda r: "-" if r.retransmits is None else str(r.retransmits)),
+            "-" if first.rtt_ms is None else f"{first.rtt_ms:.3f}", "-" if first.mss is None else str(first.mss),
+            each(lambda r: "/".join("-" if pct is None else f"{pct:.0f}"
+                                    for pct in (r.sender_cpu_pct, r.receiver_cpu_pct))),
+            "; ".join(notes) or why(first)]
+
+
 def _tables(res: ValidationResults) -> list[tuple[str, list[str], list[list[str]]]]:
     """(title, header, rows) per section, shared by Markdown and HTML."""
     out: list[tuple[str, list[str], list[list[str]]]] = []
@@ -69,17 +95,9 @@ def _tables(res: ValidationResults) -> list[tuple[str, list[str], list[list[str]
                 [[m.verdict, m.path, str(m.mtu), f"{m.source} -> {m.destination}", m.kind,
                   m.cause or ""] for m in sorted(res.mtu, key=lambda m: m.verdict != "FAIL")]))
     out.append(("Throughput",
-                ["verdict", "path", "tool", "streams", "measured Mb/s", "expected Mb/s", "ratio",
-                 "retransmits", "RTT ms", "MSS", "CPU % sender/receiver", "window advice / error"],
-                [[throughput_status(r), r.path or f"{r.source} -> {r.destination}", r.tool,
-                  str(r.streams), _mbps(r.throughput if r.succeeded else None),
-                  _mbps(r.expected), f"{r.ratio:.3f}" if r.ratio and r.succeeded else "-",
-                  "-" if r.retransmits is None else str(r.retransmits),
-                  "-" if r.rtt_ms is None else f"{r.rtt_ms:.3f}",
-                  "-" if r.mss is None else str(r.mss),
-                  "/".join("-" if pct is None else f"{pct:.0f}" for pct in (r.sender_cpu_pct, r.receiver_cpu_pct)),
-                  (r.error or "") if not r.succeeded else (r.explanation if r.verdict == "ERROR" else r.advice) or ""]
-                 for r in res.throughput if r.kind == "path"]))
+                ["verdict", "path", "tool", "streams", "-> Mb/s (as named)", "<- Mb/s (reverse)", "expected Mb/s", "ratio -> / <-",
+                 "retransmits -> / <-", "RTT ms", "MSS", "CPU % sender/receiver -> / <-", "window advice / error"],
+                [_pair_row(forward, reverse) for forward, reverse in both_ways(res.throughput)]))
     out.append(("WAN paths: RTT",
                 ["verdict", "path", "from -> to", "payload B (DF)", "declared ms", "min/avg/max ms", "note"],
                 [[r.verdict, r.path, f"{r.source} -> {r.destination}", str(r.payload),
@@ -274,8 +292,7 @@ def write_report(results: ValidationResults | str | Path, out_dir: str | Path, n
     summary = summarize(results)
     with staged_dir(out) as staging:  # a failure leaves the previous report whole
         pngs: dict[str, Path | None] = {
-            "throughput": throughput_plot([r for r in results.throughput if r.kind == "path"],
-                                          staging / "throughput.png"),
+            "throughput": throughput_plot(both_ways(results.throughput), staging / "throughput.png"),
             "sweep": window_sweep_plot(results.throughput, {r.path: r.declared_ms for r in results.rtt},
                                        staging / "window_sweep.png"),
             "reachability": reachability_heatmap(results.isolation, _zones(results), staging / "reachability.png"),

@@ -15,7 +15,17 @@ def throughput_status(r: ThroughputResult) -> Status:
 def throughput_subject(r: ThroughputResult) -> str:
     name = r.path or f"{r.source} -> {r.destination}"
     test = "" if r.kind == "path" else f"{r.kind}{f' -w {r.window}' if r.window else ''}, "
-    return f"path {name} ({test}{r.tool}, {r.streams} stream{'s' if r.streams != 1 else ''})"
+    way = f"reverse, {r.source} -> {r.destination}, " if r.reverse else ""
+    return f"path {name} ({way}{test}{r.tool}, {r.streams} stream{'s' if r.streams != 1 else ''})"
+
+
+def both_ways(results: list[ThroughputResult]) -> list[tuple[ThroughputResult | None, ThroughputResult | None]]:
+    """The LAN path tests as (forward, reverse) pairs, in the order measured."""
+    pairs: dict[tuple[str, str, int], list[ThroughputResult | None]] = {}
+    for r in results:
+        if r.kind == "path":
+            pairs.setdefault((r.path, r.tool, r.streams), [None, None])[r.reverse] = r
+    return [(forward, reverse) for forward, reverse in pairs.values()]
 
 
 def throughput_message(r: ThroughputResult) -> str:

@@ -4,13 +4,14 @@ expected goodput (bottleneck speed and path MTU, through the VPN at its inner MT
 
 from __future__ import annotations
 
+import itertools
 import random
 from dataclasses import dataclass
 from ipaddress import IPv4Network
 
 from boothnet.derive.policy import PolicyCompiler, compiler_of, policy_decision
 from boothnet.intent import Network
-from boothnet.intent.model import Endpoint
+from boothnet.intent.model import Endpoint, Link
 from boothnet.validate.perf.formula import expected_goodput
 from boothnet.validate.perf.wan import wan_links_on
 
@@ -145,6 +146,28 @@ class ThroughputTest:
     name: str
     clients: tuple[Endpoint, ...]  # several: all at once to the same server, judged on the sum
     server: Endpoint
+    links: frozenset[str] = frozenset()  # what it loads: host ports and device links; disjoint tests run at once
+
+
+def link_key(link: Link) -> str:
+    return f"{link.a} -- {link.b}"
+
+
+def links_loaded(net: Network, src: Endpoint, dst: Endpoint) -> frozenset[str]:
+    """The ports and links a transfer from ``src`` to ``dst`` loads: both host ports, and the
+    device links from the source's switch through its VLAN's gateway (where VLANs are routed) and
+    the destination's gateway to the destination's switch."""
+    vlans = net.vlan_by_name()
+    stops = [src.attach.split(":", 1)[0]]
+    if src.vlan != dst.vlan:
+        stops += [vlans[src.vlan].gateway, vlans[dst.vlan].gateway]
+    stops.append(dst.attach.split(":", 1)[0])
+    hops = [link for here, there in itertools.pairwise(stops) for link in net.links_between(here, there)]
+    return frozenset({src.attach, dst.attach, *(link_key(link) for link in hops)})
+
+
+def _test(net: Network, name: str, clients: tuple[Endpoint, ...], server: Endpoint) -> ThroughputTest:
+    return ThroughputTest(name, clients, server, frozenset().union(*(links_loaded(net, c, server) for c in clients)))
 
 
 def throughput_tests(net: Network) -> list[ThroughputTest]:
@@ -155,14 +178,14 @@ def throughput_tests(net: Network) -> list[ThroughputTest]:
         members = sorted((e for e in net.endpoints.values() if e.vlan == vlan.name), key=lambda e: e.name)
         clusters = tuple(e for e in members if e.role == "cluster")
         for server in (e for e in members if e.role == "fileserver"):
-            tests += [ThroughputTest(f"{vlan.name}: {c.name} -> {server.name}", (c,), server) for c in clusters]
+            tests += [_test(net, f"{vlan.name}: {c.name} -> {server.name}", (c,), server) for c in clusters]
             if len(clusters) > 1:
                 together = "+".join(c.name for c in clusters)
-                tests.append(ThroughputTest(f"{vlan.name}: {together} -> {server.name} (together)", clusters, server))
+                tests.append(_test(net, f"{vlan.name}: {together} -> {server.name} (together)", clusters, server))
     for path in net.throughput.paths:
         src, dst = net.endpoints[path.source], net.endpoints[path.destination]
         if not wan_links_on(net.route(src, dst)):  # a WAN path gets the WAN stage's tests
-            tests.append(ThroughputTest(path.name, (src,), dst))
+            tests.append(_test(net, path.name, (src,), dst))
     return tests
 
 

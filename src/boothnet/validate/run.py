@@ -3,10 +3,12 @@ parallel lanes, and Batfish's answer to the same isolation flows."""
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from functools import partial
 
 from boothnet.booth.cables import cable_plan
@@ -17,6 +19,7 @@ from boothnet.poll import poll
 from boothnet.run import Run
 from boothnet.status import Status
 from boothnet.validate.access import Access
+from boothnet.validate.lanes import run_disjoint
 from boothnet.validate.paths import gateway_rows, north_south, path_rows
 from boothnet.validate.perf.ports import TOOL_PORTS, PortAllocator, PortBlock
 from boothnet.validate.perf.probes import mtu_probe, ping
@@ -136,27 +139,31 @@ def run_mtu(net: Network, access: Access, progress: Callable[[str], None]) -> li
     return rows + gateway_rows(net, access, progress) + path_rows(net, access, progress)
 
 
-def _measure(
-    net: Network,
-    access: Access,
-    test: ThroughputTest,
-    tool: ToolName,
-    start_together: threading.Barrier,
-    client: Endpoint,
-    block: PortBlock,
-) -> ThroughputResult:
+@dataclass(frozen=True)
+class _Job:
+    """One measurement: a test, by one tool, in one direction (reverse: the server sends)."""
+
+    test: ThroughputTest
+    tool: ToolName
+    reverse: bool
+
+
+def _measure(net: Network, access: Access, job: _Job, start_together: threading.Barrier, client: Endpoint,
+             block: PortBlock) -> ThroughputResult:
     return run_throughput(
         access.runner,
-        tool,
-        server_node=access.node(test.server.name),
+        job.tool,
+        server_node=access.node(job.test.server.name),
         client_node=access.node(client.name),
-        destination=str(test.server.address),
+        destination=str(job.test.server.address),
         ports=block,
         streams=net.throughput.streams,
         duration=net.throughput.duration_s,
-        path=test.name,
+        path=job.test.name,
         source=client.name,
+        destination_label=job.test.server.name,
         start_together=start_together,
+        reverse=job.reverse,
     )
 
 
@@ -206,45 +213,50 @@ def _port_block(
 def run_throughput_tests(
     net: Network, access: Access, progress: Callable[[str], None], tunnel_mtu: int | None = None
 ) -> list[ThroughputResult]:
+    """Every test by every tool, both ways; tests that load no common link run at once, in up
+    to ``throughput.parallel`` lanes (default: this machine's cores)."""
     allocator = PortAllocator()
     compiler = compiler_of(net)
     host_cables = {end.device: cable.text for cable in cable_plan(net) for end in (cable.a, cable.b)
                    if end.device in net.endpoints}
-    results = []
-    for test in throughput_tests(net):
+    jobs = [_Job(test, tool, reverse) for test in throughput_tests(net) for tool in net.throughput.tools
+            for reverse in (False, True)]
+
+    def measure(job: _Job) -> ThroughputResult:
+        test, tool = job.test, job.tool
         # together, the clients share the server's access link: its limit is the sum's
         expected = expected_for(net, test.clients[0], test.server, tunnel_mtu)
-        for tool in net.throughput.tools:
-            # one port block per client, each its own server: taken here, not in the threads
-            blocks: list[PortBlock] = []
+        # one port block per client, each its own server: taken here, not in the threads
+        blocks: list[PortBlock] = []
+        try:
+            for host in (test.server, *test.clients):
+                if why := access.why_not(host.name, tool):
+                    raise Unprobed(why)
             listening = listening_ports(access.runner, access.node(test.server.name))
-            try:
-                for host in (test.server, *test.clients):
-                    if why := access.why_not(host.name, tool):
-                        raise Unprobed(why)
-                for client in test.clients:
-                    busy = listening | {p for b in blocks for p in b.ports}
-                    blocks.append(_port_block(net, compiler, allocator, test, tool, client, busy))
-                together = threading.Barrier(len(test.clients))
-                with ThreadPoolExecutor(max_workers=len(test.clients)) as pool:
-                    measure = partial(_measure, net, access, test, tool, together)
-                    measured = list(pool.map(measure, test.clients, blocks))
-                result = judge(combine(measured, test.name), expected, net.throughput.pass_ratio,
-                               path_mtu=path_mtu(net, test.clients[0], test.server, tunnel_mtu),
-                               cables=", ".join(host_cables[h.name] for h in (*test.clients, test.server)
-                                                if h.name in host_cables))
-            except (ValueError, RuntimeError) as exc:  # no port block; a server that never listened
-                result = judge(ThroughputResult(tool=tool, succeeded=False, error=str(exc), path=test.name,
-                                                source=test.clients[0].name, destination=test.server.name),
-                               expected, net.throughput.pass_ratio)
-                if isinstance(exc, Unprobed):
-                    result = result.model_copy(update={"verdict": Status.ERROR})
-            finally:
-                for block in blocks:
-                    allocator.release(block)
-            results.append(result)
-            progress(
-                f"[throughput] {test.name} {tool}: {result.throughput / 1e6:.1f} Mb/s "
-                f"(expected {expected / 1e6:.1f}) {result.verdict}"
-            )
-    return results
+            for client in test.clients:
+                busy = listening | {p for b in blocks for p in b.ports}
+                blocks.append(_port_block(net, compiler, allocator, test, tool, client, busy))
+            together = threading.Barrier(len(test.clients))
+            with ThreadPoolExecutor(max_workers=len(test.clients)) as pool:
+                measured = list(pool.map(partial(_measure, net, access, job, together), test.clients, blocks))
+            result = judge(combine(measured, test.name), expected, net.throughput.pass_ratio,
+                           path_mtu=path_mtu(net, test.clients[0], test.server, tunnel_mtu),
+                           cables=", ".join(host_cables[h.name] for h in (*test.clients, test.server)
+                                            if h.name in host_cables))
+        except (ValueError, RuntimeError) as exc:  # no port block; a server that never listened
+            ends = [test.clients[0].name, test.server.name]
+            result = judge(ThroughputResult(tool=tool, succeeded=False, error=str(exc), path=test.name,
+                                            reverse=job.reverse, source=ends[job.reverse],
+                                            destination=ends[not job.reverse]),
+                           expected, net.throughput.pass_ratio)
+            if isinstance(exc, Unprobed):
+                result = result.model_copy(update={"verdict": Status.ERROR})
+        finally:
+            for block in blocks:
+                allocator.release(block)
+        progress(f"[throughput] {test.name}{' (reverse)' if job.reverse else ''} {tool}: "
+                 f"{result.throughput / 1e6:.1f} Mb/s (expected {expected / 1e6:.1f}) {result.verdict}")
+        return result
+
+    lanes = net.throughput.parallel or os.cpu_count() or 1
+    return run_disjoint(jobs, lambda job: job.test.links, measure, lanes)

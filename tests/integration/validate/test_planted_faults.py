@@ -260,9 +260,29 @@ def test_an_unshaped_path_is_faster_than_its_link_and_fails(lab, access) -> None
     finally:
         for ns, dev in ends:
             shape(ns, dev, 1000)
-    assert {(r.path, r.tool) for r in bad} == {("lab: h3 -> h4", "iperf3"), ("lab: h3 -> h4", "nuttcp")}
+    assert {(r.path, r.tool, r.reverse) for r in bad} == {
+        ("lab: h3 -> h4", tool, reverse) for tool in ("iperf3", "nuttcp") for reverse in (False, True)}
     assert all("faster than the link: shaping missing, or the intent's speed is wrong" in r.explanation for r in bad)
     assert failed(run_throughput_tests(net, access, quiet)) == []
+
+
+def test_the_reverse_of_a_measured_path_unshaped_fails_in_that_direction_only(lab, access) -> None:
+    """Issue 34: with r05-fs -> r05-cn1 unshaped, only cluster -> fileserver was measured: PASS.
+    Here h4 -> h3 loses the shaping of its two egress ports (h4's NIC, r2's port to h3)."""
+    net, _ = lab
+    ends = [("lab-mini-h4", "eth0"), ("lab-mini-r2", "eth1")]
+    for ns, dev in ends:
+        sh("tc", "-n", ns, "qdisc", "del", "dev", dev, "root")
+    try:
+        results = run_throughput_tests(net, access, quiet)
+    finally:
+        for ns, dev in ends:
+            shape(ns, dev, 1000)
+    bad = failed(results)
+    assert {(r.tool, r.reverse, r.source, r.destination) for r in bad} == {
+        (tool, True, "h4", "h3") for tool in ("iperf3", "nuttcp")}, [(r.path, r.reverse, r.verdict) for r in results]
+    assert all("faster than the link" in (r.explanation or "") for r in bad)
+    assert all(r.verdict == "PASS" for r in results if not r.reverse)
 
 
 def test_runs_compared_say_no_change_then_list_a_planted_throughput_regression_with_its_size(lab) -> None:

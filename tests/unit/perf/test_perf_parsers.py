@@ -105,3 +105,15 @@ def test_sender_and_receiver_cpu_are_read_from_both_tools() -> None:
     assert (iperf.sender_cpu_pct, iperf.receiver_cpu_pct) == (27.9, 64.5)
     nut, _ = _parse("nuttcp", CASES / "nuttcp" / "single_stream_1500_brief")
     assert (nut.sender_cpu_pct, nut.receiver_cpu_pct) == (51.0, 33.0)
+    verbose, _ = _parse("nuttcp", CASES / "nuttcp" / "single_stream_1500")  # each end's "stats=cpu ... cpu=N%"
+    assert (verbose.sender_cpu_pct, verbose.receiver_cpu_pct) == (48.0, 37.0)
+
+
+def test_a_reverse_run_names_the_server_as_the_source_and_swaps_the_cpu_ends() -> None:
+    """iperf3 -R and nuttcp -r: the client receives. The data's source is the server, and
+    iperf3's host_total (the client) is then the receiver's CPU."""
+    iperf, _ = _parse("iperf3", CASES / "iperf3" / "reverse_500M")
+    assert iperf.reverse and (iperf.source, iperf.destination) == ("10.9.0.2", "10.9.0.1")
+    assert (iperf.sender_cpu_pct, iperf.receiver_cpu_pct) == (0.6, 0.9)
+    forward, _ = _parse("iperf3", CASES / "iperf3" / "single_stream_1500")
+    assert not forward.reverse

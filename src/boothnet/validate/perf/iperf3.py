@@ -31,8 +31,9 @@ def client_argv(
     omit: int = 0,
     bind: str | None = None,
     udp_rate_bps: float | None = None,
+    reverse: bool = False,
 ) -> list[str]:
-    """Client sending to ``destination`` with JSON output.
+    """Client sending to ``destination`` with JSON output (``reverse``: receiving from it, -R).
 
     window: socket buffer in bytes (-w); mss: TCP MSS (-M); omit: seconds of slow start
     left out of the result (-O).
@@ -43,6 +44,8 @@ def client_argv(
             "-P", str(streams), "-t", str(duration), "-i", f"{interval:g}"]
     if omit:
         argv += ["-O", str(omit)]
+    if reverse:
+        argv.append("-R")
     if udp_rate_bps:
         argv += ["-u", "-b", str(int(udp_rate_bps))]
     if window:
@@ -94,16 +97,20 @@ def parse(
     end = data.get("end") or {}
     test = start.get("test_start") or {}
     connected = start.get("connected") or []
+    reverse = bool(test.get("reverse"))
+    # the data's source: the client, or with -R the server it connected to
+    ends = ("remote_host", "local_host") if reverse else ("local_host", "remote_host")
     if connected and not source:
-        known["source"] = connected[0].get("local_host", "")
+        known["source"] = connected[0].get(ends[0], "")
     if connected and not destination:
-        known["destination"] = connected[0].get("remote_host", "")
+        known["destination"] = connected[0].get(ends[1], "")
+    known["reverse"] = reverse
     known["streams"] = int(test.get("num_streams") or len(connected) or 1)
     mss = start.get("tcp_mss") or start.get("tcp_mss_default")
 
     if data.get("error"):
         return _error(f"iperf3: {data['error']}", raw, mss=mss, **known)
-    known["buffer_bytes"] = start.get("sndbuf_actual")
+    known["buffer_bytes"] = None if reverse else start.get("sndbuf_actual")  # the client's: not the sender's with -R
     if str(test.get("protocol", "")).upper() == "UDP":
         return _udp(end.get("sum") or {}, raw, returncode, stderr, known)
     received = end.get("sum_received") or {}
@@ -146,9 +153,9 @@ def _tcp(data: dict[str, Any], received: dict[str, Any], sent: dict[str, Any], m
         mss=mss,
         intervals=intervals,
         stream_throughputs=per_stream if len(per_stream) > 1 else [],
-        # the client sends (no -R): its CPU is the sender's, the server's the receiver's
-        sender_cpu_pct=_cpu(end, "host_total"),
-        receiver_cpu_pct=_cpu(end, "remote_total"),
+        # the client sends unless -R: its CPU is then the receiver's
+        sender_cpu_pct=_cpu(end, "remote_total" if known["reverse"] else "host_total"),
+        receiver_cpu_pct=_cpu(end, "host_total" if known["reverse"] else "remote_total"),
         raw=raw,
         **known,
     )

@@ -38,15 +38,19 @@ def client_argv(
     interval: float = 1.0,
     verbose: bool = True,
     server_window: int | None = None,
+    reverse: bool = False,
 ) -> list[str]:
-    """Client transmitting to ``destination``; data on ``data_port`` .. +streams-1
-    (default: the port after the control port). window in bytes (nuttcp takes KB)."""
+    """Client transmitting to ``destination`` (``reverse``: receiving from it, -r); data on
+    ``data_port`` .. +streams-1 (default: the port after the control port). window in bytes
+    (nuttcp takes KB)."""
     if streams < 1 or duration < 1:
         raise ValueError(f"streams and duration must be >= 1, got {streams}, {duration}")
     data_port = data_port if data_port is not None else control_port + 1
     argv = ["nuttcp"]
     if verbose:
         argv.append("-v")
+    if reverse:
+        argv.append("-r")
     argv += ["-fparse", f"-i{interval:g}", f"-T{duration}", f"-N{streams}",
              f"-P{control_port}", f"-p{data_port}"]
     if window:
@@ -78,6 +82,7 @@ class _Reading:
     retrans: int | None = None
     summary: dict[str, str] = field(default_factory=dict)
     sender: dict[str, str] = field(default_factory=dict)
+    cpu: dict[str, float] = field(default_factory=dict)  # "t"/"r" -> % of a core, from each end's stats line
     intervals: list[Interval] = field(default_factory=list)
     elapsed: float = 0.0
     errors: list[str] = field(default_factory=list)
@@ -101,6 +106,8 @@ class _Reading:
             known["source"] = kv["accept"]
         if "rtt_ms" in kv:
             self.rtt = float(kv["rtt_ms"])
+        if kv.get("stats") == "cpu" and prefix and kv.get("cpu", "").endswith("%"):
+            self.cpu[prefix[-1]] = float(kv["cpu"].rstrip("%"))
         if prefix == "nuttcp-t" and "send_window_size" in kv:  # what the kernel gave the sender
             known["buffer_bytes"] = int(kv["send_window_size"])
         if "retrans" in kv and (prefix == "nuttcp-t" or "real_seconds" in kv):
@@ -163,8 +170,8 @@ def parse(
         rtt_ms=rtt,
         mss=mss,
         intervals=intervals,
-        sender_cpu_pct=float(best["tx_cpu"]) if "tx_cpu" in best else None,
-        receiver_cpu_pct=float(best["rx_cpu"]) if "rx_cpu" in best else None,
+        sender_cpu_pct=float(best["tx_cpu"]) if "tx_cpu" in best else reading.cpu.get("t"),
+        receiver_cpu_pct=float(best["rx_cpu"]) if "rx_cpu" in best else reading.cpu.get("r"),
         raw=raw,
         **known,  # type: ignore[arg-type]
     )

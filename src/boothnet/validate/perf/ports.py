@@ -10,6 +10,7 @@ another test of this allocator or with a port already listening on the node.
 from __future__ import annotations
 
 import hashlib
+import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
@@ -45,6 +46,7 @@ class PortAllocator:
     width: int = DEFAULT_WIDTH
     slots: int = DEFAULT_SLOTS
     _used: dict[tuple[str, int], str] = field(default_factory=dict)  # (node, slot) -> test id
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)  # tests in parallel lanes
 
     def __post_init__(self) -> None:
         if self.base < 1024 or self.base + self.width * self.slots > 65536:
@@ -62,6 +64,10 @@ class PortAllocator:
         or a callable returning them, evaluated once.
         """
         taken = set(in_use() if callable(in_use) else in_use)
+        with self._lock:
+            return self._take(test_id, node, taken)
+
+    def _take(self, test_id: str, node: str, taken: set[int]) -> PortBlock:
         start = _slot(test_id, self.slots)
         for step in range(self.slots):
             slot = (start + step) % self.slots
@@ -78,8 +84,9 @@ class PortAllocator:
 
     def release(self, block: PortBlock) -> None:
         slot = (block.first - self.base) // self.width
-        if self._used.get((block.node, slot)) == block.test_id:
-            del self._used[(block.node, slot)]
+        with self._lock:
+            if self._used.get((block.node, slot)) == block.test_id:
+                del self._used[(block.node, slot)]
 
     def _block(self, test_id: str, node: str, slot: int) -> PortBlock:
         return PortBlock(test_id, node, self.base + slot * self.width, self.width)

@@ -38,6 +38,7 @@ def run_throughput(
     udp_rate_bps: float | None = None,
     server_window: int | None = None,
     destination_label: str = "",
+    reverse: bool = False,
 ) -> ThroughputResult:
     """Measure ``client_node`` -> ``destination`` (an address of ``server_node``).
 
@@ -46,7 +47,9 @@ def run_throughput(
     ``omit``: seconds of slow start left out (iperf3 -O; nuttcp has none, so it runs that
     much longer and the intervals after them count). ``udp_rate_bps``: iperf3 UDP at that
     rate. ``server_window``: nuttcp's server window (-ws). ``destination_label``: the name
-    the result gives the destination (default: its address).
+    the result gives the destination (default: its address). ``reverse``: the server sends
+    (iperf3 -R, nuttcp -r); ``source`` and ``destination_label`` still name the client's
+    and the server's ends, and the result names them the way the data flowed.
     """
     if tool == "nuttcp" and streams + 1 > ports.width:
         raise ValueError(f"nuttcp with {streams} streams needs {streams + 1} ports, "
@@ -54,15 +57,19 @@ def run_throughput(
     port = ports.first
     server, client, client_timeout = _argv(tool, destination, port, streams=streams, duration=duration,
                                            window=window, mss=mss, omit=omit, udp_rate_bps=udp_rate_bps,
-                                           server_window=server_window)
+                                           server_window=server_window, reverse=reverse)
     res = _client_against_server(runner, tool, port, (server_node, server), (client_node, client), client_timeout,
                                  duration + omit + 60, start_together)
-    common = {"source": source or client_node, "destination": destination_label or destination, "path": path,
+    ends = [source or client_node, destination_label or destination]
+    if reverse:
+        ends.reverse()
+    common = {"source": ends[0], "destination": ends[1], "path": path,
               "window": window, "stderr": res.stderr, "returncode": res.returncode}
     if tool == "iperf3":
         result = iperf3.parse(res.stdout, **common)  # type: ignore[arg-type]
     else:
         result = _after_omit(nuttcp.parse(res.stdout, streams=streams, **common), omit)  # type: ignore[arg-type]
+    result = result.model_copy(update={"reverse": reverse})
     if res.timed_out:
         result = result.model_copy(update={
             "succeeded": False, "error": f"{tool} client timed out after {client_timeout:g} s"})
@@ -94,18 +101,18 @@ def _client_against_server(
 
 
 def _argv(tool: ToolName, destination: str, port: int, *, streams: int, duration: int, window: int | None,
-          mss: int | None, omit: int, udp_rate_bps: float | None, server_window: int | None
+          mss: int | None, omit: int, udp_rate_bps: float | None, server_window: int | None, reverse: bool
           ) -> tuple[list[str], list[str], float]:
     """The tool's server and client command lines and how long the client may run."""
     if tool == "iperf3":
         return (iperf3.server_argv(port),
                 iperf3.client_argv(destination, port, streams=streams, duration=duration, window=window, mss=mss,
-                                   omit=omit, udp_rate_bps=udp_rate_bps),
+                                   omit=omit, udp_rate_bps=udp_rate_bps, reverse=reverse),
                 iperf3.client_timeout(duration, omit))
     # nuttcp has no -O: it runs omit seconds longer and the intervals after them count
     return (nuttcp.server_argv(port),
             nuttcp.client_argv(destination, port, streams=streams, duration=duration + omit, window=window, mss=mss,
-                               server_window=server_window),
+                               server_window=server_window, reverse=reverse),
             nuttcp.client_timeout(duration + omit))
 
 
@@ -136,8 +143,9 @@ def combine(results: list[ThroughputResult], path: str) -> ThroughputResult:
         succeeded=not failed,
         error="; ".join(f"{r.source}: {r.error}" for r in failed) or None,
         path=path,
-        source="+".join(r.source for r in results),
-        destination=first.destination,
+        reverse=first.reverse,
+        source="+".join(dict.fromkeys(r.source for r in results)),  # together: several ends, or one sending to all
+        destination="+".join(dict.fromkeys(r.destination for r in results)),
         streams=sum(r.streams for r in results),
         duration=min(r.duration for r in results),
         throughput=sum(r.throughput for r in results),
