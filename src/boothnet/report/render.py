@@ -95,8 +95,9 @@ def _tables(res: ValidationResults) -> list[tuple[str, list[str], list[list[str]
                 [[m.verdict, m.path, str(m.mtu), f"{m.source} -> {m.destination}", m.kind,
                   m.cause or ""] for m in sorted(res.mtu, key=lambda m: m.verdict != "FAIL")]))
     out.append(("Throughput",
-                ["verdict", "path", "tool", "streams", "-> Mb/s (as named)", "<- Mb/s (reverse)", "expected Mb/s", "ratio -> / <-",
-                 "retransmits -> / <-", "RTT ms", "MSS", "CPU % sender/receiver -> / <-", "window advice / error"],
+                ["verdict", "path", "tool", "streams", "-> Mb/s (as named)", "<- Mb/s (reverse)", "expected Mb/s",
+                 "ratio -> / <-", "retransmits -> / <-", "RTT ms", "MSS", "CPU % sender/receiver -> / <-",
+                 "window advice / error"],
                 [_pair_row(forward, reverse) for forward, reverse in both_ways(res.throughput)]))
     out.append(("WAN paths: RTT",
                 ["verdict", "path", "from -> to", "payload B (DF)", "declared ms", "min/avg/max ms", "note"],

@@ -14,6 +14,7 @@ from boothnet.booth.cables import Cable, CableEnd
 from boothnet.deploy.batch import Session, in_parallel
 from boothnet.intent.model import Network
 from boothnet.lab.names import ns_name
+from boothnet.lab.runner import detect_vlan_mode
 from boothnet.validate.drift import DriftTarget
 from boothnet.validate.perf.runner import Runner, netns_runner
 
@@ -102,6 +103,13 @@ class Access:
     @property
     def on_floor(self) -> bool:
         return self.kind == "floor"
+
+    def trunk_per_vlan(self) -> bool:
+        """Whether a trunk is one wire per VLAN (a lab on a kernel without 802.1Q), so that its
+        VLANs do not share its speed."""
+        if self.on_floor:
+            return self.devices is not None and self.devices.stand_in_vlan_mode == "segment"
+        return detect_vlan_mode() == "segment"
 
     def has_shell(self, device: str) -> bool:
         """Whether commands run on ``device`` (a lab node, or a floor host Ansible reaches);

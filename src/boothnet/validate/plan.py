@@ -9,10 +9,12 @@ import random
 from dataclasses import dataclass
 from ipaddress import IPv4Network
 
+from boothnet.booth.cables import cable_label
 from boothnet.derive.policy import PolicyCompiler, compiler_of, policy_decision
 from boothnet.intent import Network
 from boothnet.intent.model import Endpoint, Link
 from boothnet.validate.perf.formula import expected_goodput
+from boothnet.validate.perf.ports import TOOL_PORTS
 from boothnet.validate.perf.wan import wan_links_on
 
 
@@ -144,9 +146,22 @@ def isolation_flows(net: Network, seed: int = 0) -> list[Flow]:
 @dataclass(frozen=True)
 class ThroughputTest:
     name: str
-    clients: tuple[Endpoint, ...]  # several: all at once to the same server, judged on the sum
-    server: Endpoint
+    flows: tuple[tuple[Endpoint, Endpoint], ...]  # (client, server), all at once, judged on the sum
     links: frozenset[str] = frozenset()  # what it loads: host ports and device links; disjoint tests run at once
+    across: Link | None = None  # a backbone aggregate: the device link it exists to load
+    expected_bps: float | None = None  # an aggregate's limit (a path's comes from its two ends)
+
+    @property
+    def clients(self) -> tuple[Endpoint, ...]:
+        return tuple(client for client, _ in self.flows)
+
+    @property
+    def servers(self) -> tuple[Endpoint, ...]:
+        return tuple({server.name: server for _, server in self.flows}.values())
+
+    @property
+    def hosts(self) -> tuple[Endpoint, ...]:
+        return tuple({host.name: host for flow in self.flows for host in flow}.values())
 
 
 def link_key(link: Link) -> str:
@@ -167,12 +182,84 @@ def links_loaded(net: Network, src: Endpoint, dst: Endpoint) -> frozenset[str]:
 
 
 def _test(net: Network, name: str, clients: tuple[Endpoint, ...], server: Endpoint) -> ThroughputTest:
-    return ThroughputTest(name, clients, server, frozenset().union(*(links_loaded(net, c, server) for c in clients)))
+    return ThroughputTest(name, tuple((c, server) for c in clients),
+                          frozenset().union(*(links_loaded(net, c, server) for c in clients)))
+
+
+SERVER_ROLES = ("fileserver", "server")
+
+
+def _spread(pairs: list[tuple[Endpoint, Endpoint]]) -> list[tuple[Endpoint, Endpoint]]:
+    """Each client of ``pairs`` once, to the server it may reach that has the fewest so far."""
+    load: dict[str, int] = {}
+    flows = []
+    for client in {c.name: c for c, _ in pairs}.values():
+        server = min((s for c, s in pairs if c is client), key=lambda s: (load.get(s.name, 0), s.name))
+        load[server.name] = load.get(server.name, 0) + 1
+        flows.append((client, server))
+    return flows
+
+
+def backbone_tests(net: Network) -> list[ThroughputTest]:
+    """Each device link loaded with traffic that crosses it, two ways:
+
+    - as SC2000 loaded its trunks: every client host (cluster nodes first) at once, each to a
+      server in another VLAN, spread over the servers;
+    - one VLAN's hosts at once (the VLAN with the most), each to its own host beyond: a trunk
+      that is slower than its speed for one VLAN fails here even where each VLAN has its own
+      wire (the lab without 802.1Q).
+
+    Only flows the policy permits on the tools' ports; no WAN or VPN path (the WAN stage measures
+    those). Each is judged on its sum against the link's speed, or what the sources can drive
+    into their servers' ports when that is less."""
+    compiler = compiler_of(net)
+    vlans = net.vlan_by_name()
+    ports = net.port_index
+    hosts = sorted(net.endpoints.values(), key=lambda e: e.name)
+
+    def usable(client: Endpoint, server: Endpoint) -> bool:
+        return (client.vlan != server.vlan and not crosses_vpn(net, client, server)
+                and not wan_links_on(net.route(client, server))
+                and policy_decision(compiler, vlans[client.vlan], host_prefix(client), host_prefix(server), "tcp",
+                                    TOOL_PORTS["iperf3"])[0] == "permit")
+
+    tests: list[ThroughputTest] = []
+    for link in net.links:
+        if link.delay_ms:
+            continue
+        label = cable_label(net, link)
+        key = link_key(link)
+        candidates = [(c, s) for c in hosts for s in hosts if usable(c, s) and key in links_loaded(net, c, s)]
+        by_role = [(c, s) for c, s in candidates if c.role not in SERVER_ROLES and s.role in SERVER_ROLES]
+        everyone = _spread(by_role or candidates)
+        by_vlan: dict[str, list[tuple[Endpoint, Endpoint]]] = {}
+        for c, s in candidates:
+            by_vlan.setdefault(c.vlan, []).append((c, s))
+        densest = max(by_vlan, key=lambda v: len({c.name for c, _ in by_vlan[v]}), default=None)
+        one_vlan: list[tuple[Endpoint, Endpoint]] = []
+        for client in {c.name: c for c, _ in by_vlan.get(densest or "", [])}.values():
+            taken = {s.name for _, s in one_vlan} | {c.name for c, _ in one_vlan}
+            beyond = [s for c, s in by_vlan[densest or ""] if c is client and s.name not in taken]
+            if beyond:
+                one_vlan.append((client, beyond[0]))
+        named = [(f"backbone {label}: {len(everyone)} clients at once", everyone)]
+        if {c.name for c, _ in one_vlan} != {c.name for c, _ in everyone}:
+            named.append((f"backbone {label}: {densest}'s {len(one_vlan)} hosts at once", one_vlan))
+        for name, flows in named:
+            if not flows:
+                continue
+            feed = sum(min(ports[s.attach].speed, sum(ports[c.attach].speed for c, t in flows if t is s))
+                       for s in {s.name: s for _, s in flows}.values())
+            mtu = min(path_mtu(net, c, s) for c, s in flows)
+            tests.append(ThroughputTest(
+                name, tuple(flows), frozenset().union(*(links_loaded(net, c, s) for c, s in flows)), across=link,
+                expected_bps=expected_goodput(min(net.link_speed(link), feed) * 1e6, mtu)))
+    return tests
 
 
 def throughput_tests(net: Network) -> list[ThroughputTest]:
     """Each research subnet: every cluster node to its file server alone, then all together;
-    then every declared path."""
+    then every declared path; then each device link's aggregate."""
     tests = []
     for vlan in net.vlans:
         members = sorted((e for e in net.endpoints.values() if e.vlan == vlan.name), key=lambda e: e.name)
@@ -186,7 +273,7 @@ def throughput_tests(net: Network) -> list[ThroughputTest]:
         src, dst = net.endpoints[path.source], net.endpoints[path.destination]
         if not wan_links_on(net.route(src, dst)):  # a WAN path gets the WAN stage's tests
             tests.append(_test(net, path.name, (src,), dst))
-    return tests
+    return tests + backbone_tests(net)
 
 
 def crosses_vpn(net: Network, src: Endpoint, dst: Endpoint) -> bool:

@@ -40,7 +40,7 @@ def client_argv(
     server_window: int | None = None,
     reverse: bool = False,
 ) -> list[str]:
-    """Client transmitting to ``destination`` (``reverse``: receiving from it, -r); data on
+    """Client transmitting to ``destination`` (``reverse``: receiving from it, -r -F); data on
     ``data_port`` .. +streams-1 (default: the port after the control port). window in bytes
     (nuttcp takes KB)."""
     if streams < 1 or duration < 1:
@@ -49,8 +49,8 @@ def client_argv(
     argv = ["nuttcp"]
     if verbose:
         argv.append("-v")
-    if reverse:
-        argv.append("-r")
+    if reverse:  # -F: the client still opens the data connection, as a stateful firewall expects
+        argv += ["-r", "-F"]
     argv += ["-fparse", f"-i{interval:g}", f"-T{duration}", f"-N{streams}",
              f"-P{control_port}", f"-p{data_port}"]
     if window:
@@ -100,10 +100,13 @@ class _Reading:
             known["streams"] = int(kv["nstream"])
         if "mss" in kv:
             self.mss = int(kv["mss"])
-        if "connect" in kv and not known["destination"]:
-            known["destination"] = kv["connect"]
-        if "accept" in kv and not known["source"]:
-            known["source"] = kv["accept"]
+        for key in ("connect", "accept"):
+            # the peer of the receiver's end (nuttcp-r) is the data's source, of the sender's its
+            # destination, whichever end opened the connection (-F flips that)
+            if key in kv:
+                end = {"nuttcp-r": "source", "nuttcp-t": "destination"}.get(
+                    prefix, "destination" if key == "connect" else "source")
+                known[end] = known[end] or kv[key]
         if "rtt_ms" in kv:
             self.rtt = float(kv["rtt_ms"])
         if kv.get("stats") == "cpu" and prefix and kv.get("cpu", "").endswith("%"):

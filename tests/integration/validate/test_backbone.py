@@ -1,0 +1,63 @@
+"""Issue 34: no measured path crossed the backbone, so a 10 Gb/s trunk shaped at 1 Gb/s passed.
+Here lab-mini, with its admins allowed to reach the research VLAN on the tools' ports, gets an
+aggregate across r1 -- r2; that link planted at a tenth of its speed fails naming its cable label,
+while the path inside the research VLAN, which does not cross it, still passes."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+import yaml
+
+from boothnet.booth.cables import cable_label
+from boothnet.lab.scratch import copy_inventory
+from boothnet.lab.shaping import shape
+from boothnet.run import Run
+from boothnet.validate.access import lab_access
+from boothnet.validate.plan import isolation_plan
+from boothnet.validate.run import run_throughput_tests, wait_converged
+from tests.helpers import ROOT, quiet, running_lab
+
+pytestmark = [
+    pytest.mark.lab,
+    pytest.mark.skipif(os.geteuid() != 0, reason="needs root for network namespaces (CI runs as root)"),
+]
+NETWORK, MGMT = "bb-mini", "198.18.11.0/24"  # used by no other lab, test or benchmark
+
+
+def test_a_backbone_link_at_a_tenth_of_its_speed_fails_naming_its_cable(tmp_path: Path) -> None:
+    inventory = copy_inventory(ROOT / "inventories" / "lab-mini", tmp_path / "inv", NETWORK, MGMT)
+    policy = inventory / "group_vars" / "all" / "policy.yml"
+    data = yaml.safe_load(policy.read_text())
+    data["policy"]["rules"].insert(0, {"name": "admins-measure-lab", "from": "group:admins", "to": "zone:research",
+                                       "proto": "tcp", "ports": [5201, 5000, 5001], "action": "permit"})
+    policy.write_text(yaml.safe_dump(data))
+    throughput = inventory / "group_vars" / "all" / "throughput.yml"
+    throughput.write_text(throughput.read_text().replace("duration_s: 5", "duration_s: 2"))  # 3 runs of 8
+    run = Run(inventory, tmp_path / "build")
+    net = run.net
+    link = next(link for link in net.links if {link.a, link.b} == {"r1:eth3", "r2:eth3"})
+    label = cable_label(net, link)
+    with running_lab(run, tmp_path / "build"):
+        access = lab_access(net)
+        assert wait_converged(net, access, isolation_plan(net).flows).status == "PASS"
+        clean = run_throughput_tests(net, access, quiet)
+        across = [r for r in clean if r.path.startswith(f"backbone {label}")]
+        assert len(across) == 4 and {(r.tool, r.reverse) for r in across} == {
+            (tool, reverse) for tool in ("iperf3", "nuttcp") for reverse in (False, True)}
+        assert [r for r in clean if r.verdict != "PASS"] == [], [(r.path, r.verdict, r.explanation) for r in clean]
+        for ns in (f"{NETWORK}-r1", f"{NETWORK}-r2"):
+            shape(ns, "eth3", 100)
+        try:
+            planted = run_throughput_tests(net, access, quiet)
+        finally:
+            for ns in (f"{NETWORK}-r1", f"{NETWORK}-r2"):
+                shape(ns, "eth3", 1000)
+        bad = [r for r in planted if r.verdict != "PASS"]
+        assert {r.path for r in bad} == {across[0].path} and len(bad) == 4, [(r.path, r.verdict) for r in planted]
+        for r in bad:
+            assert r.verdict == "FAIL" and r.throughput < 0.15 * (r.expected or 0)
+            assert f"across {label}" in (r.explanation or "") and "runs below its 1000 Mb/s" in r.explanation
+        assert [r for r in run_throughput_tests(net, access, quiet) if r.verdict != "PASS"] == []
