@@ -113,7 +113,14 @@ def _tables(res: ValidationResults) -> list[tuple[str, list[str], list[list[str]
                                     if r.stream_throughputs else ""),
                   _mbps(r.throughput if r.succeeded else None), _mbps(r.expected), r.limit or "-",
                   r.explanation or r.error or ""]
-                 for r in res.throughput if r.kind != "path"]))
+                 for r in res.throughput if r.kind not in ("path", "loss")]))
+    out.append(("Loss (UDP below the limit, each LAN path family, both ways)",
+                ["verdict", "path", "from -> to", "rate Mb/s", "datagrams", "lost %", "jitter ms", "why"],
+                [[throughput_status(r), r.path, f"{r.source} -> {r.destination}",
+                  _mbps(r.throughput if r.succeeded else None), "-" if r.packets is None else str(r.packets),
+                  "-" if r.lost_pct is None else f"{r.lost_pct:.3f}",
+                  "-" if r.jitter_ms is None else f"{r.jitter_ms:.3f}", r.explanation or r.error or ""]
+                 for r in sorted(res.throughput, key=lambda r: r.verdict == "PASS") if r.kind == "loss"]))
     out.append(("Drift: running against deployed", ["verdict", "device", "difference"],
                 [[d.verdict, d.device, d.cause or ""] for d in sorted(res.drift, key=lambda d: d.verdict == "PASS")]))
     out.append(("VPN", ["verdict", "tunnel", "state", "expected", "recovery s", "max s", "note"],

@@ -3,6 +3,7 @@ parallel lanes, and Batfish's answer to the same isolation flows."""
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections.abc import Callable
@@ -25,11 +26,13 @@ from boothnet.validate.perf.probes import mtu_probe, ping
 from boothnet.validate.perf.run import ToolName, combine, run_throughput
 from boothnet.validate.perf.runner import listening_ports
 from boothnet.validate.perf.schema import ThroughputResult, judge
+from boothnet.validate.perf.wan import UDP_BUFFER, judge_loss
 from boothnet.validate.plan import (
     Flow,
     ThroughputTest,
     expected_for,
     host_prefix,
+    link_key,
     path_mtu,
     throughput_tests,
 )
@@ -145,6 +148,7 @@ class _Job:
     test: ThroughputTest
     tool: ToolName
     reverse: bool
+    udp: bool = False  # the path family's loss test: iperf3 UDP at LOSS_RATE_SHARE of the limit
 
 
 def _measure(net: Network, access: Access, job: _Job, start_together: threading.Barrier,
@@ -180,6 +184,7 @@ def _port_block(
     tool: ToolName,
     flow: tuple[Endpoint, Endpoint],
     busy: set[int],
+    protos: tuple[str, ...] = ("tcp",),
 ) -> PortBlock:
     """The allocator's block when the policy lets the client reach all of it (the usual case
     inside a VLAN); otherwise the first free run of ports the policy opens toward the server
@@ -191,16 +196,15 @@ def _port_block(
     same_vlan = client.vlan == server.vlan
 
     def open_(port: int) -> bool:
-        if same_vlan:
-            return True
-        decision = policy_decision(compiler, src_vlan, host_prefix(client), host_prefix(server), "tcp", port)
-        return decision[0] == "permit"
+        return same_vlan or all(
+            policy_decision(compiler, src_vlan, host_prefix(client), host_prefix(server), proto, port)[0] == "permit"
+            for proto in protos)
 
     block = allocator.allocate(f"{test.name}/{client.name}/{tool}", server.name, busy)
     if all(open_(p) for p in block.ports[:needed]):
         return block
     allocator.release(block)
-    listed = sorted({p for rule in net.policy.rules if rule.proto == "tcp" for p in rule.ports})
+    listed = sorted({p for rule in net.policy.rules if rule.proto in protos for p in rule.ports})
     for first in [TOOL_PORTS[tool], *listed]:  # the tool's own port first: what a rule is likely to name
         run = range(first, first + needed)
         if busy.isdisjoint(run) and all(open_(p) for p in run):
@@ -220,10 +224,14 @@ def run_throughput_tests(
     compiler = compiler_of(net)
     host_cables = {end.device: cable.text for cable in cable_plan(net) for end in (cable.a, cable.b)
                    if end.device in net.endpoints}
-    jobs = [_Job(test, tool, reverse) for test in throughput_tests(net) for tool in net.throughput.tools
-            for reverse in (False, True)]
+    tests = throughput_tests(net)
+    jobs = [_Job(test, tool, reverse) for test in tests for tool in net.throughput.tools for reverse in (False, True)]
+    if "iperf3" in net.throughput.tools:
+        jobs += [_Job(test, "iperf3", reverse, udp=True) for test in loss_families(tests) for reverse in (False, True)]
 
     def measure(job: _Job) -> ThroughputResult:
+        if job.udp:
+            return _measure_loss(net, access, compiler, allocator, job, host_cables, progress)
         test, tool = job.test, job.tool
         first_client, first_server = test.flows[0]
         # together, the clients share the server's access link: its limit is the sum's
@@ -264,6 +272,7 @@ def run_throughput_tests(
     return run_disjoint(jobs, lambda job: job.test.links, measure, net.throughput.parallel or DEFAULT_LANES)
 
 
+LOSS_RATE_SHARE = 0.5  # a loss test sends at half the path's limit: loss there is the path's, not congestion
 DEFAULT_LANES = 8  # sc-booth's 196 LAN measurements on 2 cores: 311 s in 2 lanes, 89 s in 8, every ratio >= 0.997
 
 
@@ -286,3 +295,52 @@ def _judge_across(net: Network, access: Access, link: Link, result: ThroughputRe
         f"{result.throughput / 1e6:.1f} Mb/s across {label}, {result.throughput / result.expected:.0%} of the "
         f"{result.expected / 1e6:.1f} Mb/s it should carry: the link runs below its {net.link_speed(link)} Mb/s "
         "(a slower optic or DAC, a speed or duplex mismatch, a shaper)")})
+
+
+def loss_families(tests: list[ThroughputTest]) -> list[ThroughputTest]:
+    """One single-flow path test per family (source VLAN to destination VLAN): what a loss test runs on."""
+    families: dict[tuple[str, str], ThroughputTest] = {}
+    for test in tests:
+        if test.across is None and len(test.flows) == 1:
+            client, server = test.flows[0]
+            families.setdefault((client.vlan, server.vlan), test)
+    return list(families.values())
+
+
+def _measure_loss(net: Network, access: Access, compiler: PolicyCompiler, allocator: PortAllocator, job: _Job,
+                  host_cables: dict[str, str], progress: Callable[[str], None]) -> ThroughputResult:
+    """A UDP test below the path's limit, judged on the datagrams lost against what the intent
+    declares on the links crossed (loss_pct, most often none)."""
+    test = job.test
+    client, server = test.flows[0]
+    rate = LOSS_RATE_SHARE * expected_for(net, client, server)
+    declared = 100 * (1 - math.prod(1 - link.loss_pct / 100 for link in net.links if link_key(link) in test.links))
+    name = f"{test.name} (loss)"
+    block = None
+    try:
+        for host in test.hosts:
+            if why := access.why_not(host.name, "iperf3"):
+                raise Unprobed(why)
+        block = _port_block(net, compiler, allocator, test, "iperf3", (client, server),
+                            listening_ports(access.runner, access.node(server.name)), ("tcp", "udp"))
+        measured = run_throughput(
+            access.runner, "iperf3", server_node=access.node(server.name), client_node=access.node(client.name),
+            destination=str(server.address), ports=block, duration=net.throughput.duration_s, path=name,
+            source=client.name, destination_label=server.name, udp_rate_bps=rate, window=UDP_BUFFER,
+            reverse=job.reverse)
+        where = ", ".join(host_cables[h.name] for h in test.hosts if h.name in host_cables)
+        result = judge_loss(measured.model_copy(update={"kind": "loss"}), declared, rate,
+                            where=f"{test.name} (its host cables {where})" if where else test.name)
+    except (ValueError, RuntimeError) as exc:
+        ends = [client.name, server.name]
+        result = ThroughputResult(tool="iperf3", succeeded=False, error=str(exc), path=name, kind="loss",
+                                  protocol="udp", reverse=job.reverse, source=ends[job.reverse],
+                                  destination=ends[not job.reverse],
+                                  verdict=Status.ERROR if isinstance(exc, Unprobed) else Status.FAIL,
+                                  explanation=str(exc))
+    finally:
+        if block is not None:
+            allocator.release(block)
+    progress(f"[loss] {name}{' (reverse)' if job.reverse else ''}: {result.lost_pct or 0:.3f} % lost at "
+             f"{rate / 1e6:.0f} Mb/s {result.verdict}")
+    return result

@@ -355,24 +355,30 @@ def test_a_dead_lldpd_makes_its_cables_error_and_the_run_goes_on(lab) -> None:
     assert failed(run_cabling(net, lab_access(net), quiet)) == []
 
 
-def test_a_file_server_cable_losing_one_frame_in_a_hundred_fails_on_retransmits(lab, access) -> None:
+def test_a_file_server_cable_losing_one_frame_in_a_hundred_fails_on_retransmits_and_loss(lab, access) -> None:
     """Issue 34: 1 % of the frames arriving at a file server lost kept 0.99 of the limit and PASSed;
-    now it fails naming the path and its host cables by label."""
+    now the TCP test fails on its retransmits and the path's UDP test on its loss, each naming
+    the path and its host cables by label."""
     net, _ = lab
     for rule in (["add", "table", "inet", "plant"],
                  ["add", "chain", "inet", "plant", "in", "{ type filter hook input priority 0; }"],
-                 ["add", "rule", "inet", "plant", "in", "meta", "l4proto", "tcp", "numgen", "random", "mod", "100",
-                  "0", "drop"]):
+                 ["add", "rule", "inet", "plant", "in", "meta", "l4proto", "{", "tcp", ",", "udp", "}", "numgen",
+                  "random", "mod", "100", "0", "drop"]):
         nft("h4", *rule)
     try:
         results = run_throughput_tests(net, access, quiet)
     finally:
         nft("h4", "delete", "table", "inet", "plant")
-    iperf3 = next(r for r in results if r.tool == "iperf3")
+    server_cable = next(c for c in cable_plan(net) if "h4" in (c.a.device, c.b.device))
+    iperf3 = next(r for r in results if r.tool == "iperf3" and r.kind == "path" and not r.reverse)
     assert iperf3.verdict == "FAIL" and iperf3.retransmits, iperf3
     assert "retransmits" in (iperf3.explanation or "") and "frames are lost on lab: h3 -> h4" in iperf3.explanation
-    server_cable = next(c for c in cable_plan(net) if "h4" in (c.a.device, c.b.device))
     assert "its host cables " in iperf3.explanation and server_cable.text in iperf3.explanation, iperf3.explanation
+    loss = {r.reverse: r for r in results if r.kind == "loss"}
+    assert loss[False].verdict == "FAIL" and 0.5 < (loss[False].lost_pct or 0) < 2, loss[False]
+    assert "frames are lost on lab: h3 -> h4" in (loss[False].explanation or "")
+    assert server_cable.text in loss[False].explanation
+    assert loss[True].verdict == "PASS", loss[True]  # h4 sending: nothing dropped on its way out
     assert failed(run_throughput_tests(net, access, quiet)) == []
 
 

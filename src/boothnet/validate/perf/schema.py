@@ -65,7 +65,7 @@ class ThroughputResult(BaseModel):
     advice: str | None = None  # bandwidth-delay product / window advice
     # WAN paths (validate/perf/wan.py): which test, what limited the expectation, and why the verdict
     kind: Literal["path", "default-window", "advised-window", "parallel", "udp", "udp-load", "tcp-under-udp-load",
-                  "sweep"] = "path"
+                  "sweep", "loss"] = "path"  # loss: a LAN path's UDP test, judged on the datagrams lost
     protocol: Literal["tcp", "udp"] = "tcp"
     limit: Literal["physical", "window", "loss"] | None = None  # the smallest bound of the expectation
     buffer_bytes: int | None = None  # the send buffer the kernel gave (SO_SNDBUF as read back)

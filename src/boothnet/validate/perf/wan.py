@@ -234,26 +234,36 @@ def judge_sweep(points: Sequence[ThroughputResult], path: WanPath, ratio: float,
 
 
 def judge_udp(result: ThroughputResult, path: WanPath, rate_bps: float) -> ThroughputResult:
-    """Loss against the declared loss, within three standard errors of a binomial count, 0.1
-    percentage point, and the datagrams still on the wire when the test ends (iperf3's server
-    may close its count while the last one-way delay's worth are in the delay line)."""
+    """Loss against the declared loss (judge_loss), with the datagrams still on the wire when the
+    test ends (iperf3's server may close its count while the last one-way delay's worth are in
+    the delay line), and jitter within what the path declares."""
+    datagram = (result.bytes or 0) / result.packets if result.packets else path.mtu
+    return judge_loss(result, path.loss_pct, rate_bps, in_flight=rate_bps * path.one_way_ms / 1000 / 8 / datagram,
+                      jitter_ms=path.jitter_ms)
+
+
+def judge_loss(result: ThroughputResult, declared_pct: float, rate_bps: float, *, in_flight: float = 0,
+               jitter_ms: float = 0, where: str = "") -> ThroughputResult:
+    """A UDP test's loss against ``declared_pct``, within three standard errors of a binomial
+    count and 0.1 percentage point; ``in_flight`` datagrams at the end can only add to the loss
+    counted. ``where``: what a failure names (the path's cables)."""
     if not result.succeeded or result.lost_pct is None or not result.packets:
         return result.model_copy(update={"verdict": "FAIL", "explanation": f"no measurement: {result.error}"})
-    p = path.loss_pct / 100
+    p = declared_pct / 100
     sigma = math.sqrt(max(p * (1 - p), 1e-12) / result.packets) * 100
-    datagram = (result.bytes or 0) / result.packets or path.mtu
-    in_flight = rate_bps * path.one_way_ms / 1000 / 8 / datagram
     edge = 100 * in_flight / result.packets
-    # the datagrams in flight at the end can only add to the loss counted, never take from it
     below, above = 3 * sigma + 0.1, 3 * sigma + 0.1 + edge
-    ok = -below <= result.lost_pct - path.loss_pct <= above
+    ok = -below <= result.lost_pct - declared_pct <= above
     why = (f"{result.packets} datagrams at {_mb(rate_bps)}: {result.lost_pct:.3f} % lost, "
-           f"declared {path.loss_pct:g} % (from -{below:.3f} to +{above:.3f}: 3 sigma + 0.1, and {edge:.3f} above "
-           f"for the {in_flight:.0f} datagrams in flight at the end); jitter {result.jitter_ms or 0:.2f} ms")
-    if path.jitter_ms:  # a path that declares jitter: the measured one (RFC 3550) stays within it
-        within = (result.jitter_ms or 0) <= path.jitter_ms
+           f"declared {declared_pct:g} % (from -{below:.3f} to +{above:.3f}: 3 sigma + 0.1"
+           + (f", and {edge:.3f} above for the {in_flight:.0f} datagrams in flight at the end" if in_flight else "")
+           + f"); jitter {result.jitter_ms or 0:.2f} ms")
+    if jitter_ms:  # a path that declares jitter: the measured one (RFC 3550) stays within it
+        within = (result.jitter_ms or 0) <= jitter_ms
         ok = ok and within
-        why += f" ({'within' if within else 'above'} the declared {path.jitter_ms:g} ms)"
+        why += f" ({'within' if within else 'above'} the declared {jitter_ms:g} ms)"
+    if not ok and where:
+        why += f": frames are lost on {where}"
     return result.model_copy(update={"verdict": Status.of(ok), "explanation": why})
 
 
