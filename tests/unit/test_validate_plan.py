@@ -20,22 +20,29 @@ def test_each_research_subnet_alone_and_together_then_declared_paths(booth):
     names = [t.name for t in throughput_tests(booth)]
     assert names[:3] == ["research-01: r01-cn1 -> r01-fs", "research-01: r01-cn2 -> r01-fs",
                          "research-01: r01-cn1+r01-cn2 -> r01-fs (together)"]
-    # the path home crosses the WAN link: the WAN stage tests it (validate/perf/wan.py)
-    assert len(names) == 16 * 3 + 1 and names[-1] == "booth-to-theater"
+    # the path home crosses the WAN link: the WAN stage tests it (validate/perf/wan.py); then the
+    # trunk's two aggregates: every cluster node at once, and one VLAN's hosts at once
+    assert len(names) == 16 * 3 + 1 + 2 and names[-3] == "booth-to-theater"
+    assert names[-2:] == ["backbone C05 core1 Te1/1/1 <-> rsw1 Et49: 32 clients at once",
+                          "backbone C05 core1 Te1/1/1 <-> rsw1 Et49: research-01's 3 hosts at once"]
+    across = {t.name: t for t in throughput_tests(booth)}[names[-2]]
+    # 32 cluster nodes into 16 file servers (two each, 16 Gb/s at most): the 10 Gb/s trunk limits
+    assert len({s.name for _, s in across.flows}) == 16 and across.expected_bps == pytest.approx(9.9004e9, rel=1e-4)
+    assert {t.name: t for t in throughput_tests(booth)}[names[-1]].expected_bps == pytest.approx(2.9701e9, rel=1e-4)
 
 
 def test_throughput_ports_follow_the_policy(booth):
     tests = {t.name: t for t in throughput_tests(booth)}
-    vpn = ThroughputTest("client-to-home-through-vpn", (booth.endpoints["client1"],), booth.endpoints["home1"])
-    client = vpn.clients[0]
+    vpn = ThroughputTest("client-to-home-through-vpn", ((booth.endpoints["client1"], booth.endpoints["home1"]),))
+    flow = vpn.flows[0]
     allocator, compiler = PortAllocator(), PolicyCompiler(booth)
-    assert _port_block(booth, compiler, allocator, vpn, "iperf3", client, {22}).ports == range(5201, 5202)
-    assert _port_block(booth, compiler, allocator, vpn, "nuttcp", client, {22}).ports == range(5000, 5002)
+    assert _port_block(booth, compiler, allocator, vpn, "iperf3", flow, {22}).ports == range(5201, 5202)
+    assert _port_block(booth, compiler, allocator, vpn, "nuttcp", flow, {22}).ports == range(5000, 5002)
     with pytest.raises(ValueError, match="opens no 2 consecutive TCP port"):
-        _port_block(booth, compiler, allocator, vpn, "nuttcp", client, {22, 5000, 5001})
+        _port_block(booth, compiler, allocator, vpn, "nuttcp", flow, {22, 5000, 5001})
     # inside a VLAN the allocator's own block is used as it is
     inside = tests["research-01: r01-cn1 -> r01-fs"]
-    assert _port_block(booth, compiler, allocator, inside, "nuttcp", inside.clients[0], set()).width == allocator.width
+    assert _port_block(booth, compiler, allocator, inside, "nuttcp", inside.flows[0], set()).width == allocator.width
 
 
 def test_isolation_covers_every_rule_port_both_ways_and_every_host_of_a_split_vlan(booth):
