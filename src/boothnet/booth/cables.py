@@ -123,9 +123,13 @@ def cable_plan(net: Network) -> list[Cable]:
             for i, c in enumerate(cables, start=1)]
 
 
+def cable_of(net: Network, link: Link) -> Cable:
+    return next(c for c in cable_plan(net) if {c.a.ref, c.b.ref} == {link.a, link.b})
+
+
 def cable_label(net: Network, link: Link) -> str:
     """What is printed on a device link's cable: ``C01 core1 Te1/1/1 <-> rsw1 Et49``."""
-    return next(c.text for c in cable_plan(net) if {c.a.ref, c.b.ref} == {link.a, link.b})
+    return cable_of(net, link).text
 
 
 def cables_by_ref(cables: list[Cable]) -> dict[str, Cable]:

@@ -59,9 +59,10 @@ def _pair_row(forward: ThroughputResult | None, reverse: ThroughputResult | None
         return " / ".join("-" if r is None else figure(r) for r in (forward, reverse))
 
     def why(r: ThroughputResult) -> str:
-        return ((r.error or "") if not r.succeeded else (r.explanation if r.verdict != "PASS" else r.advice) or "")
+        return (r.error or "") if not r.succeeded else r.explanation or r.advice or ""
 
-    notes = [f"{'<-' if r.reverse else '->'} {text}" for r in pair if r.verdict != "PASS" and (text := why(r))]
+    notes = [f"{'<-' if r.reverse else '->'} {text}" for r in pair
+             if (r.verdict != "PASS" or r.link_loads) and (text := why(r))]
     return [Status.of_rows(throughput_status(r) for r in pair), first.path, first.tool, str(first.streams),
             _mbps(forward.throughput if forward and forward.succeeded else None),
             _mbps(reverse.throughput if reverse and reverse.succeeded else None), _mbps(first.expected),

@@ -19,6 +19,7 @@ from boothnet.poll import poll
 from boothnet.run import Run
 from boothnet.status import Status
 from boothnet.validate.access import Access
+from boothnet.validate.counters import carried, describe
 from boothnet.validate.lanes import run_disjoint
 from boothnet.validate.paths import gateway_rows, north_south, path_rows
 from boothnet.validate.perf.ports import TOOL_PORTS, PortAllocator, PortBlock
@@ -247,13 +248,17 @@ def run_throughput_tests(
                 busy = listening[flow[1].name] | {p for b in blocks if b.node == flow[1].name for p in b.ports}
                 blocks.append(_port_block(net, compiler, allocator, test, tool, flow, busy))
             together = threading.Barrier(len(test.flows))
-            with ThreadPoolExecutor(max_workers=len(test.flows)) as pool:
+            crossed = [link for link in net.links if link_key(link) in test.links] if test.across else []
+            with carried(net, access, crossed, lambda: net.throughput.duration_s) as loads, \
+                    ThreadPoolExecutor(max_workers=len(test.flows)) as pool:
                 measured = list(pool.map(partial(_measure, net, access, job, together), test.flows, blocks))
             result = judge(combine(measured, test.name), expected, net.throughput.pass_ratio,
                            path_mtu=min(path_mtu(net, c, s, tunnel_mtu) for c, s in test.flows),
                            cables=", ".join(host_cables[h.name] for h in test.hosts if h.name in host_cables))
             if test.across is not None:
                 result = _judge_across(net, access, test.across, result)
+                said = "; ".join(filter(None, [result.explanation, describe(loads)]))
+                result = result.model_copy(update={"link_loads": loads, "explanation": said or None})
         except (ValueError, RuntimeError) as exc:  # no port block; a server that never listened
             ends = [first_client.name, first_server.name]
             result = judge(ThroughputResult(tool=tool, succeeded=False, error=str(exc), path=test.name,

@@ -48,6 +48,10 @@ def test_a_backbone_link_at_a_tenth_of_its_speed_fails_naming_its_cable(tmp_path
         assert len(across) == 4 and {(r.tool, r.reverse) for r in across} == {
             (tool, reverse) for tool in ("iperf3", "nuttcp") for reverse in (False, True)}
         assert [r for r in clean if r.verdict != "PASS"] == [], [(r.path, r.verdict, r.explanation) for r in clean]
+        for r in across:  # the link's own counters saw the aggregate cross it (frames count their headers)
+            (load,) = r.link_loads
+            sent = load.a_to_b_bps if r.source == "h1" else load.b_to_a_bps  # r1 (h1's side) is the label's left
+            assert load.wire == label and sent and 0.95 * r.throughput < sent < 1.15 * r.throughput, (r, load)
         for ns in (f"{NETWORK}-r1", f"{NETWORK}-r2"):
             shape(ns, "eth3", 100)
         try:
@@ -60,4 +64,5 @@ def test_a_backbone_link_at_a_tenth_of_its_speed_fails_naming_its_cable(tmp_path
         for r in bad:
             assert r.verdict == "FAIL" and r.throughput < 0.15 * (r.expected or 0)
             assert f"across {label}" in (r.explanation or "") and "runs below its 1000 Mb/s" in r.explanation
+            assert f"counters: {label} " in r.explanation
         assert [r for r in run_throughput_tests(net, access, quiet) if r.verdict != "PASS"] == []

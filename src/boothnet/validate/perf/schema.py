@@ -37,6 +37,17 @@ class Interval(BaseModel):
     retransmits: int | None = None  # None when the tool does not report them
 
 
+class LinkLoad(BaseModel):
+    """What one wire of a device link carried during a measurement, from its ends' counters."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    wire: str  # the cable's label, and the VLAN where the lab wires a trunk per VLAN
+    a_to_b_bps: float | None = None  # as the label reads: left end to right end
+    b_to_a_bps: float | None = None
+    error: str | None = None  # why the counters could not be read
+
+
 class ThroughputResult(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -74,6 +85,7 @@ class ThroughputResult(BaseModel):
     jitter_ms: float | None = None  # UDP: receiver's jitter
     packets: int | None = None  # UDP: datagrams sent
     explanation: str | None = None  # the verdict in a sentence
+    link_loads: list[LinkLoad] = Field(default_factory=list)  # backbone aggregates: each wire's counters
     sender_cpu_pct: float | None = None  # iperf3 cpu_utilization_percent, nuttcp tx_cpu: of one core
     receiver_cpu_pct: float | None = None
     raw: str | None = Field(default=None, repr=False)  # tool output as captured
