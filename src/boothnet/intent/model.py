@@ -182,7 +182,7 @@ class Throughput(Strict):
     duration_s: int = Field(default=5, gt=0)
     streams: int = Field(default=1, gt=0)
     tools: list[Literal["iperf3", "nuttcp"]] = ["iperf3", "nuttcp"]
-    parallel: int | None = Field(default=None, gt=0)  # tests sharing no link at once; None: the controller's cores
+    parallel: int | None = Field(default=None, gt=0)  # lanes of tests that share no link; None: 8
     paths: list[ThroughputPath] = []
     wan: WanTests = WanTests()
 

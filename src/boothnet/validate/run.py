@@ -219,8 +219,8 @@ def _port_block(
 def run_throughput_tests(
     net: Network, access: Access, progress: Callable[[str], None], tunnel_mtu: int | None = None
 ) -> list[ThroughputResult]:
-    """Every test by every tool, both ways; tests that load no common link run at once, in up
-    to ``throughput.parallel`` lanes (default: this machine's cores)."""
+    """Every test by every tool, both ways, and each path family's loss test; tests that load
+    no common link run at once, in up to ``throughput.parallel`` lanes (DEFAULT_LANES)."""
     allocator = PortAllocator()
     compiler = compiler_of(net)
     host_cables = {end.device: cable.text for cable in cable_plan(net) for end in (cable.a, cable.b)
