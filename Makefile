@@ -47,7 +47,7 @@ unit:
 	$(BIN)/pytest -q -m "not lab" tests checks
 
 test: lint
-	$(BIN)/pytest -q tests checks
+	$(BIN)/pytest -q --durations=20 tests checks
 
 build:
 	$(BIN)/ansible-playbook -i inventories/$(NET) playbooks/build.yml

@@ -8,7 +8,7 @@ from boothnet.derive.policy import PolicyCompiler
 from boothnet.intent import load_network
 from boothnet.validate.perf.ports import PortAllocator
 from boothnet.validate.plan import ThroughputTest, links_loaded, throughput_tests
-from boothnet.validate.run import _port_block
+from boothnet.validate.run import port_block
 
 
 @pytest.fixture(scope="module")
@@ -36,13 +36,13 @@ def test_throughput_ports_follow_the_policy(booth):
     vpn = ThroughputTest("client-to-home-through-vpn", ((booth.endpoints["client1"], booth.endpoints["home1"]),))
     flow = vpn.flows[0]
     allocator, compiler = PortAllocator(), PolicyCompiler(booth)
-    assert _port_block(booth, compiler, allocator, vpn, "iperf3", flow, {22}).ports == range(5201, 5202)
-    assert _port_block(booth, compiler, allocator, vpn, "nuttcp", flow, {22}).ports == range(5000, 5002)
+    assert port_block(booth, compiler, allocator, vpn, "iperf3", flow, {22}).ports == range(5201, 5202)
+    assert port_block(booth, compiler, allocator, vpn, "nuttcp", flow, {22}).ports == range(5000, 5002)
     with pytest.raises(ValueError, match="opens no 2 consecutive TCP port"):
-        _port_block(booth, compiler, allocator, vpn, "nuttcp", flow, {22, 5000, 5001})
+        port_block(booth, compiler, allocator, vpn, "nuttcp", flow, {22, 5000, 5001})
     # inside a VLAN the allocator's own block is used as it is
     inside = tests["research-01: r01-cn1 -> r01-fs"]
-    assert _port_block(booth, compiler, allocator, inside, "nuttcp", inside.flows[0], set()).width == allocator.width
+    assert port_block(booth, compiler, allocator, inside, "nuttcp", inside.flows[0], set()).width == allocator.width
 
 
 def test_isolation_covers_every_rule_port_both_ways_and_every_host_of_a_split_vlan(booth):

@@ -177,7 +177,7 @@ def _ports_needed(tool: ToolName, streams: int) -> int:
     return 1 if tool == "iperf3" else streams + 1
 
 
-def _port_block(
+def port_block(
     net: Network,
     compiler: PolicyCompiler,
     allocator: PortAllocator,
@@ -246,7 +246,7 @@ def run_throughput_tests(
             listening = {s.name: listening_ports(access.runner, access.node(s.name)) for s in test.servers}
             for flow in test.flows:
                 busy = listening[flow[1].name] | {p for b in blocks if b.node == flow[1].name for p in b.ports}
-                blocks.append(_port_block(net, compiler, allocator, test, tool, flow, busy))
+                blocks.append(port_block(net, compiler, allocator, test, tool, flow, busy))
             together = threading.Barrier(len(test.flows))
             crossed = [link for link in net.links if link_key(link) in test.links] if test.across else []
             with carried(net, access, crossed, lambda: net.throughput.duration_s) as loads, \
@@ -326,7 +326,7 @@ def _measure_loss(net: Network, access: Access, compiler: PolicyCompiler, alloca
         for host in test.hosts:
             if why := access.why_not(host.name, "iperf3"):
                 raise Unprobed(why)
-        block = _port_block(net, compiler, allocator, test, "iperf3", (client, server),
+        block = port_block(net, compiler, allocator, test, "iperf3", (client, server),
                             listening_ports(access.runner, access.node(server.name)), ("tcp", "udp"))
         measured = run_throughput(
             access.runner, "iperf3", server_node=access.node(server.name), client_node=access.node(client.name),

@@ -305,7 +305,9 @@ def test_runs_compared_say_no_change_then_list_a_planted_throughput_regression_w
             shape(ns, dev, 1000)
     assert regressed.comparison is not None
     moved = {m.subject: m for m in regressed.comparison.moved}
-    assert set(moved) == {"lab: h3 -> h4 (path, iperf3, 1 stream)", "lab: h3 -> h4 (path, nuttcp, 1 stream)"}
+    # both ends shaped: each direction of each tool moved
+    assert set(moved) == {f"lab: h3 -> h4 ({way}path, {tool}, 1 stream)" for way in ("", "reverse, ")
+                          for tool in ("iperf3", "nuttcp")}
     for m in moved.values():
         assert m.after < 0.65 * m.before and "expected 990.0 Mb/s" in m.line, m.line
     html = regressed.paths.html.read_text()
