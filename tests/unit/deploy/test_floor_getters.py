@@ -111,3 +111,30 @@ def test_eos_a_host_learned_on_its_port_passes_and_a_repatched_one_is_named() ->
     assert ("its MAC 00:0f:53:27:0c:21 is learned on sw1:Ethernet44 in VLAN 10; the intent attaches it to "
             "sw1:Ethernet45 in users (VLAN 10)") in cause
 
+
+
+class NoShell:
+    """A floor runner that reaches no device over a shell: switches answer NAPALM only."""
+
+    hosts: dict[str, Any] = {}
+
+    def __call__(self, node: str, argv: Any, timeout: float | None = None) -> Any:
+        raise AssertionError(f"{node} has no shell: {argv}")
+
+
+def test_a_backbone_aggregate_reads_ios_and_eos_counters_through_napalm() -> None:
+    """What a backbone aggregate reads on an IOS or EOS switch: NAPALM's get_interfaces_counters on
+    NAPALM's recorded ``show interfaces`` (IOS, with ``show interface summary``; EOS over eAPI),
+    each interface's transmitted bytes as the driver parses them."""
+    from boothnet.validate.access import floor_access
+    from boothnet.validate.counters import transmitted
+
+    ios = IOSDriver("sw1.booth", "admin", "pw")
+    ios.device = RecordedCli("counters_normal")
+    eos = EOSDriver("sw1.booth", "admin", "pw")
+    eos.device = RecordedEapi("counters_normal")
+    for driver, platform in ((ios, "ios"), (eos, "eos")):
+        devices = FloorDevices(sessions={"sw1": Session(driver=driver)}, drift=[], port_names=intent_ports)
+        expected = json.loads((RECORDED / platform / "counters_normal_expected_result.json").read_text())
+        assert transmitted(floor_access(NoShell(), devices), "sw1") == {
+            name: c["tx_octets"] for name, c in expected.items()}
