@@ -109,7 +109,8 @@ def _tables(res: ValidationResults) -> list[tuple[str, list[str], list[list[str]
     out.append(("WAN paths: window, streams, UDP",
                 ["verdict", "path", "test", "window", "streams", "measured Mb/s", "expected Mb/s", "limit",
                  "why"],
-                [[throughput_status(r), r.path, r.kind, "OS default" if not r.window else f"{r.window}",
+                [[throughput_status(r), r.path + (" (reverse)" if r.reverse else ""), r.kind,
+                  "OS default" if not r.window else f"{r.window}",
                   str(r.streams) + (f" ({', '.join(_mbps(x) for x in r.stream_throughputs)})"
                                     if r.stream_throughputs else ""),
                   _mbps(r.throughput if r.succeeded else None), _mbps(r.expected), r.limit or "-",

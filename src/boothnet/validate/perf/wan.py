@@ -269,13 +269,14 @@ def judge_loss(result: ThroughputResult, declared_pct: float, rate_bps: float, *
 
 def run_iperf3(runner: Runner, client_ns: str, server_ns: str, path: WanPath, *, kind: str, duration: int,
                omit: int, streams: int = 1, window: int | None = None, udp_rate_bps: float | None = None,
-               port: int = TOOL_PORTS["iperf3"]) -> ThroughputResult:
-    """One iperf3 run on the path (server up, client run, server down)."""
+               port: int = TOOL_PORTS["iperf3"], reverse: bool = False) -> ThroughputResult:
+    """One iperf3 run on the path (server up, client run, server down); ``reverse``: the
+    destination sends (-R)."""
     result = run_throughput(runner, "iperf3", server_node=server_ns, client_node=client_ns,
                             destination=str(path.destination.address), destination_label=path.destination.name,
                             ports=PortBlock(f"{path.name}/{kind}", path.destination.name, port, 1),
                             streams=streams, duration=duration, window=window, path=path.name,
-                            source=path.source.name, omit=omit, udp_rate_bps=udp_rate_bps)
+                            source=path.source.name, omit=omit, udp_rate_bps=udp_rate_bps, reverse=reverse)
     return result.model_copy(update={"kind": kind})
 
 
@@ -309,8 +310,10 @@ def run_wan_path(
     common = {"duration": settings.duration_s, "omit": settings.omit_s}
     advised = path.advised_window
     tests: list[ThroughputResult] = []
-    for kind, window in (("default-window", None), ("advised-window", advised)):
-        measured = run_iperf3(runner, client, server, path, kind=kind, window=window, **common)
+    # the advised window both ways: the path's far end sending fills it too (iperf3 -R)
+    for kind, window, reverse in (("default-window", None, False), ("advised-window", advised, False),
+                                  ("advised-window", advised, True)):
+        measured = run_iperf3(runner, client, server, path, kind=kind, window=window, reverse=reverse, **common)
         tests.append(judge_stream(measured, path, ratio, window))
     each = max(4096, advised // settings.streams)  # each stream below the BDP, together above it
     measured = run_iperf3(runner, client, server, path, kind="parallel", streams=settings.streams, window=each,
