@@ -4,8 +4,10 @@ expected goodput (bottleneck speed and path MTU, through the VPN at its inner MT
 
 from __future__ import annotations
 
+import functools
 import itertools
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 from ipaddress import IPv4Network
 
@@ -168,16 +170,19 @@ def link_key(link: Link) -> str:
     return f"{link.a} -- {link.b}"
 
 
-def links_loaded(net: Network, src: Endpoint, dst: Endpoint) -> frozenset[str]:
+def links_loaded(net: Network, src: Endpoint, dst: Endpoint,
+                 between: Callable[[str, str], list[Link]] | None = None) -> frozenset[str]:
     """The ports and links a transfer from ``src`` to ``dst`` loads: both host ports, and the
     device links from the source's switch through its VLAN's gateway (where VLANs are routed) and
-    the destination's gateway to the destination's switch."""
+    the destination's gateway to the destination's switch. ``between``: net.links_between, or a
+    cached one when every pair of hosts is asked."""
+    between = between or net.links_between
     vlans = net.vlan_by_name()
     stops = [src.attach.split(":", 1)[0]]
     if src.vlan != dst.vlan:
         stops += [vlans[src.vlan].gateway, vlans[dst.vlan].gateway]
     stops.append(dst.attach.split(":", 1)[0])
-    hops = [link for here, there in itertools.pairwise(stops) for link in net.links_between(here, there)]
+    hops = [link for here, there in itertools.pairwise(stops) for link in between(here, there)]
     return frozenset({src.attach, dst.attach, *(link_key(link) for link in hops)})
 
 
@@ -216,6 +221,7 @@ def backbone_tests(net: Network) -> list[ThroughputTest]:
     vlans = net.vlan_by_name()
     ports = net.port_index
     hosts = sorted(net.endpoints.values(), key=lambda e: e.name)
+    between = functools.cache(net.links_between)  # one search per pair of devices, not per pair of hosts
 
     def usable(client: Endpoint, server: Endpoint) -> bool:
         return (client.vlan != server.vlan and not crosses_vpn(net, client, server)
@@ -223,13 +229,14 @@ def backbone_tests(net: Network) -> list[ThroughputTest]:
                 and policy_decision(compiler, vlans[client.vlan], host_prefix(client), host_prefix(server), "tcp",
                                     TOOL_PORTS["iperf3"])[0] == "permit")
 
+    loads = {(c.name, s.name): links_loaded(net, c, s, between) for c in hosts for s in hosts if usable(c, s)}
     tests: list[ThroughputTest] = []
     for link in net.links:
         if link.delay_ms:
             continue
         label = cable_label(net, link)
         key = link_key(link)
-        candidates = [(c, s) for c in hosts for s in hosts if usable(c, s) and key in links_loaded(net, c, s)]
+        candidates = [(c, s) for c in hosts for s in hosts if key in loads.get((c.name, s.name), ())]
         by_role = [(c, s) for c, s in candidates if c.role not in SERVER_ROLES and s.role in SERVER_ROLES]
         everyone = _spread(by_role or candidates)
         by_vlan: dict[str, list[tuple[Endpoint, Endpoint]]] = {}
@@ -252,7 +259,7 @@ def backbone_tests(net: Network) -> list[ThroughputTest]:
                        for s in {s.name: s for _, s in flows}.values())
             mtu = min(path_mtu(net, c, s) for c, s in flows)
             tests.append(ThroughputTest(
-                name, tuple(flows), frozenset().union(*(links_loaded(net, c, s) for c, s in flows)), across=link,
+                name, tuple(flows), frozenset().union(*(loads[c.name, s.name] for c, s in flows)), across=link,
                 expected_bps=expected_goodput(min(net.link_speed(link), feed) * 1e6, mtu)))
     return tests
 
