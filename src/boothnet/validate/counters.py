@@ -5,6 +5,7 @@ shell the same over its connection; IOS and EOS: NAPALM ``get_interfaces_counter
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -15,6 +16,9 @@ from boothnet.lab.lldp import lab_ifnames
 from boothnet.lab.runner import detect_vlan_mode
 from boothnet.validate.access import Access
 from boothnet.validate.perf.schema import LinkLoad
+
+# aggregates in parallel lanes may read one device at once; its NAPALM session serves one thread
+_ONE_SESSION_USER = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -46,7 +50,8 @@ def transmitted(access: Access, device: str) -> dict[str, int] | str:
         return {i["ifname"]: int(i["stats64"]["tx"]["bytes"]) for i in json.loads(res.stdout) if "stats64" in i}
     if access.devices is None:
         return f"{device}: no way to read its counters"
-    read = access.devices.read([device], "get_interfaces_counters")[device]
+    with _ONE_SESSION_USER:
+        read = access.devices.read([device], "get_interfaces_counters")[device]
     return read if isinstance(read, str) else {name: int(c["tx_octets"]) for name, c in read.items()}
 
 
