@@ -56,17 +56,16 @@ def transmitted(access: Access, device: str) -> dict[str, int] | str:
 
 
 @contextmanager
-def carried(net: Network, access: Access, links: list[Link], seconds: Callable[[], float]
-            ) -> Iterator[list[LinkLoad]]:
+def carried(net: Network, access: Access, links: list[Link], seconds: float) -> Iterator[list[LinkLoad]]:
     """The loads of every wire of ``links`` over the block (filled when it ends), averaged over
-    ``seconds()`` (the measurement's own duration)."""
+    ``seconds`` (the measurement's own duration)."""
     all_wires = [w for link in links for w in wires(net, access, link)]
     devices = sorted({end[0] for w in all_wires for end in (w.a, w.b)})
     before = {d: transmitted(access, d) for d in devices}
     loads: list[LinkLoad] = []
     yield loads
     after = {d: transmitted(access, d) for d in devices}
-    span = seconds() or 1.0
+    span = seconds or 1.0
 
     def rate(end: tuple[str, str]) -> float | None:
         first, last = before[end[0]], after[end[0]]

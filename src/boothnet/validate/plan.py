@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from ipaddress import IPv4Network
 
-from boothnet.booth.cables import cable_label
+from boothnet.booth.cables import cable_plan, cables_by_ref
 from boothnet.derive.policy import PolicyCompiler, compiler_of, policy_decision
 from boothnet.intent import Network
 from boothnet.intent.model import Endpoint, Link
@@ -186,6 +186,11 @@ def links_loaded(net: Network, src: Endpoint, dst: Endpoint,
     return frozenset({src.attach, dst.attach, *(link_key(link) for link in hops)})
 
 
+def device_links(net: Network, test: ThroughputTest) -> list[Link]:
+    """The intent's device links ``test`` loads."""
+    return [link for link in net.links if link_key(link) in test.links]
+
+
 def _test(net: Network, name: str, clients: tuple[Endpoint, ...], server: Endpoint) -> ThroughputTest:
     return ThroughputTest(name, tuple((c, server) for c in clients),
                           frozenset().union(*(links_loaded(net, c, server) for c in clients)))
@@ -222,6 +227,7 @@ def backbone_tests(net: Network) -> list[ThroughputTest]:
     ports = net.port_index
     hosts = sorted(net.endpoints.values(), key=lambda e: e.name)
     between = functools.cache(net.links_between)  # one search per pair of devices, not per pair of hosts
+    cables = cables_by_ref(cable_plan(net))
 
     def usable(client: Endpoint, server: Endpoint) -> bool:
         return (client.vlan != server.vlan and not crosses_vpn(net, client, server)
@@ -234,7 +240,7 @@ def backbone_tests(net: Network) -> list[ThroughputTest]:
     for link in net.links:
         if link.delay_ms:
             continue
-        label = cable_label(net, link)
+        label = cables[link.a].text
         key = link_key(link)
         candidates = [(c, s) for c in hosts for s in hosts if key in loads.get((c.name, s.name), ())]
         by_role = [(c, s) for c, s in candidates if c.role not in SERVER_ROLES and s.role in SERVER_ROLES]

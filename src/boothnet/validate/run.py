@@ -31,9 +31,9 @@ from boothnet.validate.perf.wan import UDP_BUFFER, judge_loss
 from boothnet.validate.plan import (
     Flow,
     ThroughputTest,
+    device_links,
     expected_for,
     host_prefix,
-    link_key,
     path_mtu,
     throughput_tests,
 )
@@ -225,6 +225,10 @@ def run_throughput_tests(
     compiler = compiler_of(net)
     host_cables = {end.device: cable.text for cable in cable_plan(net) for end in (cable.a, cable.b)
                    if end.device in net.endpoints}
+
+    def cables_of(test: ThroughputTest) -> str:
+        return ", ".join(host_cables[h.name] for h in test.hosts if h.name in host_cables)
+
     tests = throughput_tests(net)
     jobs = [_Job(test, tool, reverse) for test in tests for tool in net.throughput.tools for reverse in (False, True)]
     if "iperf3" in net.throughput.tools:
@@ -232,7 +236,7 @@ def run_throughput_tests(
 
     def measure(job: _Job) -> ThroughputResult:
         if job.udp:
-            return _measure_loss(net, access, compiler, allocator, job, host_cables, progress)
+            return _measure_loss(net, access, compiler, allocator, job, cables_of(job.test), progress)
         test, tool = job.test, job.tool
         first_client, first_server = test.flows[0]
         # together, the clients share the server's access link: its limit is the sum's
@@ -248,13 +252,13 @@ def run_throughput_tests(
                 busy = listening[flow[1].name] | {p for b in blocks if b.node == flow[1].name for p in b.ports}
                 blocks.append(port_block(net, compiler, allocator, test, tool, flow, busy))
             together = threading.Barrier(len(test.flows))
-            crossed = [link for link in net.links if link_key(link) in test.links] if test.across else []
-            with carried(net, access, crossed, lambda: net.throughput.duration_s) as loads, \
+            crossed = device_links(net, test) if test.across else []
+            with carried(net, access, crossed, net.throughput.duration_s) as loads, \
                     ThreadPoolExecutor(max_workers=len(test.flows)) as pool:
                 measured = list(pool.map(partial(_measure, net, access, job, together), test.flows, blocks))
             result = judge(combine(measured, test.name), expected, net.throughput.pass_ratio,
                            path_mtu=min(path_mtu(net, c, s, tunnel_mtu) for c, s in test.flows),
-                           cables=", ".join(host_cables[h.name] for h in test.hosts if h.name in host_cables))
+                           cables=cables_of(test))
             if test.across is not None:
                 result = _judge_across(net, access, test.across, result)
                 said = "; ".join(filter(None, [result.explanation, describe(loads)]))
@@ -285,9 +289,9 @@ def _judge_across(net: Network, access: Access, link: Link, result: ThroughputRe
     """A backbone aggregate names its link. Slower than its limit: the hosts' own tests reach
     their ports' speed, so the link does not. Faster than a trunk: in a lab that wires each VLAN
     of a trunk on its own (segment mode), the trunk's shared capacity cannot be proven."""
-    label = cable_label(net, link)
     if result.verdict != Status.FAIL or not result.succeeded or not result.expected:
         return result
+    label = cable_label(net, link)
     if result.throughput > result.expected:
         if link.mode == "trunk" and access.trunk_per_vlan():
             return result.model_copy(update={"verdict": Status.PASS, "explanation": (
@@ -313,13 +317,13 @@ def loss_families(tests: list[ThroughputTest]) -> list[ThroughputTest]:
 
 
 def _measure_loss(net: Network, access: Access, compiler: PolicyCompiler, allocator: PortAllocator, job: _Job,
-                  host_cables: dict[str, str], progress: Callable[[str], None]) -> ThroughputResult:
+                  cables: str, progress: Callable[[str], None]) -> ThroughputResult:
     """A UDP test below the path's limit, judged on the datagrams lost against what the intent
     declares on the links crossed (loss_pct, most often none)."""
     test = job.test
     client, server = test.flows[0]
     rate = LOSS_RATE_SHARE * expected_for(net, client, server)
-    declared = 100 * (1 - math.prod(1 - link.loss_pct / 100 for link in net.links if link_key(link) in test.links))
+    declared = 100 * (1 - math.prod(1 - link.loss_pct / 100 for link in device_links(net, test)))
     name = f"{test.name} (loss)"
     block = None
     try:
@@ -333,9 +337,8 @@ def _measure_loss(net: Network, access: Access, compiler: PolicyCompiler, alloca
             destination=str(server.address), ports=block, duration=net.throughput.duration_s, path=name,
             source=client.name, destination_label=server.name, udp_rate_bps=rate, window=UDP_BUFFER,
             reverse=job.reverse)
-        where = ", ".join(host_cables[h.name] for h in test.hosts if h.name in host_cables)
         result = judge_loss(measured.model_copy(update={"kind": "loss"}), declared, rate,
-                            where=f"{test.name} (its host cables {where})" if where else test.name)
+                            where=f"{test.name} (its host cables {cables})" if cables else test.name)
     except (ValueError, RuntimeError) as exc:
         ends = [client.name, server.name]
         result = ThroughputResult(tool="iperf3", succeeded=False, error=str(exc), path=name, kind="loss",
