@@ -12,7 +12,7 @@ export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 DEBIAN_PACKAGES := frr frr-pythontools iperf3 nuttcp strongswan-charon strongswan-swanctl \
 	libstrongswan-standard-plugins libcharon-extra-plugins nftables openssh-server openssh-client \
 	iproute2 iputils-ping tcpdump procps psmisc python3-venv git openjdk-17-jre-headless \
-	graphviz lldpd chromium
+	graphviz lldpd chromium prometheus
 
 .PHONY: setup apt venv test lint unit build verify acl-review deploy deploy-hw validate demo graph cabling cabling-check lab-up lab-down clab golden bench-scale clean \
 	batfish-up batfish-down batfish-status doctor fuzz
@@ -25,7 +25,7 @@ apt:
 	apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(DEBIAN_PACKAGES)
 	# The lab starts its own daemons per namespace; the packaged services must not hold ports or state.
-	-systemctl disable --now frr strongswan-starter strongswan ssh 2>/dev/null || true
+	-systemctl disable --now frr strongswan-starter strongswan ssh prometheus 2>/dev/null || true
 
 venv:
 	test -x $(PY) || python3 -m venv $(VENV)

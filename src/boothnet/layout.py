@@ -103,6 +103,11 @@ class Layout:
         return self.root / "runs"
 
     @property
+    def watch(self) -> Path:
+        """watch's history (watch.sqlite) and page (index.html)."""
+        return self.root / "watch"
+
+    @property
     def lock(self) -> Path:
         return self.root / ".lock"
 

@@ -8,7 +8,7 @@ import os
 import sys
 from pathlib import Path
 
-from boothnet.cli import booth, review, showfloor, stages
+from boothnet.cli import booth, review, showfloor, stages, watch
 from boothnet.cli.common import inventory_path, run_of
 from boothnet.cli.common import progress as _progress
 from boothnet.errors import IntentInvalid, RenderError
@@ -177,6 +177,7 @@ def _parser() -> argparse.ArgumentParser:
     showfloor.register(sub)
     review.register(sub, add)
     booth.register(add)
+    watch.register(add)
 
     return parser
 

@@ -89,10 +89,14 @@ def _skipped_stages(res: ValidationResults) -> list[str]:
             for st in res.stages if st.status in ("SKIPPED", "NOT RUN")]
 
 
+def isolation_subject(row) -> str:  # noqa: ANN001 - an IsolationRow
+    return f"flow {row.src_zone} -> {row.dst_zone} {row.flow} ({row.src} -> {row.dst})"
+
+
 def _isolation_failures(res: ValidationResults) -> list[Failure]:
     failures = []
     for row in res.isolation:
-        flow = f"flow {row.src_zone} -> {row.dst_zone} {row.flow} ({row.src} -> {row.dst})"
+        flow = isolation_subject(row)
         if row.verdict == "ERROR":
             failures.append(Failure(section="isolation", kind="ERROR", subject=flow,
                                     message=f"not probed: {row.error}",

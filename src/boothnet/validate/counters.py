@@ -4,15 +4,15 @@ shell the same over its connection; IOS and EOS: NAPALM ``get_interfaces_counter
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from boothnet.booth.cables import cable_of
+from boothnet.booth.cables import Cable, cable_of
+from boothnet.deploy.counters import PortCounters, kernel_counters, napalm_counters
 from boothnet.intent.model import Link, Network
-from boothnet.lab.lldp import lab_ifnames
+from boothnet.lab.lldp import HOST_IFNAME, lab_ifnames
 from boothnet.lab.runner import detect_vlan_mode
 from boothnet.validate.access import Access
 from boothnet.validate.perf.schema import LinkLoad
@@ -31,28 +31,40 @@ class Wire:
 
 
 def wires(net: Network, access: Access, link: Link) -> list[Wire]:
-    cable = cable_of(net, link)
+    return cable_wires(net, access, cable_of(net, link))
+
+
+def cable_wires(net: Network, access: Access, cable: Cable) -> list[Wire]:
+    """A cable's wires by the interfaces of its ends (a host's end is named but never read)."""
     names: Callable = (access.devices.port_names if access.on_floor and access.devices
                        else lab_ifnames(net, detect_vlan_mode()))
-    ends_a, ends_b = names(cable.a, cable), names(cable.b, cable)
+    ends_a = names(cable.a, cable)
+    ends_b = names(cable.b, cable) if cable.b.port else [HOST_IFNAME] * len(ends_a)
     if len(ends_a) == 1:
         return [Wire(cable.text, (cable.a.device, ends_a[0]), (cable.b.device, ends_b[0]))]
     return [Wire(f"{cable.text} VLAN {vid}", (cable.a.device, a), (cable.b.device, b))
             for (vid, _), a, b in zip(cable.vlans, ends_a, ends_b, strict=True)]
 
 
-def transmitted(access: Access, device: str) -> dict[str, int] | str:
-    """Bytes each interface of ``device`` has sent, or why they could not be read."""
+def read_ports(access: Access, device: str, link_state: bool = False) -> dict[str, PortCounters] | str:
+    """Every interface's counters on ``device``, or why they could not be read."""
     if access.has_shell(device):
         res = access.runner(access.node(device), ["ip", "-j", "-s", "link", "show"], 15)
         if not res.ok:
             return f"ip -s link on {device}: exit {res.returncode}: {res.output.strip()[:200]}"
-        return {i["ifname"]: int(i["stats64"]["tx"]["bytes"]) for i in json.loads(res.stdout) if "stats64" in i}
+        return kernel_counters(res.stdout)
     if access.devices is None:
         return f"{device}: no way to read its counters"
     with _ONE_SESSION_USER:
         read = access.devices.read([device], "get_interfaces_counters")[device]
-    return read if isinstance(read, str) else {name: int(c["tx_octets"]) for name, c in read.items()}
+        state = access.devices.read([device], "get_interfaces")[device] if link_state else "not asked"
+    return read if isinstance(read, str) else napalm_counters(read, state)
+
+
+def transmitted(access: Access, device: str) -> dict[str, int] | str:
+    """Bytes each interface of ``device`` has sent, or why they could not be read."""
+    ports = read_ports(access, device)
+    return ports if isinstance(ports, str) else {name: c.tx_octets for name, c in ports.items()}
 
 
 @contextmanager

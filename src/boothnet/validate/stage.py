@@ -135,6 +135,7 @@ def run_validate(
     wan_sweep: bool = True,
     isolation_seed: int | None = None,
     access: Access | None = None,
+    ask_batfish: bool = True,
 ) -> ValidationResults:
     """Every stage against the running lab, or against the network ``access`` reaches (a floor)."""
     run = Run.of(intent, build_root)
@@ -157,9 +158,13 @@ def run_validate(
     cabling = timed_stage(stages, "cabling", lambda: run_cabling(net, access, progress), "no cables")
     endpoints = timed_stage(stages, "endpoints", lambda: run_placement(net, access, progress), "no endpoints")
     unanswered: list[Stage] = []
-    answers, batfish_stage = guarded(unanswered, "isolation (Batfish)",
-                                     lambda: batfish_answers(run, flows, batfish_host, progress), None) or \
-        ([None] * len(flows), unanswered[0])
+    if ask_batfish:
+        answers, batfish_stage = guarded(unanswered, "isolation (Batfish)",
+                                         lambda: batfish_answers(run, flows, batfish_host, progress), None) or \
+            ([None] * len(flows), unanswered[0])
+    else:  # watch: the configs have not changed since verify asked
+        answers, batfish_stage = [None] * len(flows), Stage(name="isolation (Batfish)", status=Status.SKIPPED,
+                                                           reason="not asked")
     isolation = timed_stage(stages, "isolation", lambda: run_isolation(net, access, flows, progress, answers))
     stages[-1].note = coverage
     judge_batfish_agreement(batfish_stage, isolation)

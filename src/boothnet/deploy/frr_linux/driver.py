@@ -19,6 +19,7 @@ from napalm_linux import LinuxDriver
 
 from boothnet.booth.lldp import parse_lldpcli
 from boothnet.deploy import ifstate
+from boothnet.deploy.counters import kernel_counters
 from boothnet.deploy.frr_linux.compare import _CHECK, _RUNNING, Compare
 from boothnet.deploy.frr_linux.shell import _err
 from boothnet.deploy.frr_linux.timer import RevertTimer
@@ -185,6 +186,13 @@ class FrrLinuxDriver(Compare, RevertTimer, LinuxDriver):  # type: ignore[misc]
         entries = json.loads(self._must("ip -4 -j neigh show", "reading the ARP table (ip neigh)") or "[]")
         return [{"interface": str(e.get("dev", "")), "mac": napalm_mac(e["lladdr"]), "ip": str(e["dst"]), "age": -1.0}
                 for e in entries if e.get("lladdr") and "FAILED" not in e.get("state", [])]
+
+    def get_interfaces_counters(self) -> dict[str, dict[str, int]]:
+        """The kernel's counters of every interface (``ip -j -s link``), as NAPALM's drivers give them."""
+        out = self._must("ip -j -s link show", "reading the interface counters (ip -s link)")
+        return {name: {"rx_octets": c.rx_octets, "tx_octets": c.tx_octets, "rx_errors": c.rx_errors,
+                       "tx_errors": c.tx_errors, "rx_discards": c.rx_discards, "tx_discards": c.tx_discards}
+                for name, c in kernel_counters(out).items()}
 
     def get_ipsec_sas(self) -> str:
         """charon's SAs as ``swanctl --list-sas`` prints them (the VPN's tunnel state)."""

@@ -119,6 +119,7 @@ class RttRow(BaseModel):
     min_ms: float | None = None
     avg_ms: float | None = None
     max_ms: float | None = None
+    loss_pct: float | None = None  # of the probes sent
     verdict: Literal["PASS", "FAIL"]
     cause: str | None = None
 

@@ -57,6 +57,12 @@ class WanPath:
     def rtt_ms(self) -> float:
         return 2 * self.one_way_ms
 
+    @property
+    def rtt_tolerance_ms(self) -> float:
+        # a path adds its other hops to the WAN's round trip (the VPN gateways' userspace ESP, 2 ms
+        # on sc-booth): it gets 10 % on top of the link's tolerance
+        return max(RTT_TOLERANCE_MS, 0.1 * self.rtt_ms) + 2 * self.jitter_ms
+
     def expect(self, window_bytes: int | None = None) -> TcpExpectation:
         return expected_tcp_goodput(self.rate_bps, self.mtu, self.rtt_ms, window_bytes, self.loss_pct or None)
 
@@ -100,6 +106,7 @@ def wan_paths(net: Network, path_mtu: Callable[[Endpoint, Endpoint], int]) -> li
 # --- RTT probes ------------------------------------------------------------------------------
 
 _RTT_LINE = re.compile(r"rtt min/avg/max/mdev = ([\d.]+)/([\d.]+)/([\d.]+)/([\d.]+) ms")
+_LOSS_LINE = re.compile(r"([\d.]+)% packet loss")
 
 
 def rtt_probe(runner: Runner, ns: str, what: str, source: str, destination: str, address: str, payload: int,
@@ -109,8 +116,9 @@ def rtt_probe(runner: Runner, ns: str, what: str, source: str, destination: str,
     argv = ["ping", "-n", "-M", "do", "-c", str(count), "-i", "0.2", "-W", "2", "-s", str(payload), address]
     res = runner(ns, argv, count * 0.2 + 10)
     m = _RTT_LINE.search(res.output)
+    lost = _LOSS_LINE.search(res.output)
     row = RttRow(path=what, source=source, destination=destination, payload=payload, declared_ms=declared_ms,
-                 tolerance_ms=round(tolerance_ms, 2), verdict="FAIL")
+                 tolerance_ms=round(tolerance_ms, 2), verdict="FAIL", loss_pct=float(lost.group(1)) if lost else None)
     if m is None:
         return row.model_copy(update={"cause": f"no reply: {' '.join(res.output.strip().splitlines()[-1:])}"})
     low, mean, high = (float(m.group(i)) for i in (1, 2, 3))
@@ -298,11 +306,8 @@ def run_wan_path(
     """RTT probes, the window pair, parallel streams and UDP."""
     settings, ratio = net.throughput.wan, net.throughput.pass_ratio
     client, server = ns(path.source.name), ns(path.destination.name)
-    # a path adds its other hops to the WAN's round trip (the VPN gateways' userspace ESP, 2 ms
-    # on sc-booth): it gets 10 % on top of the link's tolerance
-    tolerance = max(RTT_TOLERANCE_MS, 0.1 * path.rtt_ms) + 2 * path.jitter_ms
     rtts = [rtt_probe(runner, client, path.name, path.source.name, path.destination.name,
-                      str(path.destination.address), payload, path.rtt_ms, tolerance)
+                      str(path.destination.address), payload, path.rtt_ms, path.rtt_tolerance_ms)
             for payload in (56, path.mtu - 28)]
     for row in rtts:
         progress(f"[wan] {path.name}: RTT {row.payload} B {row.avg_ms or 0:.1f} ms "

@@ -1,0 +1,82 @@
+"""``boothnet watch``: the show week's light rounds on the running lab (--lab), with history,
+alarms, a page and Prometheus metrics; ``--report`` draws the kept history again."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from boothnet.cli.common import progress, run_of
+
+
+def _positive(text: str) -> float:
+    value = float(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"wants a number of seconds above 0, got {text}")
+    return value
+
+
+def cmd_watch(args: argparse.Namespace) -> int:
+    from boothnet.watch.loop import WatchOptions, watch
+    from boothnet.watch.page import write_page
+    from boothnet.watch.store import Store
+
+    run = run_of(args)
+    folder = run.layout.watch
+    if args.report:
+        db = folder / "watch.sqlite"
+        if not db.is_file():
+            print(f"boothnet watch --report: no history at {db}: run `boothnet watch -n {run.net.name} --lab` first",
+                  file=sys.stderr)
+            return 2
+        store = Store(db)
+        try:
+            print(write_page(store, run.net.name, folder / "index.html", int(args.every)).resolve())
+        finally:
+            store.close()
+        return 0
+    if not args.lab:
+        print("boothnet watch: watching a booth's own network is not built yet: `boothnet validate-hw` validates "
+              "it once; watch the lab with --lab", file=sys.stderr)
+        return 2
+    if os.geteuid() != 0:
+        sys.exit("boothnet watch --lab: needs root (network namespaces); run it with sudo or as root")
+    from boothnet.lab.state import read_state
+    from boothnet.validate.access import lab_access
+
+    lab_dir = run.layout.lab.resolve()
+    if (read_state(lab_dir) or {}).get("status") != "up":
+        print(f"boothnet watch: {run.net.name}'s lab is not up: `boothnet lab-up -n {run.net.name}` (or make demo) "
+              "first", file=sys.stderr)
+        return 2
+    options = WatchOptions(every=args.every, rounds=args.rounds, on_alarm=args.on_alarm,
+                           port=None if args.port == 0 else args.port)
+    quiet = (lambda _: None) if not args.verbose else progress
+    try:
+        return watch(run, lab_access(run.net, lab_dir), options, lambda text: print(text, flush=True), quiet)
+    except OSError as exc:
+        if exc.errno == 98:  # EADDRINUSE
+            print(f"boothnet watch: 127.0.0.1:{args.port} is taken (another watch?): --port another, or 0 for "
+                  "none", file=sys.stderr)
+            return 2
+        raise
+
+
+def register(add) -> None:  # noqa: ANN001 - argparse internals
+    from boothnet.watch.loop import DEFAULT_EVERY_S, DEFAULT_PORT
+
+    watch = add("watch", cmd_watch, "show week: a light validation round every --every seconds (convergence, "
+                "cabling, endpoints, an isolation sample, MTU, WAN RTT and loss, drift, every cable's counters), "
+                "history in build/<network>/watch/, alarms when a check changes state, a page and Prometheus "
+                "metrics on 127.0.0.1")
+    watch.add_argument("--lab", action="store_true", help="watch the running lab (root)")
+    watch.add_argument("--every", type=_positive, default=DEFAULT_EVERY_S,
+                       help=f"seconds from one round's start to the next's (default {DEFAULT_EVERY_S})")
+    watch.add_argument("--rounds", type=int, help="stop after this many rounds (default: until Ctrl-C or SIGTERM)")
+    watch.add_argument("--on-alarm", metavar="CMD", help="shell command run for each alarm and clear, the event as "
+                       "JSON on its stdin (to page the crew)")
+    watch.add_argument("--port", type=int, default=DEFAULT_PORT,
+                       help=f"serve the page and /metrics on 127.0.0.1:PORT (default {DEFAULT_PORT}; 0: none)")
+    watch.add_argument("--report", action="store_true", help="draw the kept history's page again and print its path")
+    watch.add_argument("-v", "--verbose", action="store_true", help="each round's progress lines too")

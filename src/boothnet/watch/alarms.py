@@ -1,0 +1,62 @@
+"""Alarms: a check that fails now and passed before raises one line; once it passes again, one
+clear line. A check still failing says nothing more, so a long fault does not flood the output.
+A check this round did not make (another isolation sample, a stage that could not run) stays as
+it was."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+from collections.abc import Callable
+
+from boothnet.watch.model import Check, Event, RoundRecord
+
+
+def changes(previous: list[Check], record: RoundRecord, since: Callable[[str], float | None]) -> list[Event]:
+    """The alarms and clears between the previous round's failing checks and ``record``'s; a
+    check not made this round is carried into ``record.failing`` as still open."""
+    now = record.finished
+    before = {c.key: c for c in previous}
+    current = {c.key for c in record.failing}
+    events = [Event(now, record.number, "ALARM", c.key, c.section, c.subject, c.message, c.action, now)
+              for c in record.failing if c.key not in before]
+    for key, c in before.items():
+        if key in current:
+            continue
+        if c.section in record.checked or key in record.checked:
+            events.append(Event(now, record.number, "CLEAR", key, c.section, c.subject, c.message, c.action,
+                                since(key) or now))
+        else:
+            record.failing.append(c)
+    return events
+
+
+def _clock(t: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(t))
+
+
+def _span(seconds: float) -> str:
+    minutes, s = divmod(int(seconds), 60)
+    hours, m = divmod(minutes, 60)
+    return f"{hours} h {m} min" if hours else f"{m} min {s} s" if m else f"{s} s"
+
+
+def line(event: Event) -> str:
+    """``2026-11-25 05:01:02 ALARM link: cable C01 r1 eth3 <-> r2 eth3: link down at r1 eth3. Do: ...``"""
+    head = f"{_clock(event.time)} {event.state} {event.section}: {event.subject}"
+    if event.state == "ALARM":
+        return f"{head}: {event.message}. Do: {event.action}"
+    return f"{head}: passes again, {_span(event.time - event.since)} after its alarm at {_clock(event.since)}"
+
+
+def call_hook(command: str, event: Event, network: str, warn: Callable[[str], None]) -> None:
+    """``command`` (a shell line) with the event as JSON on its stdin; a hook that fails is said, never fatal."""
+    try:
+        done = subprocess.run(["sh", "-c", command], input=json.dumps(event.as_json(network)), text=True,
+                              capture_output=True, timeout=30, check=False)
+    except subprocess.TimeoutExpired:
+        warn(f"--on-alarm {command!r}: still running after 30 s, stopped")
+        return
+    if done.returncode:
+        warn(f"--on-alarm {command!r}: exit {done.returncode}: {(done.stderr or done.stdout).strip()[:200]}")

@@ -1,0 +1,77 @@
+"""One light round: validate without throughput (no Batfish, no VPN outage, another isolation
+sample each round), every WAN link's and path's RTT and loss, every cable's counters."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from boothnet.deploy.batch import in_parallel
+from boothnet.intent.model import Network
+from boothnet.report.summary import isolation_subject, summarize
+from boothnet.run import Run
+from boothnet.status import Status
+from boothnet.validate.access import Access
+from boothnet.validate.perf.schema import RttRow
+from boothnet.validate.perf.wan import RTT_TOLERANCE_MS, rtt_probe, wan_paths
+from boothnet.validate.plan import path_mtu
+from boothnet.validate.results import Stage
+from boothnet.validate.stage import run_validate
+from boothnet.validate.verdicts import timed_stage
+from boothnet.watch.links import link_checks, sample_cables, with_rates
+from boothnet.watch.model import Check, PathRtt, RoundRecord, WireSample
+
+# the stages whose rows carry their own failures (the stage's own FAIL line would repeat them)
+ROW_STAGES = {"cabling": "cabling", "endpoints": "endpoints", "isolation": "isolation", "mtu": "mtu", "vpn": "vpn",
+              "drift": "drift", "wan rtt": "rtt", "links": "link"}
+PINGS = 10  # per WAN link and path and round, 0.2 s apart
+
+
+def wan_rtt(net: Network, access: Access) -> list[RttRow]:
+    """One small DF ping series per WAN link (its first end's router) and per declared WAN path
+    (its source host), all at once."""
+    probes: list[tuple[str, str, str, str, str, float, float]] = []
+    for link in net.links:
+        router = link.a.split(":", 1)[0]
+        if link.wan and link.addresses is not None and access.has_shell(router):
+            probes.append((router, f"link {link.a} -- {link.b}", link.a, link.b, str(link.addresses.b.ip),
+                           2 * link.delay_ms, RTT_TOLERANCE_MS + 2 * link.jitter_ms))
+    for path in wan_paths(net, lambda src, dst: path_mtu(net, src, dst, None)):
+        if not access.why_not(path.source.name, "ping"):
+            probes.append((path.source.name, f"path {path.name}", path.source.name, path.destination.name,
+                           str(path.destination.address), path.rtt_ms, path.rtt_tolerance_ms))
+    return in_parallel(probes, lambda p: rtt_probe(access.runner, access.node(p[0]), *p[1:5], 56, *p[5:], count=PINGS))
+
+
+def run_round(run: Run, access: Access, number: int, previous: dict[str, WireSample],
+              progress: Callable[[str], None]) -> RoundRecord:
+    started = time.time()
+    net = run.net
+    results = run_validate(run, run.layout.build_root, access=access, throughput=False, vpn_resilience=False,
+                           wan_sweep=False, isolation_seed=number, ask_batfish=False, progress=progress)
+    stages = results.stages
+    results.rtt = timed_stage(stages, "wan rtt", lambda: wan_rtt(net, access), "no WAN link")
+    wires: list[WireSample] = timed_stage(stages, "links", lambda: with_rates(sample_cables(net, access), previous),
+                                          "no cables")
+    summary = summarize(results)
+    stage_status = {s.name: s.status for s in stages}
+    failing = [Check(f"{f.section}: {f.subject}", f.section, f.subject, f.kind, f.message, f.action)
+               for f in summary.failures
+               if not (f.section == "stage" and f.kind == "FAIL" and f.subject.removeprefix("stage ") in ROW_STAGES)]
+    links = link_checks(wires)
+    failing += links
+    checked = {"stage", *(section for stage, section in ROW_STAGES.items()
+                          if stage_status.get(stage) in (Status.PASS, Status.FAIL))}
+    if "link" in checked:
+        checked.add("errors")
+    checked.discard("isolation")  # a flow clears only when this round's sample probed it again
+    checked |= {f"isolation: {isolation_subject(row)}" for row in results.isolation if row.verdict != "ERROR"}
+    counted = sum(c["PASS"] + c["FAIL"] for c in summary.counts.values()) + len({w.cable for w in wires})
+    rtt = [PathRtt(r.path, r.avg_ms, r.loss_pct, r.declared_ms, r.verdict) for r in results.rtt]
+    return RoundRecord(number=number, started=started, finished=time.time(), seed=number,
+                       verdict="FAIL" if failing else "PASS", headline="", checks=counted, wires=wires, rtt=rtt,
+                       failing=failing, checked=checked)
+
+
+def stage_line(stages: list[Stage]) -> str:
+    return ", ".join(f"{s.name} {s.duration_s:g} s" for s in stages if s.duration_s)
