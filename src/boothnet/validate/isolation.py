@@ -63,11 +63,14 @@ def start_responder(access: Access, host: Endpoint, ports: dict[str, set[int]]) 
     if why := access.why_not(host.name, "python3", "setsid"):
         responder.error = f"no responder on {host.name}: {why}"
         return responder
+    pidfile = pidfile_for(ns, "responder", 0)
+    # ours from a run that was killed before it could stop it still holds the ports: stop it by its pid
+    stop_background(runner, Background(ns, (), pidfile))
     runner(ns, ["rm", "-f", responder.log], 10)
     argv = ["python3", "-c", RESPONDER, str(host.address),
             ",".join(map(str, sorted(ports["tcp"]))), ",".join(map(str, sorted(ports["udp"]))), responder.log]
     try:
-        responder.handle = start_background(runner, ns, argv, pidfile_for(ns, "responder", 0), limit_s=900)
+        responder.handle = start_background(runner, ns, argv, pidfile, limit_s=900)
     except RuntimeError as exc:
         responder.error = str(exc)
         return responder

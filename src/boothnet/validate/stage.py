@@ -136,6 +136,7 @@ def run_validate(
     isolation_seed: int | None = None,
     access: Access | None = None,
     ask_batfish: bool = True,
+    convergence_timeout_s: float = 60,
 ) -> ValidationResults:
     """Every stage against the running lab, or against the network ``access`` reaches (a floor)."""
     run = Run.of(intent, build_root)
@@ -153,7 +154,8 @@ def run_validate(
         shells = sorted(net.endpoints) + sorted(d for d in net.devices if access.has_shell(d))
         stages.append(reach_stage(shells, access, progress))
     progress("waiting for routing to converge")
-    guarded(stages, "convergence", lambda: stages.append(wait_converged(net, access, flows)), None)
+    guarded(stages, "convergence", lambda: stages.append(wait_converged(net, access, flows, convergence_timeout_s)),
+            None)
     progress(f"convergence: {stages[-1].status} in {stages[-1].duration_s} s")
     cabling = timed_stage(stages, "cabling", lambda: run_cabling(net, access, progress), "no cables")
     endpoints = timed_stage(stages, "endpoints", lambda: run_placement(net, access, progress), "no endpoints")

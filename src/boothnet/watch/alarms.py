@@ -53,7 +53,7 @@ def line(event: Event) -> str:
 def call_hook(command: str, event: Event, network: str, warn: Callable[[str], None]) -> None:
     """``command`` (a shell line) with the event as JSON on its stdin; a hook that fails is said, never fatal."""
     try:
-        done = subprocess.run(["sh", "-c", command], input=json.dumps(event.as_json(network)), text=True,
+        done = subprocess.run(["sh", "-c", command], input=json.dumps(event.as_json(network)) + "\n", text=True,
                               capture_output=True, timeout=30, check=False)
     except subprocess.TimeoutExpired:
         warn(f"--on-alarm {command!r}: still running after 30 s, stopped")

@@ -97,7 +97,7 @@ def watch(run: Run, access: Access, options: WatchOptions, out: Callable[[str], 
                 f"page {url or page}{f', metrics {url}metrics' if url else ''}")
             done = 0
             while not stop.is_set():
-                record = run_round(run, access, number + 1, wires, progress)
+                record = run_round(run, access, number + 1, wires, progress, first=not done)
                 events = changes(failing, record, store.since)
                 record.verdict = verdict = "FAIL" if record.failing else "PASS"
                 record.headline = (f"{len(record.failing)} check(s) failing" if record.failing

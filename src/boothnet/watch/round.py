@@ -17,13 +17,14 @@ from boothnet.validate.perf.wan import RTT_TOLERANCE_MS, rtt_probe, wan_paths
 from boothnet.validate.plan import path_mtu
 from boothnet.validate.results import Stage
 from boothnet.validate.stage import run_validate
-from boothnet.validate.verdicts import timed_stage
+from boothnet.validate.verdicts import guarded, timed_stage
 from boothnet.watch.links import link_checks, sample_cables, with_rates
 from boothnet.watch.model import Check, PathRtt, RoundRecord, WireSample
 
 # the stages whose rows carry their own failures (the stage's own FAIL line would repeat them)
 ROW_STAGES = {"cabling": "cabling", "endpoints": "endpoints", "isolation": "isolation", "mtu": "mtu", "vpn": "vpn",
               "drift": "drift", "wan rtt": "rtt", "links": "link"}
+CONVERGED_WITHIN_S = 5  # a round says routing is down; it does not wait for it to come back
 PINGS = 10  # per WAN link and path and round, 0.2 s apart
 
 
@@ -43,23 +44,31 @@ def wan_rtt(net: Network, access: Access) -> list[RttRow]:
     return in_parallel(probes, lambda p: rtt_probe(access.runner, access.node(p[0]), *p[1:5], 56, *p[5:], count=PINGS))
 
 
+def _links(net: Network, access: Access, previous: dict[str, WireSample], stages: list[Stage]) -> list[WireSample]:
+    started = time.monotonic()
+    wires = with_rates(sample_cables(net, access), previous)
+    stages.append(Stage(name="links", status=Status.of(not link_checks(wires)),
+                        duration_s=round(time.monotonic() - started, 1)))
+    return wires
+
+
 def run_round(run: Run, access: Access, number: int, previous: dict[str, WireSample],
-              progress: Callable[[str], None]) -> RoundRecord:
+              progress: Callable[[str], None], first: bool = False) -> RoundRecord:
+    """``first``: the watch's first round waits for routing as validate does (a lab just started)."""
     started = time.time()
     net = run.net
     results = run_validate(run, run.layout.build_root, access=access, throughput=False, vpn_resilience=False,
-                           wan_sweep=False, isolation_seed=number, ask_batfish=False, progress=progress)
+                           wan_sweep=False, isolation_seed=number, ask_batfish=False, progress=progress,
+                           convergence_timeout_s=60 if first else CONVERGED_WITHIN_S)
     stages = results.stages
     results.rtt = timed_stage(stages, "wan rtt", lambda: wan_rtt(net, access), "no WAN link")
-    wires: list[WireSample] = timed_stage(stages, "links", lambda: with_rates(sample_cables(net, access), previous),
-                                          "no cables")
+    wires: list[WireSample] = guarded(stages, "links", lambda: _links(net, access, previous, stages), [])
     summary = summarize(results)
     stage_status = {s.name: s.status for s in stages}
     failing = [Check(f"{f.section}: {f.subject}", f.section, f.subject, f.kind, f.message, f.action)
                for f in summary.failures
                if not (f.section == "stage" and f.kind == "FAIL" and f.subject.removeprefix("stage ") in ROW_STAGES)]
-    links = link_checks(wires)
-    failing += links
+    failing += link_checks(wires)
     checked = {"stage", *(section for stage, section in ROW_STAGES.items()
                           if stage_status.get(stage) in (Status.PASS, Status.FAIL))}
     if "link" in checked:
@@ -71,7 +80,3 @@ def run_round(run: Run, access: Access, number: int, previous: dict[str, WireSam
     return RoundRecord(number=number, started=started, finished=time.time(), seed=number,
                        verdict="FAIL" if failing else "PASS", headline="", checks=counted, wires=wires, rtt=rtt,
                        failing=failing, checked=checked)
-
-
-def stage_line(stages: list[Stage]) -> str:
-    return ", ".join(f"{s.name} {s.duration_s:g} s" for s in stages if s.duration_s)
