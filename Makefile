@@ -14,7 +14,7 @@ DEBIAN_PACKAGES := frr frr-pythontools iperf3 nuttcp strongswan-charon strongswa
 	iproute2 iputils-ping tcpdump procps psmisc python3-venv git openjdk-17-jre-headless \
 	graphviz lldpd chromium prometheus
 
-.PHONY: setup apt venv test lint unit build verify acl-review deploy deploy-hw validate demo graph cabling cabling-check lab-up lab-down clab golden bench-scale clean \
+.PHONY: setup apt venv test lint unit build verify acl-review deploy deploy-hw validate demo graph cabling cabling-check lab-up lab-down clab golden bench-scale clean watch \
 	batfish-up batfish-down batfish-status doctor fuzz
 
 setup: apt venv
@@ -93,6 +93,11 @@ validate-hw:
 
 demo:
 	$(BIN)/boothnet demo --network $(NET)
+
+# Show week: a light round every EVERY seconds (default 300) until Ctrl-C; the page and /metrics on
+# 127.0.0.1:9477 (README: Watch the network during the show). LAB=1: the running lab.
+watch:
+	$(BIN)/boothnet watch --network $(NET) $(if $(LAB),--lab) $(if $(EVERY),--every $(EVERY)) $(if $(ON_ALARM),--on-alarm '$(ON_ALARM)')
 
 # Booth day: the wiring diagram (build/$(NET)/graph) and the cabling sheet (build/$(NET)/cabling).
 graph:

@@ -65,13 +65,16 @@ def _hop(net: Network, cause: str, result: PingResult, dst: Endpoint) -> str:
     return f"{cause}: the path shrinks to {result.reported_mtu} at {where}"
 
 
-def gateway_rows(net: Network, access: Access, progress: Callable[[str], None]) -> list[MtuRow]:
+def gateway_rows(net: Network, access: Access, progress: Callable[[str], None],
+                 share: Callable[[str], bool] = lambda _: True) -> list[MtuRow]:
     """Each host VLAN's gateway to its first host at the VLAN MTU: the gateway's own interface
     refuses a larger frame as the sender, naming itself. A gateway without a shell (an IOS or
     EOS switch on the floor) is NOT RUN: its hosts' own probes to it still cover the VLAN."""
     rows = []
     vlans = net.vlan_by_name()
     for vlan_name, host in sorted(first_hosts(net).items()):
+        if not share(vlan_name):
+            continue
         vlan = vlans[vlan_name]
         mtu = net.vlan_mtu(vlan)
         name = f"{vlan.gateway} ({vlan.name} gateway) -> {host.name}"
@@ -136,13 +139,14 @@ def _set_mtu(runner: Runner, ns: str, mtu: int) -> None:
     runner(ns, ["ip", "link", "set", "dev", HOST_IFNAME, "mtu", str(mtu)], 10)
 
 
-def path_rows(net: Network, access: Access, progress: Callable[[str], None]) -> list[MtuRow]:
+def path_rows(net: Network, access: Access, progress: Callable[[str], None],
+              share: Callable[[str], bool] = lambda _: True) -> list[MtuRow]:
     """Every declared path and every routed jumbo path: DF at the path MTU must pass; one byte
     more, sent from an interface raised by one byte for the probe, must not arrive (a port drops a
     frame over its MTU, a router says frag needed). On a floor a booth host's interface is never
     changed: one byte more is sent only where the host's own MTU is larger than the path's."""
     runner = access.runner
-    paths = declared_paths(net) + routed_jumbo_paths(net)
+    paths = [p for p in declared_paths(net) + routed_jumbo_paths(net) if share(p.src.name)]
     by_src: dict[str, list[RoutedPath]] = {}
     for path in paths:
         by_src.setdefault(path.src.name, []).append(path)

@@ -107,10 +107,12 @@ def batfish_answers(
                           duration_s=round(time.monotonic() - started, 1), note=f"{len(asked)} flows traced")
 
 
-def run_mtu(net: Network, access: Access, progress: Callable[[str], None]) -> list[MtuRow]:
+def run_mtu(net: Network, access: Access, progress: Callable[[str], None],
+            share: Callable[[str], bool] = lambda _: True) -> list[MtuRow]:
+    """``share``: the hosts, VLANs and path sources to probe (a watch round's share), by name."""
     vlans = net.vlan_by_name()
     rows: list[MtuRow] = []
-    for endpoint in sorted(net.endpoints.values(), key=lambda e: e.name):
+    for endpoint in sorted((e for e in net.endpoints.values() if share(e.name)), key=lambda e: e.name):
         vlan = vlans[endpoint.vlan]
         mtu = net.vlan_mtu(vlan)
         gateway = vlan.gateway
@@ -139,7 +141,7 @@ def run_mtu(net: Network, access: Access, progress: Callable[[str], None]) -> li
             )
         )
         progress(f"[mtu] {endpoint.name} -> {gateway} at {mtu}: {result.verdict}")
-    return rows + gateway_rows(net, access, progress) + path_rows(net, access, progress)
+    return rows + gateway_rows(net, access, progress, share) + path_rows(net, access, progress, share)
 
 
 @dataclass(frozen=True)

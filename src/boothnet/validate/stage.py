@@ -90,12 +90,12 @@ def _throughput(net: Network, access: Access, progress: Callable[[str], None], s
 
 
 def _vpn(net: Network, vpn: LabVpn | None, access: Access, progress: Callable[[str], None],
-         stages: list[Stage], resilience: bool) -> tuple[list[VpnTunnel], list[MtuRow]]:
+         stages: list[Stage], resilience: bool, light: bool) -> tuple[list[VpnTunnel], list[MtuRow]]:
     """The VPN checks and their stage, when the network has a VPN."""
     if vpn is None:
         return [], []
     started = time.monotonic()
-    tunnels, vpn_mtu = run_vpn(net, vpn, access, progress, resilience=resilience)
+    tunnels, vpn_mtu = run_vpn(net, vpn, access, progress, resilience=resilience, light=light)
     failed = any(row.verdict not in (Status.PASS, Status.NOT_RUN) for row in [*tunnels, *vpn_mtu])
     stages.append(Stage(name="vpn", status=Status.of(not failed), duration_s=round(time.monotonic() - started, 1)))
     return tunnels, vpn_mtu
@@ -137,8 +137,11 @@ def run_validate(
     access: Access | None = None,
     ask_batfish: bool = True,
     convergence_timeout_s: float = 60,
+    share: Callable[[str], bool] | None = None,
 ) -> ValidationResults:
-    """Every stage against the running lab, or against the network ``access`` reaches (a floor)."""
+    """Every stage against the running lab, or against the network ``access`` reaches (a floor).
+    ``share`` (a watch round): only the isolation pairs ("src>dst"), hosts, VLANs and MTU path
+    sources it accepts, and the VPN's state and inner MTU only."""
     run = Run.of(intent, build_root)
     net = run.net
     load_before = os.getloadavg()
@@ -149,6 +152,9 @@ def run_validate(
     seed = isolation_seed if isolation_seed is not None else random_seed()
     plan = isolation_plan(net, seed)
     flows, coverage = plan.flows, plan.describe()
+    if share is not None:
+        flows = [f for f in flows if share(f"{f.src.name}>{f.dst.name}")]
+        coverage = f"{len({(f.src.name, f.dst.name) for f in flows})} of {coverage}"
     progress(f"isolation: {coverage}; BOOTHNET_ISOLATION_SEED={seed} repeats this sample")
     if floor is not None:
         shells = sorted(net.endpoints) + sorted(d for d in net.devices if access.has_shell(d))
@@ -171,9 +177,9 @@ def run_validate(
     stages[-1].note = coverage
     judge_batfish_agreement(batfish_stage, isolation)
     stages.append(batfish_stage)
-    mtu = timed_stage(stages, "mtu", lambda: run_mtu(net, access, progress))
-    tunnels, vpn_mtu = guarded(stages, "vpn", lambda: _vpn(net, vpn, access, progress, stages, vpn_resilience),
-                               ([], []))
+    mtu = timed_stage(stages, "mtu", lambda: run_mtu(net, access, progress, share or (lambda _: True)))
+    tunnels, vpn_mtu = guarded(stages, "vpn", lambda: _vpn(net, vpn, access, progress, stages, vpn_resilience,
+                                                           share is not None), ([], []))
     mtu += vpn_mtu
     results, rtt = _throughput(net, access, progress, stages, vpn.inner_mtu if vpn else None, throughput, wan_sweep,
                                build_root)

@@ -251,12 +251,15 @@ class VpnChecks:
             state, detail = "clean", f"{where}: {seen}; none of the protected flows in clear"
         return VpnTunnel(name=name, state=state, expected_state="clean", devices=[self.vpn.booth_gw], detail=detail)
 
-    def mtu(self) -> list[MtuRow]:
+    def mtu(self, transfer: bool = True) -> list[MtuRow]:
+        """A DF probe at the inner MTU; ``transfer``: then an 8 MiB TCP transfer through the tunnel."""
         v = self.vpn
         path = f"{v.name}: {v.client.name} -> {v.secured.name} (through the tunnel)"
         probe = mtu_probe(self.runner, self.client_ns, str(v.secured.address), v.inner_mtu, link=path, count=2)
         rows = [MtuRow(path=path, mtu=v.inner_mtu, source=v.client.name, destination=v.secured.name,
                        verdict=probe.verdict, cause=probe.cause, device=v.booth_gw)]
+        if not transfer:
+            return rows
         listener = start_listener(self.runner, self._ns(v.secured.name), v.service_port, bind=str(v.secured.address),
                                   limit_s=60)
         try:
@@ -382,14 +385,17 @@ FLOOR_NOT_RUN = "not run on a live floor: it breaks the network on purpose"
 
 
 def run_vpn(
-    net: Network, vpn: LabVpn, access: Access, progress: Progress, resilience: bool = True
+    net: Network, vpn: LabVpn, access: Access, progress: Progress, resilience: bool = True, light: bool = False
 ) -> tuple[list[VpnTunnel], list[MtuRow]]:
+    """``light`` (watch's rounds): the tunnel's state and a DF probe at its inner MTU only."""
     floor = access.on_floor
     checks = (FloorVpnChecks if floor else VpnChecks)(net, access, vpn, progress)
     tunnels = [checks.tunnel()]
     progress(f"[vpn] tunnel {tunnels[0].name}: {tunnels[0].state}")
     if tunnels[0].state != "ESTABLISHED":
         return tunnels, []
+    if light:
+        return tunnels, checks.mtu(transfer=False)
     tunnels.append(not_run("show network carries only IKE/ESP", [vpn.booth_gw],
                            "not run on a floor: it captures on the show uplink (run it in the lab)") if floor
                    else checks.capture())

@@ -4,6 +4,7 @@ sample each round), every WAN link's and path's RTT and loss, every cable's coun
 from __future__ import annotations
 
 import time
+import zlib
 from collections.abc import Callable
 
 from boothnet.deploy.batch import in_parallel
@@ -25,7 +26,8 @@ from boothnet.watch.model import Check, PathRtt, RoundRecord, WireSample
 ROW_STAGES = {"cabling": "cabling", "endpoints": "endpoints", "isolation": "isolation", "mtu": "mtu", "vpn": "vpn",
               "drift": "drift", "wan rtt": "rtt", "links": "link"}
 CONVERGED_WITHIN_S = 5  # a round says routing is down; it does not wait for it to come back
-PINGS = 10  # per WAN link and path and round, 0.2 s apart
+PINGS = 10
+ROTATION = 6  # each host pair, host, VLAN and MTU path is probed every ROTATION rounds
 
 
 def wan_rtt(net: Network, access: Access) -> list[RttRow]:
@@ -59,7 +61,8 @@ def run_round(run: Run, access: Access, number: int, previous: dict[str, WireSam
     net = run.net
     results = run_validate(run, run.layout.build_root, access=access, throughput=False, vpn_resilience=False,
                            wan_sweep=False, isolation_seed=number, ask_batfish=False, progress=progress,
-                           convergence_timeout_s=60 if first else CONVERGED_WITHIN_S)
+                           convergence_timeout_s=60 if first else CONVERGED_WITHIN_S,
+                           share=lambda key: zlib.crc32(key.encode()) % ROTATION == number % ROTATION)
     stages = results.stages
     results.rtt = timed_stage(stages, "wan rtt", lambda: wan_rtt(net, access), "no WAN link")
     wires: list[WireSample] = guarded(stages, "links", lambda: _links(net, access, previous, stages), [])

@@ -1,0 +1,140 @@
+"""watch's parts on recorded and constructed data: the kernel's counters, rates between rounds,
+the link checks, alarms and clears, the store's all-or-nothing rounds, the Prometheus export as
+Prometheus' own parser reads it, the page, and the command's errors."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from prometheus_client.parser import text_string_to_metric_families
+
+from boothnet.deploy.counters import kernel_counters
+from boothnet.watch.alarms import changes, line
+from boothnet.watch.links import link_checks, with_rates
+from boothnet.watch.metrics import exposition
+from boothnet.watch.model import Check, PathRtt, RoundRecord, WireSample
+from boothnet.watch.page import render_page
+from boothnet.watch.store import Store
+from tests.helpers import ROOT
+
+RECORDED = Path(__file__).parent / "recorded"
+TRUNK = "C01 r1 eth3 <-> r2 eth3"
+
+
+def test_the_kernels_counters_as_napalm_names_them_and_a_port_without_carrier_is_down() -> None:
+    # sc-booth's rsw1 in the lab, eth9 (r09-fs's port) shut
+    ports = kernel_counters((RECORDED / "ip_s_link_rsw1.json").read_text())
+    assert ports["eth1"].rx_octets == 4690589 and ports["eth1"].up is True
+    assert ports["eth9"].up is False and ports["br110"].up is True
+    assert set(ports) == {"lo", "eth1", "eth2", "eth9", "br110"}
+
+
+def wire(**changes: object) -> WireSample:
+    return replace(WireSample("C01", TRUNK, TRUNK, 1e9, a_to_b_octets=1000, b_to_a_octets=2000, errors=0,
+                              discards=0, up=True, read_at=100.0), **changes)
+
+
+def test_rates_between_rounds_and_none_across_a_counter_reset() -> None:
+    before = {TRUNK: wire()}
+    (now,) = with_rates([wire(a_to_b_octets=1000 + 12_500_000, b_to_a_octets=2000, read_at=110.0, errors=3)], before)
+    assert now.a_to_b_bps == pytest.approx(10e6) and now.b_to_a_bps == 0 and now.new_errors == 3
+    (reset,) = with_rates([wire(a_to_b_octets=10, read_at=110.0)], before)  # the device rebooted
+    assert reset.a_to_b_bps is None
+    (first,) = with_rates([wire()], {})
+    assert first.a_to_b_bps is None
+
+
+def test_link_checks_name_the_cable_and_the_end_that_is_down() -> None:
+    down = link_checks([wire(up=False, down_at="r1 eth3")])
+    assert [(c.key, c.status, c.message) for c in down] == [
+        (f"link: cable {TRUNK}", "FAIL", "link down at r1 eth3")]
+    assert down[0].action.startswith("plug C01 back in as its label says (r1 eth3 <-> r2 eth3)")
+    errors = link_checks([wire(new_errors=7)])
+    assert [(c.section, c.message) for c in errors] == [("errors", "7 frame errors since the previous round")]
+    unread = link_checks([wire(error="ip -s link on r1: exit 1")])
+    assert [(c.status, c.message) for c in unread] == [("ERROR", "counters not read: ip -s link on r1: exit 1")]
+    assert link_checks([wire()]) == []
+
+
+def check(key: str, section: str = "link") -> Check:
+    return Check(key, section, key.partition(": ")[2], "FAIL", "broken", "fix it")
+
+
+def record(number: int, failing: list[Check], checked: set[str]) -> RoundRecord:
+    return RoundRecord(number=number, started=number * 10.0, finished=number * 10.0 + 5, seed=number, verdict="",
+                       headline="", checks=10, failing=failing, checked=checked)
+
+
+def test_alarms_only_on_change_and_a_check_not_made_this_round_stays_open() -> None:
+    link, flow = check("link: cable C01"), check("isolation: flow a -> b icmp", "isolation")
+    first = record(1, [link, flow], {"link"})
+    assert [(e.state, e.key) for e in changes([], first, lambda _: None)] == [
+        ("ALARM", link.key), ("ALARM", flow.key)]
+    still = record(2, [link], {"link"})  # the flow was not in this round's sample
+    assert changes(first.failing, still, lambda _: None) == []
+    assert flow in still.failing  # carried as open
+    cleared = record(3, [], {"link", flow.key})
+    events = changes(still.failing, cleared, lambda _: 15.0)
+    assert [(e.state, e.key, e.since) for e in events] == [("CLEAR", link.key, 15.0), ("CLEAR", flow.key, 15.0)]
+    assert line(events[0]).endswith("passes again, 20 s after its alarm at " + line(events[0]).rsplit(" at ", 1)[1])
+    alarm = changes([], record(4, [link], {"link"}), lambda _: None)[0]
+    assert line(alarm).split(" ", 2)[2] == "ALARM link: cable C01: broken. Do: fix it"
+
+
+def test_a_round_is_kept_whole_or_not_at_all_and_a_reopened_store_goes_on(tmp_path: Path) -> None:
+    db = tmp_path / "watch.sqlite"
+    store = Store(db)
+    one = record(1, [check("link: cable C01")], {"link"})
+    one.wires = [wire()]
+    one.rtt = [PathRtt("path home", 50.3, 0.0, 50.0, "PASS")]
+    store.append(one, changes([], one, store.since))
+    torn = record(2, [], {"link"})
+    torn.wires = [wire(), wire()]  # the same wire twice: the insert fails half way
+    with pytest.raises(Exception, match="UNIQUE"):
+        store.append(torn, [])
+    store.close()
+    again = Store(db)
+    assert again.last_round() == 1 and again.failing(1) == one.failing
+    assert [w for _, w in again.wires()] == [wire()] and again.since("link: cable C01") == 15.0
+    assert [e.state for e in again.events()] == ["ALARM"]
+
+
+def test_the_export_reads_as_prometheus_reads_it_with_each_cables_rate(tmp_path: Path) -> None:
+    store = Store(tmp_path / "watch.sqlite")
+    for number, octets in ((1, 1000), (2, 1000 + 125_000_000)):
+        r = record(number, [], {"link"})
+        r.wires = with_rates([wire(a_to_b_octets=octets, read_at=number * 10.0)],
+                             {w.wire: w for _, w in store.wires()} if number > 1 else {})
+        store.append(r, [])
+    families = {f.name: f for f in text_string_to_metric_families(exposition(store, "wt").decode())}
+    rate = {s.labels["direction"]: s.value for s in families["boothnet_cable_bits_per_second"].samples}
+    assert rate == {"a_to_b": pytest.approx(100e6), "b_to_a": 0.0}
+    (sample,) = [s for s in families["boothnet_cable_bits_per_second"].samples if s.labels["direction"] == "a_to_b"]
+    assert sample.labels == {"network": "wt", "cable": "C01", "label": TRUNK, "direction": "a_to_b",
+                             "from": "r1 eth3", "to": "r2 eth3"}
+    assert families["boothnet_cable_utilisation_ratio"].samples[0].value == pytest.approx(0.1)
+    assert families["boothnet_cable_up"].samples[0].value == 1
+    assert families["boothnet_watch_round"].samples[0].value == 2
+    page = render_page(store, "wt", 300)
+    assert "wt: PASS: all 10 checks passed (round 2)" in page
+    assert "r1 eth3 -&gt; r2 eth3</td><td>100.0 Mb/s (10.0%)</td><td>100.0 Mb/s (10.0%)</td><td>100.0 Mb/s (10.0%)" \
+        in page.replace("\n", "")
+
+
+def boothnet(*argv: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(Path(sys.executable).parent / "boothnet"), *argv], cwd=ROOT, capture_output=True,
+                          text=True, timeout=60, check=False)
+
+
+def test_the_commands_errors_are_sentences_not_tracebacks(tmp_path: Path) -> None:
+    done = boothnet("watch", "-n", "lab-mini", "--build-dir", str(tmp_path), "--report")
+    assert done.returncode == 2 and done.stderr.startswith("boothnet watch --report: no history at ")
+    done = boothnet("watch", "-n", "lab-mini", "--build-dir", str(tmp_path), "--every", "0")
+    assert done.returncode == 2 and "--every: wants a number of seconds above 0, got 0" in done.stderr
+    done = boothnet("watch", "-n", "lab-mini", "--build-dir", str(tmp_path))
+    assert done.returncode == 2 and "watch the lab with --lab" in done.stderr
+    assert "Traceback" not in done.stderr
