@@ -22,7 +22,8 @@ class ActionModule(StageAction):
             "hosts": {"type": "dict", "required": True, "no_log": True},
             "lab_vlan_mode": {"type": "str", "default": ""},
             "throughput": {"type": "bool", "default": True},
-            "wan_sweep": {"type": "bool", "default": True}}
+            "wan_sweep": {"type": "bool", "default": True},
+            "watch": {"type": "dict", "required": False}}
 
     def stage(self, args):
         from boothnet.validate.drift import DriftTarget
@@ -35,6 +36,12 @@ class ActionModule(StageAction):
         def progress(line: str) -> None:  # shown as it happens: a floor validation takes minutes
             log.append(line)
             Display().display(f"  .. {line}")
+        if args["watch"]:  # boothnet watch: rounds until stopped, each line shown as it comes
+            status, page = self.call("boothnet.watch.loop:watch_floor", inventory, build_dir, devices,
+                                     args["hosts"], args["lab_vlan_mode"] or None, args["watch"], progress)
+            verdict = "PASS" if status == 0 else "FAIL: alarms open"
+            return {"changed": False, "log": log, "headline": f"watch stopped; last round {verdict}", "failures": [],
+                    "report": str(page), **({"failed": True, "msg": verdict} if status else {})}
         published = self.call("boothnet.report.publish:validate_floor_and_report", inventory, build_dir, devices,
                               args["hosts"], args["lab_vlan_mode"] or None, lock=(inventory, build_dir, False),
                               takes_run=True, failed_with={"log": log}, progress=progress,

@@ -40,6 +40,12 @@ options:
     default: ""
   throughput: {description: Run iperf3/nuttcp., type: bool, default: true}
   wan_sweep: {description: Run the window sweep of paths across a WAN link., type: bool, default: true}
+  watch:
+    description: "Instead of one validation, watch the network (boothnet watch): light rounds until the task is
+      stopped or O(watch.rounds) are done, each alarm line shown as it comes. Keys: every (seconds), rounds,
+      on_alarm (a shell command, the alarm as JSON on stdin), port (127.0.0.1 port of the page and /metrics)."
+    type: dict
+    required: false
 """
 
 EXAMPLES = r"""

@@ -79,35 +79,31 @@ def cmd_validate_lab(args: argparse.Namespace) -> int:
     return _report(run_of(args), results)
 
 
-def cmd_validate_hw(args: argparse.Namespace) -> int:
-    """playbooks/validate_hw.yml on the booth's own network (the intent's inventory), or with --lab
-    on the running lab, from a controller namespace attached only to its management bridge."""
+def floor_playbook(args: argparse.Namespace, extra_vars: list[str]) -> int:
+    """playbooks/validate_hw.yml on the booth's own network (the intent's inventory), or with
+    args.lab on the running lab, from a controller namespace attached only to its management
+    bridge; its exit status."""
     import subprocess
     import tempfile
-    import time
     from contextlib import ExitStack, nullcontext
 
     from boothnet.lab.controller import LabNotUp, localhost_relay, management_controller
     from boothnet.layout import REPO
-    from boothnet.report.publish import rerender
     from boothnet.verify.batfish.service import BATFISH_PORT
 
     run = run_of(args)
     layout = run.layout
     inventories = [run.inventory.resolve()]
     if args.lab:
-        _need_root("validate-hw --lab")
+        _need_root(f"{args.command} --lab")
         if not layout.lab_inventory.is_file():
-            print(f"boothnet validate-hw: no lab inventory at {layout.lab_inventory}: `boothnet lab-up -n "
+            print(f"boothnet {args.command}: no lab inventory at {layout.lab_inventory}: `boothnet lab-up -n "
                   f"{run.net.name}` first", file=sys.stderr)
             return 2
         inventories.append(layout.lab_inventory.resolve())  # the lab's management addresses and keys
     argv = [str(Path(sys.executable).parent / "ansible-playbook"), *(a for i in inventories for a in ("-i", str(i))),
             str(REPO / "playbooks" / "validate_hw.yml"), "-e", f"boothnet_build_dir={layout.build_root.resolve()}",
-            *(["-e", "validate_throughput=false"] if args.no_throughput else []),
-            *(["-e", "validate_wan_sweep=false"] if args.no_wan_sweep else []),
-            *args.ansible_args[args.ansible_args[:1] == ["--"]:]]
-    started = time.time()
+            *extra_vars, *args.ansible_args[args.ansible_args[:1] == ["--"]:]]
     try:
         with management_controller(run.net.name, layout.lab.resolve()) if args.lab else nullcontext() as ctl, \
                 tempfile.TemporaryDirectory(prefix="boothnet-cp-") as control_dir, ExitStack() as stack:
@@ -119,17 +115,29 @@ def cmd_validate_hw(args: argparse.Namespace) -> int:
                 stack.enter_context(localhost_relay(ns, [BATFISH_PORT, BATFISH_PORT + 1]))
                 argv = ["ip", "netns", "exec", ns, *argv]
                 env["ANSIBLE_SSH_CONTROL_PATH_DIR"] = control_dir  # no ssh master of another namespace is reused
-            progress(f"validating {run.net.name}'s deployed network: {' '.join(argv)}")
-            done = subprocess.run(argv, cwd=REPO, env=env, check=False)
+            progress(f"{run.net.name}'s deployed network: {' '.join(argv)}")
+            return subprocess.run(argv, cwd=REPO, env=env, check=False).returncode
     except LabNotUp as exc:
-        print(f"boothnet validate-hw: {exc}", file=sys.stderr)
+        print(f"boothnet {args.command}: {exc}", file=sys.stderr)
         return 2
+
+
+def cmd_validate_hw(args: argparse.Namespace) -> int:
+    """playbooks/validate_hw.yml (floor_playbook), then its report's first screen."""
+    import time
+
+    from boothnet.report.publish import rerender
+
+    layout = run_of(args).layout
+    started = time.time()
+    returncode = floor_playbook(args, [*(["-e", "validate_throughput=false"] if args.no_throughput else []),
+                                       *(["-e", "validate_wan_sweep=false"] if args.no_wan_sweep else [])])
     kept = sorted(layout.runs.glob("*")) if layout.runs.is_dir() else []
     if not kept or kept[-1].stat().st_mtime < started:
-        print(f"boothnet validate-hw: no report written (ansible-playbook exit {done.returncode}); see above",
+        print(f"boothnet validate-hw: no report written (ansible-playbook exit {returncode}); see above",
               file=sys.stderr)
-        return done.returncode or 1
-    return print_published(rerender(run, None, None))
+        return returncode or 1
+    return print_published(rerender(run_of(args), None, None))
 
 
 def _report(run, results) -> int:  # noqa: ANN001 - report types import lazily

@@ -4,6 +4,7 @@ alarms, a page and Prometheus metrics; ``--report`` draws the kept history again
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 
@@ -36,10 +37,12 @@ def cmd_watch(args: argparse.Namespace) -> int:
         finally:
             store.close()
         return 0
-    if not args.lab:
-        print("boothnet watch: watching a booth's own network is not built yet: `boothnet validate-hw` validates "
-              "it once; watch the lab with --lab", file=sys.stderr)
-        return 2
+    options = {"every": args.every, "rounds": args.rounds, "on_alarm": args.on_alarm,
+               "port": None if args.port == 0 else args.port}
+    if args.floor or not args.lab:  # as validate-hw reaches the floor: Ansible's connections and NAPALM
+        from boothnet.cli.stages import floor_playbook
+
+        return floor_playbook(args, ["-e", json.dumps({"validate_watch": options})])
     if os.geteuid() != 0:
         sys.exit("boothnet watch --lab: needs root (network namespaces); run it with sudo or as root")
     from boothnet.lab.state import read_state
@@ -50,11 +53,10 @@ def cmd_watch(args: argparse.Namespace) -> int:
         print(f"boothnet watch: {run.net.name}'s lab is not up: `boothnet lab-up -n {run.net.name}` (or make demo) "
               "first", file=sys.stderr)
         return 2
-    options = WatchOptions(every=args.every, rounds=args.rounds, on_alarm=args.on_alarm,
-                           port=None if args.port == 0 else args.port)
     quiet = (lambda _: None) if not args.verbose else progress
     try:
-        return watch(run, lab_access(run.net, lab_dir), options, lambda text: print(text, flush=True), quiet)
+        return watch(run, lab_access(run.net, lab_dir), WatchOptions(**options), lambda text: print(text, flush=True),
+                     quiet)
     except OSError as exc:
         if exc.errno == 98:  # EADDRINUSE
             print(f"boothnet watch: 127.0.0.1:{args.port} is taken (another watch?): --port another, or 0 for "
@@ -70,7 +72,10 @@ def register(add) -> None:  # noqa: ANN001 - argparse internals
                 "cabling, endpoints, an isolation sample, MTU, WAN RTT and loss, drift, every cable's counters), "
                 "history in build/<network>/watch/, alarms when a check changes state, a page and Prometheus "
                 "metrics on 127.0.0.1")
-    watch.add_argument("--lab", action="store_true", help="watch the running lab (root)")
+    watch.add_argument("--lab", action="store_true", help="watch the running lab through its namespaces (root); "
+                       "without it: the booth's own network as validate-hw reaches it (playbooks/validate_hw.yml)")
+    watch.add_argument("--floor", action="store_true", help="with --lab: reach the lab as the floor path does, "
+                       "from a controller on its management network only (a rehearsal of the floor's watch)")
     watch.add_argument("--every", type=_positive, default=DEFAULT_EVERY_S,
                        help=f"seconds from one round's start to the next's (default {DEFAULT_EVERY_S})")
     watch.add_argument("--rounds", type=int, help="stop after this many rounds (default: until Ctrl-C or SIGTERM)")
@@ -79,4 +84,6 @@ def register(add) -> None:  # noqa: ANN001 - argparse internals
     watch.add_argument("--port", type=int, default=DEFAULT_PORT,
                        help=f"serve the page and /metrics on 127.0.0.1:PORT (default {DEFAULT_PORT}; 0: none)")
     watch.add_argument("--report", action="store_true", help="draw the kept history's page again and print its path")
-    watch.add_argument("-v", "--verbose", action="store_true", help="each round's progress lines too")
+    watch.add_argument("-v", "--verbose", action="store_true", help="each round's progress lines too (--lab)")
+    watch.add_argument("ansible_args", nargs=argparse.REMAINDER, metavar="-- ANSIBLE-ARGS",
+                       help="on the floor: passed to ansible-playbook, e.g. -- --ask-vault-pass")

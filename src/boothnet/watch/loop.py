@@ -8,14 +8,17 @@ import signal
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 from boothnet.run import Run
 from boothnet.validate.access import Access
+from boothnet.validate.drift import DriftTarget
+from boothnet.validate.floor import reach_floor
 from boothnet.watch.alarms import call_hook, changes, line
 from boothnet.watch.metrics import exposition
 from boothnet.watch.page import write_page
@@ -84,8 +87,9 @@ def watch(run: Run, access: Access, options: WatchOptions, out: Callable[[str], 
     store = Store(folder / "watch.sqlite")
     page = folder / "index.html"
     stop = threading.Event()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, lambda *_: stop.set())
+    if threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, lambda *_: stop.set())
     number = store.last_round()
     failing, wires = store.failing(number), store.latest_wires()
     if number:
@@ -126,3 +130,14 @@ def watch(run: Run, access: Access, options: WatchOptions, out: Callable[[str], 
     finally:
         store.close()
     return 0 if verdict == "PASS" else 1
+
+
+def watch_floor(inventory: Path, build_root: Path, devices: list[DriftTarget], hosts: Mapping[str, Mapping[str, Any]],
+                stand_in_vlan_mode: str | None, options: Mapping[str, Any], out: Callable[[str], None]
+                ) -> tuple[int, Path]:
+    """The floor as validate-hw reaches it (playbooks/validate_hw.yml with validate_watch), watched.
+    It holds no build lock: a week of watching must not stop a deploy or a validate. (its exit
+    status, its page)."""
+    run = Run(inventory, build_root)
+    with reach_floor(run.net, devices, hosts, stand_in_vlan_mode) as access:
+        return watch(run, access, WatchOptions(**options), out, lambda _: None), run.layout.watch / "index.html"

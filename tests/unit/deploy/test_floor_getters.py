@@ -127,7 +127,7 @@ def test_a_backbone_aggregate_reads_ios_and_eos_counters_through_napalm() -> Non
     NAPALM's recorded ``show interfaces`` (IOS, with ``show interface summary``; EOS over eAPI),
     each interface's transmitted bytes as the driver parses them."""
     from boothnet.validate.access import floor_access
-    from boothnet.validate.counters import transmitted
+    from boothnet.validate.counters import read_ports, transmitted
 
     ios = IOSDriver("sw1.booth", "admin", "pw")
     ios.device = RecordedCli("counters_normal")
@@ -138,3 +138,8 @@ def test_a_backbone_aggregate_reads_ios_and_eos_counters_through_napalm() -> Non
         expected = json.loads((RECORDED / platform / "counters_normal_expected_result.json").read_text())
         assert transmitted(floor_access(NoShell(), devices), "sw1") == {
             name: c["tx_octets"] for name, c in expected.items()}
+        # watch reads every counter, and the link state where get_interfaces answers
+        ports = read_ports(floor_access(NoShell(), devices), "sw1", link_state=True)
+        assert {name: (p.rx_octets, p.rx_errors, p.tx_discards) for name, p in ports.items()} == {
+            name: (c["rx_octets"], c["rx_errors"], c["tx_discards"]) for name, c in expected.items()}
+        assert all(isinstance(p.up, bool) for p in ports.values())  # get_interfaces is_up, read from the same output

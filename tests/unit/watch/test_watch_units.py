@@ -135,6 +135,6 @@ def test_the_commands_errors_are_sentences_not_tracebacks(tmp_path: Path) -> Non
     assert done.returncode == 2 and done.stderr.startswith("boothnet watch --report: no history at ")
     done = boothnet("watch", "-n", "lab-mini", "--build-dir", str(tmp_path), "--every", "0")
     assert done.returncode == 2 and "--every: wants a number of seconds above 0, got 0" in done.stderr
-    done = boothnet("watch", "-n", "lab-mini", "--build-dir", str(tmp_path))
-    assert done.returncode == 2 and "watch the lab with --lab" in done.stderr
+    done = boothnet("watch", "-n", "lab-mini", "--build-dir", str(tmp_path), "--rounds", "x")
+    assert done.returncode == 2 and "--rounds: invalid int value: 'x'" in done.stderr
     assert "Traceback" not in done.stderr
