@@ -121,6 +121,13 @@ def sh(node: str, *argv: str) -> str:
                           check=True).stdout
 
 
+def plant_rule() -> str:
+    """A rule added by hand on r1; its nft handle."""
+    sh("r1", "nft", "insert", "rule", "inet", "boothnet", "USERS_IN", "ip", "saddr", "10.0.10.99", "drop")
+    listed = sh("r1", "nft", "-a", "list", "chain", "inet", "boothnet", "USERS_IN")
+    return re.search(r"10\.0\.10\.99 .*# handle (\d+)", listed).group(1)
+
+
 def test_watch_alarms_on_planted_faults_and_shows_traffic_in_its_page_and_prometheus(tmp_path: Path) -> None:
     inventory = copy_inventory(ROOT / "inventories" / "lab-mini", tmp_path / "inv", NETWORK, MGMT)
     build = tmp_path / "build"
@@ -142,11 +149,9 @@ def test_watch_alarms_on_planted_faults_and_shows_traffic_in_its_page_and_promet
             watch.wait_line(r" round \d+: PASS", 4)  # routing back
 
             # a rule added by hand: drift names the device and the line
-            sh("r1", "nft", "insert", "rule", "inet", "boothnet", "USERS_IN", "ip", "saddr", "10.0.10.99", "drop")
+            handle = plant_rule()
             drift = watch.wait_line(r"ALARM drift: device r1: ", 2)
             assert "ip saddr 10.0.10.99" in drift, drift
-            handle = re.search(r"10\.0\.10\.99 .*# handle (\d+)", sh("r1", "nft", "-a", "list", "chain", "inet",
-                                                                      "boothnet", "USERS_IN")).group(1)
             sh("r1", "nft", "delete", "rule", "inet", "boothnet", "USERS_IN", "handle", handle)
             watch.wait_line(r"CLEAR drift: device r1", 2)
             events = [json.loads(text) for text in hook.read_text().splitlines()]
@@ -203,6 +208,19 @@ def test_watch_alarms_on_planted_faults_and_shows_traffic_in_its_page_and_promet
         finally:
             if again.proc.poll() is None:
                 again.stop(signal.SIGKILL)
+
+        # the floor's watch (validate_hw.yml, Ansible's connections and NAPALM) through the lab's
+        # management network only: the same series, a rule added by hand found by NAPALM's compare
+        handle = plant_rule()
+        try:
+            floor = subprocess.run([str(Path(sys.executable).parent / "boothnet"), "watch", "-i", str(inventory),
+                                    "--build-dir", str(build), "--lab", "--floor", "--rounds", "1", "--port", "0"],
+                                   cwd=ROOT, capture_output=True, text=True, timeout=300, check=False)
+        finally:
+            sh("r1", "nft", "delete", "rule", "inet", "boothnet", "USERS_IN", "handle", handle)
+        assert floor.returncode != 0, floor.stdout
+        assert re.search(r"ALARM drift: device r1: .*ip saddr 10\.0\.10\.99", floor.stdout), floor.stdout
+        assert "last round FAIL: alarms open" in floor.stdout
     db = sqlite3.connect(build / NETWORK / "watch" / "watch.sqlite")
     assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
     numbers = [n for (n,) in db.execute("SELECT number FROM rounds ORDER BY number")]
