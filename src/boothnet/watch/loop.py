@@ -81,7 +81,8 @@ def serving(port: int | None, db: Path, page: Path, network: str) -> Iterator[st
 
 def watch(run: Run, access: Access, options: WatchOptions, out: Callable[[str], None],
           progress: Callable[[str], None]) -> int:
-    """Rounds until stopped; exit status 1 when the last round ended with alarms open."""
+    """Rounds until stopped (a round under way is finished first); exit status 1 when the last
+    round ended with alarms open."""
     network = run.net.name
     folder = run.layout.watch
     store = Store(folder / "watch.sqlite")
@@ -127,6 +128,7 @@ def watch(run: Run, access: Access, options: WatchOptions, out: Callable[[str], 
                 if options.rounds is not None and done >= options.rounds:
                     break
                 stop.wait(max(0.0, record.started + options.every - time.time()))
+            out(f"watch: stopped after round {number}; `boothnet watch -n {network} --report` draws its history")
     finally:
         store.close()
     return 0 if verdict == "PASS" else 1

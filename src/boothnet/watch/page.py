@@ -48,8 +48,17 @@ def rtt_svg(points: list, declared: float) -> str:
             f'<text x="2" y="10" font-size="10">{top:.3g} ms</text></svg>')
 
 
-def _mb(bps: float | None, speed: float) -> str:
-    return "-" if bps is None else f"{bps / 1e6:,.1f} Mb/s ({100 * bps / speed:.1f}%)"
+def _rate(bps: float | None, speed: float) -> str:
+    if bps is None:
+        return "-"
+    value = f"{bps / 1e6:,.1f} Mb/s" if bps >= 1e6 else f"{bps / 1e3:,.1f} kb/s"
+    return f"{value} ({100 * bps / speed:.{1 if bps >= speed / 1000 else 3}f}%)"
+
+
+def _trouble_first(s: CableSeries) -> tuple:
+    """Down, then with errors, then the busiest now: what the crew looks at first."""
+    now = max(s.a_to_b[-1] or 0, s.b_to_a[-1] or 0) / s.speed_bps if s.rounds else 0
+    return (s.up is not False, s.errors == 0, -now, s.cable)
 
 
 PAGE = Environment(autoescape=True).from_string("""<!doctype html>
@@ -68,7 +77,8 @@ td, th { border: 1px solid #ccc; padding: 2px 6px; font-size: .9em; }
 {% if open %}<table id="alarms"><tr><th>since</th><th>check</th><th>what</th><th>Do</th></tr>
 {% for c, since in open %}<tr><td>{{ since }}</td><td>{{ c.section }}: {{ c.subject }}</td><td>{{ c.message }}</td>
 <td>{{ c.action }}</td></tr>{% endfor %}</table>{% else %}<p>none</p>{% endif %}
-<h2>Cables</h2><p>green: the first end sending, blue: the second; percent of the cable's speed, one point per round.</p>
+<h2>Cables</h2><p>Down first, then with errors, then the busiest. Green: the first end sending, blue: the second;
+percent of the cable's speed, one point per round.</p>
 <div class="cables">{% for s, svg, rows in cables %}
 <div class="cable{% if s.up == false %} down{% endif %}" id="{{ s.cable }}">
 <b>{{ s.text }}</b> {{ "%g"|format(s.speed_bps / 1e6) }} Mb/s
@@ -95,9 +105,9 @@ def render_page(store: Store, network: str, refresh: int) -> str:
     open_ = [(c, time.strftime("%H:%M:%S", time.localtime(since)) if (since := store.since(c.key)) else "-")
              for c in failing]
     cables = []
-    for s in cable_series(store, ROUNDS_SHOWN):
+    for s in sorted(cable_series(store, ROUNDS_SHOWN), key=_trouble_first):
         a, b = s.ends
-        rows = [(f"{src} -> {dst}", [_mb(v, s.speed_bps) for v in s.stats(direction)])
+        rows = [(f"{src} -> {dst}", [_rate(v, s.speed_bps) for v in s.stats(direction)])
                 for direction, src, dst in (("a_to_b", a, b), ("b_to_a", b, a))]
         cables.append((s, cable_svg(s), rows))
     wan = []

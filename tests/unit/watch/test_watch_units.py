@@ -138,3 +138,15 @@ def test_the_commands_errors_are_sentences_not_tracebacks(tmp_path: Path) -> Non
     done = boothnet("watch", "-n", "lab-mini", "--build-dir", str(tmp_path), "--rounds", "x")
     assert done.returncode == 2 and "--rounds: invalid int value: 'x'" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_the_page_puts_a_cable_that_is_down_first_then_the_busiest(tmp_path: Path) -> None:
+    store = Store(tmp_path / "watch.sqlite")
+    quiet, busy, down = (wire(cable=c, text=f"{c} a x <-> b y", wire=f"{c} a x <-> b y", **kw) for c, kw in (
+        ("C01", {}), ("C02", {"a_to_b_bps": 5e8}), ("C03", {"up": False, "down_at": "a x"})))
+    r = record(1, [], {"link"})
+    r.wires = [quiet, busy, down]
+    store.append(r, [])
+    page = render_page(store, "wt", 300)
+    assert page.index('id="C03"') < page.index('id="C02"') < page.index('id="C01"')
+    assert "LINK DOWN" in page.split('id="C02"')[0]
