@@ -38,7 +38,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
             store.close()
         return 0
     options = {"every": args.every, "rounds": args.rounds, "on_alarm": args.on_alarm,
-               "port": None if args.port == 0 else args.port}
+               "port": None if args.port == 0 else args.port, "spot_check_s": args.spot_check}
     if args.floor or not args.lab:  # as validate-hw reaches the floor: Ansible's connections and NAPALM
         from boothnet.cli.stages import floor_playbook
 
@@ -83,6 +83,10 @@ def register(add) -> None:  # noqa: ANN001 - argparse internals
                        "JSON on its stdin (to page the crew)")
     watch.add_argument("--port", type=int, default=DEFAULT_PORT,
                        help=f"serve the page and /metrics on 127.0.0.1:PORT (default {DEFAULT_PORT}; 0: none)")
+    watch.add_argument("--spot-check", type=lambda text: int(_positive(text)), metavar="SECONDS",
+                       help="each round, one throughput measurement "
+                       "of SECONDS on the next declared path, tool and direction (off by default: it loads the "
+                       "path it measures, up to its speed)")
     watch.add_argument("--report", action="store_true", help="draw the kept history's page again and print its path")
     watch.add_argument("-v", "--verbose", action="store_true", help="each round's progress lines too (--lab)")
     watch.add_argument("ansible_args", nargs=argparse.REMAINDER, metavar="-- ANSIBLE-ARGS",

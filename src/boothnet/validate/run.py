@@ -219,10 +219,13 @@ def port_block(
 
 
 def run_throughput_tests(
-    net: Network, access: Access, progress: Callable[[str], None], tunnel_mtu: int | None = None
+    net: Network, access: Access, progress: Callable[[str], None], tunnel_mtu: int | None = None,
+    spot: int | None = None,
 ) -> list[ThroughputResult]:
     """Every test by every tool, both ways, and each path family's loss test; tests that load
-    no common link run at once, in up to ``throughput.parallel`` lanes (DEFAULT_LANES)."""
+    no common link run at once, in up to ``throughput.parallel`` lanes (DEFAULT_LANES).
+    ``spot`` (watch's spot check): only that one measurement of a host path (not a backbone
+    aggregate, not a loss test), counted round the list, so that each round takes the next."""
     allocator = PortAllocator()
     compiler = compiler_of(net)
     host_cables = {end.device: cable.text for cable in cable_plan(net) for end in (cable.a, cable.b)
@@ -233,7 +236,10 @@ def run_throughput_tests(
 
     tests = throughput_tests(net)
     jobs = [_Job(test, tool, reverse) for test in tests for tool in net.throughput.tools for reverse in (False, True)]
-    if "iperf3" in net.throughput.tools:
+    if spot is not None:
+        paths = [job for job in jobs if job.test.across is None]
+        jobs = [paths[spot % len(paths)]] if paths else []
+    elif "iperf3" in net.throughput.tools:
         jobs += [_Job(test, "iperf3", reverse, udp=True) for test in loss_families(tests) for reverse in (False, True)]
 
     def measure(job: _Job) -> ThroughputResult:

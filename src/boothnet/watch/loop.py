@@ -35,6 +35,7 @@ class WatchOptions:
     rounds: int | None = None  # None: until stopped
     on_alarm: str | None = None
     port: int | None = DEFAULT_PORT  # None: no server (the page is still written)
+    spot_check_s: int | None = None  # a throughput measurement of this many seconds each round; None: none
 
 
 def _handler(db: Path, page: Path, network: str) -> type[BaseHTTPRequestHandler]:
@@ -102,7 +103,8 @@ def watch(run: Run, access: Access, options: WatchOptions, out: Callable[[str], 
                 f"page {url or page}{f', metrics {url}metrics' if url else ''}")
             done = 0
             while not stop.is_set():
-                record = run_round(run, access, number + 1, wires, progress, first=not done)
+                record = run_round(run, access, number + 1, wires, progress, first=not done,
+                                   spot_s=options.spot_check_s)
                 events = changes(failing, record, store.since)
                 record.verdict = verdict = "FAIL" if record.failing else "PASS"
                 record.headline = (f"{len(record.failing)} check(s) failing" if record.failing

@@ -9,14 +9,15 @@ from collections.abc import Callable
 
 from boothnet.deploy.batch import in_parallel
 from boothnet.intent.model import Network
-from boothnet.report.summary import isolation_subject, summarize
+from boothnet.report.summary import isolation_subject, summarize, throughput_subject
 from boothnet.run import Run
 from boothnet.status import Status
 from boothnet.validate.access import Access
-from boothnet.validate.perf.schema import RttRow
+from boothnet.validate.perf.schema import RttRow, ThroughputResult
 from boothnet.validate.perf.wan import RTT_TOLERANCE_MS, rtt_probe, wan_paths
 from boothnet.validate.plan import path_mtu
 from boothnet.validate.results import Stage
+from boothnet.validate.run import run_throughput_tests
 from boothnet.validate.stage import run_validate
 from boothnet.validate.verdicts import guarded, timed_stage
 from boothnet.watch.links import link_checks, sample_cables, with_rates
@@ -24,7 +25,7 @@ from boothnet.watch.model import Check, PathRtt, RoundRecord, WireSample
 
 # the stages whose rows carry their own failures (the stage's own FAIL line would repeat them)
 ROW_STAGES = {"cabling": "cabling", "endpoints": "endpoints", "isolation": "isolation", "mtu": "mtu", "vpn": "vpn",
-              "drift": "drift", "wan rtt": "rtt", "links": "link"}
+              "drift": "drift", "wan rtt": "rtt", "links": "link", "spot check": "throughput"}
 CONVERGED_WITHIN_S = 5  # a round says routing is down; it does not wait for it to come back
 PINGS = 10
 ROTATION = 6  # each host pair, host, VLAN and MTU path is probed every ROTATION rounds
@@ -54,9 +55,17 @@ def _links(net: Network, access: Access, previous: dict[str, WireSample], stages
     return wires
 
 
+def spot_check(net: Network, access: Access, number: int, seconds: int,
+               progress: Callable[[str], None]) -> list[ThroughputResult]:
+    """One throughput measurement of ``seconds``, the next path, tool and direction each round."""
+    short = net.model_copy(update={"throughput": net.throughput.model_copy(update={"duration_s": seconds})})
+    return run_throughput_tests(short, access, progress, spot=number)
+
+
 def run_round(run: Run, access: Access, number: int, previous: dict[str, WireSample],
-              progress: Callable[[str], None], first: bool = False) -> RoundRecord:
-    """``first``: the watch's first round waits for routing as validate does (a lab just started)."""
+              progress: Callable[[str], None], first: bool = False, spot_s: int | None = None) -> RoundRecord:
+    """``first``: the watch's first round waits for routing as validate does (a lab just started).
+    ``spot_s``: a throughput spot check of that many seconds (it loads the path it measures)."""
     started = time.time()
     net = run.net
     results = run_validate(run, run.layout.build_root, access=access, throughput=False, vpn_resilience=False,
@@ -65,6 +74,9 @@ def run_round(run: Run, access: Access, number: int, previous: dict[str, WireSam
                            share=lambda key: zlib.crc32(key.encode()) % ROTATION == number % ROTATION)
     stages = results.stages
     results.rtt = timed_stage(stages, "wan rtt", lambda: wan_rtt(net, access), "no WAN link")
+    if spot_s:
+        results.throughput = timed_stage(stages, "spot check",
+                                         lambda: spot_check(net, access, number, spot_s, progress), "no path")
     wires: list[WireSample] = guarded(stages, "links", lambda: _links(net, access, previous, stages), [])
     summary = summarize(results)
     stage_status = {s.name: s.status for s in stages}
@@ -76,8 +88,9 @@ def run_round(run: Run, access: Access, number: int, previous: dict[str, WireSam
                           if stage_status.get(stage) in (Status.PASS, Status.FAIL))}
     if "link" in checked:
         checked.add("errors")
-    checked.discard("isolation")  # a flow clears only when this round's sample probed it again
+    checked -= {"isolation", "throughput"}  # a flow or path clears only when this round probed it again
     checked |= {f"isolation: {isolation_subject(row)}" for row in results.isolation if row.verdict != "ERROR"}
+    checked |= {f"throughput: {throughput_subject(r)}" for r in results.throughput}  # a spot check's path
     counted = sum(c["PASS"] + c["FAIL"] for c in summary.counts.values()) + len({w.cable for w in wires})
     rtt = [PathRtt(r.path, r.avg_ms, r.loss_pct, r.declared_ms, r.verdict) for r in results.rtt]
     return RoundRecord(number=number, started=started, finished=time.time(), seed=number,

@@ -25,6 +25,7 @@ from pathlib import Path
 import pytest
 
 from boothnet.lab.scratch import copy_inventory
+from boothnet.lab.shaping import shape
 from boothnet.run import Run
 from tests.helpers import ROOT, running_lab
 
@@ -208,6 +209,21 @@ def test_watch_alarms_on_planted_faults_and_shows_traffic_in_its_page_and_promet
         finally:
             if again.proc.poll() is None:
                 again.stop(signal.SIGKILL)
+
+        # a spot check (off by default) measures one path a round: h4's cable at a tenth of its speed fails
+        for node, ifname in (("r2", "eth2"), ("h4", "eth0")):
+            shape(ns(node), ifname, 100)
+        try:
+            spot = subprocess.run([str(Path(sys.executable).parent / "boothnet"), "watch", "-i", str(inventory),
+                                   "--build-dir", str(build), "--lab", "--rounds", "1", "--port", "0",
+                                   "--spot-check", "2"], cwd=ROOT, capture_output=True, text=True, timeout=120,
+                                  check=False)
+        finally:
+            for node, ifname in (("r2", "eth2"), ("h4", "eth0")):
+                shape(ns(node), ifname, 1000)
+        assert spot.returncode == 1, spot.stdout
+        slow = r"ALARM throughput: path lab: h3 -> h4 .*: [\d.]+ Mb/s measured, 1\d% of expected"
+        assert re.search(slow, spot.stdout), spot.stdout
 
         # the floor's watch (validate_hw.yml, Ansible's connections and NAPALM) through the lab's
         # management network only: the same series, a rule added by hand found by NAPALM's compare
