@@ -93,6 +93,10 @@ def isolation_subject(row) -> str:  # noqa: ANN001 - an IsolationRow
     return f"flow {row.src_zone} -> {row.dst_zone} {row.flow} ({row.src} -> {row.dst})"
 
 
+def mtu_subject(row) -> str:  # noqa: ANN001 - an MtuRow
+    return f"link {row.path}" + (f" [{row.device}]" if row.device else "")
+
+
 def _isolation_failures(res: ValidationResults) -> list[Failure]:
     failures = []
     for row in res.isolation:
@@ -146,8 +150,7 @@ def _path_failures(res: ValidationResults) -> list[Failure]:
     failures = []
     for m in res.mtu:
         if m.verdict in ("FAIL", "ERROR"):
-            dev = f" [{m.device}]" if m.device else ""
-            failures.append(Failure(section="mtu", subject=f"link {m.path}{dev}", kind=m.verdict,
+            failures.append(Failure(section="mtu", subject=mtu_subject(m), kind=m.verdict,
                                     message=f"MTU {m.mtu} {m.source} -> {m.destination}: "
                                             f"{m.cause or 'failed'}",
                                     action=f"set MTU {m.mtu} on every hop of {m.path}"

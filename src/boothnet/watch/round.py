@@ -9,14 +9,14 @@ from collections.abc import Callable
 
 from boothnet.deploy.batch import in_parallel
 from boothnet.intent.model import Network
-from boothnet.report.summary import isolation_subject, summarize, throughput_subject
+from boothnet.report.summary import isolation_subject, mtu_subject, summarize, throughput_subject
 from boothnet.run import Run
 from boothnet.status import Status
 from boothnet.validate.access import Access
 from boothnet.validate.perf.schema import RttRow, ThroughputResult
 from boothnet.validate.perf.wan import RTT_TOLERANCE_MS, rtt_probe, wan_paths
 from boothnet.validate.plan import path_mtu
-from boothnet.validate.results import Stage
+from boothnet.validate.results import Stage, ValidationResults
 from boothnet.validate.run import run_throughput_tests
 from boothnet.validate.stage import run_validate
 from boothnet.validate.verdicts import guarded, timed_stage
@@ -45,6 +45,20 @@ def wan_rtt(net: Network, access: Access) -> list[RttRow]:
             probes.append((path.source.name, f"path {path.name}", path.source.name, path.destination.name,
                            str(path.destination.address), path.rtt_ms, path.rtt_tolerance_ms))
     return in_parallel(probes, lambda p: rtt_probe(access.runner, access.node(p[0]), *p[1:5], 56, *p[5:], count=PINGS))
+
+
+def checked_this_round(results: ValidationResults) -> set[str]:
+    """What a failing check must have been checked by to clear: its section, for the stages that
+    ran whole; its own key, for the rotating shares (isolation pairs, MTU probes, a spot check)."""
+    ran = {s.name for s in results.stages if s.status in (Status.PASS, Status.FAIL)}
+    checked = {"stage", *(section for stage, section in ROW_STAGES.items() if stage in ran)}
+    if "link" in checked:
+        checked.add("errors")
+    checked -= {"isolation", "mtu", "throughput"}
+    checked |= {f"isolation: {isolation_subject(row)}" for row in results.isolation if row.verdict != "ERROR"}
+    checked |= {f"mtu: {mtu_subject(row)}" for row in results.mtu if row.verdict != "ERROR"}
+    checked |= {f"throughput: {throughput_subject(r)}" for r in results.throughput}
+    return checked
 
 
 def _links(net: Network, access: Access, previous: dict[str, WireSample], stages: list[Stage]) -> list[WireSample]:
@@ -79,20 +93,12 @@ def run_round(run: Run, access: Access, number: int, previous: dict[str, WireSam
                                          lambda: spot_check(net, access, number, spot_s, progress), "no path")
     wires: list[WireSample] = guarded(stages, "links", lambda: _links(net, access, previous, stages), [])
     summary = summarize(results)
-    stage_status = {s.name: s.status for s in stages}
     failing = [Check(f"{f.section}: {f.subject}", f.section, f.subject, f.kind, f.message, f.action)
                for f in summary.failures
                if not (f.section == "stage" and f.kind == "FAIL" and f.subject.removeprefix("stage ") in ROW_STAGES)]
     failing += link_checks(wires)
-    checked = {"stage", *(section for stage, section in ROW_STAGES.items()
-                          if stage_status.get(stage) in (Status.PASS, Status.FAIL))}
-    if "link" in checked:
-        checked.add("errors")
-    checked -= {"isolation", "throughput"}  # a flow or path clears only when this round probed it again
-    checked |= {f"isolation: {isolation_subject(row)}" for row in results.isolation if row.verdict != "ERROR"}
-    checked |= {f"throughput: {throughput_subject(r)}" for r in results.throughput}  # a spot check's path
     counted = sum(c["PASS"] + c["FAIL"] for c in summary.counts.values()) + len({w.cable for w in wires})
     rtt = [PathRtt(r.path, r.avg_ms, r.loss_pct, r.declared_ms, r.verdict) for r in results.rtt]
     return RoundRecord(number=number, started=started, finished=time.time(), seed=number,
                        verdict="FAIL" if failing else "PASS", headline="", checks=counted, wires=wires, rtt=rtt,
-                       failing=failing, checked=checked)
+                       failing=failing, checked=checked_this_round(results))

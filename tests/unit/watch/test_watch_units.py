@@ -150,3 +150,16 @@ def test_the_page_puts_a_cable_that_is_down_first_then_the_busiest(tmp_path: Pat
     page = render_page(store, "wt", 300)
     assert page.index('id="C03"') < page.index('id="C02"') < page.index('id="C01"')
     assert "LINK DOWN" in page.split('id="C02"')[0]
+
+
+def test_a_rotating_shares_failure_clears_only_when_its_own_probe_ran_again() -> None:
+    from boothnet.validate.results import MtuRow, Stage, ValidationResults
+    from boothnet.watch.round import checked_this_round
+
+    probed = MtuRow(path="h1 -- r1:eth1", mtu=1500, verdict="PASS", device="r1")
+    results = ValidationResults(network="wt", stages=[Stage(name="mtu", status="PASS"),
+                                                      Stage(name="drift", status="PASS"),
+                                                      Stage(name="cabling", status="ERROR")], mtu=[probed])
+    checked = checked_this_round(results)
+    assert "mtu: link h1 -- r1:eth1 [r1]" in checked and "mtu" not in checked  # h2's MTU alarm stays open
+    assert "drift" in checked and "cabling" not in checked  # a stage that could not run clears nothing
