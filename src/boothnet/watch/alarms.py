@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import subprocess
 import time
+from collections import Counter
 from collections.abc import Callable
 
 from boothnet.watch.model import Check, Event, RoundRecord
@@ -32,6 +33,30 @@ def changes(previous: list[Check], record: RoundRecord, since: Callable[[str], f
     return events
 
 
+SHOWN_PER_ROUND = 5  # alarms (and clears) printed one by one each round; the rest in one line
+# one unplugged cable fails its link, its LLDP, drift, then the isolation pairs and MTU probes
+# behind it: the cause first
+PRIORITY = ("link", "errors", "cabling", "stage", "drift", "vpn", "rtt", "endpoints", "mtu", "isolation",
+            "throughput")
+
+
+def announced(events: list[Event]) -> list[Event]:
+    """What a round says: per state, its SHOWN_PER_ROUND most telling events, then one event
+    counting the rest by section, so that one fault does not flood the crew (or its pager)."""
+    out = []
+    for state in ("ALARM", "CLEAR"):
+        these = sorted((e for e in events if e.state == state),
+                       key=lambda e: PRIORITY.index(e.section) if e.section in PRIORITY else len(PRIORITY))
+        out += these[:SHOWN_PER_ROUND]
+        if rest := these[SHOWN_PER_ROUND:]:
+            sections = Counter(e.section for e in rest)
+            first = rest[0]
+            out.append(Event(first.time, first.round, first.state, "more", "more", f"{len(rest)} more checks",
+                             ", ".join(f"{section} {n}" for section, n in sections.most_common()),
+                             "see the open alarms on the page", first.since))
+    return out
+
+
 def _clock(t: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(t))
 
@@ -45,6 +70,8 @@ def _span(seconds: float) -> str:
 def line(event: Event) -> str:
     """``2026-11-25 05:01:02 ALARM link: cable C01 r1 eth3 <-> r2 eth3: link down at r1 eth3. Do: ...``"""
     head = f"{_clock(event.time)} {event.state} {event.section}: {event.subject}"
+    if event.key == "more":
+        return f"{head} {'fail' if event.state == 'ALARM' else 'pass again'} ({event.message}): {event.action}"
     if event.state == "ALARM":
         return f"{head}: {event.message}. Do: {event.action}"
     return f"{head}: passes again, {_span(event.time - event.since)} after its alarm at {_clock(event.since)}"

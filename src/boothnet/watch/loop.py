@@ -19,7 +19,7 @@ from boothnet.run import Run
 from boothnet.validate.access import Access
 from boothnet.validate.drift import DriftTarget
 from boothnet.validate.floor import reach_floor
-from boothnet.watch.alarms import call_hook, changes, line
+from boothnet.watch.alarms import announced, call_hook, changes, line
 from boothnet.watch.metrics import exposition
 from boothnet.watch.page import write_page
 from boothnet.watch.round import run_round
@@ -115,7 +115,7 @@ def watch(run: Run, access: Access, options: WatchOptions, out: Callable[[str], 
                     out(f"watch: round {record.number} not kept ({exc}); its alarms are raised again next round")
                 else:
                     number, failing, wires = record.number, record.failing, {w.wire: w for w in record.wires}
-                    for event in events:
+                    for event in announced(events):
                         out(line(event))
                         if options.on_alarm:
                             call_hook(options.on_alarm, event, network, lambda text: out(f"watch: {text}"))

@@ -163,3 +163,15 @@ def test_a_rotating_shares_failure_clears_only_when_its_own_probe_ran_again() ->
     checked = checked_this_round(results)
     assert "mtu: link h1 -- r1:eth1 [r1]" in checked and "mtu" not in checked  # h2's MTU alarm stays open
     assert "drift" in checked and "cabling" not in checked  # a stage that could not run clears nothing
+
+
+def test_one_fault_that_fails_many_checks_prints_its_cause_first_and_counts_the_rest() -> None:
+    from boothnet.watch.alarms import announced
+
+    behind = [check(f"isolation: flow users -> lab tcp/{port} (h1 -> h3)", "isolation") for port in range(20, 27)]
+    cause = [check(f"link: cable {TRUNK}"), check("drift: device r1", "drift")]
+    events = changes([], record(1, [*behind, *cause], {"link"}), lambda _: None)
+    said = [line(e).split(" ", 2)[2] for e in announced(events)]
+    assert said[:2] == [f"ALARM link: cable {TRUNK}: broken. Do: fix it", "ALARM drift: device r1: broken. Do: fix it"]
+    assert len(said) == 6
+    assert said[-1] == "ALARM more: 4 more checks fail (isolation 4): see the open alarms on the page"
