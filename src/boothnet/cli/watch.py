@@ -18,6 +18,18 @@ def _positive(text: str) -> float:
     return value
 
 
+def _count(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"wants a whole number of rounds, 1 or more, got {text}")
+    return int(text)
+
+
+def _port(text: str) -> int:
+    if not text.isdigit() or int(text) > 65535:
+        raise argparse.ArgumentTypeError(f"wants a TCP port 1-65535, or 0 for none, got {text}")
+    return int(text)
+
+
 def cmd_watch(args: argparse.Namespace) -> int:
     from boothnet.watch.loop import WatchOptions, watch
     from boothnet.watch.page import write_page
@@ -78,10 +90,10 @@ def register(add) -> None:  # noqa: ANN001 - argparse internals
                        "from a controller on its management network only (a rehearsal of the floor's watch)")
     watch.add_argument("--every", type=_positive, default=DEFAULT_EVERY_S,
                        help=f"seconds from one round's start to the next's (default {DEFAULT_EVERY_S})")
-    watch.add_argument("--rounds", type=int, help="stop after this many rounds (default: until Ctrl-C or SIGTERM)")
+    watch.add_argument("--rounds", type=_count, help="stop after this many rounds (default: until Ctrl-C or SIGTERM)")
     watch.add_argument("--on-alarm", metavar="CMD", help="shell command run for each alarm and clear, the event as "
                        "JSON on its stdin (to page the crew)")
-    watch.add_argument("--port", type=int, default=DEFAULT_PORT,
+    watch.add_argument("--port", type=_port, default=DEFAULT_PORT,
                        help=f"serve the page and /metrics on 127.0.0.1:PORT (default {DEFAULT_PORT}; 0: none)")
     watch.add_argument("--spot-check", type=lambda text: int(_positive(text)), metavar="SECONDS",
                        help="each round, one throughput measurement "

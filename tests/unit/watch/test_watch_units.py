@@ -135,9 +135,13 @@ def test_the_commands_errors_are_sentences_not_tracebacks(tmp_path: Path) -> Non
     assert done.returncode == 2 and done.stderr.startswith("boothnet watch --report: no history at ")
     done = boothnet("watch", "-n", "lab-mini", "--build-dir", str(tmp_path), "--every", "0")
     assert done.returncode == 2 and "--every: wants a number of seconds above 0, got 0" in done.stderr
-    done = boothnet("watch", "-n", "lab-mini", "--build-dir", str(tmp_path), "--rounds", "x")
-    assert done.returncode == 2 and "--rounds: invalid int value: 'x'" in done.stderr
-    assert "Traceback" not in done.stderr
+    for flag, value, said in (("--rounds", "x", "wants a whole number of rounds, 1 or more, got x"),
+                              ("--rounds", "0", "wants a whole number of rounds, 1 or more, got 0"),
+                              ("--port", "70000", "wants a TCP port 1-65535, or 0 for none, got 70000"),
+                              ("--spot-check", "-3", "wants a number of seconds above 0, got -3")):
+        done = boothnet("watch", "-n", "lab-mini", "--build-dir", str(tmp_path), f"{flag}={value}")
+        assert done.returncode == 2 and f"{flag}: {said}" in done.stderr, done.stderr
+        assert "Traceback" not in done.stderr
 
 
 def test_the_page_puts_a_cable_that_is_down_first_then_the_busiest(tmp_path: Path) -> None:
