@@ -24,12 +24,12 @@ from boothnet.validate.cabling import run_cabling
 from boothnet.validate.drift import run_drift
 from boothnet.validate.floor.reach import reach_stage
 from boothnet.validate.isolation import run_isolation
-from boothnet.validate.perf.calibrate import window_factor
+from boothnet.validate.perf.calibrate import lab_ceiling, window_factor
 from boothnet.validate.perf.runner import Runner, netns_runner
 from boothnet.validate.perf.schema import RttRow, ThroughputResult
-from boothnet.validate.perf.wan import probe_wan_links, run_wan_path, run_wan_sweep, wan_paths
+from boothnet.validate.perf.wan import capped, probe_wan_links, run_wan_path, run_wan_sweep, wan_paths
 from boothnet.validate.placement import run_placement
-from boothnet.validate.plan import isolation_plan, path_mtu
+from boothnet.validate.plan import crosses_vpn, isolation_plan, path_mtu
 from boothnet.validate.results import Conditions, MtuRow, Stage, ValidationResults, VpnTunnel
 from boothnet.validate.run import batfish_answers, run_mtu, run_throughput_tests, wait_converged
 from boothnet.validate.verdicts import guarded, judge_batfish_agreement, timed_stage
@@ -47,7 +47,7 @@ def random_seed() -> int:
 
 def run_wan(
     net: Network, access: Access, progress: Callable[[str], None], stages: list[Stage], tunnel_mtu: int | None,
-    sweep: bool, window_factor: Callable[[str, int], float],
+    sweep: bool, window_factor: Callable[[str, int], float], ceiling: Callable[[str, int], float],
 ) -> tuple[list[RttRow], list[ThroughputResult]]:
     """The WAN stage (every WAN link's RTT; per declared path that crosses one: RTT, window pair,
     parallel streams, UDP) and the WAN sweep stage; neither when the intent has no WAN link."""
@@ -55,6 +55,8 @@ def run_wan(
         return [], []
     runner, ns = access.runner, access.node
     paths = wan_paths(net, lambda src, dst: path_mtu(net, src, dst, tunnel_mtu))
+    if not access.on_floor:  # the lab's own delay line and userspace tunnel carry only so much here
+        paths = [capped(p, ceiling, crosses_vpn(net, p.source, p.destination)) for p in paths]
 
     def probe() -> list[RttRow | ThroughputResult]:
         rows: list[RttRow | ThroughputResult] = list(probe_wan_links(net, runner, ns, progress, access.has_shell))
@@ -85,7 +87,8 @@ def _throughput(net: Network, access: Access, progress: Callable[[str], None], s
         stages.append(Stage(name="throughput", status=Status.SKIPPED, reason="throughput tests not requested"))
         return [], []
     results = timed_stage(stages, "throughput", lambda: run_throughput_tests(net, access, progress, tunnel_mtu))
-    rtt, wan = run_wan(net, access, progress, stages, tunnel_mtu, wan_sweep, window_factor(build_root, progress))
+    rtt, wan = run_wan(net, access, progress, stages, tunnel_mtu, wan_sweep, window_factor(build_root, progress),
+                       lab_ceiling(build_root, progress))
     return results + wan, rtt
 
 

@@ -10,6 +10,7 @@ with twice the declared delay then fails the sweep too. Cached per kernel, tool 
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import json
 import os
@@ -18,14 +19,18 @@ import re
 import signal
 import statistics
 import subprocess
+import time
 from collections.abc import Callable
 from pathlib import Path
 
 from boothnet.files import write_text_atomic
 from boothnet.intent.model import Endpoint
 from boothnet.lab import net as labnet
+from boothnet.lab import strongswan
 from boothnet.lab.spec import LabEnd, LabLink
 from boothnet.layout import Layout
+from boothnet.validate.perf.ports import PortBlock
+from boothnet.validate.perf.run import run_throughput
 from boothnet.validate.perf.runner import netns_runner
 from boothnet.validate.perf.wan import WanPath, effective_window, run_iperf3, run_nuttcp
 
@@ -70,23 +75,127 @@ def _measure(tool: str, mtu: int, work: Path) -> dict[str, float]:
             labnet.remove_namespace(ns)
 
 
+def _cached(build_root: Path, key: str, measure: Callable[[Path], dict[str, float]], says: str,
+            progress: Callable[[str], None]) -> dict[str, float]:
+    """``measure(work folder)``'s answer for ``key``, measured on first use and kept in calibration.json."""
+    cache = Layout(build_root, "").calibration
+    try:
+        known = json.loads(cache.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        known = {}
+    if key not in known:
+        progress(f"[calibration] {says} (once per machine)")
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        known[key] = measure(cache.parent)
+        write_text_atomic(cache, json.dumps(known, indent=1, sort_keys=True) + "\n")
+        progress(f"[calibration] {key}: {known[key]}, kept in {cache}")
+    return known[key]  # type: ignore[no-any-return]
+
+
 def window_factor(build_root: Path, progress: Callable[[str], None]) -> Callable[[str, int], float]:
     """``factor(tool, mtu)``: this machine's k, measured on first use and cached."""
-    cache = Layout(build_root, "").calibration
-
     def factor(tool: str, mtu: int) -> float:
-        key = f"{platform.release()} {tool} mtu {mtu}"
-        try:
-            known = json.loads(cache.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            known = {}
-        if key not in known:
-            progress(f"[calibration] {tool} window factor at MTU {mtu} on a {2 * REFERENCE_ONE_WAY_MS:g} ms "
-                     "reference path (once per machine, about 10 s)")
-            cache.parent.mkdir(parents=True, exist_ok=True)
-            known[key] = _measure(tool, mtu, cache.parent)
-            write_text_atomic(cache, json.dumps(known, indent=1, sort_keys=True) + "\n")
-            progress(f"[calibration] k = {known[key]['k']:.3f} ({key}), kept in {cache}")
-        return float(known[key]["k"])
+        says = f"{tool} window factor at MTU {mtu} on a {2 * REFERENCE_ONE_WAY_MS:g} ms reference path, about 10 s"
+        return float(_cached(build_root, f"{platform.release()} {tool} mtu {mtu}",
+                             lambda work: _measure(tool, mtu, work), says, progress)["k"])
 
     return factor
+
+
+# --- the lab's own ceilings ------------------------------------------------------------------
+# What the lab's emulation carries on this machine: the delay line (frames through a userspace
+# process) and charon's kernel-libipsec (ESP in userspace). A path that asks more can be proven
+# only on a floor; in the lab it is judged against the ceiling, and says so.
+CEILING_ONE_WAY_MS = 1.0  # a delay short enough that one stream's window never limits it
+CEILING_SECONDS = 4
+
+
+def _tunnel(ns: str, side: str, work: Path, psk: str) -> tuple[subprocess.Popen[bytes], strongswan.CharonPaths]:
+    """charon in ``ns`` with one PSK tunnel between 10.98.<side>.1 and the peer's inner address."""
+    me, other = ("1", "2") if side == "a" else ("2", "1")
+    p = strongswan.CharonPaths(work / f"ceiling-{side}")
+    p.run_dir.mkdir(parents=True, exist_ok=True)
+    p.strongswan_conf.write_text(strongswan.strongswan_conf(p))
+    p.vici.unlink(missing_ok=True)
+    p.swanctl_conf.write_text(f"""connections {{ ceiling {{ version = 2
+  local_addrs = 10.99.8.{me}
+  remote_addrs = 10.99.8.{other}
+  proposals = aes256-sha256-modp2048
+  encap = yes
+  local {{ auth = psk
+    id = 10.99.8.{me} }}
+  remote {{ auth = psk
+    id = 10.99.8.{other} }}
+  children {{ ceiling {{ local_ts = 10.98.{me}.1/32
+    remote_ts = 10.98.{other}.1/32
+    esp_proposals = aes256gcm16-modp2048 }} }} }} }}
+secrets {{ ike-ceiling {{ id = 10.99.8.{other}
+  secret = {psk} }} }}
+""")
+    proc = strongswan.launch_charon(ns, p, subprocess.DEVNULL)
+    deadline = time.monotonic() + 10
+    while not p.vici.exists():
+        if proc.poll() is not None or time.monotonic() > deadline:
+            raise RuntimeError(f"charon for the tunnel ceiling did not start; see {p.log}")
+        time.sleep(0.05)
+    subprocess.run(["ip", "netns", "exec", ns, "swanctl", "--load-all", "--noprompt", "--file", str(p.swanctl_conf),
+                    "--uri", p.uri], env=strongswan.charon_env(p), capture_output=True, check=True, timeout=30)
+    subprocess.run(["ip", "-n", ns, "addr", "add", f"10.98.{me}.1/32", "dev", "lo"], check=True)
+    return proc, p
+
+
+def _measure_ceiling(kind: str, mtu: int, work: Path) -> dict[str, float]:
+    tag = os.getpid()
+    names = (f"bnceil-a-{tag}", f"bnceil-b-{tag}")
+    delay, tunnel = "delay line" in kind, "tunnel" in kind
+    procs: list[int] = []
+    try:
+        for ns in names:
+            labnet.create_namespace(ns, f"boothnet-calibration:{ns}")
+            subprocess.run(["ip", "-n", ns, "link", "set", "lo", "up"], check=True)
+        outer = max(1500, mtu + 100) if tunnel else mtu  # ESP-in-UDP's headers around the inner packet
+        link = LabLink(LabEnd("a", "ref0"), LabEnd("b", "ref0"), 100_000, outer, "ceiling",
+                       CEILING_ONE_WAY_MS if delay else 0)
+        if delay:
+            procs.append(labnet.add_delay_link(link, names[0], names[1], work / "ceiling-delay.log"))
+        else:
+            labnet.add_link(link, names[0], names[1])
+        for ns, address in zip(names, ("10.99.8.1/24", "10.99.8.2/24"), strict=True):
+            subprocess.run(["ip", "-n", ns, "addr", "add", address, "dev", "ref0"], check=True)
+        target = "10.99.8.2"
+        if tunnel:
+            psk = "0s" + base64.b64encode(os.urandom(32)).decode()
+            (proc_a, initiator), (proc_b, _) = (_tunnel(names[0], "a", work, psk), _tunnel(names[1], "b", work, psk))
+            procs += [proc_a.pid, proc_b.pid]
+            subprocess.run(["ip", "netns", "exec", names[0], "swanctl", "--initiate", "--child", "ceiling", "--uri",
+                            initiator.uri], env=strongswan.charon_env(initiator), capture_output=True, check=True,
+                           timeout=30)
+            for ns, me, other in ((names[0], "1", "2"), (names[1], "2", "1")):
+                subprocess.run(["ip", "-n", ns, "link", "set", "ipsec0", "mtu", str(mtu)], check=True)
+                subprocess.run(["ip", "-n", ns, "route", "add", f"10.98.{other}.1/32", "dev", "ipsec0", "src",
+                                f"10.98.{me}.1"], check=True)
+            target = "10.98.2.1"
+        netns_runner(names[0], ["ping", "-c", "3", "-W", "2", target], 15)
+        result = run_throughput(netns_runner, "iperf3", server_node=names[1], client_node=names[0],
+                                destination=target, ports=PortBlock("ceiling", names[1], 5301, 1),
+                                duration=CEILING_SECONDS, omit=1)
+        if not result.succeeded:
+            raise RuntimeError(f"the lab's {kind} carried no iperf3 stream: {result.error}")
+        return {"bps": round(result.throughput), "retransmits": result.retransmits or 0}
+    finally:
+        for pid in procs:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGTERM)
+        for ns in names:
+            labnet.remove_namespace(ns)
+
+
+def lab_ceiling(build_root: Path, progress: Callable[[str], None]) -> Callable[[str, int], float]:
+    """``ceiling(kind, mtu)``: b/s one iperf3 stream gets through the lab's ``kind`` ("delay
+    line", "tunnel", "tunnel and delay line") at ``mtu`` on this machine, measured once and cached."""
+    def ceiling(kind: str, mtu: int) -> float:
+        return float(_cached(build_root, f"{platform.release()} lab {kind} mtu {mtu}",
+                             lambda work: _measure_ceiling(kind, mtu, work),
+                             f"what the lab's {kind} carries at MTU {mtu}, about 10 s", progress)["bps"])
+
+    return ceiling

@@ -20,13 +20,14 @@ import math
 import re
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from boothnet.intent.model import Endpoint, Link, Network
 from boothnet.status import Status
 from boothnet.validate.perf.formula import (
     TcpExpectation,
     bdp_bytes,
+    expected_goodput,
     expected_tcp_goodput,
     faster_than_limit,
     window_advice,
@@ -52,6 +53,23 @@ class WanPath:
     loss_pct: float  # each direction, all WAN links together
     rate_bps: float  # the slowest link or port on the route
     mtu: int
+    ceiling_bps: float | None = None  # in the lab: the goodput its emulation carries here (capped())
+    ceiling_kind: str = ""  # "delay line", "tunnel and delay line"
+
+    @property
+    def lab_rate_bps(self) -> float:
+        """rate_bps, or less where the lab's emulation carries less: what the lab judges against."""
+        if self.ceiling_bps is None:
+            return self.rate_bps
+        return self.rate_bps * min(1.0, self.ceiling_bps / expected_goodput(self.rate_bps, self.mtu))
+
+    @property
+    def ceiling_note(self) -> str | None:
+        if self.ceiling_bps is None or self.lab_rate_bps >= self.rate_bps:
+            return None
+        return (f"judged against what this lab's {self.ceiling_kind} can carry, at most {_mb(self.ceiling_bps)} on "
+                f"this machine: the intent's {_mb(expected_goodput(self.rate_bps, self.mtu))} can only be proven "
+                "on the floor")
 
     @property
     def rtt_ms(self) -> float:
@@ -64,7 +82,7 @@ class WanPath:
         return max(RTT_TOLERANCE_MS, 0.1 * self.rtt_ms) + 2 * self.jitter_ms
 
     def expect(self, window_bytes: int | None = None) -> TcpExpectation:
-        return expected_tcp_goodput(self.rate_bps, self.mtu, self.rtt_ms, window_bytes, self.loss_pct or None)
+        return expected_tcp_goodput(self.lab_rate_bps, self.mtu, self.rtt_ms, window_bytes, self.loss_pct or None)
 
     @property
     def advised_window(self) -> int:
@@ -78,6 +96,24 @@ class WanPath:
 def wan_links_on(hops: Sequence[Link]) -> list[Link]:
     """The WAN links (delay, jitter or loss) among a route's links: a path with any is a WAN path."""
     return [link for link in hops if link.wan]
+
+
+CEILING_SHARE = 0.8  # of what the lab's emulation carried in calibration: its paths have more hops
+
+
+def capped(path: WanPath, ceiling: Callable[[str, int], float], tunnel: bool) -> WanPath:
+    """``path`` in the lab, judged against what the lab's delay line (and tunnel) carry on this
+    machine when the intent asks more (calibrate.lab_ceiling); never on a floor."""
+    kind = "tunnel and delay line" if tunnel else "delay line"
+    return replace(path, ceiling_bps=CEILING_SHARE * ceiling(kind, path.mtu), ceiling_kind=kind)
+
+
+def noted(path: WanPath, tests: list[ThroughputResult]) -> list[ThroughputResult]:
+    """Each row of a path the lab cannot carry at its intent's rate says so."""
+    if (note := path.ceiling_note) is None:
+        return tests
+    return [t.model_copy(update={"explanation": f"{t.explanation}; {note}" if t.explanation else note})
+            for t in tests]
 
 
 def wan_paths(net: Network, path_mtu: Callable[[Endpoint, Endpoint], int]) -> list[WanPath]:
@@ -168,7 +204,9 @@ def judge_stream(result: ThroughputResult, path: WanPath, ratio: float, window: 
     goal = capacity.bps
     if result.kind == "parallel" and window:
         goal = min(capacity.bps, result.streams * path.expect(window).bps)
-    too_fast = faster_than_limit(result.throughput, capacity.physical_bps) if result.succeeded else None
+    # faster than the intent's rate is a shaping fault; faster than the lab's ceiling share is not
+    too_fast = faster_than_limit(result.throughput, expected_goodput(path.rate_bps, path.mtu)) \
+        if result.succeeded else None
     ok = result.succeeded and result.throughput >= ratio * goal and too_fast is None
     in_flight = result.throughput * path.rtt_ms / 1000 / 8
     if not result.succeeded:
@@ -334,6 +372,7 @@ def run_wan_path(
     tests.append(judge_udp(udp, path, rate))
     if "nuttcp" in net.throughput.tools:
         tests += tcp_under_udp_load(runner, client, server, path, net, advised)
+    tests = noted(path, tests)
     for t in tests:
         progress(f"[wan] {path.name} {t.kind}: {t.throughput / 1e6:.1f} Mb/s {t.verdict}: {t.explanation}")
     return rtts, tests
@@ -378,7 +417,7 @@ def run_wan_sweep(
             measured.append(run[tool](runner, ns(path.source.name), ns(path.destination.name), path, kind="sweep",
                                       window=window, duration=settings.duration_s, omit=settings.omit_s))
             progress(f"[wan sweep] {path.name} {tool} -w {window}: {measured[-1].throughput / 1e6:.1f} Mb/s")
-        points += judge_sweep(measured, path, net.throughput.pass_ratio, window_factor(tool, path.mtu))
+        points += noted(path, judge_sweep(measured, path, net.throughput.pass_ratio, window_factor(tool, path.mtu)))
     for point in points:
         progress(f"[wan sweep] {path.name}: {point.verdict}: {point.explanation}")
     return points
