@@ -27,7 +27,7 @@ from boothnet.validate.isolation import run_isolation
 from boothnet.validate.perf.calibrate import lab_ceiling, window_factor
 from boothnet.validate.perf.runner import Runner, netns_runner
 from boothnet.validate.perf.schema import RttRow, ThroughputResult
-from boothnet.validate.perf.wan import capped, probe_wan_links, run_wan_path, run_wan_sweep, wan_paths
+from boothnet.validate.perf.wan import WanPath, capped, probe_wan_links, run_wan_path, run_wan_sweep, wan_paths
 from boothnet.validate.placement import run_placement
 from boothnet.validate.plan import crosses_vpn, isolation_plan, path_mtu
 from boothnet.validate.results import Conditions, MtuRow, Stage, ValidationResults, VpnTunnel
@@ -47,7 +47,7 @@ def random_seed() -> int:
 
 def run_wan(
     net: Network, access: Access, progress: Callable[[str], None], stages: list[Stage], tunnel_mtu: int | None,
-    sweep: bool, window_factor: Callable[[str, int], float], ceiling: Callable[[str, int], float],
+    sweep: bool, window_factor: Callable[[str, int], float], ceiling: Callable[[str, WanPath], float],
 ) -> tuple[list[RttRow], list[ThroughputResult]]:
     """The WAN stage (every WAN link's RTT; per declared path that crosses one: RTT, window pair,
     parallel streams, UDP) and the WAN sweep stage; neither when the intent has no WAN link."""

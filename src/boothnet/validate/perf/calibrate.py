@@ -27,6 +27,7 @@ from boothnet.files import write_text_atomic
 from boothnet.intent.model import Endpoint
 from boothnet.lab import net as labnet
 from boothnet.lab import strongswan
+from boothnet.lab.shaping import shape
 from boothnet.lab.spec import LabEnd, LabLink
 from boothnet.layout import Layout
 from boothnet.validate.perf.ports import PortBlock
@@ -103,11 +104,11 @@ def window_factor(build_root: Path, progress: Callable[[str], None]) -> Callable
 
 
 # --- the lab's own ceilings ------------------------------------------------------------------
-# What the lab's emulation carries on this machine: the delay line (frames through a userspace
-# process) and charon's kernel-libipsec (ESP in userspace). A path that asks more can be proven
-# only on a floor; in the lab it is judged against the ceiling, and says so.
-CEILING_ONE_WAY_MS = 1.0  # a delay short enough that one stream's window never limits it
-CEILING_SECONDS = 4
+# What the lab's emulation carries on this machine for a path of a given shape: the delay line
+# (frames through a userspace process) and charon's kernel-libipsec (ESP in userspace), shaped at
+# the path's rate with its delay, as the lab builds them. A path that asks more can be proven only
+# on a floor; in the lab it is judged against the ceiling, and says so.
+CEILING_SECONDS, CEILING_OMIT_S = 4, 2
 
 
 def _tunnel(ns: str, side: str, work: Path, psk: str) -> tuple[subprocess.Popen[bytes], strongswan.CharonPaths]:
@@ -144,22 +145,26 @@ secrets {{ ike-ceiling {{ id = 10.99.8.{other}
     return proc, p
 
 
-def _measure_ceiling(kind: str, mtu: int, work: Path) -> dict[str, float]:
+def _measure_ceiling(kind: str, path: WanPath, work: Path) -> dict[str, float]:
     tag = os.getpid()
     names = (f"bnceil-a-{tag}", f"bnceil-b-{tag}")
     delay, tunnel = "delay line" in kind, "tunnel" in kind
+    mtu = path.mtu
     procs: list[int] = []
     try:
         for ns in names:
             labnet.create_namespace(ns, f"boothnet-calibration:{ns}")
             subprocess.run(["ip", "-n", ns, "link", "set", "lo", "up"], check=True)
         outer = max(1500, mtu + 100) if tunnel else mtu  # ESP-in-UDP's headers around the inner packet
-        link = LabLink(LabEnd("a", "ref0"), LabEnd("b", "ref0"), 100_000, outer, "ceiling",
-                       CEILING_ONE_WAY_MS if delay else 0)
+        rate = int(path.rate_bps / 1e6)
+        link = LabLink(LabEnd("a", "ref0"), LabEnd("b", "ref0"), rate, outer, "ceiling",
+                       path.one_way_ms if delay else 0)
         if delay:
             procs.append(labnet.add_delay_link(link, names[0], names[1], work / "ceiling-delay.log"))
         else:
             labnet.add_link(link, names[0], names[1])
+        for ns in names:
+            shape(ns, "ref0", rate)
         for ns, address in zip(names, ("10.99.8.1/24", "10.99.8.2/24"), strict=True):
             subprocess.run(["ip", "-n", ns, "addr", "add", address, "dev", "ref0"], check=True)
         target = "10.99.8.2"
@@ -178,7 +183,7 @@ def _measure_ceiling(kind: str, mtu: int, work: Path) -> dict[str, float]:
         netns_runner(names[0], ["ping", "-c", "3", "-W", "2", target], 15)
         result = run_throughput(netns_runner, "iperf3", server_node=names[1], client_node=names[0],
                                 destination=target, ports=PortBlock("ceiling", names[1], 5301, 1),
-                                duration=CEILING_SECONDS, omit=1)
+                                duration=CEILING_SECONDS, omit=CEILING_OMIT_S, window=path.advised_window)
         if not result.succeeded:
             raise RuntimeError(f"the lab's {kind} carried no iperf3 stream: {result.error}")
         return {"bps": round(result.throughput), "retransmits": result.retransmits or 0}
@@ -190,12 +195,14 @@ def _measure_ceiling(kind: str, mtu: int, work: Path) -> dict[str, float]:
             labnet.remove_namespace(ns)
 
 
-def lab_ceiling(build_root: Path, progress: Callable[[str], None]) -> Callable[[str, int], float]:
-    """``ceiling(kind, mtu)``: b/s one iperf3 stream gets through the lab's ``kind`` ("delay
-    line", "tunnel", "tunnel and delay line") at ``mtu`` on this machine, measured once and cached."""
-    def ceiling(kind: str, mtu: int) -> float:
-        return float(_cached(build_root, f"{platform.release()} lab {kind} mtu {mtu}",
-                             lambda work: _measure_ceiling(kind, mtu, work),
-                             f"what the lab's {kind} carries at MTU {mtu}, about 10 s", progress)["bps"])
+def lab_ceiling(build_root: Path, progress: Callable[[str], None]) -> Callable[[str, WanPath], float]:
+    """``ceiling(kind, path)``: b/s one iperf3 stream with the path's advised window gets through
+    the lab's ``kind`` ("delay line", "tunnel and delay line") shaped at the path's rate, with its
+    delay and MTU, on a scratch pair of this machine; measured once per shape and cached."""
+    def ceiling(kind: str, path: WanPath) -> float:
+        shape_ = f"mtu {path.mtu}, {path.rate_bps / 1e6:g} Mb/s, {path.one_way_ms:g} ms one way"
+        return float(_cached(build_root, f"{platform.release()} lab {kind}, {shape_}",
+                             lambda work: _measure_ceiling(kind, path, work),
+                             f"what the lab's {kind} carries at {shape_}, about 10 s", progress)["bps"])
 
     return ceiling

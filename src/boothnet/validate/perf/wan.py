@@ -98,14 +98,16 @@ def wan_links_on(hops: Sequence[Link]) -> list[Link]:
     return [link for link in hops if link.wan]
 
 
-CEILING_SHARE = 0.8  # of what the lab's emulation carried in calibration: its paths have more hops
+# of what the lab's emulation carried on the scratch pair: a lab path has more hops and shares the
+# CPU with every namespace (sc-booth's tunnel path: 0.69-0.93 of the pair's figure, run to run)
+CEILING_SHARE = 0.6
 
 
-def capped(path: WanPath, ceiling: Callable[[str, int], float], tunnel: bool) -> WanPath:
+def capped(path: WanPath, ceiling: Callable[[str, WanPath], float], tunnel: bool) -> WanPath:
     """``path`` in the lab, judged against what the lab's delay line (and tunnel) carry on this
     machine when the intent asks more (calibrate.lab_ceiling); never on a floor."""
     kind = "tunnel and delay line" if tunnel else "delay line"
-    return replace(path, ceiling_bps=CEILING_SHARE * ceiling(kind, path.mtu), ceiling_kind=kind)
+    return replace(path, ceiling_bps=CEILING_SHARE * ceiling(kind, path), ceiling_kind=kind)
 
 
 def noted(path: WanPath, tests: list[ThroughputResult]) -> list[ThroughputResult]:
@@ -225,8 +227,9 @@ def judge_stream(result: ThroughputResult, path: WanPath, ratio: float, window: 
                f"flight)")
     elif ok:
         how = f"with -w {_kib(window)}" if window else "with the OS default window (autotuning)"
+        limit = "lab's" if path.ceiling_note else capacity.limit
         why = (f"one stream {how} fills the path: {_mb(result.throughput)}, {result.throughput / goal:.0%} of "
-               f"the {capacity.limit} limit {_mb(goal)}")
+               f"the {limit} limit {_mb(goal)}")
     elif window and window >= path.bdp:
         why = (f"below the limit with -w {_kib(window)}, at or above the BDP of {_kib(path.bdp)}: "
                f"{_mb(result.throughput)}, {result.throughput / goal:.0%} of {_mb(goal)}: the path carries less "
@@ -391,6 +394,11 @@ def tcp_under_udp_load(runner: Runner, client: str, server: str, path: WanPath, 
                           duration=settings.duration_s, omit=settings.omit_s, window=window)
         udp_result, tcp_result = load.result(), tcp.result()
     udp_judged = judge_udp(udp_result, path, rate)
+    if path.ceiling_note and udp_judged.verdict == Status.FAIL:
+        # TCP fills the lab's own ceiling beside it: the emulation (charon's queue, the delay line)
+        # drops, not the network; a path at its real rate is judged on the floor
+        udp_judged = udp_judged.model_copy(update={"verdict": Status.SKIPPED, "explanation": (
+            f"{udp_judged.explanation}: lost beside TCP filling the lab's {path.ceiling_kind}, so not judged here")})
     left = path.expect().bps - (udp_result.throughput if udp_result.succeeded else rate)
     ok = tcp_result.succeeded and tcp_result.throughput >= net.throughput.pass_ratio * left
     why = (f"beside {_mb(udp_result.throughput)} of UDP: {_mb(tcp_result.throughput)}, "
