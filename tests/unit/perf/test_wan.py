@@ -185,4 +185,6 @@ def test_a_path_faster_than_the_labs_emulation_is_judged_against_its_ceiling_and
     assert all(r.explanation.endswith("can only be proven on the floor") for r in judged)
     slow = capped(_path(), lambda kind, path: 3e9, tunnel=False)  # a path the lab carries: judged as before
     assert slow.ceiling_note is None and slow.expect() == _path().expect()
+    # the pair measured at the path's own rate gets its goodput less a little: the lab carries it
+    assert capped(_path(), lambda kind, path: 0.95 * path.expect().physical_bps, tunnel=True) == _path()
     assert noted(slow, judged[:1]) == judged[:1]

@@ -103,11 +103,17 @@ def wan_links_on(hops: Sequence[Link]) -> list[Link]:
 CEILING_SHARE = 0.6
 
 
+CARRIED = 0.9  # the scratch pair got this share of the path's physical limit: the lab carries the path
+
+
 def capped(path: WanPath, ceiling: Callable[[str, WanPath], float], tunnel: bool) -> WanPath:
     """``path`` in the lab, judged against what the lab's delay line (and tunnel) carry on this
     machine when the intent asks more (calibrate.lab_ceiling); never on a floor."""
     kind = "tunnel and delay line" if tunnel else "delay line"
-    return replace(path, ceiling_bps=CEILING_SHARE * ceiling(kind, path), ceiling_kind=kind)
+    carried = ceiling(kind, path)
+    if carried >= CARRIED * expected_goodput(path.rate_bps, path.mtu):
+        return path
+    return replace(path, ceiling_bps=CEILING_SHARE * carried, ceiling_kind=kind)
 
 
 def noted(path: WanPath, tests: list[ThroughputResult]) -> list[ThroughputResult]:
