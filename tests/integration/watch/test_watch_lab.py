@@ -168,10 +168,10 @@ def test_watch_alarms_on_planted_faults_and_shows_traffic_in_its_page_and_promet
                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             time.sleep(1)
             stream = subprocess.Popen(["ip", "netns", "exec", ns("h3"), "iperf3", "-c", "10.0.20.20", "-p", "5301",
-                                       "-b", "100M", "-t", str(6 * EVERY_S), "-J"], stdout=subprocess.PIPE, text=True)
+                                       "-b", "100M", "-t", str(4 * EVERY_S), "-J"], stdout=subprocess.PIPE, text=True)
             query = f'boothnet_cable_bits_per_second{{cable="C05",direction="a_to_b",network="{NETWORK}"}}'
             seen_prom, seen_page = [], []
-            deadline = time.monotonic() + 6 * EVERY_S
+            deadline = time.monotonic() + 4 * EVERY_S
             while time.monotonic() < deadline and stream.poll() is None:
                 seen_prom += [float(r["value"][1]) for r in promql(prom, query)]
                 text = page_text(f"http://127.0.0.1:{port}/")
