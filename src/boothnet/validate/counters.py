@@ -1,6 +1,6 @@
-"""Which link carried what: the transmit counters of both ends of a device link, read before and
-after a backbone aggregate (lab: ``ip -s`` in the device's namespace; a floor device with a
-shell the same over its connection; IOS and EOS: NAPALM ``get_interfaces_counters``)."""
+"""Which link carried what: the counters of both ends of a device link, read before and after a
+backbone aggregate and each watch round (lab: ``ip -s`` in the device's namespace; a floor:
+NAPALM ``get_interfaces_counters``, which the frr_linux driver answers from the kernel)."""
 
 from __future__ import annotations
 
@@ -47,18 +47,20 @@ def cable_wires(net: Network, access: Access, cable: Cable) -> list[Wire]:
 
 
 def read_ports(access: Access, device: str, link_state: bool = False) -> dict[str, PortCounters] | str:
-    """Every interface's counters on ``device``, or why they could not be read."""
-    if access.has_shell(device):
-        res = access.runner(access.node(device), ["ip", "-j", "-s", "link", "show"], 15)
-        if not res.ok:
-            return f"ip -s link on {device}: exit {res.returncode}: {res.output.strip()[:200]}"
-        return kernel_counters(res.stdout)
-    if access.devices is None:
+    """Every interface's counters on ``device``, or why they could not be read: on a floor through
+    its NAPALM session (get_interfaces_counters; the frr_linux driver reads the kernel's), in the
+    lab from the kernel in its namespace."""
+    if access.devices is not None and device in access.devices.sessions:
+        with _ONE_SESSION_USER:
+            read = access.devices.read([device], "get_interfaces_counters")[device]
+            state = access.devices.read([device], "get_interfaces")[device] if link_state else "not asked"
+        return read if isinstance(read, str) else napalm_counters(read, state)
+    if not access.has_shell(device):
         return f"{device}: no way to read its counters"
-    with _ONE_SESSION_USER:
-        read = access.devices.read([device], "get_interfaces_counters")[device]
-        state = access.devices.read([device], "get_interfaces")[device] if link_state else "not asked"
-    return read if isinstance(read, str) else napalm_counters(read, state)
+    res = access.runner(access.node(device), ["ip", "-j", "-s", "link", "show"], 15)
+    if not res.ok:
+        return f"ip -s link on {device}: exit {res.returncode}: {res.output.strip()[:200]}"
+    return kernel_counters(res.stdout)
 
 
 def transmitted(access: Access, device: str) -> dict[str, int] | str:

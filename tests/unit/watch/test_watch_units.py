@@ -179,3 +179,23 @@ def test_one_fault_that_fails_many_checks_prints_its_cause_first_and_counts_the_
     assert said[:2] == [f"ALARM link: cable {TRUNK}: broken. Do: fix it", "ALARM drift: device r1: broken. Do: fix it"]
     assert len(said) == 6
     assert said[-1] == "ALARM more: 4 more checks fail (isolation 4): see the open alarms on the page"
+
+
+def test_the_frr_linux_driver_answers_napalms_counters_and_link_state_from_the_kernel() -> None:
+    """On a floor, watch reads every device through its NAPALM session; the frr_linux driver
+    answers get_interfaces_counters and get_interfaces from the kernel (here rsw1's recorded output,
+    eth9 shut)."""
+    from types import SimpleNamespace
+
+    from boothnet.deploy.frr_linux.driver import FrrLinuxDriver
+
+    recorded = (RECORDED / "ip_s_link_rsw1.json").read_text()
+    driver = FrrLinuxDriver("rsw1", "boothnet")
+    asked = []
+    driver._sh = lambda command, **_: asked.append(command) or SimpleNamespace(exit_code=0, stdout=recorded, stderr="")
+    counters, interfaces = driver.get_interfaces_counters(), driver.get_interfaces()
+    assert asked == ["ip -j -s link show", "ip -j link show"]
+    assert counters["eth1"] == {"rx_octets": 4690589, "tx_octets": counters["eth1"]["tx_octets"], "rx_errors": 0,
+                                "tx_errors": 0, "rx_discards": counters["eth1"]["rx_discards"], "tx_discards": 0}
+    assert (interfaces["eth1"]["is_up"], interfaces["eth9"]["is_up"], interfaces["eth9"]["is_enabled"]) == (
+        True, False, False)

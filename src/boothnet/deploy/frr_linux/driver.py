@@ -187,6 +187,15 @@ class FrrLinuxDriver(Compare, RevertTimer, LinuxDriver):  # type: ignore[misc]
         return [{"interface": str(e.get("dev", "")), "mac": napalm_mac(e["lladdr"]), "ip": str(e["dst"]), "age": -1.0}
                 for e in entries if e.get("lladdr") and "FAILED" not in e.get("state", [])]
 
+    def get_interfaces(self) -> dict[str, dict[str, Any]]:
+        """Each interface as NAPALM's drivers give it; is_up is the carrier (LOWER_UP): napalm-linux
+        counts an admin-up port whose cable is out as up."""
+        links = json.loads(self._must("ip -j link show", "reading the interfaces (ip link)") or "[]")
+        return {i["ifname"]: {"is_up": "LOWER_UP" in i.get("flags", []), "is_enabled": "UP" in i.get("flags", []),
+                              "description": "", "last_flapped": -1.0, "speed": -1.0, "mtu": int(i.get("mtu", 0)),
+                              "mac_address": str(i.get("address", ""))}
+                for i in links}
+
     def get_interfaces_counters(self) -> dict[str, dict[str, int]]:
         """The kernel's counters of every interface (``ip -j -s link``), as NAPALM's drivers give them."""
         out = self._must("ip -j -s link show", "reading the interface counters (ip -s link)")
