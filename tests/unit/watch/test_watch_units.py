@@ -199,3 +199,18 @@ def test_the_frr_linux_driver_answers_napalms_counters_and_link_state_from_the_k
                                 "tx_errors": 0, "rx_discards": counters["eth1"]["rx_discards"], "tx_discards": 0}
     assert (interfaces["eth1"]["is_up"], interfaces["eth9"]["is_up"], interfaces["eth9"]["is_enabled"]) == (
         True, False, False)
+
+
+def test_a_port_whose_cable_is_out_is_down_though_it_is_enabled() -> None:
+    """r2's eth3 as the lab recorded it with its far end shut: admin up, no carrier. napalm-linux's
+    own get_interfaces counts it up ("UP" in its flags); the kernel's carrier says down."""
+    from types import SimpleNamespace
+
+    from boothnet.deploy.frr_linux.driver import FrrLinuxDriver
+
+    recorded = (RECORDED / "ip_s_link_r2_peer_unplugged.json").read_text()
+    assert kernel_counters(recorded)["eth3"].up is False and kernel_counters(recorded)["eth1"].up is True
+    driver = FrrLinuxDriver("r2", "boothnet")
+    driver._sh = lambda command, **_: SimpleNamespace(exit_code=0, stdout=recorded, stderr="")
+    eth3 = driver.get_interfaces()["eth3"]
+    assert (eth3["is_enabled"], eth3["is_up"]) == (True, False)
