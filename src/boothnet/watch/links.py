@@ -38,8 +38,7 @@ def sample_cables(net: Network, access: Access) -> list[WireSample]:
                     why.append(f"{device} has no interface {ifname}")
                 else:
                     ends.append((device, ifname, ports[ifname]))
-            sample = WireSample(cable.label, cable.text, w.name,
-                                cable.speed * 1e6, read_at=read_at)
+            sample = WireSample(cable.label, cable.text, w.name, cable.speed * 1e6, read_at=read_at)
             if not ends:
                 samples.append(replace(sample, error="; ".join(why)))
                 continue
