@@ -82,8 +82,8 @@ def serving(port: int | None, db: Path, page: Path, network: str) -> Iterator[st
 
 def watch(run: Run, access: Access, options: WatchOptions, out: Callable[[str], None],
           progress: Callable[[str], None]) -> int:
-    """Rounds until stopped (a round under way is finished first); exit status 1 when the last
-    round ended with alarms open."""
+    """Rounds until stopped (a round under way is not kept: the signal reached its probes too);
+    exit status 1 when the last round kept ended with alarms open."""
     network = run.net.name
     folder = run.layout.watch
     store = Store(folder / "watch.sqlite")
@@ -105,6 +105,9 @@ def watch(run: Run, access: Access, options: WatchOptions, out: Callable[[str], 
             while not stop.is_set():
                 record = run_round(run, access, number + 1, wires, progress, first=not done,
                                    spot_s=options.spot_check_s)
+                if stop.is_set():  # Ctrl-C reaches the round's probes too: what they saw is not the network's
+                    out(f"watch: round {record.number} interrupted, not kept")
+                    break
                 events = changes(failing, record, store.since)
                 record.verdict = verdict = "FAIL" if record.failing else "PASS"
                 record.headline = (f"{len(record.failing)} check(s) failing" if record.failing
