@@ -196,7 +196,7 @@ def test_a_vpn_path_faster_than_the_labs_own_tunnel_is_judged_against_its_ceilin
     from boothnet.lab.shaping import shape
     from boothnet.validate.perf.calibrate import lab_ceiling
     from boothnet.validate.perf.runner import netns_runner
-    from boothnet.validate.perf.wan import capped, run_wan_path, wan_paths
+    from boothnet.validate.perf.wan import CARRIED, capped, run_wan_path, wan_paths
     from boothnet.validate.plan import path_mtu
 
     net, state_dir = lab
@@ -206,7 +206,8 @@ def test_a_vpn_path_faster_than_the_labs_own_tunnel_is_judged_against_its_ceilin
     ceiling = lab_ceiling(lab_run.build_root, quiet)
     asked = replace(path, rate_bps=622e6)
     carried = ceiling("tunnel and delay line", asked)
-    assert 10e6 < carried < 0.6 * 583e6, carried  # this machine's userspace ESP: well below the home link
+    # this machine's userspace ESP carries less than the home link: the lab cannot prove 622 Mb/s here
+    assert 10e6 < carried < CARRIED * 583e6, carried
     fast = capped(asked, ceiling, tunnel=True)
     assert fast.ceiling_note and fast.expect().physical_bps < 622e6
     switch_port = port_map(net)["core1"][net.endpoints["client1"].attach.split(":", 1)[1]]
