@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 import zlib
 from collections.abc import Callable
+from functools import partial
 
 from boothnet.deploy.batch import in_parallel
 from boothnet.intent.model import Network
@@ -14,7 +15,7 @@ from boothnet.run import Run
 from boothnet.status import Status
 from boothnet.validate.access import Access
 from boothnet.validate.perf.schema import RttRow, ThroughputResult
-from boothnet.validate.perf.wan import RTT_TOLERANCE_MS, rtt_probe, wan_paths
+from boothnet.validate.perf.wan import link_rtt_probe, path_rtt_probe, wan_links, wan_paths
 from boothnet.validate.plan import path_mtu
 from boothnet.validate.results import Stage, ValidationResults
 from boothnet.validate.run import run_throughput_tests
@@ -34,17 +35,14 @@ ROTATION = 6  # each host pair, host, VLAN and MTU path is probed every ROTATION
 def wan_rtt(net: Network, access: Access) -> list[RttRow]:
     """One small DF ping series per WAN link (its first end's router) and per declared WAN path
     (its source host), all at once."""
-    probes: list[tuple[str, str, str, str, str, float, float]] = []
-    for link in net.links:
-        router = link.a.split(":", 1)[0]
-        if link.wan and link.addresses is not None and access.has_shell(router):
-            probes.append((router, f"link {link.a} -- {link.b}", link.a, link.b, str(link.addresses.b.ip),
-                           2 * link.delay_ms, RTT_TOLERANCE_MS + 2 * link.jitter_ms))
-    for path in wan_paths(net, lambda src, dst: path_mtu(net, src, dst, None)):
-        if not access.why_not(path.source.name, "ping"):
-            probes.append((path.source.name, f"path {path.name}", path.source.name, path.destination.name,
-                           str(path.destination.address), path.rtt_ms, path.rtt_tolerance_ms))
-    return in_parallel(probes, lambda p: rtt_probe(access.runner, access.node(p[0]), *p[1:5], 56, *p[5:], count=PINGS))
+    runner, node = access.runner, access.node
+    probes: list[Callable[[], RttRow]] = [
+        partial(link_rtt_probe, runner, node(router), link, 56, PINGS)
+        for link in wan_links(net) if access.has_shell(router := link.a.split(":", 1)[0])]
+    probes += [partial(path_rtt_probe, runner, node(path.source.name), path, 56, f"path {path.name}", PINGS)
+               for path in wan_paths(net, lambda src, dst: path_mtu(net, src, dst, None))
+               if not access.why_not(path.source.name, "ping")]
+    return in_parallel(probes, lambda probe: probe())
 
 
 def checked_this_round(results: ValidationResults) -> set[str]:
@@ -61,12 +59,13 @@ def checked_this_round(results: ValidationResults) -> set[str]:
     return checked
 
 
-def _links(net: Network, access: Access, previous: dict[str, WireSample], stages: list[Stage]) -> list[WireSample]:
+def _links(net: Network, access: Access, previous: dict[str, WireSample], stages: list[Stage]
+           ) -> tuple[list[WireSample], list[Check]]:
     started = time.monotonic()
     wires = with_rates(sample_cables(net, access), previous)
-    stages.append(Stage(name="links", status=Status.of(not link_checks(wires)),
-                        duration_s=round(time.monotonic() - started, 1)))
-    return wires
+    checks = link_checks(wires)
+    stages.append(Stage(name="links", status=Status.of(not checks), duration_s=round(time.monotonic() - started, 1)))
+    return wires, checks
 
 
 def spot_check(net: Network, access: Access, number: int, seconds: int,
@@ -91,12 +90,12 @@ def run_round(run: Run, access: Access, number: int, previous: dict[str, WireSam
     if spot_s:
         results.throughput = timed_stage(stages, "spot check",
                                          lambda: spot_check(net, access, number, spot_s, progress), "no path")
-    wires: list[WireSample] = guarded(stages, "links", lambda: _links(net, access, previous, stages), [])
+    wires, links = guarded(stages, "links", lambda: _links(net, access, previous, stages), ([], []))
     summary = summarize(results)
     failing = [Check(f"{f.section}: {f.subject}", f.section, f.subject, f.kind, f.message, f.action)
                for f in summary.failures
                if not (f.section == "stage" and f.kind == "FAIL" and f.subject.removeprefix("stage ") in ROW_STAGES)]
-    failing += link_checks(wires)
+    failing += links
     counted = sum(c["PASS"] + c["FAIL"] for c in summary.counts.values()) + len({w.cable for w in wires})
     rtt = [PathRtt(r.path, r.avg_ms, r.loss_pct, r.declared_ms, r.verdict) for r in results.rtt]
     return RoundRecord(number=number, started=started, finished=time.time(), seed=number,

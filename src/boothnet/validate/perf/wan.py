@@ -57,18 +57,23 @@ class WanPath:
     ceiling_kind: str = ""  # "delay line", "tunnel and delay line"
 
     @property
+    def intent_physical_bps(self) -> float:
+        """The goodput the intent's rate allows at the path MTU, whatever the lab carries."""
+        return expected_goodput(self.rate_bps, self.mtu)
+
+    @property
     def lab_rate_bps(self) -> float:
         """rate_bps, or less where the lab's emulation carries less: what the lab judges against."""
         if self.ceiling_bps is None:
             return self.rate_bps
-        return self.rate_bps * min(1.0, self.ceiling_bps / expected_goodput(self.rate_bps, self.mtu))
+        return self.rate_bps * min(1.0, self.ceiling_bps / self.intent_physical_bps)
 
     @property
     def ceiling_note(self) -> str | None:
         if self.ceiling_bps is None or self.lab_rate_bps >= self.rate_bps:
             return None
         return (f"judged against what this lab's {self.ceiling_kind} can carry, at most {_mb(self.ceiling_bps)} on "
-                f"this machine: the intent's {_mb(expected_goodput(self.rate_bps, self.mtu))} can only be proven "
+                f"this machine: the intent's {_mb(self.intent_physical_bps)} can only be proven "
                 "on the floor")
 
     @property
@@ -101,8 +106,6 @@ def wan_links_on(hops: Sequence[Link]) -> list[Link]:
 # of what the lab's emulation carried on the scratch pair: a lab path has more hops and shares the
 # CPU with every namespace (sc-booth's tunnel path: 0.69-0.93 of the pair's figure, run to run)
 CEILING_SHARE = 0.6
-
-
 CARRIED = 0.9  # the scratch pair got this share of the path's physical limit: the lab carries the path
 
 
@@ -111,7 +114,7 @@ def capped(path: WanPath, ceiling: Callable[[str, WanPath], float], tunnel: bool
     machine when the intent asks more (calibrate.lab_ceiling); never on a floor."""
     kind = "tunnel and delay line" if tunnel else "delay line"
     carried = ceiling(kind, path)
-    if carried >= CARRIED * expected_goodput(path.rate_bps, path.mtu):
+    if carried >= CARRIED * path.intent_physical_bps:
         return path
     return replace(path, ceiling_bps=CEILING_SHARE * carried, ceiling_kind=kind)
 
@@ -172,6 +175,24 @@ def rtt_probe(runner: Runner, ns: str, what: str, source: str, destination: str,
         "cause": None if ok else f"mean {mean:.1f} ms, declared {declared_ms:g} ms +- {tolerance_ms:.2f}"})
 
 
+def wan_links(net: Network) -> list[Link]:
+    """The WAN links a router pings across (its first end, to the second end's address)."""
+    return [link for link in net.links if link.wan and link.addresses is not None]
+
+
+def link_rtt_probe(runner: Runner, ns: str, link: Link, payload: int, count: int = 10) -> RttRow:
+    """``link``'s round trip from its first end: 2 x delay_ms within RTT_TOLERANCE_MS and twice the jitter."""
+    assert link.addresses is not None
+    return rtt_probe(runner, ns, f"link {link.a} -- {link.b}", link.a, link.b, str(link.addresses.b.ip), payload,
+                     2 * link.delay_ms, RTT_TOLERANCE_MS + 2 * link.jitter_ms, count)
+
+
+def path_rtt_probe(runner: Runner, ns: str, path: WanPath, payload: int, what: str = "", count: int = 10) -> RttRow:
+    """``path``'s round trip from its source host (``what``: the row's name, default the path's)."""
+    return rtt_probe(runner, ns, what or path.name, path.source.name, path.destination.name,
+                     str(path.destination.address), payload, path.rtt_ms, path.rtt_tolerance_ms, count)
+
+
 def probe_wan_links(net: Network, runner: Runner, ns: Callable[[str], str],
                     progress: Callable[[str], None], has_shell: Callable[[str], bool] = lambda _: True
                     ) -> list[RttRow]:
@@ -179,17 +200,14 @@ def probe_wan_links(net: Network, runner: Runner, ns: Callable[[str], str],
     the delay line's round trip, 2 x delay_ms within RTT_TOLERANCE_MS and twice the jitter. A
     router without a shell (IOS, EOS on a floor) is left out, said in the progress."""
     rows = []
-    for link in net.links:
-        if not link.wan or link.addresses is None:
-            continue
-        if not has_shell(link.a.split(":", 1)[0]):
-            progress(f"[wan] link {link.a} -- {link.b}: not probed ({link.a.split(':', 1)[0]} answers NAPALM only)")
+    for link in wan_links(net):
+        router = link.a.split(":", 1)[0]
+        if not has_shell(router):
+            progress(f"[wan] link {link.a} -- {link.b}: not probed ({router} answers NAPALM only)")
             continue
         mtu = link.mtu or net.port_index[link.a].mtu or net.mtu_policy.default
         for payload in (56, mtu - 28):
-            rows.append(rtt_probe(runner, ns(link.a.split(":", 1)[0]), f"link {link.a} -- {link.b}", link.a, link.b,
-                                  str(link.addresses.b.ip), payload, 2 * link.delay_ms,
-                                  RTT_TOLERANCE_MS + 2 * link.jitter_ms))
+            rows.append(link_rtt_probe(runner, ns(router), link, payload))
             progress(f"[wan] {rows[-1].path}: RTT {payload} B {rows[-1].avg_ms or 0:.1f} ms "
                      f"(declared {rows[-1].declared_ms:g}) {rows[-1].verdict}")
     return rows
@@ -213,8 +231,7 @@ def judge_stream(result: ThroughputResult, path: WanPath, ratio: float, window: 
     if result.kind == "parallel" and window:
         goal = min(capacity.bps, result.streams * path.expect(window).bps)
     # faster than the intent's rate is a shaping fault; faster than the lab's ceiling share is not
-    too_fast = faster_than_limit(result.throughput, expected_goodput(path.rate_bps, path.mtu)) \
-        if result.succeeded else None
+    too_fast = faster_than_limit(result.throughput, path.intent_physical_bps) if result.succeeded else None
     ok = result.succeeded and result.throughput >= ratio * goal and too_fast is None
     in_flight = result.throughput * path.rtt_ms / 1000 / 8
     if not result.succeeded:
@@ -353,9 +370,7 @@ def run_wan_path(
     """RTT probes, the window pair, parallel streams and UDP."""
     settings, ratio = net.throughput.wan, net.throughput.pass_ratio
     client, server = ns(path.source.name), ns(path.destination.name)
-    rtts = [rtt_probe(runner, client, path.name, path.source.name, path.destination.name,
-                      str(path.destination.address), payload, path.rtt_ms, path.rtt_tolerance_ms)
-            for payload in (56, path.mtu - 28)]
+    rtts = [path_rtt_probe(runner, client, path, payload) for payload in (56, path.mtu - 28)]
     for row in rtts:
         progress(f"[wan] {path.name}: RTT {row.payload} B {row.avg_ms or 0:.1f} ms "
                  f"(declared {row.declared_ms:g}) {row.verdict}")
