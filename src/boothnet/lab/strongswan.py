@@ -121,20 +121,24 @@ def launch_charon(ns: str, p: CharonPaths, out: IO[str] | int) -> subprocess.Pop
     )
 
 
-def start_charon(ctx: services.HookContext) -> dict[str, int]:
-    """charon in the node's namespace and a private mount namespace (its own /run)."""
-    p = paths(ctx.node_dir)
+def run_charon(ns: str, p: CharonPaths, who: str) -> subprocess.Popen[bytes]:
+    """charon in ``ns`` with ``p``'s own strongswan.conf, once its VICI socket answers."""
     p.run_dir.mkdir(parents=True, exist_ok=True)
     p.strongswan_conf.write_text(strongswan_conf(p))
     p.vici.unlink(missing_ok=True)
     with open(p.folder / "charon.stdout", "w") as out:
-        proc = launch_charon(ctx.ns, p, out)
+        proc = launch_charon(ns, p, out)
     deadline = time.monotonic() + 10
     while not p.vici.exists():
         if proc.poll() is not None or time.monotonic() > deadline:
-            raise RuntimeError(f"charon on {ctx.node.name}: no VICI socket {p.vici}; see {p.log}")
+            raise RuntimeError(f"charon on {who}: no VICI socket {p.vici}; see {p.log}")
         time.sleep(0.05)
-    return {"charon": proc.pid}  # exec all the way down: this pid is charon's
+    return proc
+
+
+def start_charon(ctx: services.HookContext) -> dict[str, int]:
+    """charon in the node's namespace and a private mount namespace (its own /run)."""
+    return {"charon": run_charon(ctx.ns, paths(ctx.node_dir), ctx.node.name).pid}  # exec all the way down
 
 
 def load_swanctl(ctx: services.HookContext) -> None:

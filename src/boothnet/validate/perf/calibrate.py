@@ -19,7 +19,6 @@ import re
 import signal
 import statistics
 import subprocess
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -115,9 +114,7 @@ def _tunnel(ns: str, side: str, work: Path, psk: str) -> tuple[subprocess.Popen[
     """charon in ``ns`` with one PSK tunnel between 10.98.<side>.1 and the peer's inner address."""
     me, other = ("1", "2") if side == "a" else ("2", "1")
     p = strongswan.CharonPaths(work / f"ceiling-{side}")
-    p.run_dir.mkdir(parents=True, exist_ok=True)
-    p.strongswan_conf.write_text(strongswan.strongswan_conf(p))
-    p.vici.unlink(missing_ok=True)
+    p.folder.mkdir(parents=True, exist_ok=True)
     p.swanctl_conf.write_text(f"""connections {{ ceiling {{ version = 2
   local_addrs = 10.99.8.{me}
   remote_addrs = 10.99.8.{other}
@@ -133,12 +130,7 @@ def _tunnel(ns: str, side: str, work: Path, psk: str) -> tuple[subprocess.Popen[
 secrets {{ ike-ceiling {{ id = 10.99.8.{other}
   secret = {psk} }} }}
 """)
-    proc = strongswan.launch_charon(ns, p, subprocess.DEVNULL)
-    deadline = time.monotonic() + 10
-    while not p.vici.exists():
-        if proc.poll() is not None or time.monotonic() > deadline:
-            raise RuntimeError(f"charon for the tunnel ceiling did not start; see {p.log}")
-        time.sleep(0.05)
+    proc = strongswan.run_charon(ns, p, f"the ceiling's {ns}")
     subprocess.run(["ip", "netns", "exec", ns, "swanctl", "--load-all", "--noprompt", "--file", str(p.swanctl_conf),
                     "--uri", p.uri], env=strongswan.charon_env(p), capture_output=True, check=True, timeout=30)
     subprocess.run(["ip", "-n", ns, "addr", "add", f"10.98.{me}.1/32", "dev", "lo"], check=True)
