@@ -50,6 +50,11 @@ def _mbps(bps: float | None) -> str:
     return "-" if bps is None else f"{bps / 1e6:.1f}"
 
 
+def _figure(probe: str, value: float | None) -> str:
+    """A production probe's figure: a ping's mean RTT, a transfer's rate."""
+    return "no reply" if value is None else f"{value:.3f} ms" if probe == "ping" else f"{value:.0f} Mb/s"
+
+
 def _pair_row(forward: ThroughputResult | None, reverse: ThroughputResult | None) -> list[str]:
     """One LAN test's two directions on one row."""
     pair = [r for r in (forward, reverse) if r is not None]
@@ -106,6 +111,11 @@ def _tables(res: ValidationResults) -> list[tuple[str, list[str], list[list[str]
                   f"{r.declared_ms:g} +- {r.tolerance_ms:g}",
                   "-" if r.avg_ms is None else f"{r.min_ms:.1f} / {r.avg_ms:.1f} / {r.max_ms:.1f}", r.cause or ""]
                  for r in res.rtt]))
+    out.append(("Production under research load (idle, then while the research aggregates run)",
+                ["verdict", "probe", "from -> to", "idle", "under load", "lost under load", "why"],
+                [[p.verdict, p.probe, f"{p.source} -> {p.destination}", _figure(p.probe, p.idle),
+                  _figure(p.probe, p.loaded), "-" if p.sent is None else f"{p.lost} of {p.sent}", p.cause]
+                 for p in sorted(res.production, key=lambda p: p.verdict == "PASS")]))
     out.append(("WAN paths: window, streams, UDP",
                 ["verdict", "path", "test", "window", "streams", "measured Mb/s", "expected Mb/s", "limit",
                  "why"],

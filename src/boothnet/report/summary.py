@@ -164,6 +164,13 @@ def _path_failures(res: ValidationResults) -> list[Failure]:
             failures.append(Failure(section="rtt", subject=f"path {row.path} ({row.payload} B DF ping)",
                                     message=row.cause or "failed",
                                     action="check the WAN hop's delay and the intent's delay_ms for it"))
+    for probe in res.production:
+        if probe.verdict in ("FAIL", "ERROR"):
+            failures.append(Failure(section="production", kind=probe.verdict,
+                                    subject=f"{probe.probe} {probe.source} -> {probe.destination} under research load",
+                                    message=probe.cause,
+                                    action="find what carries research traffic into this production host's path: "
+                                    "a mirror (SPAN) session, a shared trunk or uplink, shaping or QoS removed"))
     for v in res.vpn:
         if v.verdict == "FAIL":
             rec = "" if v.recovery_time_s is None else \
@@ -186,6 +193,7 @@ def _counts(res: ValidationResults) -> dict[str, dict[str, int]]:
         "mtu": _count([m.verdict for m in res.mtu]),
         "throughput": _count([throughput_status(r) for r in res.throughput]),
         "rtt": _count([row.verdict for row in res.rtt]),
+        "production": _count([probe.verdict for probe in res.production]),
         "vpn": _count([v.verdict or "SKIPPED" for v in res.vpn]),
         "drift": _count([d.verdict for d in res.drift]),
         "cabling": _count([c.verdict for c in res.cabling]),

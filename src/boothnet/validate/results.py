@@ -80,6 +80,20 @@ class MtuRow(_Model):
     kind: Literal["df-ping", "tcp-transfer"] = "df-ping"
 
 
+class ProductionRow(_Model):
+    """A production probe on the idle network and under research load (validate/production.py)."""
+
+    probe: Literal["ping", "tcp"]
+    source: str
+    destination: str  # the host, or "<device> (gateway)"
+    idle: float | None  # ping: mean RTT ms; tcp: Mb/s
+    loaded: float | None
+    sent: int | None = None  # pings sent under load
+    lost: int | None = None
+    verdict: Status
+    cause: str
+
+
 class EndpointRow(_Model):
     """An endpoint where the intent puts it: address, gateway, switch port (MAC learned there)."""
 
@@ -147,6 +161,7 @@ class ValidationResults(_Model):
     mtu: list[MtuRow] = Field(default_factory=list)
     throughput: list[ThroughputResult] = Field(default_factory=list)  # kind: path, WAN tests, sweep
     rtt: list[RttRow] = Field(default_factory=list)  # WAN paths' RTT probes
+    production: list[ProductionRow] = Field(default_factory=list)  # production under research load
     vpn: list[VpnTunnel] = Field(default_factory=list)
     drift: list[DriftRow] = Field(default_factory=list)
     cabling: list[CablingRow] = Field(default_factory=list)
@@ -154,7 +169,8 @@ class ValidationResults(_Model):
 
 
 class Failure(_Model):
-    section: Literal["stage", "isolation", "mtu", "throughput", "rtt", "vpn", "endpoints", "drift", "cabling"]
+    section: Literal["stage", "isolation", "mtu", "throughput", "rtt", "production", "vpn", "endpoints", "drift",
+                     "cabling"]
     subject: str  # the device, link, flow or path it concerns, as the intent names it
     message: str
     kind: Literal["FAIL", "ERROR"] = "FAIL"

@@ -30,7 +30,8 @@ from boothnet.validate.perf.schema import RttRow, ThroughputResult
 from boothnet.validate.perf.wan import WanPath, capped, probe_wan_links, run_wan_path, run_wan_sweep, wan_paths
 from boothnet.validate.placement import run_placement
 from boothnet.validate.plan import crosses_vpn, isolation_plan, path_mtu
-from boothnet.validate.results import Conditions, MtuRow, Stage, ValidationResults, VpnTunnel
+from boothnet.validate.production import production_under_load
+from boothnet.validate.results import Conditions, MtuRow, ProductionRow, Stage, ValidationResults, VpnTunnel
 from boothnet.validate.run import batfish_answers, run_mtu, run_throughput_tests, wait_converged
 from boothnet.validate.verdicts import guarded, judge_batfish_agreement, timed_stage
 from boothnet.validate.vpn import LabVpn, lab_vpn, network_vpn, run_vpn
@@ -81,15 +82,18 @@ def run_wan(
 
 def _throughput(net: Network, access: Access, progress: Callable[[str], None], stages: list[Stage],
                 tunnel_mtu: int | None, wanted: bool, wan_sweep: bool, build_root: Path
-                ) -> tuple[list[ThroughputResult], list[RttRow]]:
-    """The LAN throughput tests, then the WAN paths (their RTT rows beside); SKIPPED unless wanted."""
+                ) -> tuple[list[ThroughputResult], list[RttRow], list[ProductionRow]]:
+    """The LAN throughput tests, production under research load, then the WAN paths (their RTT
+    rows beside); SKIPPED unless wanted."""
     if not wanted:
         stages.append(Stage(name="throughput", status=Status.SKIPPED, reason="throughput tests not requested"))
-        return [], []
+        return [], [], []
     results = timed_stage(stages, "throughput", lambda: run_throughput_tests(net, access, progress, tunnel_mtu))
+    production = timed_stage(stages, "production under load", lambda: production_under_load(net, access, progress),
+                             "no production host to probe, or no research traffic to load the network with")
     rtt, wan = run_wan(net, access, progress, stages, tunnel_mtu, wan_sweep, window_factor(build_root, progress),
                        lab_ceiling(build_root, progress))
-    return results + wan, rtt
+    return results + wan, rtt, production
 
 
 def _vpn(net: Network, vpn: LabVpn | None, access: Access, progress: Callable[[str], None],
@@ -184,8 +188,8 @@ def run_validate(
     tunnels, vpn_mtu = guarded(stages, "vpn", lambda: _vpn(net, vpn, access, progress, stages, vpn_resilience,
                                                            share is not None), ([], []))
     mtu += vpn_mtu
-    results, rtt = _throughput(net, access, progress, stages, vpn.inner_mtu if vpn else None, throughput, wan_sweep,
-                               build_root)
+    results, rtt, production = _throughput(net, access, progress, stages, vpn.inner_mtu if vpn else None,
+                                           throughput, wan_sweep, build_root)
     drift = timed_stage(stages, "drift", lambda: run_drift(floor.drift if floor else access.lab_dir, progress),
                         "no routers to compare")
     zones = [v.name for v in net.vlans if not v.routers]
@@ -206,6 +210,7 @@ def run_validate(
         mtu=mtu,
         throughput=results,
         rtt=rtt,
+        production=production,
         vpn=tunnels,
         drift=drift,
         cabling=cabling,

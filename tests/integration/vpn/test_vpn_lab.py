@@ -34,6 +34,7 @@ from boothnet.run import Run  # noqa: E402
 from boothnet.validate.access import lab_access  # noqa: E402
 from boothnet.validate.isolation import run_isolation  # noqa: E402
 from boothnet.validate.plan import isolation_flows  # noqa: E402
+from boothnet.validate.production import production_under_load  # noqa: E402
 from boothnet.validate.run import run_mtu, wait_converged  # noqa: E402
 from boothnet.validate.vpn import MARKER, VpnChecks, classify_capture, lab_vpn, run_vpn  # noqa: E402
 from tests.helpers import ROOT, quiet, running_lab  # noqa: E402
@@ -228,3 +229,28 @@ def test_a_vpn_path_faster_than_the_labs_own_tunnel_is_judged_against_its_ceilin
     # beside TCP filling the lab's tunnel, charon drops UDP: said, and not judged as the network's loss
     assert by_kind["udp-load"].verdict in ("PASS", "SKIPPED"), by_kind["udp-load"].explanation
     assert {r.verdict for r in rows} <= {"PASS", "SKIPPED"}, [(r.kind, r.verdict, r.explanation) for r in rows]
+
+
+def test_planted_mirror_of_research_into_a_production_port_degrades_production_under_load(
+        lab: tuple[Network, Path]) -> None:
+    """Issue 34, item 4: production probed idle and under the research aggregates passes; a
+    mirror of research traffic into client1's 100 Mb/s port (a SPAN session left on core1) fails
+    every probe that crosses that port, and only those, naming client1."""
+    net, _ = lab
+    access = lab_access(net)
+    clean = production_under_load(net, access, quiet)
+    assert len(clean) == 25 + 5 and [r for r in clean if r.verdict != "PASS"] == [], \
+        [(r.source, r.destination, r.cause) for r in clean if r.verdict != "PASS"]
+    mirror = ("table ip planted_mirror {\n chain f {\n  type filter hook forward priority 0;\n"
+              '  ip saddr 10.110.0.0/16 dup to 10.10.30.11 device "br30"\n }\n}\n')
+    ns = ["ip", "netns", "exec", f"{NETWORK}-core1", "nft"]
+    subprocess.run([*ns, "-f", "-"], input=mirror, text=True, check=True)
+    try:
+        planted = production_under_load(net, access, quiet)
+    finally:
+        subprocess.run([*ns, "delete", "table", "ip", "planted_mirror"], check=True)
+    pings = [r for r in planted if r.probe == "ping"]
+    failed = {(r.source, r.destination) for r in pings if r.verdict == "FAIL"}
+    assert failed == {(r.source, r.destination) for r in pings if "client1" in (r.source, r.destination)}, failed
+    assert len(failed) == 1 + 8  # client1 to its gateway, and the production mesh to and from it
+    assert all("research traffic degrades production" in r.cause for r in planted if r.verdict == "FAIL")

@@ -32,6 +32,7 @@ def client_argv(
     bind: str | None = None,
     udp_rate_bps: float | None = None,
     reverse: bool = False,
+    tcp_rate_bps: float | None = None,
 ) -> list[str]:
     """Client sending to ``destination`` with JSON output (``reverse``: receiving from it, -R).
 
@@ -48,6 +49,8 @@ def client_argv(
         argv.append("-R")
     if udp_rate_bps:
         argv += ["-u", "-b", str(int(udp_rate_bps))]
+    elif tcp_rate_bps:  # paced TCP: a small transfer, not a measurement of the limit
+        argv += ["-b", str(int(tcp_rate_bps))]
     if window:
         argv += ["-w", str(window)]
     if mss:

@@ -39,6 +39,7 @@ def run_throughput(
     server_window: int | None = None,
     destination_label: str = "",
     reverse: bool = False,
+    tcp_rate_bps: float | None = None,
 ) -> ThroughputResult:
     """Measure ``client_node`` -> ``destination`` (an address of ``server_node``).
 
@@ -46,8 +47,9 @@ def run_throughput(
     ports), is bounded in time, and is stopped by pid whatever happens to the client.
     ``omit``: seconds of slow start left out (iperf3 -O; nuttcp has none, so it runs that
     much longer and the intervals after them count). ``udp_rate_bps``: iperf3 UDP at that
-    rate. ``server_window``: nuttcp's server window (-ws). ``destination_label``: the name
-    the result gives the destination (default: its address). ``reverse``: the server sends
+    rate; ``tcp_rate_bps``: iperf3 TCP paced at that rate. ``server_window``: nuttcp's server
+    window (-ws). ``destination_label``: the name the result gives the destination (default:
+    its address). ``reverse``: the server sends
     (iperf3 -R, nuttcp -r); ``source`` and ``destination_label`` still name the client's
     and the server's ends, and the result names them the way the data flowed.
     """
@@ -57,7 +59,8 @@ def run_throughput(
     port = ports.first
     server, client, client_timeout = _argv(tool, destination, port, streams=streams, duration=duration,
                                            window=window, mss=mss, omit=omit, udp_rate_bps=udp_rate_bps,
-                                           server_window=server_window, reverse=reverse)
+                                           server_window=server_window, reverse=reverse,
+                                           tcp_rate_bps=tcp_rate_bps)
     res = _client_against_server(runner, tool, port, (server_node, server), (client_node, client), client_timeout,
                                  duration + omit + 60, start_together)
     ends = [source or client_node, destination_label or destination]
@@ -101,13 +104,13 @@ def _client_against_server(
 
 
 def _argv(tool: ToolName, destination: str, port: int, *, streams: int, duration: int, window: int | None,
-          mss: int | None, omit: int, udp_rate_bps: float | None, server_window: int | None, reverse: bool
-          ) -> tuple[list[str], list[str], float]:
+          mss: int | None, omit: int, udp_rate_bps: float | None, server_window: int | None, reverse: bool,
+          tcp_rate_bps: float | None = None) -> tuple[list[str], list[str], float]:
     """The tool's server and client command lines and how long the client may run."""
     if tool == "iperf3":
         return (iperf3.server_argv(port),
                 iperf3.client_argv(destination, port, streams=streams, duration=duration, window=window, mss=mss,
-                                   omit=omit, udp_rate_bps=udp_rate_bps, reverse=reverse),
+                                   omit=omit, udp_rate_bps=udp_rate_bps, reverse=reverse, tcp_rate_bps=tcp_rate_bps),
                 iperf3.client_timeout(duration, omit))
     # nuttcp has no -O: it runs omit seconds longer and the intervals after them count
     return (nuttcp.server_argv(port),

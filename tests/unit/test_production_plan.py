@@ -1,0 +1,77 @@
+"""Production under research load: which probes, which load, and how a probe is judged."""
+
+from __future__ import annotations
+
+from boothnet.intent import load_network
+from boothnet.validate.perf.probes import parse_ping
+from boothnet.validate.production import (
+    LOST_BOUND,
+    RTT_BOUND_MS,
+    _judge_ping,
+    _outlasted,
+    production_probes,
+    production_transfers,
+    research_load,
+)
+
+BOOTH = load_network("inventories/sc-booth")
+
+
+def _ping(rtts: list[float], sent: int = 50) -> str:
+    """iputils ping's output for ``rtts`` replies of ``sent``."""
+    lines = [f"64 bytes from 10.10.10.1: icmp_seq={i + 1} ttl=64 time={r} ms" for i, r in enumerate(rtts)]
+    tail = (f"--- 10.10.10.1 ping statistics ---\n{sent} packets transmitted, {len(rtts)} received, "
+            f"{round(100 * (sent - len(rtts)) / sent)}% packet loss, time 1000ms\n")
+    if rtts:
+        tail += f"rtt min/avg/max/mdev = {min(rtts)}/{sum(rtts) / len(rtts):.3f}/{max(rtts)}/0.010 ms\n"
+    return "\n".join(["PING 10.10.10.1 (10.10.10.1) 56(84) bytes of data.", *lines, "", tail])
+
+
+def test_sc_booth_probes_every_production_vlan_and_loads_the_research_aggregates() -> None:
+    probes = [(host.name, what) for host, _, what in production_probes(BOOTH)]
+    # five production VLANs with hosts (show-uplink has routers only), each to its gateway, and the
+    # production mesh between them
+    assert probes[:5] == [("booth1", "core1 (gateway)"), ("client1", "core1 (gateway)"), ("noc1", "core1 (gateway)"),
+                          ("theater1", "core1 (gateway)"), ("wmon1", "core1 (gateway)")]
+    assert len(probes) == 5 + 5 * 4 and ("booth1", "theater1") in probes
+    # a transfer into each of them from the next (a ring)
+    assert [(s.name, d.name) for s, d in production_transfers(BOOTH)] == [
+        ("client1", "booth1"), ("noc1", "client1"), ("theater1", "noc1"), ("wmon1", "theater1"), ("booth1", "wmon1")]
+    load = research_load(BOOTH)
+    assert all(t.across is not None for t in load) and load
+    assert all(BOOTH.vlan_by_name()[h.vlan].zone == "research" for t in load for h in t.hosts)
+
+
+def test_lab_mini_loads_its_research_path_and_probes_users() -> None:
+    mini = load_network("inventories/lab-mini")
+    assert [(h.name, what) for h, _, what in production_probes(mini)] == [("h1", "r1 (gateway)")]
+    assert production_transfers(mini) == []  # one production VLAN: no transfer between two
+    assert [t.name for t in research_load(mini)] == ["lab: h3 -> h4"]
+
+
+def test_a_ping_passes_within_the_bounds_and_fails_beyond_them() -> None:
+    host = BOOTH.endpoints["booth1"]
+    idle = parse_ping(_ping([0.02] * 50), 0, node="booth1", destination="10.10.10.1")
+    calm = parse_ping(_ping([0.02 + RTT_BOUND_MS * 0.9] * 50), 0)
+    slow = parse_ping(_ping([0.02 + RTT_BOUND_MS * 1.5] * 50), 0)
+    lossy = parse_ping(_ping([0.02] * (50 - LOST_BOUND - 1)), 1)
+    dead = parse_ping(_ping([]), 1)
+    assert _judge_ping(host, "core1 (gateway)", idle, calm).verdict == "PASS"
+    row = _judge_ping(host, "core1 (gateway)", idle, slow)
+    assert row.verdict == "FAIL" and f"(+{RTT_BOUND_MS * 1.5:.3f}) (at most +{RTT_BOUND_MS:g})" in row.cause
+    row = _judge_ping(host, "core1 (gateway)", idle, lossy)
+    assert row.verdict == "FAIL" and row.lost == LOST_BOUND + 1 and "research traffic degrades production" in row.cause
+    row = _judge_ping(host, "core1 (gateway)", idle, dead)
+    assert row.verdict == "FAIL" and "under load no reply" in row.cause
+    assert _judge_ping(host, "core1 (gateway)", dead, idle).verdict == "ERROR"  # no baseline: not judged
+
+
+def test_a_probe_that_outlasted_the_load_is_not_a_pass() -> None:
+    host = BOOTH.endpoints["booth1"]
+    idle = parse_ping(_ping([0.02] * 50), 0)
+    passed = _judge_ping(host, "theater1", idle, idle)
+    failed = _judge_ping(host, "theater1", idle, parse_ping(_ping([]), 1))
+    assert _outlasted(passed, ended=10.0, load_ended=11.0).verdict == "PASS"
+    late = _outlasted(passed, ended=12.0, load_ended=11.0)
+    assert late.verdict == "ERROR" and late.cause.startswith("it outlasted the research load")
+    assert _outlasted(failed, ended=12.0, load_ended=11.0).verdict == "FAIL"
