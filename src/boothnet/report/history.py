@@ -75,6 +75,7 @@ def _verdicts(res: ValidationResults) -> dict[str, str]:
     checks |= {f"mtu {m.path} {m.source} -> {m.destination} ({m.kind})": m.verdict for m in res.mtu}
     checks |= {_throughput_key(r): throughput_status(r) for r in res.throughput}
     checks |= {f"rtt {r.path} {r.payload} B": r.verdict for r in res.rtt}
+    checks |= {f"production {p.probe} {p.source} -> {p.destination}": p.verdict for p in res.production}
     checks |= {f"vpn {v.name}": v.verdict or "SKIPPED" for v in res.vpn}
     checks |= {f"endpoint {e.host}": e.verdict for e in res.endpoints}
     checks |= {f"drift {d.device}": d.verdict for d in res.drift}
