@@ -25,7 +25,7 @@ def test_labels_carry_both_ends_with_the_switches_short_port_names() -> None:
     texts = [c.text for c in cable_plan(SC_BOOTH)]
     assert "C05 core1 Te1/1/1 <-> rsw1 Et49" in texts
     assert "C06 hgw1 eth1 <-> show1 eth3" in texts  # Linux names stay as they are
-    assert len(texts) == len(SC_BOOTH.links) + len(SC_BOOTH.endpoints) == 63
+    assert len(texts) == len(SC_BOOTH.links) + len(SC_BOOTH.endpoints) == 64
 
 
 def test_labels_do_not_move_when_the_inventory_lists_links_in_another_order(tmp_path: Path) -> None:
@@ -42,7 +42,7 @@ def test_labels_do_not_move_when_the_inventory_lists_links_in_another_order(tmp_
 def test_the_sheet_lists_every_cable_once_and_each_port_in_use_on_its_device() -> None:
     cables = cable_plan(SC_BOOTH)
     rows = list(csv.DictReader(io.StringIO(cables_csv(cables))))
-    assert len(rows) == 63 and len({r["label"] for r in rows}) == 63
+    assert len(rows) == 64 and len({r["label"] for r in rows}) == 64
     trunk = next(r for r in rows if r["label"] == "C05")
     assert trunk["mode"] == "trunk" and trunk["vlans"].startswith("110:research-01 111:research-02")
     assert (trunk["mtu"], trunk["speed_mbps"]) == ("9000", "10000")
@@ -53,12 +53,12 @@ def test_the_sheet_lists_every_cable_once_and_each_port_in_use_on_its_device() -
 
 def test_the_diagram_collapses_hosts_per_vlan_and_draws_a_failed_cable_red() -> None:
     graph, nodes, edges, collapsed = diagram_source(SC_BOOTH, {"C05": ["mtu: the path shrinks to 1500"]})
-    assert collapsed and nodes == 6 + 22 and edges == len(SC_BOOTH.links) + 22  # 22 (switch, VLAN) host groups
+    assert collapsed and nodes == 6 + 23 and edges == len(SC_BOOTH.links) + 23  # 23 (switch, VLAN) host groups
     trunk = next(line for line in graph.body if "core1 -- rsw1" in line)
     assert f'color="{FAULT}"' in trunk and "✗ C05" in trunk
     assert "mtu: the path shrinks to 1500" in next(line for line in graph.body if line.lstrip().startswith("legend"))
     _, nodes, _, collapsed = diagram_source(SC_BOOTH, collapse=False)
-    assert not collapsed and nodes == 6 + 57
+    assert not collapsed and nodes == 6 + 58
 
 
 def test_draw_writes_an_svg_and_a_png(tmp_path: Path) -> None:

@@ -119,7 +119,7 @@ def test_segment_mode_flattens_trunks_and_says_so(tmp_path, schema_path):
     )
     text = result.path.read_text()
     assert "VLAN mode the lab configs assume: segment" in text
-    assert result.links == 78 and "interface: eth49v110" in text  # 63 in dot1q: trunks carry tags
+    assert result.links == 79 and "interface: eth49v110" in text  # 64 in dot1q: trunks carry tags
 
 
 def test_link_endpoint_without_interface_is_rejected(schema):

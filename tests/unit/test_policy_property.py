@@ -87,8 +87,8 @@ def test_a_network_with_more_flows_than_the_limit_is_sampled_and_says_so():
     net = reference("sc-booth")
     models = derive_network(net)
     whole = PolicyPaths(net, models)
-    assert whole.sampled is None and len(whole.flows) == whole.total == 6900
+    assert whole.sampled is None and len(whole.flows) == whole.total == 7440
     sample = PolicyPaths(net, models, limit=1000)
     assert len(sample.flows) <= 1000 and set(sample.flows) <= set(whole.flows)
-    assert sample.sampled == f"a seeded sample of {len(sample.flows):,} of the 6,900 representative flows"
+    assert sample.sampled == f"a seeded sample of {len(sample.flows):,} of the 7,440 representative flows"
     assert sample.flows == PolicyPaths(net, models, limit=1000).flows  # seeded: the same sample again

@@ -63,15 +63,20 @@ def test_isolation_covers_every_rule_port_both_ways_and_every_host_of_a_split_vl
     assert back["tcp/22"] == back["udp/5201"] == "deny"  # each permit's reverse, on its own ports
     assert set(COMMON_TCP) - set(plan.named["tcp"]) <= set(plan.sampled["tcp"])
     assert plan.sampled == isolation_plan(booth, seed=7).sampled != isolation_plan(booth, seed=8).sampled
-    assert plan.describe().startswith("588 host pairs x 74 probes: icmp, 52 TCP and 21 UDP ports")
+    assert plan.describe().startswith("638 host pairs x 74 probes: icmp, 52 TCP and 21 UDP ports")
 
 
 def test_routed_and_declared_mtu_paths(booth):
     from boothnet.validate.paths import declared_paths, north_south, routed_jumbo_paths
 
     routed = routed_jumbo_paths(booth)
-    assert len(routed) == 16 * 15 and {p.mtu for p in routed} == {9000}  # research to research, both ways
-    assert [p.name for p in declared_paths(booth)] == ["booth-to-theater: booth1 -> theater1"]  # home: the VPN's
+    # research to research, both ways; and to home's research network, only that way, over the 1500 uplink
+    assert len(routed) == 16 * 15 + 16
+    assert {p.mtu for p in routed if p.dst.name != "bulk1"} == {9000}
+    assert {p.mtu for p in routed if p.dst.name == "bulk1"} == {1500}
+    # the tunnel's path is the VPN section's; the bulk transfer home is probed at the uplink's 1500
+    assert [(p.name, p.mtu) for p in declared_paths(booth)] == [("booth-to-theater: booth1 -> theater1", 1500),
+                                                                 ("bulk-to-home: r01-fs -> bulk1", 1500)]
     outside = north_south(booth)
     assert len(outside) == 21 and str(outside[0].address) == "192.0.2.1"  # every booth VLAN but the home one
 

@@ -79,10 +79,15 @@ class Routing(DeriverState):
                     for prefix in self._vpn_subnets(vpn.home_subnets):
                         routes.append(Route(prefix, next_hop, f"secured network via {vpn.name}"))
         if device.role == "show_network" and uplink:
-            for link, _mine, peer in self._peer_address(device.name):
-                if uplink.device in (_split(link.a)[0], _split(link.b)[0]):
-                    booth = [v.subnet for v in self.net.vlans if v.zone != "secure"]
-                    routes += [Route(p, peer, "booth networks") for p in collapse_addresses(booth)]
+            neighbours = {_split(link.b if _split(link.a)[0] == device.name else link.a)[0]: peer
+                          for link, _mine, peer in self._peer_address(device.name)}
+            # a VLAN routed by a neighbour (home's open network on the home gateway) is reached
+            # through it; the secured one only through the VPN; every other through the booth
+            home = [v for v in self.net.vlans if v.zone != "secure" and v.gateway in neighbours]
+            booth = [v.subnet for v in self.net.vlans if v.zone != "secure" and v not in home]
+            if uplink.device in neighbours:
+                routes += [Route(p, neighbours[uplink.device], "booth networks") for p in collapse_addresses(booth)]
+            routes += [Route(v.subnet, neighbours[v.gateway], f"{v.name} via {v.gateway}") for v in home]
         return routes
 
 

@@ -295,13 +295,14 @@ def crosses_vpn(net: Network, src: Endpoint, dst: Endpoint) -> bool:
 
 
 def path_mtu(net: Network, src: Endpoint, dst: Endpoint, tunnel_mtu: int | None = None) -> int:
-    """The smallest MTU the intent puts on the path: both access VLANs and, through the VPN,
-    the tunnel's inner MTU (``tunnel_mtu``: what the lab's backend carries)."""
+    """The smallest MTU the intent puts on the path: both access VLANs, and the device links the
+    route crosses (sc-booth's 1500 uplink to the show network) or, through the VPN, the tunnel's
+    inner MTU (``tunnel_mtu``: what the lab's backend carries)."""
     vlans = net.vlan_by_name()
     mtu = min(net.vlan_mtu(vlans[e.vlan]) for e in (src, dst))
     if crosses_vpn(net, src, dst):
-        mtu = min(mtu, tunnel_mtu or net.mtu_policy.crypto_inner)
-    return mtu
+        return min(mtu, tunnel_mtu or net.mtu_policy.crypto_inner)
+    return min([mtu, *(net.link_mtu(link) for link in net.route(src, dst))])
 
 
 def expected_for(net: Network, src: Endpoint, dst: Endpoint, tunnel_mtu: int | None = None) -> float:

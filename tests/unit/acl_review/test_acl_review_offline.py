@@ -111,7 +111,7 @@ def test_both_changes_first_screen_lists_permitted_first_with_counts(pair):
 
 
 def test_newly_denied_only_passes_the_gate(pair):
-    review = pair(lambda d: d["policy"]["rules"].__delitem__(3))  # research-demo-to-theater
+    review = pair(lambda d: d["policy"]["rules"].__delitem__(4))  # research-demo-to-theater
     assert review.permitted == [] and review.exit_code == 0
     assert {(f.dst_ip, f.port) for f in review.denied} == {("10.10.20.254", 80), ("10.10.20.254", 443)}
     assert {f.kind for f in review.denied} == {DENIED} and len(review.denied) == 32

@@ -25,7 +25,7 @@ def sc_booth():
 
 
 def test_the_home_path_crosses_the_wan_link_at_the_clients_speed(sc_booth):
-    (path,) = wan_paths(sc_booth, lambda s, d: path_mtu(sc_booth, s, d, 1400))
+    path, bulk = wan_paths(sc_booth, lambda s, d: path_mtu(sc_booth, s, d, 1400))
     assert path.name == "client-to-home-through-vpn"
     assert path.links == ("hgw1:eth1 -- show1:eth3",)
     assert (path.one_way_ms, path.rtt_ms, path.loss_pct) == (25, 50, 0)
@@ -36,6 +36,10 @@ def test_the_home_path_crosses_the_wan_link_at_the_clients_speed(sc_booth):
     # the plain throughput test leaves WAN paths to the WAN stage
     assert "client-to-home-through-vpn" not in [t.name for t in throughput_tests(sc_booth)]
     assert "booth-to-theater" in [t.name for t in throughput_tests(sc_booth)]
+    # the bulk transfer fills the home path at its own speed, at the 1500 of the booth's uplink
+    assert bulk.name == "bulk-to-home" and bulk.links == ("hgw1:eth1 -- show1:eth3",)
+    assert (bulk.rate_bps, bulk.mtu, bulk.rtt_ms) == (622e6, 1500, 50) and 3.6e6 < bulk.bdp < 3.7e6
+    assert bulk.advised_window == 4 * 1024 * 1024
 
 
 def test_a_network_without_wan_links_has_no_wan_paths():
@@ -101,6 +105,11 @@ def test_the_sweep_follows_window_over_rtt_with_the_kernels_factor_then_reaches_
     assert [p.limit for p in points] == ["window", "window", "window", "physical", "physical"]
     assert "1.35 x window/RTT" in points[0].explanation
     assert "caps it at net.core.wmem_max" in points[4].explanation
+    # below the BDP the sender idles 1 - k x window/BDP of each round trip; the knee is the first
+    # window that fills the path, said once
+    bdp = path.bdp
+    assert f"idles {1 - 1.35 * 2**19 / bdp:.0%} of each round trip" in points[0].explanation
+    assert [("the knee" in p.explanation) for p in points] == [False, False, False, True, False]
     # a window below the BDP that does not follow window/RTT (a broken path) fails
     broken = judge_sweep([_run(m if w != 2**21 else 200, "sweep", w, b) for w, b, m in measured], path, 0.9, 1.35)
     assert [p.verdict for p in broken] == ["PASS", "PASS", "FAIL", "PASS", "PASS"]

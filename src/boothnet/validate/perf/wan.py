@@ -280,9 +280,14 @@ def judge_sweep(points: Sequence[ThroughputResult], path: WanPath, ratio: float,
     """The sweep: below the BDP goodput must follow k x window/RTT, with the intent's RTT and k,
     what this kernel carries per byte of window asked for, measured once per machine on a
     reference path (validate/perf/calibrate.py: about 1.3 here at MTU 9000), never on the run it
-    judges; at and above the BDP it must reach pass_ratio of the path's limit."""
+    judges; at and above the BDP it must reach pass_ratio of the path's limit.
+
+    Each point below the BDP says the share of each round trip the sender sits idle, waiting
+    for acknowledgements (1 - k x window/BDP); the first at or above it is the knee, where
+    goodput stops rising (SC2000's OC-12 home path plateaued at a 1.5 MB window)."""
     out = []
-    for p in points:
+    knee = None
+    for p in sorted(points, key=lambda p: effective_window(p) or 0):
         window = effective_window(p) or 0
         follows = min(path.expect().bps, k * window * 8 / (path.rtt_ms / 1000))
         limit = "window" if follows < path.expect().bps else path.expect().limit
@@ -293,11 +298,16 @@ def judge_sweep(points: Sequence[ThroughputResult], path: WanPath, ratio: float,
             ok = SWEEP_BAND[0] <= share <= SWEEP_BAND[1]
             why = (f"-w {_kib(window)} below the BDP of {_kib(path.bdp)}: {_mb(p.throughput)}, {share:.0%} of "
                    f"{k:.2f} x window/RTT = {_mb(follows)} (k measured on this machine's reference path; "
-                   f"{SWEEP_BAND[0]:.0%}-{SWEEP_BAND[1]:.0%} passes)")
+                   f"{SWEEP_BAND[0]:.0%}-{SWEEP_BAND[1]:.0%} passes); the sender idles "
+                   f"{1 - follows / path.expect().bps:.0%} of each round trip (1 - k x window/BDP)")
         else:
             ok = p.throughput >= ratio * follows
             why = (f"-w {_kib(window)} at or above the BDP: {_mb(p.throughput)}, {p.throughput / follows:.0%} "
                    f"of the {limit} limit {_mb(follows)}")
+            if knee is None and ok:
+                knee = window
+                why += (f"; the knee: the first window of the sweep that fills the path "
+                        f"(BDP / k = {_kib(int(path.bdp / k))})")
         if p.window and window < p.window:
             why += f" (asked -w {_kib(p.window)}: the kernel caps it at net.core.wmem_max)"
         out.append(p.model_copy(update={"expected": follows, "pass_ratio": ratio, "limit": limit,
