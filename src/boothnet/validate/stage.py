@@ -62,7 +62,7 @@ def run_wan(
     def probe() -> list[RttRow | ThroughputResult]:
         rows: list[RttRow | ThroughputResult] = list(probe_wan_links(net, runner, ns, progress, access.has_shell))
         for path in paths:
-            rtts, tests = run_wan_path(runner, path, ns, net, progress)
+            rtts, tests = run_wan_path(runner, path, ns, net, progress, window_factor)
             rows += [*rtts, *tests]
         return rows
 

@@ -36,9 +36,9 @@ def test_the_home_path_crosses_the_wan_link_at_the_clients_speed(sc_booth):
     # the plain throughput test leaves WAN paths to the WAN stage
     assert "client-to-home-through-vpn" not in [t.name for t in throughput_tests(sc_booth)]
     assert "booth-to-theater" in [t.name for t in throughput_tests(sc_booth)]
-    # the bulk transfer fills the home path at its own speed, at the 1500 of the booth's uplink
+    # the bulk transfer fills the home path at its own speed, jumbo end to end
     assert bulk.name == "bulk-to-home" and bulk.links == ("hgw1:eth1 -- show1:eth3",)
-    assert (bulk.rate_bps, bulk.mtu, bulk.rtt_ms) == (622e6, 1500, 50) and 3.6e6 < bulk.bdp < 3.7e6
+    assert (bulk.rate_bps, bulk.mtu, bulk.rtt_ms) == (622e6, 9000, 50) and 3.8e6 < bulk.bdp < 3.9e6
     assert bulk.advised_window == 4 * 1024 * 1024
 
 
@@ -57,6 +57,23 @@ def _run(mbps: float, kind: str = "default-window", window: int | None = None, b
          streams: int = 1) -> ThroughputResult:
     return ThroughputResult(tool="iperf3", succeeded=True, throughput=mbps * 1e6, kind=kind, window=window,  # type: ignore[arg-type]
                             buffer_bytes=buffer, streams=streams, path="wan")
+
+
+def test_an_os_default_stream_its_senders_autotuning_limits_is_judged_at_that_window():
+    path = _path()  # 622 Mb/s x 50 ms: the BDP (3.67 MiB) is more than a 4 MiB tcp_wmem gives (-w 2 MiB)
+    follows = 1.22 * 2 * 2**20 * 8 / 0.05
+    host_limited = judge_stream(_run(0.9 * follows / 1e6), path, 0.9, None, (4 * 2**20, 1.22))
+    assert host_limited.verdict == "PASS" and host_limited.limit == "window"
+    assert host_limited.expected == pytest.approx(follows)
+    assert host_limited.explanation.startswith("window-limited by the sender's autotuning (net.ipv4.tcp_wmem max "
+                                               "4.00 MiB, as -w 2.00 MiB)")
+    assert "the host's default, not the network, use -w 4194304" in host_limited.explanation
+    assert f"idles {1 - follows / path.expect().bps:.0%} of each round trip" in host_limited.explanation
+    # below what that window carries: the network's fault again
+    assert judge_stream(_run(0.6 * follows / 1e6), path, 0.9, None, (4 * 2**20, 1.22)).verdict == "FAIL"
+    # a sender whose autotuning reaches the BDP is judged against the path's limit
+    tuned = judge_stream(_run(300), path, 0.9, None, (32 * 2**20, 1.22))
+    assert tuned.verdict == "FAIL" and tuned.limit == "physical"
 
 
 def test_one_stream_with_the_os_default_window_is_window_limited_and_says_what_to_use():

@@ -223,13 +223,24 @@ def _kib(n: float) -> str:
     return f"{n / 2**20:.2f} MiB" if n >= 2**20 else f"{n / 1024:.0f} KiB"
 
 
-def judge_stream(result: ThroughputResult, path: WanPath, ratio: float, window: int | None) -> ThroughputResult:
+def judge_stream(result: ThroughputResult, path: WanPath, ratio: float, window: int | None,
+                 autotuning: tuple[int, float] | None = None) -> ThroughputResult:
     """One stream (or N together): judged against what the path carries (physical, or the Mathis
-    bound when it declares loss); window/RTT explains a stream that stays below."""
+    bound when it declares loss); window/RTT explains a stream that stays below.
+
+    ``autotuning`` (the sender's net.ipv4.tcp_wmem maximum, this kernel's window factor k): an
+    OS-default stream whose sender cannot buffer the BDP is the host's limit, not the network's;
+    it is judged as a sweep point at the window that buffer gives (half of it, as -w asks),
+    and the advice says what fills the path."""
     capacity = path.expect()
     goal = capacity.bps
     if result.kind == "parallel" and window:
         goal = min(capacity.bps, result.streams * path.expect(window).bps)
+    if window is None and autotuning and capacity.limit == "physical":
+        wmem_max, k = autotuning
+        follows = k * wmem_max / 2 * 8 / (path.rtt_ms / 1000)
+        if follows < capacity.bps:
+            return _judge_autotuned(result, path, follows, wmem_max, k)
     # faster than the intent's rate is a shaping fault; faster than the lab's ceiling share is not
     too_fast = faster_than_limit(result.throughput, path.intent_physical_bps) if result.succeeded else None
     ok = result.succeeded and result.throughput >= ratio * goal and too_fast is None
@@ -274,6 +285,22 @@ def effective_window(result: ThroughputResult) -> int | None:
     if result.window and result.buffer_bytes:
         return min(result.window, result.buffer_bytes // 2)
     return result.window
+
+
+def _judge_autotuned(result: ThroughputResult, path: WanPath, follows: float, wmem_max: int, k: float
+                     ) -> ThroughputResult:
+    share = result.throughput / follows if result.succeeded else 0.0
+    too_fast = faster_than_limit(result.throughput, path.intent_physical_bps) if result.succeeded else None
+    ok = result.succeeded and share >= SWEEP_BAND[0] and too_fast is None
+    why = (f"no measurement: {result.error}" if not result.succeeded else too_fast or
+           f"window-limited by the sender's autotuning (net.ipv4.tcp_wmem max {_kib(wmem_max)}, as -w "
+           f"{_kib(wmem_max // 2)}): {_mb(result.throughput)}, {share:.0%} of {k:.2f} x window/RTT = "
+           f"{_mb(follows)} (>= {SWEEP_BAND[0]:.0%} passes); the sender idles "
+           f"{1 - follows / path.expect().bps:.0%} of each round trip: the host's default, not the network, "
+           f"use -w {path.advised_window} to fill the path")
+    return result.model_copy(update={
+        "expected": follows, "pass_ratio": SWEEP_BAND[0], "verdict": Status.of(ok), "limit": "window",
+        "explanation": why, "advice": window_advice(path.expect().physical_bps, path.rtt_ms, None).text})
 
 
 def judge_sweep(points: Sequence[ThroughputResult], path: WanPath, ratio: float, k: float) -> list[ThroughputResult]:
@@ -376,10 +403,14 @@ def run_nuttcp(runner: Runner, client_ns: str, server_ns: str, path: WanPath, *,
 
 def run_wan_path(
     runner: Runner, path: WanPath, ns: Callable[[str], str], net: Network, progress: Callable[[str], None],
+    window_factor: Callable[[str, int], float] | None = None,
 ) -> tuple[list[RttRow], list[ThroughputResult]]:
-    """RTT probes, the window pair, parallel streams and UDP."""
+    """RTT probes, the window pair, parallel streams and UDP. ``window_factor``: this kernel's k,
+    which judges an OS-default stream its sender's autotuning limits (judge_stream)."""
     settings, ratio = net.throughput.wan, net.throughput.pass_ratio
     client, server = ns(path.source.name), ns(path.destination.name)
+    wmem_max = _autotuning_max(runner, client)
+    autotuning = (wmem_max, window_factor("iperf3", path.mtu)) if wmem_max and window_factor else None
     rtts = [path_rtt_probe(runner, client, path, payload) for payload in (56, path.mtu - 28)]
     for row in rtts:
         progress(f"[wan] {path.name}: RTT {row.payload} B {row.avg_ms or 0:.1f} ms "
@@ -391,7 +422,7 @@ def run_wan_path(
     for kind, window, reverse in (("default-window", None, False), ("advised-window", advised, False),
                                   ("advised-window", advised, True)):
         measured = run_iperf3(runner, client, server, path, kind=kind, window=window, reverse=reverse, **common)
-        tests.append(judge_stream(measured, path, ratio, window))
+        tests.append(judge_stream(measured, path, ratio, window, autotuning))
     each = max(4096, advised // settings.streams)  # each stream below the BDP, together above it
     measured = run_iperf3(runner, client, server, path, kind="parallel", streams=settings.streams, window=each,
                           **common)
@@ -410,6 +441,13 @@ def run_wan_path(
     for t in tests:
         progress(f"[wan] {path.name} {t.kind}: {t.throughput / 1e6:.1f} Mb/s {t.verdict}: {t.explanation}")
     return rtts, tests
+
+
+def _autotuning_max(runner: Runner, node: str) -> int | None:
+    """The largest send buffer TCP autotuning gives on ``node`` (net.ipv4.tcp_wmem, third field)."""
+    res = runner(node, ["sysctl", "-n", "net.ipv4.tcp_wmem"], 10)
+    fields = res.output.split() if res.returncode == 0 else []
+    return int(fields[2]) if len(fields) == 3 and fields[2].isdigit() else None
 
 
 def tcp_under_udp_load(runner: Runner, client: str, server: str, path: WanPath, net: Network,
