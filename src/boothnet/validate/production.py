@@ -26,6 +26,7 @@ from boothnet.intent import Network
 from boothnet.intent.model import Endpoint
 from boothnet.status import Status
 from boothnet.validate.access import Access
+from boothnet.validate.paths import first_hosts
 from boothnet.validate.perf.ports import PortAllocator
 from boothnet.validate.perf.probes import PingResult, parse_ping, ping_argv
 from boothnet.validate.perf.run import run_throughput
@@ -55,11 +56,7 @@ LOAD_S = 20  # the probes take 8 s under load on a 2-core lab (process start-up 
 def production_hosts(net: Network) -> list[Endpoint]:
     """The first host (by name) of each production VLAN with hosts; transit VLANs have none."""
     vlans = net.vlan_by_name()
-    first: dict[str, Endpoint] = {}
-    for endpoint in sorted(net.endpoints.values(), key=lambda e: e.name):
-        if vlans[endpoint.vlan].zone == "production":
-            first.setdefault(endpoint.vlan, endpoint)
-    return list(first.values())
+    return [host for vlan, host in first_hosts(net).items() if vlans[vlan].zone == "production"]
 
 
 def production_probes(net: Network) -> list[tuple[Endpoint, str, str]]:
