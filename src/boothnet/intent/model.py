@@ -103,6 +103,11 @@ class Link(Strict):
     def wan(self) -> bool:
         return bool(self.delay_ms or self.jitter_ms or self.loss_pct)
 
+    @property
+    def key(self) -> str:
+        """How plans, the lab and the WAN paths name the link: "a -- b"."""
+        return f"{self.a} -- {self.b}"
+
 
 class MtuPolicy(Strict):
     default: int = 1500

@@ -77,7 +77,7 @@ def _lab_links(net: Network, ports: dict[str, dict[str, str]], vlan_mode: VlanMo
         (dev_a, port_a), (dev_b, port_b) = link.a.split(":", 1), link.b.split(":", 1)
         speed, mtu = net.link_speed(link), net.link_mtu(link)
         name_a, name_b = ports[dev_a][port_a], ports[dev_b][port_b]
-        label = f"{link.a} -- {link.b}"
+        label = link.key
         if link.mode == "trunk" and vlan_mode == "segment":
             links += [LabLink(LabEnd(dev_a, frr_linux.trunk_member(name_a, vlan.id, vlan_mode)),
                               LabEnd(dev_b, frr_linux.trunk_member(name_b, vlan.id, vlan_mode)),

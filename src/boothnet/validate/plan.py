@@ -166,10 +166,6 @@ class ThroughputTest:
         return tuple({host.name: host for flow in self.flows for host in flow}.values())
 
 
-def link_key(link: Link) -> str:
-    return f"{link.a} -- {link.b}"
-
-
 def links_loaded(net: Network, src: Endpoint, dst: Endpoint,
                  between: Callable[[str, str], list[Link]] | None = None) -> frozenset[str]:
     """The ports and links a transfer from ``src`` to ``dst`` loads: both host ports, and the
@@ -183,12 +179,12 @@ def links_loaded(net: Network, src: Endpoint, dst: Endpoint,
         stops += [vlans[src.vlan].gateway, vlans[dst.vlan].gateway]
     stops.append(dst.attach.split(":", 1)[0])
     hops = [link for here, there in itertools.pairwise(stops) for link in between(here, there)]
-    return frozenset({src.attach, dst.attach, *(link_key(link) for link in hops)})
+    return frozenset({src.attach, dst.attach, *(link.key for link in hops)})
 
 
 def device_links(net: Network, test: ThroughputTest) -> list[Link]:
     """The intent's device links ``test`` loads."""
-    return [link for link in net.links if link_key(link) in test.links]
+    return [link for link in net.links if link.key in test.links]
 
 
 def _test(net: Network, name: str, clients: tuple[Endpoint, ...], server: Endpoint) -> ThroughputTest:
@@ -241,7 +237,7 @@ def backbone_tests(net: Network) -> list[ThroughputTest]:
         if link.delay_ms:
             continue
         label = cables[link.a].text
-        key = link_key(link)
+        key = link.key
         candidates = [(c, s) for c in hosts for s in hosts if key in loads.get((c.name, s.name), ())]
         by_role = [(c, s) for c, s in candidates if c.role not in SERVER_ROLES and s.role in SERVER_ROLES]
         everyone = _spread(by_role or candidates)

@@ -140,7 +140,7 @@ def wan_paths(net: Network, path_mtu: Callable[[Endpoint, Endpoint], int]) -> li
         kept = math.prod(1 - link.loss_pct / 100 for link in wan)
         out.append(WanPath(
             name=declared.name, source=src, destination=dst,
-            links=tuple(f"{link.a} -- {link.b}" for link in wan),
+            links=tuple(link.key for link in wan),
             one_way_ms=sum(link.delay_ms for link in wan),
             jitter_ms=sum(link.jitter_ms for link in wan),
             loss_pct=round(100 * (1 - kept), 6),
@@ -183,7 +183,7 @@ def wan_links(net: Network) -> list[Link]:
 def link_rtt_probe(runner: Runner, ns: str, link: Link, payload: int, count: int = 10) -> RttRow:
     """``link``'s round trip from its first end: 2 x delay_ms within RTT_TOLERANCE_MS and twice the jitter."""
     assert link.addresses is not None
-    return rtt_probe(runner, ns, f"link {link.a} -- {link.b}", link.a, link.b, str(link.addresses.b.ip), payload,
+    return rtt_probe(runner, ns, f"link {link.key}", link.a, link.b, str(link.addresses.b.ip), payload,
                      2 * link.delay_ms, RTT_TOLERANCE_MS + 2 * link.jitter_ms, count)
 
 
@@ -203,7 +203,7 @@ def probe_wan_links(net: Network, runner: Runner, ns: Callable[[str], str],
     for link in wan_links(net):
         router = link.a.split(":", 1)[0]
         if not has_shell(router):
-            progress(f"[wan] link {link.a} -- {link.b}: not probed ({router} answers NAPALM only)")
+            progress(f"[wan] link {link.key}: not probed ({router} answers NAPALM only)")
             continue
         mtu = link.mtu or net.port_index[link.a].mtu or net.mtu_policy.default
         for payload in (56, mtu - 28):
