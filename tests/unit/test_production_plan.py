@@ -9,6 +9,7 @@ from boothnet.validate.production import (
     RTT_BOUND_MS,
     _judge_ping,
     _outlasted,
+    load_seconds,
     production_probes,
     production_transfers,
     research_load,
@@ -66,12 +67,16 @@ def test_a_ping_passes_within_the_bounds_and_fails_beyond_them() -> None:
     assert _judge_ping(host, "core1 (gateway)", dead, idle).verdict == "ERROR"  # no baseline: not judged
 
 
+def test_the_load_lasts_about_twice_what_the_probes_need() -> None:
+    assert load_seconds(25, 5) == 22 and load_seconds(1, 0) == 8
+
+
 def test_a_probe_that_outlasted_the_load_is_not_a_pass() -> None:
     host = BOOTH.endpoints["booth1"]
     idle = parse_ping(_ping([0.02] * 50), 0)
     passed = _judge_ping(host, "theater1", idle, idle)
     failed = _judge_ping(host, "theater1", idle, parse_ping(_ping([]), 1))
-    assert _outlasted(passed, ended=10.0, load_ended=11.0).verdict == "PASS"
-    late = _outlasted(passed, ended=12.0, load_ended=11.0)
-    assert late.verdict == "ERROR" and late.cause.startswith("it outlasted the research load")
-    assert _outlasted(failed, ended=12.0, load_ended=11.0).verdict == "FAIL"
+    assert _outlasted(passed, ended=10.0, load_ended=11.0, load_s=20).verdict == "PASS"
+    late = _outlasted(passed, ended=12.0, load_ended=11.0, load_s=20)
+    assert late.verdict == "ERROR" and late.cause.startswith("it outlasted the research load (20 s)")
+    assert _outlasted(failed, ended=12.0, load_ended=11.0, load_s=20).verdict == "FAIL"

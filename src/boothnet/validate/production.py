@@ -50,7 +50,13 @@ TRANSFER_SHARE = 0.8  # of its idle rate a production transfer keeps under resea
 PINGS, INTERVAL_S = 50, 0.02
 TRANSFER_S = 2
 SETTLE_S = 1.5  # the load's slow start, before production is probed
-LOAD_S = 20  # the probes take 8 s under load on a 2-core lab (process start-up is slow then)
+
+
+def load_seconds(pings: int, transfers: int) -> int:
+    """How long the research load runs: the probes under it took up to 8 s on sc-booth's 2-core lab
+    (25 pings, 5 transfers: process start-up is slow then), so about twice what they need, and at
+    least 8 s (lab-mini's one ping)."""
+    return max(8, round(SETTLE_S + 0.4 * pings + (2 * TRANSFER_S + 2 if transfers else 0) + 4))
 
 
 def production_hosts(net: Network) -> list[Endpoint]:
@@ -91,8 +97,7 @@ def research_load(net: Network) -> list[ThroughputTest]:
             or first_per_vlan)
 
 
-def production_under_load(net: Network, access: Access, progress: Callable[[str], None], load_s: int = LOAD_S
-                          ) -> list[ProductionRow]:
+def production_under_load(net: Network, access: Access, progress: Callable[[str], None]) -> list[ProductionRow]:
     """The probes idle, then under the research load, judged; [] when there is nothing to probe
     or nothing to load the network with."""
     probes = [p for p in production_probes(net) if not access.why_not(p[0].name, "ping")]
@@ -101,7 +106,7 @@ def production_under_load(net: Network, access: Access, progress: Callable[[str]
     load = research_load(net)
     if not (probes or transfers) or not load:
         return []
-    allocator = PortAllocator()
+    allocator, load_s = PortAllocator(), load_seconds(len(probes), len(transfers))
 
     def probe_all() -> Probed:
         """The pings at once, then the transfers at once (a transfer would queue a ping); each
@@ -171,7 +176,7 @@ def _ended(result: T) -> tuple[T, float]:
     return result, time.monotonic()
 
 
-def _outlasted(row: ProductionRow, ended: float, load_ended: float, load_s: int = LOAD_S) -> ProductionRow:
+def _outlasted(row: ProductionRow, ended: float, load_ended: float, load_s: int) -> ProductionRow:
     """A probe that passed but ended after the load did was partly not under load: not judged.
     One that failed even so has failed."""
     if ended <= load_ended or row.verdict != Status.PASS:

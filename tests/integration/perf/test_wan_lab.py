@@ -115,7 +115,7 @@ def test_the_home_path_measures_its_rtt_and_puts_the_window_advice_to_the_test(w
     page = paths.html.read_text()
     assert paths.sweep_png is not None
     assert base64.b64encode(paths.sweep_png.read_bytes()).decode()[:200] in page
-    assert "window-limited by the sender's autotuning" in page and "fills the path" in page
+    assert "window-limited by the sender&#x27;s autotuning" in page and "fills the path" in page
 
 
 def test_udp_reports_the_configured_loss_within_its_statistical_error(wan_lab) -> None:

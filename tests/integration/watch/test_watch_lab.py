@@ -27,6 +27,7 @@ import pytest
 from boothnet.lab.scratch import copy_inventory
 from boothnet.lab.shaping import shape
 from boothnet.run import Run
+from boothnet.watch.round import ROTATION
 from tests.helpers import ROOT, running_lab
 
 pytestmark = [
@@ -147,7 +148,8 @@ def test_watch_alarms_on_planted_faults_and_shows_traffic_in_its_page_and_promet
             assert "FAIL: " in page_text(f"http://127.0.0.1:{port}/")
             sh("r1", "ip", "link", "set", "eth3", "up")
             watch.wait_line(rf"CLEAR link: cable {TRUNK}: passes again", 2)
-            watch.wait_line(r" round \d+: PASS", 4)  # routing back
+            # routing back: an isolation pair that failed clears when its share comes round again
+            watch.wait_line(r" round \d+: PASS", ROTATION + 1)
 
             # a rule added by hand: drift names the device and the line
             handle = plant_rule()
