@@ -292,7 +292,7 @@ def crosses_vpn(net: Network, src: Endpoint, dst: Endpoint) -> bool:
 
 def path_mtu(net: Network, src: Endpoint, dst: Endpoint, tunnel_mtu: int | None = None) -> int:
     """The smallest MTU the intent puts on the path: both access VLANs, and the device links the
-    route crosses (sc-booth's 1500 uplink to the show network) or, through the VPN, the tunnel's
+    route crosses (a 1500 uplink to the show network shrinks the path) or, through the VPN, the tunnel's
     inner MTU (``tunnel_mtu``: what the lab's backend carries)."""
     vlans = net.vlan_by_name()
     mtu = min(net.vlan_mtu(vlans[e.vlan]) for e in (src, dst))
