@@ -30,11 +30,10 @@ from boothnet.validate.paths import first_hosts
 from boothnet.validate.perf.ports import PortAllocator
 from boothnet.validate.perf.probes import PingResult, parse_ping, ping_argv
 from boothnet.validate.perf.run import run_throughput
-from boothnet.validate.perf.runner import listening_ports
 from boothnet.validate.perf.schema import ThroughputResult
 from boothnet.validate.plan import ThroughputTest, host_prefix, throughput_tests
 from boothnet.validate.results import ProductionRow
-from boothnet.validate.run import port_block
+from boothnet.validate.run import flow_blocks
 
 T = TypeVar("T")
 Probed = tuple[list[tuple[PingResult, float]], list[tuple[ThroughputResult, float]]]
@@ -137,8 +136,7 @@ def _pings(access: Access, host: Endpoint, address: str) -> PingResult:
 def _transfer(net: Network, access: Access, allocator: PortAllocator, src: Endpoint, dst: Endpoint
               ) -> ThroughputResult:
     test = ThroughputTest(name=f"production {src.name} -> {dst.name}", flows=((src, dst),))
-    block = port_block(net, compiler_of(net), allocator, test, "iperf3", (src, dst),
-                       listening_ports(access.runner, access.node(dst.name)))
+    (block,) = flow_blocks(net, access, compiler_of(net), allocator, test, "iperf3")
     try:
         return run_throughput(access.runner, "iperf3", server_node=access.node(dst.name),
                               client_node=access.node(src.name), destination=str(dst.address), ports=block,
@@ -152,17 +150,15 @@ def _under(net: Network, access: Access, allocator: PortAllocator, load: list[Th
            probe: Callable[[], Probed], load_s: int) -> tuple[Probed, float]:
     """``probe()`` while every flow of ``load`` sends (iperf3, SETTLE_S into the load), and when
     the first of those flows ended."""
-    compiler = compiler_of(net)
-    flows = [(test, flow) for test in load for flow in test.flows]
-    blocks = [port_block(net, compiler, allocator, test, "iperf3", flow,
-                         listening_ports(access.runner, access.node(flow[1].name))) for test, flow in flows]
+    flows = [flow for test in load for flow in test.flows]
+    blocks = [block for test in load for block in flow_blocks(net, access, compiler_of(net), allocator, test, "iperf3")]
     together = threading.Barrier(len(flows) + 1)
     with ThreadPoolExecutor(max_workers=len(flows)) as pool:
         running = [pool.submit(lambda client, server, block: _ended(run_throughput(
                                    access.runner, "iperf3", server_node=access.node(server.name),
                                    client_node=access.node(client.name), destination=str(server.address),
                                    ports=block, duration=load_s, start_together=together)), client, server, block)
-                   for (_, (client, server)), block in zip(flows, blocks, strict=True)]
+                   for (client, server), block in zip(flows, blocks, strict=True)]
         together.wait(timeout=60)
         time.sleep(SETTLE_S)
         seen = probe()

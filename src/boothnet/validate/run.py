@@ -255,10 +255,7 @@ def run_throughput_tests(
             for host in test.hosts:
                 if why := access.why_not(host.name, tool):
                     raise Unprobed(why)
-            listening = {s.name: listening_ports(access.runner, access.node(s.name)) for s in test.servers}
-            for flow in test.flows:
-                busy = listening[flow[1].name] | {p for b in blocks if b.node == flow[1].name for p in b.ports}
-                blocks.append(port_block(net, compiler, allocator, test, tool, flow, busy))
+            blocks = flow_blocks(net, access, compiler, allocator, test, tool)
             together = threading.Barrier(len(test.flows))
             crossed = device_links(net, test) if test.across else []
             with carried(net, access, crossed, net.throughput.duration_s) as loads, \
@@ -322,6 +319,23 @@ def loss_families(tests: list[ThroughputTest]) -> list[ThroughputTest]:
             client, server = test.flows[0]
             families.setdefault((client.vlan, server.vlan), test)
     return list(families.values())
+
+
+def flow_blocks(net: Network, access: Access, compiler: PolicyCompiler, allocator: PortAllocator,
+                test: ThroughputTest, tool: ToolName) -> list[PortBlock]:
+    """One port block per flow of ``test``, each server asked once what already listens there, and
+    no two flows into one server on the same ports; none kept when one cannot be had."""
+    listening = {s.name: listening_ports(access.runner, access.node(s.name)) for s in test.servers}
+    blocks: list[PortBlock] = []
+    try:
+        for flow in test.flows:
+            busy = listening[flow[1].name] | {p for b in blocks if b.node == flow[1].name for p in b.ports}
+            blocks.append(port_block(net, compiler, allocator, test, tool, flow, busy))
+    except ValueError:
+        for block in blocks:
+            allocator.release(block)
+        raise
+    return blocks
 
 
 def _measure_loss(net: Network, access: Access, compiler: PolicyCompiler, allocator: PortAllocator, job: _Job,
