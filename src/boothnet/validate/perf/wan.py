@@ -238,7 +238,7 @@ def judge_stream(result: ThroughputResult, path: WanPath, ratio: float, window: 
         goal = min(capacity.bps, result.streams * path.expect(window).bps)
     if window is None and autotuning and capacity.limit == "physical":
         wmem_max, k = autotuning
-        follows = k * wmem_max / 2 * 8 / (path.rtt_ms / 1000)
+        follows = window_bps(path, k, wmem_max // 2)
         if follows < capacity.bps:
             return _judge_autotuned(result, path, follows, wmem_max, k)
     # faster than the intent's rate is a shaping fault; faster than the lab's ceiling share is not
@@ -287,6 +287,15 @@ def effective_window(result: ThroughputResult) -> int | None:
     return result.window
 
 
+def window_bps(path: WanPath, k: float, window: int) -> float:
+    """What one stream with ``window`` carries over ``path``: k x window/RTT (k: this kernel's)."""
+    return k * window * 8 / (path.rtt_ms / 1000)
+
+
+def _idles(path: WanPath, carried_bps: float) -> str:
+    return f"the sender idles {1 - carried_bps / path.expect().bps:.0%} of each round trip"
+
+
 def _judge_autotuned(result: ThroughputResult, path: WanPath, follows: float, wmem_max: int, k: float
                      ) -> ThroughputResult:
     share = result.throughput / follows if result.succeeded else 0.0
@@ -295,9 +304,8 @@ def _judge_autotuned(result: ThroughputResult, path: WanPath, follows: float, wm
     why = (f"no measurement: {result.error}" if not result.succeeded else too_fast or
            f"window-limited by the sender's autotuning (net.ipv4.tcp_wmem max {_kib(wmem_max)}, as -w "
            f"{_kib(wmem_max // 2)}): {_mb(result.throughput)}, {share:.0%} of {k:.2f} x window/RTT = "
-           f"{_mb(follows)} (>= {SWEEP_BAND[0]:.0%} passes); the sender idles "
-           f"{1 - follows / path.expect().bps:.0%} of each round trip: the host's default, not the network, "
-           f"use -w {path.advised_window} to fill the path")
+           f"{_mb(follows)} (>= {SWEEP_BAND[0]:.0%} passes); {_idles(path, follows)}: the host's default, not "
+           f"the network, use -w {path.advised_window} to fill the path")
     return result.model_copy(update={
         "expected": follows, "pass_ratio": SWEEP_BAND[0], "verdict": Status.of(ok), "limit": "window",
         "explanation": why, "advice": window_advice(path.expect().physical_bps, path.rtt_ms, None).text})
@@ -316,7 +324,7 @@ def judge_sweep(points: Sequence[ThroughputResult], path: WanPath, ratio: float,
     knee = None
     for p in sorted(points, key=lambda p: effective_window(p) or 0):
         window = effective_window(p) or 0
-        follows = min(path.expect().bps, k * window * 8 / (path.rtt_ms / 1000))
+        follows = min(path.expect().bps, window_bps(path, k, window))
         limit = "window" if follows < path.expect().bps else path.expect().limit
         if not p.succeeded:
             ok, why = False, f"no measurement: {p.error}"
@@ -325,8 +333,8 @@ def judge_sweep(points: Sequence[ThroughputResult], path: WanPath, ratio: float,
             ok = SWEEP_BAND[0] <= share <= SWEEP_BAND[1]
             why = (f"-w {_kib(window)} below the BDP of {_kib(path.bdp)}: {_mb(p.throughput)}, {share:.0%} of "
                    f"{k:.2f} x window/RTT = {_mb(follows)} (k measured on this machine's reference path; "
-                   f"{SWEEP_BAND[0]:.0%}-{SWEEP_BAND[1]:.0%} passes); the sender idles "
-                   f"{1 - follows / path.expect().bps:.0%} of each round trip (1 - k x window/BDP)")
+                   f"{SWEEP_BAND[0]:.0%}-{SWEEP_BAND[1]:.0%} passes); {_idles(path, follows)} "
+                   "(1 - k x window/BDP)")
         else:
             ok = p.throughput >= ratio * follows
             why = (f"-w {_kib(window)} at or above the BDP: {_mb(p.throughput)}, {p.throughput / follows:.0%} "
@@ -410,7 +418,10 @@ def run_wan_path(
     settings, ratio = net.throughput.wan, net.throughput.pass_ratio
     client, server = ns(path.source.name), ns(path.destination.name)
     wmem_max = _autotuning_max(runner, client)
-    autotuning = (wmem_max, window_factor("iperf3", path.mtu)) if wmem_max and window_factor else None
+    # k (above 1: the kernel grants more than asked) only where the default buffer holds less than
+    # the BDP: asking for it may start a calibration run
+    autotuning = (wmem_max, window_factor("iperf3", path.mtu)) \
+        if wmem_max and window_factor and wmem_max // 2 < path.bdp else None
     rtts = [path_rtt_probe(runner, client, path, payload) for payload in (56, path.mtu - 28)]
     for row in rtts:
         progress(f"[wan] {path.name}: RTT {row.payload} B {row.avg_ms or 0:.1f} ms "
