@@ -12,7 +12,7 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from boothnet.render.build import build  # noqa: E402
 
-NETWORKS = ("lab-mini", "sc-booth", "fw-booth")
+NETWORKS = ("lab-mini", "sc-booth", "fw-booth", "eos-core")
 
 
 def main() -> None:

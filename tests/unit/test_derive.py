@@ -100,7 +100,8 @@ def test_home_firewall_admits_only_listed_clients_through_the_tunnel(models):
 def test_routes_ospf_and_vpn(models):
     assert [(str(r.prefix), str(r.next_hop)) for r in models["brt1"].routes] == [("0.0.0.0/0", "192.0.2.1")]
     assert models["brt1"].ospf.default_originate
-    assert ("Vlan60", False) in models["core1"].ospf.interfaces and ("Vlan10", True) in models["core1"].ospf.interfaces
+    passive = {o.name: o.passive for o in models["core1"].ospf.interfaces}
+    assert passive["Vlan60"] is False and passive["Vlan10"] is True
     bgw = models["bgw1"]
     assert [str(p) for p in bgw.ospf.redistribute] == ["10.200.1.0/24"]
     assert str(bgw.vpn.remote_address) == "203.0.113.2" and bgw.vpn.inner_mtu == 8950 and bgw.vpn.mss == 8910

@@ -144,7 +144,7 @@ def expected_from_model(model: Mapping[str, Any]) -> Expected:
         i["name"] for i in ifaces
         if i["kind"] in ("trunk", "routed") or (i["kind"] == "svi" and _svi_vlan(i["name"]) in trunked)]
     ospf = model.get("ospf") or {}
-    full = [name for name, passive in ospf.get("interfaces", []) if not passive]
+    full = [o["name"] for o in ospf.get("interfaces", []) if not o["passive"]]
     return Expected(tuple(dict.fromkeys(up + full)), tuple(full))
 
 

@@ -64,6 +64,7 @@ class _Deriver(PortUses, Routing, VpnDerive, Firewalls):
             routes=routes,
             ospf=ospf,
             vpn=vpn,
+            ip_routing=bool(routes or ospf or any(i.address for i in interfaces + svis)),
         )
         if self.net.uplink and self.net.uplink.device == device.name:
             self._uplink_firewall(model)

@@ -47,6 +47,7 @@ class Interface:
     acl_out: str | None = None
     mss_clamp: int | None = None
     bridge: str | None = None  # frr_linux: the VLAN bridge this port belongs to
+    ospf: OspfInterface | None = None  # set when OSPF covers it: its timers print on the interface
 
 
 @dataclass
@@ -64,13 +65,21 @@ class Route:
     distance: int | None = None  # administrative distance; None: the platform default
 
 
+@dataclass(frozen=True)
+class OspfInterface:
+    name: str
+    passive: bool
+    hello: int
+    dead: int
+
+
 @dataclass
 class Ospf:
     router_id: IPv4Address
     area: int
     hello: int
     dead: int
-    interfaces: list[tuple[str, bool]]  # (interface, passive)
+    interfaces: list[OspfInterface]
     networks: list[IPv4Network]
     default_originate: bool
     redistribute: list[IPv4Network]  # static prefixes to announce
@@ -119,3 +128,6 @@ class DeviceModel:
     tunnel_match: str = "meta ipsec exists"
     leak_guard: list[str] = field(default_factory=list)  # frr_linux VPN gateways, first in forward
     uplink_interface: str | None = None
+    # routes between its interfaces (IPv4 unicast routing on); EOS and Catalyst IOS switches
+    # ship with it off, so a device that routes must say so
+    ip_routing: bool = False

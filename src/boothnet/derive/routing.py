@@ -6,7 +6,7 @@ from ipaddress import IPv4Address, IPv4Interface, IPv4Network, collapse_addresse
 from types import ModuleType
 
 from boothnet.derive.base import DeriverState, _split
-from boothnet.derive.model import Acl, Interface, Ospf, Route, VpnPeer
+from boothnet.derive.model import Acl, Interface, Ospf, OspfInterface, Route, VpnPeer
 from boothnet.derive.policy import acl_name
 from boothnet.intent.model import Device, Link, Vlan
 
@@ -119,6 +119,10 @@ class Routing(DeriverState):
             return None
         settings = self.net.settings.ospf
         passive = [s.name for s in svis if s not in transit]
+        covered = {o.name: o for o in (OspfInterface(n, n in passive, settings.hello, settings.dead)
+                                       for n in active + passive)}
+        for iface in interfaces + svis:
+            iface.ospf = covered.get(iface.name)
         networks = [s.address.network for s in svis if s.address] + [
             i.address.network for i in interfaces if i.kind == "routed" and i.address and i.name in active
         ]
@@ -127,7 +131,7 @@ class Routing(DeriverState):
             area=settings.area,
             hello=settings.hello,
             dead=settings.dead,
-            interfaces=[(n, False) for n in active] + [(n, True) for n in passive],
+            interfaces=list(covered.values()),
             networks=sorted(set(networks), key=lambda n: (int(n.network_address), n.prefixlen)),
             default_originate=bool(self.net.uplink and self.net.uplink.device == device.name),
             redistribute=[r.prefix for r in routes if vpn and r.description.startswith("secured network")],

@@ -22,6 +22,7 @@ from boothnet.files import write_text_atomic
 from boothnet.intent import Network
 from boothnet.intent.stamp import IntentStamp
 from boothnet.layout import Layout, model_of, summary_of
+from boothnet.readback import fidelity
 from boothnet.render.lint import lint_rendered
 from boothnet.render.templates import RenderedFile, Renderer, write_configs
 from boothnet.run import Run
@@ -134,6 +135,8 @@ def build_intent(
     progress("render")
     files = render_all(models, net.name)
     findings = lint_rendered(files, models)
+    by_device = {f.device: f.text for f in files if f.path == f"{f.device}.cfg"}
+    findings += [f"read back: {m}" for m in fidelity(models, by_device)]
     out_dir = Layout(build_root, net.name).configs(subdir)
     written, changed = write_configs(files, out_dir)
     tool_checks = check_with_tools(out_dir, models, progress) if run_tools else {}

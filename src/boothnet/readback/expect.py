@@ -1,0 +1,116 @@
+"""What the derived model says a device must read as, and where a reading differs from it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from ipaddress import IPv4Address
+
+from boothnet.derive.model import AclEntry, DeviceModel
+from boothnet.readback.facts import AclRule, ConfigFacts, InterfaceFacts, OspfOn, StaticRoute
+from boothnet.readback.reader import platform_defaults
+
+CRYPTO_MATCH_ACL = "BOOTHNET_VPN_TRAFFIC"
+_MODE = {"access": "access", "trunk": "trunk", "routed": "routed", "svi": "svi"}
+
+
+def _rules(entry: AclEntry) -> list[AclRule]:
+    """The entry as the device matches it: one rule per destination port."""
+    return [AclRule(entry.action, entry.proto, entry.src, entry.src_port, entry.dst, port, entry.icmp_type,
+                    entry.established, entry.log) for port in entry.dst_ports or (None,)]
+
+
+def expected_facts(model: DeviceModel) -> ConfigFacts:
+    """The model's facts in the reader's shape (the platform's default where the model has none)."""
+    defaults = platform_defaults(model.platform)
+    facts = ConfigFacts(model.name, model.platform, routing=model.ip_routing,
+                        vlans={v.id: v.name for v in model.vlans})
+    facts.interfaces[model.mgmt_interface] = InterfaceFacts(
+        model.mgmt_interface, "mgmt", address=model.mgmt_address, mtu=int(defaults["mtu"]))
+    ospf = model.ospf
+    for iface in model.interfaces:
+        facts.interfaces[iface.name] = InterfaceFacts(
+            iface.name, _MODE[iface.kind],
+            access_vlan=iface.vlan if iface.kind == "access" else None,
+            trunk_vlans=tuple(iface.allowed_vlans) if iface.kind == "trunk" else (),
+            address=iface.address, mtu=iface.mtu, acl_in=iface.acl_in, acl_out=iface.acl_out,
+            mss=iface.mss_clamp,
+            crypto_map=bool(model.vpn and iface.name == model.vpn.outside_interface),
+            ospf=OspfOn(ospf.area, iface.ospf.passive, iface.ospf.hello, iface.ospf.dead,
+                        str(defaults["ospf_network_type"])) if ospf and iface.ospf else None,
+        )
+    facts.routes = [StaticRoute(r.prefix, r.next_hop if isinstance(r.next_hop, IPv4Address) else str(r.next_hop),
+                                r.distance or int(defaults["route_distance"])) for r in model.routes]
+    if ospf:
+        facts.ospf_router_id = ospf.router_id
+        facts.default_originate = ospf.default_originate
+        facts.redistribute_static = bool(ospf.redistribute)
+    facts.acls = {acl.name: [rule for entry in acl.entries for rule in _rules(entry)] for acl in model.acls}
+    if model.vpn is not None and model.platform == "cisco_ios":
+        facts.crypto_peers = (model.vpn.remote_address,)
+        # the crypto map's `match address`: what goes into the tunnel
+        facts.acls[CRYPTO_MATCH_ACL] = [AclRule("permit", "ip", local, None, remote, None)
+                                        for local in model.vpn.local_subnets for remote in model.vpn.remote_subnets]
+    return facts
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    """One fact the config gives otherwise than the model."""
+
+    device: str
+    field: str  # e.g. "routing", "interface Vlan60 ospf.hello", "acl THEATER_IN line 3"
+    model: object
+    config: object
+
+    def __str__(self) -> str:
+        return f"{self.device}: {self.field}: the model says {self.model}, the config reads {self.config}"
+
+
+def _interface_mismatches(device: str, want: InterfaceFacts, got: InterfaceFacts | None) -> list[Mismatch]:
+    if got is None:
+        return [Mismatch(device, f"interface {want.name}", "present", "absent")]
+    found = []
+    for f in fields(InterfaceFacts):
+        if f.name in ("name", "ospf"):
+            continue
+        model_value, config_value = getattr(want, f.name), getattr(got, f.name)
+        if model_value != config_value:
+            found.append(Mismatch(device, f"interface {want.name} {f.name}", model_value, config_value))
+    if (want.ospf is None) != (got.ospf is None):
+        found.append(Mismatch(device, f"interface {want.name} ospf", want.ospf and "on", got.ospf and "on"))
+    elif want.ospf and got.ospf:
+        found += [Mismatch(device, f"interface {want.name} ospf.{f.name}", getattr(want.ospf, f.name),
+                           getattr(got.ospf, f.name))
+                  for f in fields(OspfOn) if getattr(want.ospf, f.name) != getattr(got.ospf, f.name)]
+    return found
+
+
+def _acl_mismatches(device: str, name: str, want: list[AclRule], got: list[AclRule] | None) -> list[Mismatch]:
+    if got is None:
+        return [Mismatch(device, f"acl {name}", f"{len(want)} lines", "absent")]
+    found = [Mismatch(device, f"acl {name} line {i}", str(w), str(g))
+             for i, (w, g) in enumerate(zip(want, got, strict=False), start=1) if w != g]
+    if len(want) != len(got):
+        found.append(Mismatch(device, f"acl {name} length", len(want), len(got)))
+    return found
+
+
+def mismatches(want: ConfigFacts, got: ConfigFacts) -> list[Mismatch]:
+    """Every fact the reading gives otherwise than the model, then every line it could not read."""
+    device = want.device
+    found: list[Mismatch] = []
+    for name in ("routing", "vlans", "ospf_router_id", "default_originate", "redistribute_static", "crypto_peers"):
+        if getattr(want, name) != getattr(got, name):
+            found.append(Mismatch(device, name, getattr(want, name), getattr(got, name)))
+    if sorted(map(str, want.routes)) != sorted(map(str, got.routes)):
+        found.append(Mismatch(device, "routes", sorted(map(str, want.routes)), sorted(map(str, got.routes))))
+    for name, iface in want.interfaces.items():
+        found += _interface_mismatches(device, iface, got.interfaces.get(name))
+    found += [Mismatch(device, f"interface {name}", "absent", "present")
+              for name in got.interfaces.keys() - want.interfaces.keys()]
+    for name, rules in want.acls.items():
+        found += _acl_mismatches(device, name, rules, got.acls.get(name))
+    found += [Mismatch(device, f"acl {name}", "absent", "present") for name in got.acls.keys() - want.acls.keys()]
+    found += [Mismatch(device, f"line {line}", "a line the reader knows", f"{text!r}: {why}")
+              for line, text, why in got.unknown]
+    return found

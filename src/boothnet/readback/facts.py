@@ -1,0 +1,90 @@
+"""What a device config says, read the way the device reads it: the facts that decide forwarding.
+
+Both sides of render fidelity have this shape: the reader fills it from config text (with the
+platform's defaults where the text is silent), `expect` fills it from the derived model.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from ipaddress import IPv4Address, IPv4Interface, IPv4Network
+
+Mode = str  # "access" | "trunk" | "routed" (an addressed layer-3 port) | "svi" | "mgmt"
+
+
+@dataclass(frozen=True)
+class AclRule:
+    """One ACL line as the device matches it."""
+
+    action: str
+    proto: str
+    src: IPv4Network | None  # None: any
+    src_port: int | None
+    dst: IPv4Network | None
+    dst_port: int | None
+    icmp_type: str | None = None
+    established: bool = False
+    log: bool = False
+
+    def __str__(self) -> str:
+        parts = [self.action, self.proto, str(self.src or "any")]
+        parts += [f"eq {self.src_port}"] if self.src_port is not None else []
+        parts.append(str(self.dst or "any"))
+        parts += [f"eq {self.dst_port}"] if self.dst_port is not None else []
+        parts += [self.icmp_type] if self.icmp_type else []
+        parts += ["established"] if self.established else []
+        parts += ["log"] if self.log else []
+        return " ".join(parts)
+
+
+@dataclass(frozen=True)
+class OspfOn:
+    """OSPF on one interface: area, passive, timers, network type."""
+
+    area: int
+    passive: bool
+    hello: int
+    dead: int
+    network_type: str
+
+
+@dataclass
+class InterfaceFacts:
+    name: str
+    mode: Mode
+    access_vlan: int | None = None
+    trunk_vlans: tuple[int, ...] = ()
+    address: IPv4Interface | None = None
+    mtu: int = 1500
+    shutdown: bool = False
+    acl_in: str | None = None
+    acl_out: str | None = None
+    mss: int | None = None
+    crypto_map: bool = False
+    ospf: OspfOn | None = None
+
+
+@dataclass(frozen=True)
+class StaticRoute:
+    prefix: IPv4Network
+    next_hop: IPv4Address | str
+    distance: int
+
+
+@dataclass
+class ConfigFacts:
+    """One device's config as read (or, from `expect`, as the model says it must read)."""
+
+    device: str
+    platform: str
+    routing: bool = False
+    vlans: dict[int, str] = field(default_factory=dict)
+    interfaces: dict[str, InterfaceFacts] = field(default_factory=dict)
+    routes: list[StaticRoute] = field(default_factory=list)
+    ospf_router_id: IPv4Address | None = None
+    default_originate: bool = False
+    redistribute_static: bool = False
+    acls: dict[str, list[AclRule]] = field(default_factory=dict)
+    crypto_peers: tuple[IPv4Address, ...] = ()
+    # (line number, text): what the reader does not understand; never skipped in silence
+    unknown: list[tuple[int, str]] = field(default_factory=list)

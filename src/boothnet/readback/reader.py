@@ -1,0 +1,401 @@
+"""Read an IOS or EOS config the way the device reads it (its defaults where the text is silent).
+
+hier_config builds the config tree (sections, children, the platform's indentation); each line is
+then matched by its leading words against what the device accepts. A line no handler knows is
+listed with its line number, so a template that starts printing something new fails until the
+reader knows it. Nothing here imports the renderer or the platform quirks the templates use: an
+omission in the templates cannot hide in the reader too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cache
+from ipaddress import IPv4Address, IPv4Interface, IPv4Network
+from pathlib import Path
+from typing import Any
+
+import yaml
+from hier_config import Platform, get_hconfig
+from hier_config.child import HConfigChild
+from hier_config.exceptions import DuplicateChildError
+
+from boothnet.readback.facts import AclRule, ConfigFacts, InterfaceFacts, OspfOn, StaticRoute
+
+READ_PLATFORMS = ("cisco_ios", "arista_eos")
+_HIER = {"cisco_ios": Platform.CISCO_IOS, "arista_eos": Platform.ARISTA_EOS}
+# the out-of-band management port: routed, never a switch port (Catalyst Gi0/0, EOS Management1)
+_MGMT_PREFIX = {"cisco_ios": ("GigabitEthernet0/0",), "arista_eos": ("Management",)}
+# created by naming them; they start as the platform's `shutdown.logical` default
+_LOGICAL_PREFIX = ("Vlan", "Loopback", "Port-channel", "Port-Channel", "Tunnel")
+
+
+@cache
+def platform_defaults(platform: str) -> dict[str, Any]:
+    """The platform's defaults (value only); defaults.yml gives each one's source."""
+    data = yaml.safe_load((Path(__file__).parent / "defaults.yml").read_text())
+    return {key: entry["value"] for key, entry in data[platform].items()}
+
+
+def _vlan_list(text: str) -> tuple[int, ...]:
+    ids: list[int] = []
+    for part in text.split(","):
+        first, _, last = part.partition("-")
+        ids.extend(range(int(first), int(last or first) + 1))
+    return tuple(ids)
+
+
+@dataclass
+class _OspfProcess:
+    passive_default: bool = False
+    passive: dict[str, bool] = field(default_factory=dict)
+    networks: list[tuple[IPv4Network, int]] = field(default_factory=list)
+    present: bool = False
+
+
+@dataclass
+class _Pending:
+    """Interface lines that take effect only together (OSPF area/timers, switchport state)."""
+
+    switchport: bool
+    area: int | None = None
+    hello: int | None = None
+    dead: int | None = None
+    network_type: str | None = None
+    mode_line: str | None = None
+    shutdown: bool | None = None
+
+
+class ConfigReader:
+    """One config's reading: `read_config` is the entry point."""
+
+    def __init__(self, text: str, platform: str, device: str):
+        if platform not in _HIER:
+            raise ValueError(f"no reader for platform {platform!r}: {', '.join(READ_PLATFORMS)} are read")
+        self.platform = platform
+        self.defaults = platform_defaults(platform)
+        self.lines = text.splitlines()
+        self.cursor = 0
+        self.facts = ConfigFacts(device, platform, routing=bool(self.defaults["ip_routing"]))
+        self.ospf = _OspfProcess()
+        self.pending: dict[str, _Pending] = {}
+        self.line_of: dict[int, int] = {}
+        self.text = text
+
+    # --- line numbers and unknown lines --------------------------------------------------------
+    def _line_no(self, text: str) -> int:
+        """1-based line of the next occurrence of `text` (hier_config keeps no line numbers)."""
+        for start in (self.cursor, 0):
+            for index in range(start, len(self.lines)):
+                if " ".join(self.lines[index].split()) == text:
+                    self.cursor = index + 1
+                    return index + 1
+        return 0
+
+    def _visit(self, node: HConfigChild) -> None:
+        self.line_of[id(node)] = self._line_no(node.text)
+
+    def _unknown(self, node: HConfigChild, why: str = "not a line the reader knows") -> None:
+        self.facts.unknown.append((self.line_of.get(id(node), 0), node.text, why))
+
+    # --- entry ---------------------------------------------------------------------------------
+    def read(self) -> ConfigFacts:
+        try:
+            tree = get_hconfig(_HIER[self.platform], self.text)
+        except DuplicateChildError as exc:
+            self.facts.unknown.append((0, str(exc), "a line given twice in one section"))
+            return self.facts
+        top: dict[str, Callable[[HConfigChild, list[str]], None]] = {
+            "hostname": lambda _n, _w: None,
+            "ip": self._top_ip,
+            "no": self._top_no,
+            "interface": self._interface,
+            "vlan": self._vlan,
+            "router": self._router,
+            "archive": self._archive,
+            "crypto": self._crypto,
+        }
+        for node in tree.children:
+            self._visit(node)
+            words = node.text.split()
+            handler = top.get(words[0])
+            if handler is None:
+                self._unknown(node)
+                continue
+            handler(node, words)
+        self._finish_interfaces()
+        return self.facts
+
+    # --- top-level lines -----------------------------------------------------------------------
+    def _top_ip(self, node: HConfigChild, words: list[str]) -> None:
+        if words[1:] == ["routing"]:
+            self.facts.routing = True
+        elif words[1:2] == ["route"]:
+            self._route(node, words[2:])
+        elif words[1:2] == ["access-list"]:
+            self._acl(node, words[2:])
+        else:
+            self._unknown(node)
+
+    def _top_no(self, node: HConfigChild, words: list[str]) -> None:
+        if words[1:] == ["ip", "routing"]:
+            self.facts.routing = False
+        else:
+            self._unknown(node)
+
+    def _prefix(self, words: list[str]) -> tuple[IPv4Network, list[str]]:
+        """`A M` (IOS, mask or wildcard) or `A/L` (EOS); the words after it."""
+        if "/" in words[0]:
+            return IPv4Network(words[0], strict=False), words[1:]
+        return IPv4Network(f"{words[0]}/{words[1]}", strict=False), words[2:]
+
+    def _route(self, node: HConfigChild, words: list[str]) -> None:
+        try:
+            prefix, rest = self._prefix(words)
+            hop: IPv4Address | str
+            try:
+                hop = IPv4Address(rest[0])
+            except ValueError:
+                hop = rest[0]  # an interface: Null0, a tunnel
+            rest = rest[1:]
+            distance = int(self.defaults["route_distance"])
+            if rest and rest[0].isdigit():
+                distance, rest = int(rest[0]), rest[1:]
+            if rest and (rest[0] != "name" or len(rest) != 2):
+                raise ValueError(rest)
+        except (ValueError, IndexError):
+            self._unknown(node, "not a static route the reader can read")
+            return
+        self.facts.routes.append(StaticRoute(prefix, hop, distance))
+
+    def _vlan(self, node: HConfigChild, words: list[str]) -> None:
+        if len(words) != 2 or not words[1].isdigit():
+            self._unknown(node)
+            return
+        self.facts.vlans[int(words[1])] = ""
+        for child in node.children:
+            self._visit(child)
+            parts = child.text.split()
+            if parts[0] == "name" and len(parts) == 2:
+                self.facts.vlans[int(words[1])] = parts[1]
+            else:
+                self._unknown(child)
+
+    def _archive(self, node: HConfigChild, _words: list[str]) -> None:
+        # `configure replace`'s archive: no forwarding fact, but only the lines it takes
+        for child in node.children:
+            self._visit(child)
+            if child.text.split()[0] not in ("path", "maximum"):
+                self._unknown(child)
+
+    # --- ACLs ----------------------------------------------------------------------------------
+    def _acl(self, node: HConfigChild, words: list[str]) -> None:
+        if self.platform == "cisco_ios":
+            if words[:1] != ["extended"] or len(words) != 2:
+                self._unknown(node, "only named extended IPv4 ACLs are read")
+                return
+            name = words[1]
+        else:
+            if len(words) != 1:
+                self._unknown(node, "only IPv4 ACLs are read")
+                return
+            name = words[0]
+        rules = self.facts.acls.setdefault(name, [])
+        for child in node.children:
+            self._visit(child)
+            try:
+                rules.append(self._acl_rule(child.text.split()))
+            except (ValueError, IndexError):
+                self._unknown(child, "not an ACL entry the reader can read")
+
+    def _acl_address(self, words: list[str]) -> tuple[IPv4Network | None, list[str]]:
+        if words[0] == "any":
+            return None, words[1:]
+        if words[0] == "host":
+            return IPv4Network(f"{words[1]}/32"), words[2:]
+        return self._prefix(words)
+
+    def _acl_rule(self, words: list[str]) -> AclRule:
+        if words[0].isdigit():  # EOS numbers its lines
+            words = words[1:]
+        action, proto = words[0], words[1]
+        if action not in ("permit", "deny"):
+            raise ValueError(action)
+        src, rest = self._acl_address(words[2:])
+        src_port = None
+        if rest[:1] == ["eq"]:
+            src_port, rest = int(rest[1]), rest[2:]
+        dst, rest = self._acl_address(rest)
+        dst_port = None
+        if rest[:1] == ["eq"]:
+            dst_port, rest = int(rest[1]), rest[2:]
+        icmp_type = None
+        if proto == "icmp" and rest and rest[0] not in ("established", "log"):
+            icmp_type, rest = rest[0], rest[1:]
+        flags = set(rest)
+        if not flags <= {"established", "log"} or len(flags) != len(rest):
+            raise ValueError(rest)
+        return AclRule(action, proto, src, src_port, dst, dst_port, icmp_type, "established" in flags, "log" in flags)
+
+    # --- interfaces ----------------------------------------------------------------------------
+    def _interface(self, node: HConfigChild, words: list[str]) -> None:
+        name = " ".join(words[1:])
+        mgmt = name.startswith(_MGMT_PREFIX[self.platform])
+        logical = name.startswith(_LOGICAL_PREFIX)
+        mode = "mgmt" if mgmt else "svi" if name.startswith("Vlan") else "access"
+        shutdown = self.defaults["shutdown"]["logical" if logical else "physical"]
+        iface = self.facts.interfaces.setdefault(name, InterfaceFacts(
+            name, mode, mtu=int(self.defaults["mtu"]), shutdown=bool(shutdown),
+            access_vlan=int(self.defaults["access_vlan"]) if mode == "access" else None))
+        pending = self.pending.setdefault(name, _Pending(switchport=mode == "access"))
+        for child in node.children:
+            self._visit(child)
+            if not self._interface_line(iface, pending, child.text.split()):
+                self._unknown(child)
+
+    def _interface_line(self, iface: InterfaceFacts, pending: _Pending, w: list[str]) -> bool:  # noqa: C901, PLR0911, PLR0912
+        """One interface line; False if the reader does not know it."""
+        if w[0] == "description":
+            return True
+        if w == ["shutdown"] or w == ["no", "shutdown"]:
+            pending.shutdown = w == ["shutdown"]
+        elif w == ["no", "switchport"]:
+            pending.switchport = False
+        elif w == ["switchport"]:
+            pending.switchport = True
+        elif w[:2] == ["switchport", "mode"] and w[2:] in (["access"], ["trunk"]):
+            pending.mode_line = w[2]
+        elif w[:3] == ["switchport", "access", "vlan"] and len(w) == 4:
+            iface.access_vlan = int(w[3])
+        elif w[:4] == ["switchport", "trunk", "allowed", "vlan"] and len(w) == 5:
+            iface.trunk_vlans = _vlan_list(w[4])
+        elif w == ["switchport", "trunk", "encapsulation", "dot1q"] and self.platform == "cisco_ios":
+            return True
+        elif w[:2] == ["ip", "address"] and len(w) in (3, 4):
+            iface.address = IPv4Interface(w[2] if len(w) == 3 else f"{w[2]}/{w[3]}")
+        elif w[0] == "mtu" and len(w) == 2:
+            iface.mtu = int(w[1])
+        elif w[:2] == ["ip", "access-group"] and len(w) == 4 and w[3] in ("in", "out"):
+            setattr(iface, f"acl_{w[3]}", w[2])
+        elif w[:3] == ["ip", "tcp", "adjust-mss"] and len(w) == 4 and self.platform == "cisco_ios":
+            iface.mss = int(w[3])
+        elif w[:4] == ["tcp", "mss", "ceiling", "ipv4"] and self.platform == "arista_eos":
+            iface.mss = int(w[4])
+        elif w[:2] == ["crypto", "map"] and len(w) == 3 and self.platform == "cisco_ios":
+            iface.crypto_map = True
+        elif w[:2] == ["ip", "ospf"]:
+            return self._interface_ospf(pending, w[2:])
+        else:
+            return False
+        return True
+
+    def _interface_ospf(self, pending: _Pending, w: list[str]) -> bool:
+        if w[0] == "hello-interval" and len(w) == 2:
+            pending.hello = int(w[1])
+        elif w[0] == "dead-interval" and len(w) == 2:
+            pending.dead = int(w[1])
+        elif w[0] == "network" and len(w) == 2:
+            pending.network_type = w[1]
+        elif w[0] == "area" and len(w) == 2:  # EOS
+            pending.area = int(w[1])
+        elif len(w) == 3 and w[0].isdigit() and w[1] == "area":  # IOS `ip ospf 1 area 0`
+            pending.area = int(w[2])
+        else:
+            return False
+        return True
+
+    def _finish_interfaces(self) -> None:
+        """What the interface lines mean together: switchport state, then OSPF coverage."""
+        for name, iface in self.facts.interfaces.items():
+            pending = self.pending[name]
+            if pending.shutdown is not None:
+                iface.shutdown = pending.shutdown
+            if iface.mode == "access":
+                if not pending.switchport:
+                    iface.mode, iface.access_vlan = "routed", None
+                elif pending.mode_line == "trunk":
+                    iface.mode, iface.access_vlan = "trunk", None
+                    iface.trunk_vlans = iface.trunk_vlans or _vlan_list(self.defaults["trunk_vlans"])
+                if pending.switchport and iface.address is not None:
+                    self.facts.unknown.append((0, f"interface {name}: ip address", "an address on a switch "
+                                               "port: the device refuses it without `no switchport`"))
+                    iface.address = None
+            iface.ospf = self._ospf_on(name, iface, pending)
+
+    def _ospf_on(self, name: str, iface: InterfaceFacts, pending: _Pending) -> OspfOn | None:
+        if not self.ospf.present:
+            return None
+        area = pending.area
+        if area is None and iface.address is not None:
+            area = next((a for net, a in self.ospf.networks if iface.address.ip in net), None)
+        if area is None:
+            return None
+        return OspfOn(
+            area=area,
+            passive=self.ospf.passive.get(name, self.ospf.passive_default),
+            hello=pending.hello or int(self.defaults["ospf_hello"]),
+            dead=pending.dead or self._default_dead(pending.hello),
+            network_type=pending.network_type or str(self.defaults["ospf_network_type"]),
+        )
+
+    def _default_dead(self, hello: int | None) -> int:
+        if hello and self.defaults["ospf_dead_follows_hello"]:
+            return 4 * hello
+        return int(self.defaults["ospf_dead"])
+
+    # --- OSPF and crypto -----------------------------------------------------------------------
+    def _router(self, node: HConfigChild, words: list[str]) -> None:
+        if words[1:2] != ["ospf"]:
+            self._unknown(node)
+            return
+        self.ospf.present = True
+        self.ospf.passive_default = bool(self.defaults["ospf_passive"])
+        for child in node.children:
+            self._visit(child)
+            if not self._ospf_line(child.text.split()):
+                self._unknown(child)
+
+    def _ospf_line(self, w: list[str]) -> bool:  # noqa: PLR0911
+        if w[0] == "router-id" and len(w) == 2:
+            self.facts.ospf_router_id = IPv4Address(w[1])
+        elif w == ["passive-interface", "default"]:
+            self.ospf.passive_default = True
+        elif w[:1] == ["passive-interface"] and len(w) == 2:
+            self.ospf.passive[w[1]] = True
+        elif w[:2] == ["no", "passive-interface"] and len(w) == 3:
+            self.ospf.passive[w[2]] = False
+        elif w[0] == "network" and "area" in w:
+            prefix, rest = self._prefix(w[1:])
+            if rest[:1] != ["area"] or len(rest) != 2:
+                return False
+            self.ospf.networks.append((prefix, int(rest[1])))
+        elif w[:2] == ["default-information", "originate"]:
+            self.facts.default_originate = True
+        elif w[:2] == ["redistribute", "static"]:
+            self.facts.redistribute_static = True
+        else:
+            return False
+        return True
+
+    def _crypto(self, node: HConfigChild, words: list[str]) -> None:
+        if self.platform != "cisco_ios":
+            self._unknown(node)
+            return
+        known_children = {"isakmp": {"encr", "hash", "authentication", "group"},
+                          "ipsec": {"mode"}, "map": {"set", "match"}}.get(words[1])
+        if known_children is None:
+            self._unknown(node)
+            return
+        for child in node.children:
+            self._visit(child)
+            parts = child.text.split()
+            if parts[0] not in known_children:
+                self._unknown(child)
+            elif parts[:2] == ["set", "peer"]:
+                self.facts.crypto_peers += (IPv4Address(parts[2]),)
+
+
+def read_config(text: str, platform: str, device: str) -> ConfigFacts:
+    """The facts an IOS or EOS device takes from `text`, its defaults applied."""
+    return ConfigReader(text, platform, device).read()

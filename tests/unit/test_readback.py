@@ -1,0 +1,140 @@
+"""Render fidelity: every IOS and EOS config read back as its device reads it equals its model.
+
+The reader (boothnet.readback) shares no code with the templates (an import-linter contract), so an
+omission in a template shows here as a field the config reads at the device's default.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+
+from boothnet.derive import derive_network
+from boothnet.errors import IntentInvalid
+from boothnet.intent import load_network
+from boothnet.readback import expected_facts, fidelity, mismatches, read_config
+from boothnet.render.build import build, render_all
+from boothnet.verify.batfish.from_intent import batfish_context
+from tests.fuzz.test_valid_intents import _write, router_on_a_stick, valid_intents
+from tests.helpers import INVENTORIES, ROOT
+
+REFERENCES = ("sc-booth", "lab-mini", "fw-booth", "eos-core")
+READBACK_EXAMPLES = int(os.environ.get("BOOTHNET_READBACK_EXAMPLES", "10"))
+
+
+def _configs(models, network: str) -> dict[str, str]:
+    return {f.device: f.text for f in render_all(models, network) if f.path == f"{f.device}.cfg"}
+
+
+# lab-mini's devices are all frr_linux: only its Batfish view has IOS configs
+VIEWS = [(n, v) for n in REFERENCES for v in ("hardware", "batfish") if (n, v) != ("lab-mini", "hardware")]
+
+
+@pytest.mark.parametrize(("network", "view"), VIEWS)
+def test_every_ios_and_eos_config_of_the_reference_networks_reads_back_as_its_model(network, view):
+    net = load_network(INVENTORIES / network)
+    models = derive_network(net, batfish_context(net) if view == "batfish" else None)
+    read = [m for m in models.values() if m.platform in ("cisco_ios", "arista_eos")]
+    assert read, "a reference network with no IOS or EOS device proves nothing here"
+    assert fidelity(models, _configs(models, net.name)) == []
+
+
+def _assert_generated_reads_back(files) -> None:
+    work = Path(tempfile.mkdtemp(prefix="bn-readback-"))
+    try:
+        try:
+            net = load_network(_write(files, work / "inv"))
+        except IntentInvalid:  # the stick generator can draw a rule another shadows
+            assume(False)
+        for ctx in (None, batfish_context(net)):
+            models = derive_network(net, ctx)
+            assert any(m.platform in ("cisco_ios", "arista_eos") for m in models.values())
+            assert fidelity(models, _configs(models, net.name)) == []
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+@settings(max_examples=READBACK_EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(valid_intents())
+def test_a_generated_show_floor_reads_back_as_its_model(files):
+    _assert_generated_reads_back(files)
+
+
+@settings(max_examples=READBACK_EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(router_on_a_stick())
+def test_a_generated_router_on_a_stick_reads_back_as_its_model(files):
+    _assert_generated_reads_back(files)
+
+
+# Each omission planted back into a copy of the templates: the build fails naming the device, the
+# field, the model's value and the config's.
+PLANTED = [
+    ("arista_eos/system.j2", "ip routing\n", "", "eos-core",
+     "es1: routing: the model says True, the config reads False"),
+    ("cisco_ios/system.j2", "ip routing\n", "", "sc-booth",
+     "core1: routing: the model says True, the config reads False"),
+    ("cisco_ios/interfaces.j2", " ip ospf hello-interval {{ i.ospf.hello }}\n", "", "sc-booth",
+     "core1: interface Vlan60 ospf.hello: the model says 1, the config reads 10"),
+    ("cisco_ios/interfaces.j2", " ip access-group {{ i.acl_in }} in\n", "", "sc-booth",
+     "core1: interface Vlan10 acl_in: the model says BOOTH_LAN_IN, the config reads None"),
+    ("arista_eos/interfaces.j2", "   mtu {{ i.mtu }}\n", "", "sc-booth",
+     "rsw1: interface Ethernet49 mtu: the model says 9000, the config reads 1500"),
+    ("cisco_ios/ospf.j2", " redistribute static subnets\n", "", "sc-booth",
+     "redistribute_static: the model says True, the config reads False"),
+]
+
+
+@pytest.mark.parametrize(("template", "line", "replacement", "network", "expected"), PLANTED,
+                         ids=[f"{p[0]}:{p[1].strip()}" for p in PLANTED])
+def test_a_line_dropped_from_a_template_fails_the_build_by_device_and_field(
+        tmp_path, monkeypatch, template, line, replacement, network, expected):
+    templates = tmp_path / "templates"
+    shutil.copytree(ROOT / "templates", templates)
+    path = templates / template
+    text = path.read_text()
+    assert line in text, f"{template} no longer prints {line!r}: the planted fault needs updating"
+    path.write_text(text.replace(line, replacement))
+    monkeypatch.setenv("BOOTHNET_TEMPLATES", str(templates))
+    if network == "sc-booth" and "redistribute" in line:
+        # no IOS device of the hardware view redistributes: the Batfish view's bgw1 does
+        net = load_network(INVENTORIES / network)
+        models = derive_network(net, batfish_context(net))
+        found = [str(m) for m in fidelity(models, _configs(models, net.name))]
+    else:
+        found = build(INVENTORIES / network, tmp_path / "build", run_tools=False).findings
+    assert any(expected in f for f in found), found
+
+
+def test_a_line_the_reader_does_not_know_is_listed_with_its_line_number():
+    net = load_network(INVENTORIES / "sc-booth")
+    model = derive_network(net)["rsw1"]
+    text = _configs({"rsw1": model}, net.name)["rsw1"]
+    text = text.replace("hostname rsw1\n", "hostname rsw1\nspanning-tree mode mstp\n")
+    line = text.splitlines().index("spanning-tree mode mstp") + 1
+    found = [str(m) for m in mismatches(expected_facts(model), read_config(text, "arista_eos", "rsw1"))]
+    assert found == [f"rsw1: line {line}: the model says a line the reader knows, the config reads "
+                     f"'spanning-tree mode mstp': not a line the reader knows"]
+
+
+def test_silence_reads_as_the_device_default():
+    ios = read_config("ip routing\ninterface Vlan60\n ip address 10.0.0.1 255.255.255.0\n ip ospf hello-interval 2\n!\n"
+                      "router ospf 1\n network 10.0.0.0 0.0.0.255 area 0\n", "cisco_ios", "s1")
+    eos = read_config("interface Vlan60\n   ip address 10.0.0.1/24\n   ip ospf hello-interval 2\n!\n"
+                      "router ospf 1\n   network 10.0.0.0/24 area 0\n", "arista_eos", "s2")
+    # IOS: dead follows hello (4 x); a new SVI is shut until `no shutdown`. EOS: 40 s, routing off.
+    assert (ios.routing, ios.interfaces["Vlan60"].ospf.dead, ios.interfaces["Vlan60"].shutdown) == (True, 8, True)
+    assert (eos.routing, eos.interfaces["Vlan60"].ospf.dead, eos.interfaces["Vlan60"].shutdown) == (False, 40, False)
+
+
+def test_the_recorded_eos_running_config_reads_routing_off_and_lists_what_it_does_not_read():
+    text = (ROOT / "tests/unit/deploy/recorded/napalm/eos/show_running_config.text").read_text()
+    facts = read_config(text, "arista_eos", "vEOS")
+    # NAPALM's recording indents everything under `event-handler dhclient`: one section the
+    # reader does not know, listed, and routing off (its `no ip routing`, and EOS's default)
+    assert facts.routing is False
+    assert [(line, text) for line, text, _ in facts.unknown] == [(7, "event-handler dhclient")]
