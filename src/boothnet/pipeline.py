@@ -16,6 +16,7 @@ from boothnet.deploy.results import DeviceResult, load_results
 from boothnet.errors import Refusal
 from boothnet.lab.plan import plan_lab
 from boothnet.lab.runner import detect_vlan_mode, lab_down, lab_up
+from boothnet.lab.standin import StandInRefused
 from boothnet.layout import REPO, Layout
 from boothnet.run import Run
 from boothnet.status import Status
@@ -72,7 +73,11 @@ def bring_up_lab(run: Run, vlan_mode: str | None, configs: str, progress: Progre
     Returns the VLAN mode and the lab's state."""
     mode = vlan_mode or detect_vlan_mode()
     progress(f"VLAN mode: {mode} ({'802.1Q trunks' if mode == 'dot1q' else 'one L2 segment per VLAN'})")
-    spec, built = plan_lab(run, mode, run.build_root, progress=progress)  # type: ignore[arg-type]
+    try:
+        spec, built = plan_lab(run, mode, run.build_root, progress=progress)  # type: ignore[arg-type]
+    except StandInRefused as refused:
+        raise Stopped(["the lab's stand-ins run what the IOS/EOS configs read as; these lines cannot be read:",
+                       *refused.lines]) from refused
     if not built.ok:
         raise Stopped([built.summary_table()])
     state = lab_up(spec, run.layout.lab, progress=progress, configs=configs)

@@ -30,6 +30,8 @@ class Run:
         # the Batfish snapshot of this run's view that a stage loaded last (a
         # verify.batfish.verify.LoadedSnapshot): later stages ask their questions of it
         self.batfish_snapshot: Any = None
+        # IOS/EOS configs a booth team edited by hand (<device>.cfg): the lab's stand-ins run them
+        self.vendor_configs: Path | None = None
 
     @classmethod
     def of(cls, intent: Run | Path | str, build_root: Path | str = Path("build")) -> Run:

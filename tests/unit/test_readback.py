@@ -138,3 +138,46 @@ def test_the_recorded_eos_running_config_reads_routing_off_and_lists_what_it_doe
     # reader does not know, listed, and routing off (its `no ip routing`, and EOS's default)
     assert facts.routing is False
     assert [(line, text) for line, text, _ in facts.unknown] == [(7, "event-handler dhclient")]
+
+
+# --- the lab's stand-ins run what the configs read as ---------------------------------------------
+
+def _lab_configs(tmp_path: Path, edits: dict[str, tuple[str, str]]) -> Path:
+    """eos-core's lab configs planned from its rendered configs with `edits` (device -> old, new)."""
+    from boothnet.lab.plan import plan_lab
+    from boothnet.run import Run
+
+    folder = tmp_path / "edited"
+    folder.mkdir()
+    run = Run(INVENTORIES / "eos-core", tmp_path / "build")
+    for f in render_all(run.models("hardware"), run.net.name):
+        old, new = edits.get(f.device, ("", ""))
+        assert old in f.text
+        (folder / f.path).write_text(f.text.replace(old, new, 1))
+    run.vendor_configs = folder
+    spec, result = plan_lab(run, "segment", tmp_path / "build")
+    assert result.ok, result.findings
+    return result.out_dir
+
+
+def test_a_stand_in_runs_its_config_as_read_not_the_model(tmp_path):
+    out = _lab_configs(tmp_path, {"es1": ("ip routing\n", ""),
+                                  "cs1": (" ip ospf hello-interval 1\n ip ospf dead-interval 4\n", "")})
+    es1, cs1 = (out / "es1" / "frr.conf").read_text(), (out / "cs1" / "frr.conf").read_text()
+    # EOS with routing off forwards nothing and runs no OSPF; IOS's interface runs its defaults
+    assert "no ip forwarding" in es1 and "router ospf" not in es1
+    assert "interface eth3\n ip ospf area 0\n ip ospf hello-interval 10\n ip ospf dead-interval 40\n" in cs1
+
+
+def test_a_dropped_access_group_leaves_the_stand_in_unfiltered(tmp_path):
+    out = _lab_configs(tmp_path, {"es1": ("   ip access-group USERS_IN in\n", "")})
+    assert "USERS_IN" not in (out / "es1" / "nftables.nft").read_text()
+
+
+def test_a_hand_edited_line_the_reader_cannot_map_stops_the_lab_naming_it(tmp_path):
+    from boothnet.lab.standin import StandInRefused
+
+    with pytest.raises(StandInRefused) as refused:
+        _lab_configs(tmp_path, {"cs1": ("hostname cs1\n", "hostname cs1\nspanning-tree mode rapid-pvst\n")})
+    assert refused.value.lines == [f"{tmp_path}/edited/cs1.cfg: line 5: 'spanning-tree mode rapid-pvst': not a line "
+                                   f"the reader knows; the lab runs only what it reads"]

@@ -27,8 +27,15 @@ def cmd_lab_up(args: argparse.Namespace) -> int:
     from boothnet.pipeline import Stopped, bring_up_lab
 
     _need_root("lab-up")
+    run = run_of(args)
+    if args.configs:
+        if not Path(args.configs).is_dir():
+            print(f"boothnet lab-up: --configs {args.configs}: not a folder (it holds <device>.cfg files)",
+                  file=sys.stderr)
+            return 2
+        run.vendor_configs = Path(args.configs)
     try:
-        bring_up_lab(run_of(args), args.vlan_mode, "day0" if args.day0 else "full", progress, print)
+        bring_up_lab(run, args.vlan_mode, "day0" if args.day0 else "full", progress, print)
     except Stopped as stop:
         print("\n".join(stop.lines), file=sys.stderr)
         return 1
@@ -272,6 +279,9 @@ def register(sub, add) -> None:  # noqa: ANN001 - argparse internals
         action="store_true",
         help="routers boot unconfigured (FRR with a hostname only, empty nftables, no addresses) for a deploy",
     )
+    up.add_argument("--configs", metavar="DIR",
+                    help="IOS/EOS configs edited by hand (DIR/<device>.cfg): each device's stand-in runs its "
+                         "file as the device reads it (default: the configs rendered from the intent)")
     add("lab-down", cmd_lab_down, "remove every namespace, link and process of the lab (root)")
     verify = add("verify", cmd_verify, "offline lint plus Batfish checks (SKIPPED without a service)")
     verify.add_argument("--batfish-host", help="Batfish service (default: $BATFISH_HOST)")

@@ -4,11 +4,13 @@ platform's quirks module, each port's use, and the state a network's derivation 
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from ipaddress import IPv4Interface
 from types import ModuleType
 from typing import Any
 
+from boothnet.derive.model import DeviceModel
 from boothnet.intent.model import Device, Link, Network, Vlan
 
 
@@ -25,6 +27,9 @@ class DeriveContext:
     # derails its parser (it drops the next line, `authentication pre-share`). Its view renders
     # `hash sha` on both peers, which it matches alike; real IOS and strongSwan keep SHA-256.
     batfish_view: bool = False
+    # the lab: makes a device's model what its vendor config reads as (boothnet.lab.standin),
+    # before the platform's lines are computed from it
+    adjust: Callable[[DeviceModel], None] | None = None
 
     def platform(self, device: Device) -> str:
         return self.platform_override or self.substitute.get(device.platform, device.platform)

@@ -70,6 +70,8 @@ class _Deriver(PortUses, Routing, VpnDerive, Firewalls):
             self._uplink_firewall(model)
         if vpn is not None:
             self._vpn_firewall(model)
+        if self.ctx.adjust is not None:
+            self.ctx.adjust(model)
         self._platform_lines(model, q)
         return model
 

@@ -94,4 +94,7 @@ class Firewalls(DeriverState):
             for subnet in model.vpn.local_subnets:
                 if not any(subnet.subnet_of(n) for n in own):
                     addresses.append(f"addr add {subnet.network_address}/32 dev {q.LIBIPSEC_DEVICE}")
-        return bridges + members + addresses + [f"link set {name} up" for name in ups]
+        down = {i.name for i in model.interfaces if i.shutdown}
+        down |= {q.trunk_member(i.name, vid, self.ctx.vlan_mode) for i in model.interfaces if i.shutdown
+                 for vid in i.allowed_vlans}
+        return bridges + members + addresses + [f"link set {name} up" for name in ups if name not in down]

@@ -48,6 +48,7 @@ class Interface:
     mss_clamp: int | None = None
     bridge: str | None = None  # frr_linux: the VLAN bridge this port belongs to
     ospf: OspfInterface | None = None  # set when OSPF covers it: its timers print on the interface
+    shutdown: bool = False  # only a lab stand-in whose vendor config shuts it
 
 
 @dataclass

@@ -1,5 +1,6 @@
-"""Plan the netns lab for an intent: substitute every device with frr_linux, map port names
-to kernel names, flatten trunks where the kernel has no 802.1Q, and render the lab configs.
+"""Plan the netns lab for an intent: substitute every device with frr_linux (an IOS or EOS
+device's stand-in runs what its config reads as: boothnet.lab.standin), map port names to kernel
+names, flatten trunks where the kernel has no 802.1Q, and render the lab configs.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from pathlib import Path
 from boothnet.derive import DeriveContext, DeviceModel
 from boothnet.intent import Network
 from boothnet.lab.spec import HostAddress, LabEnd, LabLink, LabNode, LabSpec, VlanMode
+from boothnet.lab.standin import StandIn, vendor_readings
 from boothnet.layout import Layout
 from boothnet.platforms import frr_linux
 from boothnet.render.build import BuildResult, build
@@ -31,10 +33,11 @@ def port_map(net: Network) -> dict[str, dict[str, str]]:
     return mapping
 
 
-def lab_context(net: Network, vlan_mode: VlanMode) -> DeriveContext:
+def lab_context(run: Run, vlan_mode: VlanMode) -> DeriveContext:
     # The lab kernel has no ESP: strongSwan's kernel-libipsec tunnels over a TUN device.
     return DeriveContext(
-        platform_override=LAB_PLATFORM, port_map=port_map(net), vlan_mode=vlan_mode, tunnel_backend="libipsec"
+        platform_override=LAB_PLATFORM, port_map=port_map(run.net), vlan_mode=vlan_mode, tunnel_backend="libipsec",
+        adjust=StandIn(vendor_readings(run, run.vendor_configs)),
     )
 
 
@@ -48,7 +51,7 @@ def _endpoint_mgmt(net: Network) -> dict[str, IPv4Address]:
 
 def lab_models(run: Run, vlan_mode: VlanMode) -> dict[str, DeviceModel]:
     """The devices as the lab runs them, derived once per run and VLAN mode."""
-    return run.models(f"lab {vlan_mode}", lambda net: lab_context(net, vlan_mode))
+    return run.models(f"lab {vlan_mode}", lambda _net: lab_context(run, vlan_mode))
 
 
 def _lab_nodes(net: Network, config_root: Path) -> list[LabNode]:
@@ -100,7 +103,7 @@ def plan_lab(
     run = Run.of(intent, build_root)
     net = run.net
     ports = port_map(net)
-    result = build(run, build_root, ctx=lab_context(net, vlan_mode), subdir="lab/configs", progress=progress,
+    result = build(run, build_root, ctx=lab_context(run, vlan_mode), subdir="lab/configs", progress=progress,
                    context=f"lab {vlan_mode}")
     nodes = _lab_nodes(net, result.out_dir)
     links = _lab_links(net, ports, vlan_mode)

@@ -3,6 +3,7 @@ parallel lanes, and Batfish's answer to the same isolation flows."""
 
 from __future__ import annotations
 
+import json
 import math
 import threading
 import time
@@ -10,11 +11,13 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
+from pathlib import Path
 
 from boothnet.booth.cables import cable_label, cable_plan
 from boothnet.derive.policy import PolicyCompiler, compiler_of, policy_decision
 from boothnet.intent import Network
 from boothnet.intent.model import Endpoint, Link
+from boothnet.layout import model_of
 from boothnet.poll import poll
 from boothnet.run import Run
 from boothnet.status import Status
@@ -48,6 +51,19 @@ class Unprobed(RuntimeError):
     """A host of the test cannot run it (unreachable, or without the tool): ERROR, not a verdict."""
 
 
+def routing_off(lab_dir: Path | None) -> list[str]:
+    """The lab's stand-ins that hold gateway addresses but route no IPv4, because the vendor config
+    they run as read leaves routing off (EOS and Catalyst IOS default to off without `ip routing`)."""
+    path = model_of(lab_dir / "configs") if lab_dir else None
+    if path is None or not path.is_file():
+        return []
+    models = json.loads(path.read_text())
+    return [f"{name} routes no IPv4 although it is the gateway of {', '.join(addresses)}: its config has "
+            f"IPv4 routing off (no `ip routing`)"
+            for name, model in sorted(models.items()) if not model.get("ip_routing", True)
+            and (addresses := [i["address"] for i in model["interfaces"] if i.get("address")])]
+
+
 def wait_converged(net: Network, access: Access, flows: list[Flow], timeout_s: float = 60) -> Stage:
     """Routing converges before probing: every permitted ping of the matrix must pass once, and
     so must every booth VLAN's ping to the show network's next hop (north-south)."""
@@ -67,10 +83,10 @@ def wait_converged(net: Network, access: Access, flows: list[Flow], timeout_s: f
     waited = round(time.monotonic() - started, 1)
     if pending:
         names = ", ".join(targets[key] for key in pending)
-        ospf = access.devices.ospf_down() if access.devices else []
+        causes = access.devices.ospf_down() if access.devices else routing_off(access.lab_dir)
         return Stage(
             name="convergence", status=Status.FAIL, duration_s=waited,
-            reason=f"not converged after {timeout_s:g} s: {names}" + (f"; {'; '.join(ospf)}" if ospf else ""),
+            reason=f"not converged after {timeout_s:g} s: {names}" + (f"; {'; '.join(causes)}" if causes else ""),
         )
     return Stage(name="convergence", status=Status.PASS, duration_s=waited,
                  note=f"{len(targets)} pings, {len(outside)} of them north-south")
