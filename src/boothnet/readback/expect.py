@@ -24,8 +24,10 @@ def expected_facts(model: DeviceModel) -> ConfigFacts:
     defaults = platform_defaults(model.platform)
     facts = ConfigFacts(model.name, model.platform, routing=model.ip_routing,
                         vlans={v.id: v.name for v in model.vlans})
+    # management on a VLAN interface (containerlab's IOL bootstrap: Vlan999) is an SVI to the device
+    mgmt_mode = "svi" if model.mgmt_interface.startswith("Vlan") else "mgmt"
     facts.interfaces[model.mgmt_interface] = InterfaceFacts(
-        model.mgmt_interface, "mgmt", address=model.mgmt_address, mtu=int(defaults["mtu"]))
+        model.mgmt_interface, mgmt_mode, address=model.mgmt_address, mtu=int(defaults["mtu"]))
     ospf = model.ospf
     for iface in model.interfaces:
         facts.interfaces[iface.name] = InterfaceFacts(

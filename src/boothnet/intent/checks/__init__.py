@@ -24,6 +24,8 @@ class Checks(DeviceChecks, VlanChecks, LinkChecks, PolicyChecks, VpnChecks, Path
         ports = self.links()
         self.endpoints(ports)
         self.vlan_carriage()
+        if not self.errors:  # a bad VLAN or port would strand hosts twice over
+            self.stranded_hosts()
         self.subnets()
         self.addresses()
         self.names()

@@ -152,3 +152,36 @@ class LinkChecks(CheckBase):
                         f"a port with an MTU of at least the VLAN MTU {self.net.vlan_mtu(vlan)}",
                     )
 
+
+    def stranded_hosts(self) -> None:
+        """Every host reaches its VLAN's gateway over links that carry the VLAN (a trunk whose
+        list leaves the VLAN out strands the hosts behind it)."""
+        for name, endpoint in sorted(self.net.endpoints.items()):
+            vlan = self._resolve_vlan(endpoint.vlan)
+            device = endpoint.attach.partition(":")[0]
+            if vlan is None or device not in self.net.devices:
+                continue
+            routers = {vlan.gateway, *vlan.routers}
+            reached, frontier = {device}, [device]
+            while frontier:
+                here = frontier.pop()
+                for link in self.net.links:
+                    ends = [link.a.partition(":")[0], link.b.partition(":")[0]]
+                    if here in ends and self._carries(link, vlan):
+                        for other in ends:
+                            if other not in reached:
+                                reached.add(other)
+                                frontier.append(other)
+            if not reached & routers:
+                file = self.src[f"host:{name}"]
+                prefix = f"endpoints.{name}." if file.endswith(("hosts.yml", "hosts.yaml")) else ""
+                self.add(file, f"{prefix}vlan", vlan.name,
+                         f"a VLAN carried from {device} to its gateway {vlan.gateway}: no chain of trunks or "
+                         f"access links carrying {vlan.name} (VLAN {vlan.id}) joins them (a trunk's vlans list "
+                         f"leaving it out?)")
+
+    def _carries(self, link: Link, vlan: Vlan) -> bool:
+        if link.mode == "trunk":  # its own list's bad entries are errors already
+            refs = parse_vlan_ranges(link.vlans) + [v for v in link.vlans if not parse_vlan_ranges([v])]
+            return any((found := self._resolve_vlan(ref)) is not None and found.id == vlan.id for ref in refs)
+        return link.mode == "access" and link.vlan is not None and self._resolve_vlan(link.vlan) == vlan

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from boothnet.errors import IntentError
 from boothnet.intent.checks.base import CheckBase
 
 # ESP overhead in bytes for the worst case of each cipher family: outer IPv4 20, SPI and
@@ -54,12 +55,31 @@ class VpnChecks(CheckBase):
         overhead = max(esp_overhead(p, vpn.udp_encapsulation) for p in vpn.esp_proposals)
         inner = self.net.mtu_policy.crypto_inner
         for link in outer:
-            if link.mtu and inner + overhead > link.mtu:
+            mtu = self.net.link_mtu(link)  # its own, or its ports' (1500 unless they say more)
+            if inner + overhead > mtu:
                 self.add(
                     self.src["network"],
                     "mtu_policy.crypto_inner",
                     inner,
-                    f"at most {link.mtu - overhead}: ESP adds up to {overhead} bytes and the "
-                    f"outer link {link.a} -- {link.b} has MTU {link.mtu}",
+                    f"at most {mtu - overhead}: ESP adds up to {overhead} bytes and the "
+                    f"outer link {link.a} -- {link.b} has MTU {mtu}",
                 )
+        self._vpn_clients(group, file)
+
+    def _vpn_clients(self, group: str, file: str) -> None:
+        """Each listed client once, in a VLAN the VPN carries from the booth."""
+        vpn = self.net.vpn
+        assert vpn is not None
+        members = self.net.host_groups.get(group, [])
+        carried = {ref.partition(":")[2] for ref in vpn.booth_subnets}
+        for index, member in enumerate(members):
+            path = f"host_groups.{group}[{index}]"
+            if member in members[:index]:
+                self.warnings.append(IntentError(self.src["host_groups"], path, member,
+                                                 "each VPN client once (listed again)"))
+            endpoint = self.net.endpoints.get(member)
+            if endpoint is not None and endpoint.vlan not in carried:
+                self.add(self.src["host_groups"], path, member,
+                         f"a host in a VLAN of vpn.booth_subnets ({', '.join(sorted(carried))}): {member} is in "
+                         f"{endpoint.vlan}, which the tunnel does not carry")
 
