@@ -90,7 +90,8 @@ def test_an_empty_key_inline_in_hosts_yml_is_named_there(inventory_copy):
     hosts = inv.load("hosts.yml")
     hosts["all"]["children"]["network_devices"]["hosts"]["r1"] = {"": None}
     inv.save("hosts.yml", hosts)
-    assert errors_of(inv) == ["inv/hosts.yml: devices.r1.'': None: Extra inputs are not permitted"]
+    assert errors_of(inv) == ["inv/hosts.yml: devices.r1.'': None: not a key boothnet knows (the keys here: managed, "
+                              "mgmt_address, name, platform, ports, role, router_id)"]
 
 
 def test_how_ansible_reaches_a_host_is_not_intent_but_a_misspelt_intent_key_is_an_error(inventory_copy):
@@ -101,4 +102,25 @@ def test_how_ansible_reaches_a_host_is_not_intent_but_a_misspelt_intent_key_is_a
         "ansible_host: 192.0.2.21\nansible_user: booth\nansible_become: true\n"
         "ansible_become_password: !vault |\n  $ANSIBLE_VAULT;1.1;AES256\n  6162\n")
     (inv.path / "host_vars" / "h2.yml").write_text("ansible_host: 192.0.2.22\naddres: 10.0.10.99\n")
-    assert errors_of(inv) == ["inv/host_vars/h2.yml: addres: '10.0.10.99': Extra inputs are not permitted"]
+    assert errors_of(inv) == ["inv/host_vars/h2.yml: addres: '10.0.10.99': not a key boothnet knows; did you mean "
+                              "'address'? (the keys here: address, attach, name, role, vlan)"]
+
+
+def test_a_key_one_letter_off_is_named_with_the_key_it_likely_meant(inventory_copy):
+    inv = inventory_copy()
+    inv.edit("group_vars/all/vlans.yml", lambda d: d["vlans"][1].update(mtuu=d["vlans"][1].pop("mtu")))
+    assert errors_of(inv) == [
+        "inv/group_vars/all/vlans.yml: vlans[1].mtuu: 9000: not a key boothnet knows; did you mean 'mtu'? (the "
+        "keys here: description, gateway, gateway_address, id, mtu, name, routers, subnet, zone)"]
+
+
+def test_a_merge_key_with_an_override_is_yaml_not_a_duplicate(inventory_copy):
+    """`{<<: *research, id: 111}`: the mapping's own key overrides the merged one, as YAML defines."""
+    inv = inventory_copy()
+    (inv.path / "group_vars" / "all" / "vlans.yml").write_text(
+        "---\nboothnet_research: &lab {id: 99, name: lab, zone: research, subnet: 10.0.20.0/24, gateway: r2, mtu: 9000}\n"
+        "vlans:\n  - {id: 10, name: users, zone: production, subnet: 10.0.10.0/24, gateway: r1, mtu: 1500}\n"
+        "  - {<<: *lab, id: 20}\n")
+    from boothnet.intent import load_network
+
+    assert [(v.name, v.id) for v in load_network(inv.path).vlans] == [("users", 10), ("lab", 20)]

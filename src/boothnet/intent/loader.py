@@ -37,8 +37,23 @@ _Loader.add_constructor("!vault", lambda loader, node: VaultValue("<vault>"))
 
 
 def _mapping_without_duplicates(loader: yaml.SafeLoader, node: yaml.MappingNode) -> dict[Any, Any]:
-    """YAML lets a later key silently replace an earlier one; in an intent that is a mistake."""
+    """YAML lets a later key silently replace an earlier one; in an intent that is a mistake. A
+    merge key (`<<: *research`) is the exception YAML defines: the mapping's own keys override
+    what it merges, and the first of several merged mappings wins."""
+    own = {id(k) for k, _ in node.value if k.tag != "tag:yaml.org,2002:merge"}
     loader.flatten_mapping(node)
+    if len(own) != len(node.value):
+        own_keys = {loader.construct_object(k, deep=True) for k, _ in node.value if id(k) in own}
+        merged_seen: set[Any] = set()
+        kept = []
+        for key_node, value_node in node.value:
+            if id(key_node) not in own:
+                key = loader.construct_object(key_node, deep=True)
+                if key in own_keys or key in merged_seen:
+                    continue
+                merged_seen.add(key)
+            kept.append((key_node, value_node))
+        node.value = kept
     first_line: dict[Any, int] = {}
     for key_node, _ in node.value:
         key = loader.construct_object(key_node, deep=True)

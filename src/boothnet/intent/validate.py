@@ -7,8 +7,9 @@ all-pairs, so a show floor of hundreds of devices validates in well under a seco
 
 from __future__ import annotations
 
+from difflib import get_close_matches
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 from pydantic import BaseModel, ValidationError
 
@@ -42,12 +43,44 @@ def _path(loc: tuple[Any, ...]) -> str:
     return text or "(top level)"
 
 
+def _fields_at(model: type[BaseModel], loc: tuple[Any, ...]) -> list[str]:
+    """The keys the model takes at `loc` (list indexes skipped), by their names in the intent."""
+    current: Any = model
+    for part in loc:
+        if isinstance(part, int):
+            continue
+        field = current.model_fields.get(part) if isinstance(current, type) and issubclass(current, BaseModel) else None
+        if field is None:
+            return []
+        current = next((t for t in _types_in(field.annotation) if isinstance(t, type) and issubclass(t, BaseModel)),
+                       None)
+    if not (isinstance(current, type) and issubclass(current, BaseModel)):
+        return []
+    return [f.alias or name for name, f in current.model_fields.items()]
+
+
+def _types_in(annotation: Any) -> list[Any]:
+    args = get_args(annotation)
+    return [annotation] if not args else [t for arg in args for t in _types_in(arg)]
+
+
+def _unknown_key(model: type[BaseModel] | None, loc: tuple[Any, ...]) -> str:
+    known = _fields_at(model, loc[:-1]) if model else []
+    close = get_close_matches(str(loc[-1]), known, n=1)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    known_text = f" (the keys here: {', '.join(sorted(known))})" if known else ""
+    return f"not a key boothnet knows{hint}{known_text}"
+
+
 def _pydantic_errors(
-    exc: ValidationError, file: str, prefix: str, data: Any, port_entries: list[int] | None = None
+    exc: ValidationError, file: str, prefix: str, data: Any, port_entries: list[int] | None = None,
+    model: type[BaseModel] | None = None,
 ) -> list[IntentError]:
     errors = []
     for err in exc.errors():
         loc = tuple(err["loc"])
+        if err["type"] == "extra_forbidden":
+            err = {**err, "msg": _unknown_key(model, loc)}
         if port_entries and len(loc) > 1 and loc[0] == "ports" and isinstance(loc[1], int):
             loc = ("ports", port_entries[loc[1]], *loc[2:])  # the file's entry, not the expanded port
         value = err.get("input")
@@ -84,7 +117,7 @@ class _Collector:
         try:
             return model.model_validate(data)
         except ValidationError as exc:
-            self.errors.extend(_pydantic_errors(exc, self.var_file(key), key, data))
+            self.errors.extend(_pydantic_errors(exc, self.var_file(key), key, data, model=model))
             return None
 
     def items(self, key: str, model: type[BaseModel]) -> list[Any]:
@@ -97,7 +130,7 @@ class _Collector:
             try:
                 parsed.append(model.model_validate(item))
             except ValidationError as exc:
-                self.errors.extend(_pydantic_errors(exc, self.var_file(key), f"{key}[{index}]", item))
+                self.errors.extend(_pydantic_errors(exc, self.var_file(key), f"{key}[{index}]", item, model=model))
                 parsed.append(None)
         return parsed
 
@@ -112,7 +145,7 @@ class _Collector:
                 parsed[name] = model.model_validate({"name": name, **host_vars})
             except ValidationError as exc:
                 inline = self.raw.inline_keys.get(name, set())
-                found = _pydantic_errors(exc, file, prefix, host_vars, self.raw.port_entries.get(name))
+                found = _pydantic_errors(exc, file, prefix, host_vars, self.raw.port_entries.get(name), model)
                 for error, detail in zip(found, exc.errors(), strict=True):
                     loc = tuple(detail["loc"])
                     if file != self.raw.hosts_file and loc and loc[0] in inline:  # set in hosts.yml, not host_vars
