@@ -118,7 +118,8 @@ def test_a_merge_key_with_an_override_is_yaml_not_a_duplicate(inventory_copy):
     """`{<<: *research, id: 111}`: the mapping's own key overrides the merged one, as YAML defines."""
     inv = inventory_copy()
     (inv.path / "group_vars" / "all" / "vlans.yml").write_text(
-        "---\nboothnet_research: &lab {id: 99, name: lab, zone: research, subnet: 10.0.20.0/24, gateway: r2, mtu: 9000}\n"
+        "---\nboothnet_research: &lab {id: 99, name: lab, zone: research, subnet: 10.0.20.0/24, gateway: r2, "
+        "mtu: 9000}\n"
         "vlans:\n  - {id: 10, name: users, zone: production, subnet: 10.0.10.0/24, gateway: r1, mtu: 1500}\n"
         "  - {<<: *lab, id: 20}\n")
     from boothnet.intent import load_network
