@@ -78,6 +78,11 @@ class Routing(DeriverState):
                     routes.append(Route(IPv4Network(f"{peer_outside[0][1]}/32"), next_hop, "home gateway (IKE/ESP)"))
                     for prefix in self._vpn_subnets(vpn.home_subnets):
                         routes.append(Route(prefix, next_hop, f"secured network via {vpn.name}"))
+        outside = self._peer_address(device.name, {"show_network"})
+        if (outside and device.role != "show_network" and not self._in_ospf(device.name)
+                and not any(r.prefix.prefixlen == 0 for r in routes)):
+            # a router behind the show network alone (a home's): everything else is through it
+            routes.append(Route(IPv4Network("0.0.0.0/0"), outside[0][2], "internet via the show network"))
         if device.role == "show_network" and uplink:
             neighbours = {_split(link.b if _split(link.a)[0] == device.name else link.a)[0]: peer
                           for link, _mine, peer in self._peer_address(device.name)}
@@ -90,6 +95,11 @@ class Routing(DeriverState):
             routes += [Route(v.subnet, neighbours[v.gateway], f"{v.name} via {v.gateway}") for v in home]
         return routes
 
+
+    def _in_ospf(self, device: str) -> bool:
+        """Whether the device runs OSPF: on a link that does, or on a VLAN other routers share."""
+        on_link = any(use.link is not None and id(use.link) in self.ospf_links for use in self.uses.get(device, []))
+        return on_link or any(vlan.routers for vlan in self.routed_vlans.get(device, []))
 
     def _ospf(
         self,
