@@ -243,6 +243,25 @@ def test_ospf_neighbours_come_from_the_floor_and_the_running_config(configs, tmp
         "Vlan60", "Vlan60"]
 
 
+VLAN60 = " ip address 10.10.60.1 255.255.255.248\n mtu 9000\n"
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("ip routing\n!\n", ""),  # routing off: a Catalyst switch runs no OSPF
+    (VLAN60 + " ip ospf hello-interval 1\n ip ospf dead-interval 4\n", VLAN60),  # IOS's 10/40 against 1/4
+    (VLAN60, " ip address 10.10.60.1 255.255.255.248\n"),  # MTU 1500 against the routers' 9000
+], ids=["no ip routing", "no timers", "no mtu"])
+def test_a_config_without_what_the_adjacency_needs_is_reverted_naming_it(configs, tmp_path, old, new):
+    """The simulated switch reads its running config as the reader does: without `ip routing`, with
+    Vlan60's timers at the IOS defaults or its MTU at 1500, the routers on VLAN 60 are no neighbours."""
+    broken = edited(configs, tmp_path, "core1", old, new)
+    dev = switch("core1", configs)
+    before = dev.running
+    run, outcome = deploy("core1", broken, tmp_path)
+    assert outcome == "reverted" and "Vlan60" in run.health["reason"], run.health
+    assert dev.running == before
+
+
 def test_a_down_link_fails_the_health_check(configs, tmp_path):
     dev = switch("rsw1", configs)
     dev.down = {"Ethernet49"}

@@ -42,6 +42,8 @@ import yaml
 from napalm.eos.eos import EOSDriver
 from napalm.ios.ios import IOSDriver
 
+from boothnet.readback import read_config
+
 RECORDED = Path(__file__).resolve().parent.parent / "recorded"
 
 
@@ -118,25 +120,21 @@ class Device:
         return [n for n in configured_interfaces(config) if not n.startswith(LOGICAL) and n not in self.ports]
 
     def ospf_interfaces(self) -> list[tuple[str, dict[str, str]]]:
-        """(interface, peer) for every floor OSPF router the running config forms an adjacency with."""
-        blocks = interface_blocks(self.running)
-        networks = [wildcard_network(a, w)
-                    for a, w in re.findall(r"^ network (\S+) (\S+) area", self.running, flags=re.M)]
-        passive_default = bool(re.search(r"^ passive-interface default$", self.running, flags=re.M))
-        active = set(re.findall(r"^ no passive-interface (\S+)$", self.running, flags=re.M))
-        passive = set(re.findall(r"^ passive-interface (\S+)$", self.running, flags=re.M)) - {"default"}
+        """(interface, peer) for every floor OSPF router the running config forms an adjacency with,
+        the config read as the switch reads it (boothnet.readback, its defaults included): routing on,
+        the interface up, active (not passive) in the peer's area, with the peer's timers and MTU."""
+        facts = read_config(self.running, READ_AS[self.platform], self.hostname)
+        if not facts.routing:
+            return []
         out = []
-        for name, lines in blocks.items():
-            m = re.search(r"^ ip address (\S+) (\S+)", lines, flags=re.M)
-            if not m or re.search(r"^ shutdown$", lines, flags=re.M) or name in self.down:
+        for name, iface in facts.interfaces.items():
+            on = iface.ospf
+            if on is None or on.passive or iface.shutdown or name in self.down or iface.address is None:
                 continue
-            address = ipaddress.ip_address(m.group(1))
-            if not any(address in net for net in networks):
-                continue
-            if (passive_default and name not in active) or name in passive:
-                continue
-            subnet = ipaddress.ip_interface(f"{m.group(1)}/{m.group(2)}").network
-            out += [(name, peer) for peer in self.ospf_peers if ipaddress.ip_network(peer["subnet"]) == subnet]
+            out += [(name, peer) for peer in self.ospf_peers
+                    if ipaddress.ip_network(peer["subnet"]) == iface.address.network
+                    and (on.area, on.hello, on.dead, iface.mtu) == (int(peer.get("area", 0)), int(peer["hello"]),
+                                                                    int(peer["dead"]), int(peer["mtu"]))]
         return out
 
 
@@ -144,17 +142,8 @@ def configured_interfaces(config: str) -> list[str]:
     return re.findall(r"^interface (\S+)", config, flags=re.M)
 
 
-def interface_blocks(config: str) -> dict[str, str]:
-    return dict(re.findall(r"^interface (\S+)\n((?: .*\n)*)", config, flags=re.M))
-
-
-def wildcard_network(address: str, wildcard: str) -> ipaddress.IPv4Network:
-    """``network 10.10.60.0 0.0.0.7`` (an inverse mask) as 10.10.60.0/29."""
-    host_bits = bin(int(ipaddress.ip_address(wildcard))).count("1")
-    return ipaddress.ip_network(f"{address}/{32 - host_bits}", strict=False)
-
-
 DEVICES: dict[str, Device] = {}
+READ_AS = {"ios": "cisco_ios", "eos": "arista_eos"}
 
 
 def device(hostname: str, platform: str) -> Device:
