@@ -124,6 +124,17 @@ def test_ospf_timer_mismatch_between_neighbours(verify):
     assert "brt1[Vlan60]" in text and "HELLO_INTERVAL_MISMATCH" in text
 
 
+def test_a_home_router_without_its_way_back_fails_routes_naming_it(verify):
+    """The bulk transfer home (r01-fs -> bulk1) crosses brt1, show1 and hgw1; without hgw1's default
+    route the way back ends at hgw1 (the booth's home routers in issue 41 had only a hostname)."""
+    report = verify({"hgw1": replace_once("ip route 0.0.0.0 0.0.0.0 203.0.113.1 name internet_via_the_show_network\n",
+                                          "")})
+    assert "routes" in failed(report)
+    assert [f.one_line() for f in report.check("routes").findings if "bulk-to-home back" in f.message], \
+        report.check("routes").findings
+    assert {f.device for f in report.check("routes").findings} == {"hgw1"}
+
+
 def test_crypto_path_without_mss_clamping(verify):
     report = verify({"bgw1": replace_once(" ip tcp adjust-mss 8910\n", "")})
     assert "path_mtu" in failed(report)

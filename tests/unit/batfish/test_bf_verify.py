@@ -37,7 +37,7 @@ def test_statuses_on_recorded_base():
     assert got == {
         "parsing": Status.FAIL, "references": Status.FAIL, "vlans": Status.PASS,
         "mtu": Status.FAIL, "isolation": Status.PASS, "secure_network": Status.PASS,
-        "acl_lines": Status.FAIL, "ipsec": Status.PASS, "path_mtu": Status.PASS,
+        "acl_lines": Status.FAIL, "ipsec": Status.PASS, "path_mtu": Status.PASS, "routes": Status.PASS,
         # the recorded set predates these questions: no answer, so SKIPPED, never PASS
         "unused": Status.SKIPPED, "ospf": Status.SKIPPED, "policy": Status.SKIPPED,
     }
@@ -126,3 +126,21 @@ def test_each_failing_check_has_located_findings(name):
     results = {r.name: r for r in verify_mod.verify_from_answers(
         booth_intent(), recorded_answers(), read_configs())}
     assert all(f.device and f.location for f in results[name].findings)
+
+
+def test_a_declared_path_that_ends_without_a_route_fails_routes_naming_the_hop():
+    import pandas as pd
+
+    from boothnet.verify.batfish.intent import PathFlow, VerifyIntent
+
+    trace = {"disposition": "NO_ROUTE", "hops": [{"node": "core1"}, {"node": "brt1"}]}
+    frame = pd.DataFrame([{"Flow": None, "Traces": [trace], "TraceCount": 1}])
+    intent = VerifyIntent(routes=(PathFlow("route bulk back", "hgw1", "10.201.1.10", "10.110.1.20", 0),))
+    ans = recorded_answers()
+    ans.traces = {"route bulk back": frame}
+    results = {r.name: r for r in verify_mod.verify_from_answers(intent, ans)}
+    assert results["routes"].status == Status.FAIL
+    assert [f.message for f in results["routes"].findings] == [
+        "path 'route bulk back' (10.201.1.10 -> 10.110.1.20) ends NO_ROUTE at brt1: no route on"]
+    trace["disposition"] = "DELIVERED_TO_SUBNET"
+    assert {r.name: r for r in verify_mod.verify_from_answers(intent, ans)}["routes"].status == Status.PASS

@@ -174,6 +174,23 @@ def _cluster_flows(net: Network) -> list[PathFlow]:
     return flows
 
 
+def _declared_routes(net: Network) -> list[PathFlow]:
+    """Each declared throughput path there and back, from its source's gateway; a path through the
+    VPN is left to the IPsec check (Batfish does not route through IPsec tunnels)."""
+    vlans = net.vlan_by_name()
+    selectors = ({v.name for v in net.selected_vlans(net.vpn.booth_subnets)},
+                 {v.name for v in net.selected_vlans(net.vpn.home_subnets)}) if net.vpn else (set(), set())
+    flows = []
+    for path in net.throughput.paths:
+        src, dst = net.endpoints[path.source], net.endpoints[path.destination]
+        if src.vlan == dst.vlan or {src.vlan, dst.vlan} & selectors[0] and {src.vlan, dst.vlan} & selectors[1]:
+            continue
+        for way, a, b in (("there", src, dst), ("back", dst, src)):
+            flows.append(PathFlow(f"route {path.name} {way}", vlans[a.vlan].gateway, str(a.address), str(b.address),
+                                  0, proto="icmp"))
+    return flows
+
+
 def policy_queries(paths: PolicyPaths) -> tuple[PolicyQuery, ...]:
     """The intent's decision for every representative flow at every ACL on its path, in as few
     searchFilters questions as keep each one a product of sources, destinations and ports that
@@ -247,6 +264,7 @@ def verify_intent_from_model(net: Network, models: dict[str, DeviceModel] | None
         secure=secure,
         vpn_gateways=vpn_gateways,
         flows=tuple(vpn_flows + _cluster_flows(net)),
+        routes=tuple(_declared_routes(net)),
         acl_interfaces=bindings,
         accepted_unused=accepted_unused,
         policy=policy_queries(paths),

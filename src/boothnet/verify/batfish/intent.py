@@ -217,6 +217,7 @@ class VerifyIntent:
     secure: SecureNetwork | None = None
     vpn_gateways: tuple[tuple[str, str], ...] = ()
     flows: tuple[PathFlow, ...] = ()
+    routes: tuple[PathFlow, ...] = ()  # each declared path there and back: a route all the way
     acl_interfaces: tuple[AclBinding, ...] = ()
     # Structures Batfish reports unused that the intent asked for, with the reason it is fine.
     accepted_unused: tuple[AcceptedUnused, ...] = ()

@@ -168,11 +168,11 @@ def _ask_secure(asker: _Asker, q: Any, intent: VerifyIntent) -> list[Future[pd.D
 
 
 def _ask_traces(asker: _Asker, q: Any, intent: VerifyIntent) -> dict[str, Future[pd.DataFrame | None]]:
-    """A traceroute of each declared flow (its path MTU)."""
+    """A traceroute of each declared flow (its path MTU) and each declared path both ways."""
     from pybatfish.datamodel.flow import HeaderConstraints
 
     traces: dict[str, Future[pd.DataFrame | None]] = {}
-    for pf in intent.flows:
+    for pf in (*intent.flows, *intent.routes):
         start = f"@enter({pf.src_node}[{pf.src_interface}])" if pf.src_interface else pf.src_node
         hkw: dict[str, Any] = {"srcIps": pf.src_ip, "dstIps": pf.dst_ip, "ipProtocols": [pf.proto.upper()]}
         if pf.dst_port is not None:

@@ -50,6 +50,8 @@ def verify_from_answers(
         run("ospf", [a.ospf], lambda: ck.check_ospf(a.ospf)),
         run("path_mtu", [a.traces, a.interface_properties],
             lambda: ck.check_path_mtu(a.traces or {}, a.interface_properties, intent, configs)),
+        _noted(run("routes", [a.traces], lambda: ck.check_routes(a.traces or {}, intent)),
+               None if intent.routes else "no declared path crosses a router: nothing traced"),
     ]
 
 

@@ -21,7 +21,7 @@ from boothnet.verify.batfish.checks.policy import (  # noqa: F401
     check_secure_network,
     permitted_flows,
 )
-from boothnet.verify.batfish.checks.routing import OSPF_ESTABLISHED, check_ospf  # noqa: F401
+from boothnet.verify.batfish.checks.routing import OSPF_ESTABLISHED, check_ospf, check_routes  # noqa: F401
 from boothnet.verify.batfish.checks.vlans import check_vlans, declared_vlans, parse_vlan_list, trunks  # noqa: F401
 from boothnet.verify.batfish.checks.vpn import ESTABLISHED, check_ipsec  # noqa: F401
 
@@ -39,4 +39,5 @@ CHECKS: dict[str, str] = {
     "ipsec": "IPsec sessions established",
     "ospf": "OSPF neighbours compatible",
     "path_mtu": "Path MTU of declared flows",
+    "routes": "Declared paths routed there and back",
 }
