@@ -84,7 +84,9 @@ class ThroughputResult(BaseModel):
     lost_pct: float | None = None  # UDP: datagrams lost, %
     jitter_ms: float | None = None  # UDP: receiver's jitter
     packets: int | None = None  # UDP: datagrams sent
-    explanation: str | None = None  # the verdict in a sentence
+    explanation: str | None = None  # the verdict in a sentence: every cause, the most telling first
+    # the verdict's causes as classes, in that order: "too_fast", "lossy", "cpu_bound"
+    causes: list[Literal["too_fast", "lossy", "cpu_bound"]] = Field(default_factory=list)
     link_loads: list[LinkLoad] = Field(default_factory=list)  # backbone aggregates: each wire's counters
     sender_cpu_pct: float | None = None  # iperf3 cpu_utilization_percent, nuttcp tx_cpu: of one core
     receiver_cpu_pct: float | None = None
@@ -173,12 +175,18 @@ def judge(
         "verdict": Status.of(ok),
         "advice": advice,
     }
+    # every cause that applies, the most telling first: a link without its shaping also drops
+    # frames at its queue, and "frames are lost" must never hide "faster than the link"
+    causes: dict[str, str] = {}
     if result.succeeded and (too_fast := faster_than_limit(result.throughput, expected_bps)):
-        update["explanation"] = too_fast
+        causes["too_fast"] = too_fast
     if lossy:
-        update["explanation"] = lossy
+        causes["lossy"] = lossy
     elif not ok and result.throughput < expected_bps and (bound := cpu_bound(result)):  # slow, not too fast
-        update.update(verdict=Status.ERROR, explanation=bound)
+        causes["cpu_bound"] = bound
+        update["verdict"] = Status.ERROR
+    if causes:
+        update.update(explanation="; ".join(causes.values()), causes=list(causes))
     if path is not None:
         update["path"] = path
     return result.model_copy(update=update)
