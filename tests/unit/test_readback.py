@@ -84,8 +84,11 @@ PLANTED = [
      "core1: interface Vlan10 acl_in: the model says BOOTH_LAN_IN, the config reads None"),
     ("arista_eos/interfaces.j2", "   mtu {{ i.mtu }}\n", "", "sc-booth",
      "rsw1: interface Ethernet49 mtu: the model says 9000, the config reads 1500"),
-    ("cisco_ios/ospf.j2", " redistribute static subnets\n", "", "sc-booth",
-     "redistribute_static: the model says True, the config reads False"),
+    ("cisco_ios/ospf.j2", " redistribute static subnets route-map VPN_REMOTE\n", "", "sc-booth",
+     "redistribute: the model says (IPv4Network('10.200.1.0/24'),), the config reads ()"),
+    ("cisco_ios/ospf.j2", " redistribute static subnets route-map VPN_REMOTE\n", " redistribute static subnets\n",
+     "sc-booth", "redistribute: the model says (IPv4Network('10.200.1.0/24'),), the config reads "
+     "(IPv4Network('10.200.1.0/24'), IPv4Network('203.0.113.2/32'))"),
 ]
 
 

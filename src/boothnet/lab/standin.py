@@ -146,5 +146,4 @@ class StandIn:
         lab.ospf.interfaces = sorted(covered, key=lambda o: order.get(o.name, len(order)))
         lab.ospf.router_id = facts.ospf_router_id or lab.ospf.router_id
         lab.ospf.default_originate = facts.default_originate
-        if not facts.redistribute_static:
-            lab.ospf.redistribute = []
+        lab.ospf.redistribute = list(facts.redistribute)

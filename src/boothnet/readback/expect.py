@@ -45,7 +45,7 @@ def expected_facts(model: DeviceModel) -> ConfigFacts:
     if ospf:
         facts.ospf_router_id = ospf.router_id
         facts.default_originate = ospf.default_originate
-        facts.redistribute_static = bool(ospf.redistribute)
+        facts.redistribute = tuple(sorted(ospf.redistribute))
     facts.acls = {acl.name: [rule for entry in acl.entries for rule in _rules(entry)] for acl in model.acls}
     if model.vpn is not None and model.platform == "cisco_ios":
         facts.crypto_peers = (model.vpn.remote_address,)
@@ -101,7 +101,7 @@ def mismatches(want: ConfigFacts, got: ConfigFacts) -> list[Mismatch]:
     """Every fact the reading gives otherwise than the model, then every line it could not read."""
     device = want.device
     found: list[Mismatch] = []
-    for name in ("routing", "vlans", "ospf_router_id", "default_originate", "redistribute_static", "crypto_peers"):
+    for name in ("routing", "vlans", "ospf_router_id", "default_originate", "redistribute", "crypto_peers"):
         if getattr(want, name) != getattr(got, name):
             found.append(Mismatch(device, name, getattr(want, name), getattr(got, name)))
     if sorted(map(str, want.routes)) != sorted(map(str, got.routes)):

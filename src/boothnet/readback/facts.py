@@ -83,7 +83,7 @@ class ConfigFacts:
     routes: list[StaticRoute] = field(default_factory=list)
     ospf_router_id: IPv4Address | None = None
     default_originate: bool = False
-    redistribute_static: bool = False
+    redistribute: tuple[IPv4Network, ...] = ()  # the static routes OSPF carries to its neighbours
     acls: dict[str, list[AclRule]] = field(default_factory=dict)
     crypto_peers: tuple[IPv4Address, ...] = ()
     # (line number, text): what the reader does not understand; never skipped in silence

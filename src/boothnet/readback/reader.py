@@ -52,6 +52,20 @@ class _OspfProcess:
     passive: dict[str, bool] = field(default_factory=dict)
     networks: list[tuple[IPv4Network, int]] = field(default_factory=list)
     present: bool = False
+    redistribute: list[str] | None = None  # `redistribute static` given: its words after it
+
+
+@dataclass
+class _Filters:
+    """Prefix lists (name -> (prefix, le) permitted) and route maps (name -> prefix lists matched)."""
+
+    prefix_lists: dict[str, list[tuple[IPv4Network, int]]] = field(default_factory=dict)
+    route_maps: dict[str, list[str]] = field(default_factory=dict)
+
+    def permits(self, route_map: str, prefix: IPv4Network) -> bool:
+        lists = self.route_maps.get(route_map, [])
+        return any(prefix.subnet_of(p) and p.prefixlen <= prefix.prefixlen <= le
+                   for name in lists for p, le in self.prefix_lists.get(name, []))
 
 
 @dataclass
@@ -79,6 +93,7 @@ class ConfigReader:
         self.cursor = 0
         self.facts = ConfigFacts(device, platform, routing=bool(self.defaults["ip_routing"]))
         self.ospf = _OspfProcess()
+        self.filters = _Filters()
         self.pending: dict[str, _Pending] = {}
         self.line_of: dict[int, int] = {}
         self.text = text
@@ -115,6 +130,7 @@ class ConfigReader:
             "router": self._router,
             "archive": self._archive,
             "crypto": self._crypto,
+            "route-map": self._route_map,
         }
         for node in tree.children:
             self._visit(node)
@@ -125,6 +141,7 @@ class ConfigReader:
                 continue
             handler(node, words)
         self._finish_interfaces()
+        self._finish_redistribution()
         return self.facts
 
     # --- top-level lines -----------------------------------------------------------------------
@@ -135,6 +152,8 @@ class ConfigReader:
             self._route(node, words[2:])
         elif words[1:2] == ["access-list"]:
             self._acl(node, words[2:])
+        elif words[1:2] == ["prefix-list"]:
+            self._prefix_list(node, words[2:])
         else:
             self._unknown(node)
 
@@ -373,10 +392,57 @@ class ConfigReader:
         elif w[:2] == ["default-information", "originate"]:
             self.facts.default_originate = True
         elif w[:2] == ["redistribute", "static"]:
-            self.facts.redistribute_static = True
+            self.ospf.redistribute = w[2:]
         else:
             return False
         return True
+
+    # --- route filters and redistribution ------------------------------------------------------
+    def _prefix_list(self, node: HConfigChild, words: list[str]) -> None:
+        """IOS: `ip prefix-list N seq 5 permit P [le X]`; EOS: `ip prefix-list N` with `seq ...` lines."""
+        entries = self.filters.prefix_lists.setdefault(words[0], [])
+        lines = [(node, words[1:])] if len(words) > 1 else [(c, c.text.split()) for c in node.children]
+        for line_node, w in lines:
+            if line_node is not node:
+                self._visit(line_node)
+            try:
+                if w[0] == "seq":
+                    w = w[2:]
+                if w[0] != "permit" or len(w) not in (2, 4) or (len(w) == 4 and w[2] != "le"):
+                    raise ValueError(w)
+                prefix = IPv4Network(w[1])
+                entries.append((prefix, int(w[3]) if len(w) == 4 else prefix.prefixlen))
+            except (ValueError, IndexError):
+                self._unknown(line_node, "not a prefix-list entry the reader can read")
+
+    def _route_map(self, node: HConfigChild, words: list[str]) -> None:
+        if len(words) != 4 or words[2] != "permit":
+            self._unknown(node, "only `route-map NAME permit N` is read")
+            return
+        matched = self.filters.route_maps.setdefault(words[1], [])
+        for child in node.children:
+            self._visit(child)
+            w = child.text.split()
+            if w[:4] == ["match", "ip", "address", "prefix-list"] and len(w) == 5:
+                matched.append(w[4])
+            else:
+                self._unknown(child)
+
+    def _finish_redistribution(self) -> None:
+        """The static routes OSPF carries: through the route map where one is named; on IOS only
+        classful prefixes unless `subnets` is given."""
+        words = self.ospf.redistribute
+        if words is None:
+            return
+        route_map = words[words.index("route-map") + 1] if "route-map" in words[:-1] else None
+        subnets = "subnets" in words or self.platform != "cisco_ios"
+        carried = []
+        for route in self.facts.routes:
+            if not subnets and route.prefix.prefixlen != _classful(route.prefix):
+                continue
+            if route_map is None or self.filters.permits(route_map, route.prefix):
+                carried.append(route.prefix)
+        self.facts.redistribute = tuple(sorted(set(carried)))
 
     def _crypto(self, node: HConfigChild, words: list[str]) -> None:
         if self.platform != "cisco_ios":
@@ -394,6 +460,11 @@ class ConfigReader:
                 self._unknown(child)
             elif parts[:2] == ["set", "peer"]:
                 self.facts.crypto_peers += (IPv4Address(parts[2]),)
+
+
+def _classful(prefix: IPv4Network) -> int:
+    first = int(prefix.network_address) >> 24
+    return 8 if first < 128 else 16 if first < 192 else 24
 
 
 def read_config(text: str, platform: str, device: str) -> ConfigFacts:
