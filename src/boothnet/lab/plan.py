@@ -37,7 +37,7 @@ def lab_context(run: Run, vlan_mode: VlanMode) -> DeriveContext:
     # The lab kernel has no ESP: strongSwan's kernel-libipsec tunnels over a TUN device.
     return DeriveContext(
         platform_override=LAB_PLATFORM, port_map=port_map(run.net), vlan_mode=vlan_mode, tunnel_backend="libipsec",
-        adjust=StandIn(vendor_readings(run, run.vendor_configs)),
+        adjust=StandIn(run.once("vendor readings", lambda: vendor_readings(run, run.vendor_configs))),
     )
 
 
@@ -105,6 +105,10 @@ def plan_lab(
     ports = port_map(net)
     result = build(run, build_root, ctx=lab_context(run, vlan_mode), subdir="lab/configs", progress=progress,
                    context=f"lab {vlan_mode}")
+    readings = run.once("vendor readings", lambda: vendor_readings(run, run.vendor_configs))
+    if readings:
+        progress("stand-ins run their configs as read: " + ", ".join(
+            f"{name} ({r.hardware.platform}, {r.source})" for name, r in sorted(readings.items())))
     nodes = _lab_nodes(net, result.out_dir)
     links = _lab_links(net, ports, vlan_mode)
     spec = LabSpec(
