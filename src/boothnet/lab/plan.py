@@ -33,12 +33,19 @@ def port_map(net: Network) -> dict[str, dict[str, str]]:
     return mapping
 
 
-def lab_context(run: Run, vlan_mode: VlanMode) -> DeriveContext:
+def lab_context(net: Network, vlan_mode: VlanMode, stand_in: StandIn | None = None) -> DeriveContext:
+    """Every device as frr_linux; with `stand_in`, each IOS/EOS device as its config reads."""
     # The lab kernel has no ESP: strongSwan's kernel-libipsec tunnels over a TUN device.
     return DeriveContext(
-        platform_override=LAB_PLATFORM, port_map=port_map(run.net), vlan_mode=vlan_mode, tunnel_backend="libipsec",
-        adjust=StandIn(run.once("vendor readings", lambda: vendor_readings(run, run.vendor_configs))),
+        platform_override=LAB_PLATFORM, port_map=port_map(net), vlan_mode=vlan_mode, tunnel_backend="libipsec",
+        adjust=stand_in,
     )
+
+
+def run_lab_context(run: Run, vlan_mode: VlanMode) -> DeriveContext:
+    """The lab's context for a run: its vendor stand-ins built from the configs as read."""
+    readings = run.once("vendor readings", lambda: vendor_readings(run, run.vendor_configs))
+    return lab_context(run.net, vlan_mode, StandIn(readings))
 
 
 def _endpoint_mgmt(net: Network) -> dict[str, IPv4Address]:
@@ -51,7 +58,7 @@ def _endpoint_mgmt(net: Network) -> dict[str, IPv4Address]:
 
 def lab_models(run: Run, vlan_mode: VlanMode) -> dict[str, DeviceModel]:
     """The devices as the lab runs them, derived once per run and VLAN mode."""
-    return run.models(f"lab {vlan_mode}", lambda _net: lab_context(run, vlan_mode))
+    return run.models(f"lab {vlan_mode}", lambda _net: run_lab_context(run, vlan_mode))
 
 
 def _lab_nodes(net: Network, config_root: Path) -> list[LabNode]:
@@ -103,7 +110,7 @@ def plan_lab(
     run = Run.of(intent, build_root)
     net = run.net
     ports = port_map(net)
-    result = build(run, build_root, ctx=lab_context(run, vlan_mode), subdir="lab/configs", progress=progress,
+    result = build(run, build_root, ctx=run_lab_context(run, vlan_mode), subdir="lab/configs", progress=progress,
                    context=f"lab {vlan_mode}")
     readings = run.once("vendor readings", lambda: vendor_readings(run, run.vendor_configs))
     if readings:
