@@ -119,7 +119,9 @@ def test_acl_line_that_can_never_match(verify):
 def test_ospf_timer_mismatch_between_neighbours(verify):
     # brt1's only OSPF interface is Vlan60: its hello line, from the intent's 1 s to 3 s
     report = verify({"brt1": replace_once(" ip ospf hello-interval 1\n", " ip ospf hello-interval 3\n")})
-    assert failed(report) == {"ospf"}
+    # without the adjacency core1 learns no default from brt1: the path home loses its way out too
+    assert failed(report) == {"ospf", "routes"}
+    assert {f.device for f in report.check("routes").findings} == {"core1"}
     text = " ".join(f.one_line() for f in report.check("ospf").findings)
     assert "brt1[Vlan60]" in text and "HELLO_INTERVAL_MISMATCH" in text
 
