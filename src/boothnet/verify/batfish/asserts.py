@@ -132,6 +132,10 @@ def assert_path_mtu(
     return _conclude("path_mtu", ck.check_path_mtu(traces, iface_props, intent, configs), soft)
 
 
+def assert_routes(traces: dict[str, pd.DataFrame], intent: VerifyIntent, *, soft: bool = False) -> bool:
+    return _conclude("routes", ck.check_routes(traces, intent), soft)
+
+
 __all__ = [
     "BatfishCheckError",
     "BatfishCheckWarning",
@@ -143,6 +147,7 @@ __all__ = [
     "assert_no_undefined_references",
     "assert_no_unreachable_acl_lines",
     "assert_path_mtu",
+    "assert_routes",
     "assert_secure_network_only_from_clients",
     "assert_vlans_on_switches",
     "assert_zones_isolated",
