@@ -184,3 +184,13 @@ def test_a_hand_edited_line_the_reader_cannot_map_stops_the_lab_naming_it(tmp_pa
         _lab_configs(tmp_path, {"cs1": ("hostname cs1\n", "hostname cs1\nspanning-tree mode rapid-pvst\n")})
     assert refused.value.lines == [f"{tmp_path}/edited/cs1.cfg: line 5: 'spanning-tree mode rapid-pvst': not a line "
                                    f"the reader knows; the lab runs only what it reads"]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="lab-up refuses to start without root before it reads --configs")
+def test_lab_up_configs_must_be_a_folder(tmp_path, capsys):
+    from boothnet.cli import main
+
+    assert main(["lab-up", "-i", str(INVENTORIES / "eos-core"), "--build-dir", str(tmp_path),
+                 "--configs", str(tmp_path / "nowhere")]) == 2
+    assert capsys.readouterr().err == (f"boothnet lab-up: --configs {tmp_path / 'nowhere'}: not a folder (it holds "
+                                       "<device>.cfg files)\n")
