@@ -52,8 +52,28 @@ def test_a_hop_without_a_route_back_is_named(inventory_copy):
     net = load_network(inv.path)
     models = derive_network(net)
     models["home1"].routes = []  # the home router as it was: a hostname and nothing else
-    assert route_problems(net, models) == [
+    assert list(map(str, route_problems(net, models))) == [
         f"{inv.path}/group_vars/all/throughput.yml: throughput.paths[0]: 'office-to-home': a route there and back "
         "between office1 and homepc: on the way back, home1 has no route to 10.20.10.11"]
     models["show1"].routes = [r for r in models["show1"].routes if r.prefix != IPv4Network("10.90.1.0/24")]
-    assert "on the way there, show1 has no route to 10.90.1.10" in route_problems(net, models)[0]
+    assert "on the way there, show1 has no route to 10.90.1.10" in str(route_problems(net, models)[0])
+
+
+def test_a_path_without_a_route_back_refuses_the_build_naming_it(inventory_copy, tmp_path):
+    """sc-booth without its uplink: the booth has no way to the show router, so the bulk transfer
+    home (r01-fs -> bulk1) has no route; the build refuses the intent and writes nothing."""
+    import pytest
+
+    from boothnet.errors import IntentInvalid
+    from boothnet.render.build import build
+
+    inv = inventory_copy("sc-booth")
+    inv.edit("group_vars/all/network.yml", lambda d: d.pop("uplink"))
+    with pytest.raises(IntentInvalid) as refused:
+        build(inv.path, tmp_path / "build", run_tools=False)
+    assert [str(e) for e in refused.value.errors] == [
+        f"{inv.path}/group_vars/all/throughput.yml: throughput.paths[2]: 'bulk-to-home': a route there and back "
+        "between r01-fs and bulk1: on the way back, show1 has no route to 10.110.1.20",
+        f"{inv.path}/group_vars/all/throughput.yml: throughput.paths[2]: 'bulk-to-home': a route there and back "
+        "between r01-fs and bulk1: on the way there, core1 has no route to 10.201.1.10"]
+    assert not (tmp_path / "build").exists() or not any((tmp_path / "build").rglob("*.cfg"))

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from ipaddress import IPv4Address, IPv4Network
 
 from boothnet.derive.model import DeviceModel
+from boothnet.errors import IntentError
 from boothnet.intent import Network
 
 MAX_HOPS = 32
@@ -97,7 +98,7 @@ class Tables:
         return f"more than {MAX_HOPS} hops: {' -> '.join(visited)}"
 
 
-def route_problems(net: Network, models: dict[str, DeviceModel]) -> list[str]:
+def route_problems(net: Network, models: dict[str, DeviceModel]) -> list[IntentError]:
     """Each declared throughput path without a route there or back, naming the hop that has none."""
     tables = Tables(models)
     vlans = net.vlan_by_name()
@@ -110,6 +111,6 @@ def route_problems(net: Network, models: dict[str, DeviceModel]) -> list[str]:
         for way, a, b in (("there", src, dst), ("back", dst, src)):
             why = tables.trace(vlans[a.vlan].gateway, a.address, b.address)
             if why:
-                problems.append(f"{file}: throughput.paths[{index}]: {path.name!r}: a route there and back "
-                                f"between {path.source} and {path.destination}: on the way {way}, {why}")
+                problems.append(IntentError(file, f"throughput.paths[{index}]", path.name, f"a route there and back "
+                                            f"between {path.source} and {path.destination}: on the way {way}, {why}"))
     return problems

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from boothnet.derive import DeriveContext, DeviceModel, derive_network
 from boothnet.derive.reach import route_problems
-from boothnet.errors import RenderError
+from boothnet.errors import IntentInvalid, RenderError
 from boothnet.files import write_text_atomic
 from boothnet.intent import Network
 from boothnet.intent.stamp import IntentStamp
@@ -138,8 +138,8 @@ def build_intent(
     findings = lint_rendered(files, models)
     by_device = {f.device: f.text for f in files if f.path == f"{f.device}.cfg"}
     findings += [f"read back: {m}" for m in fidelity(models, by_device)]
-    if ctx is None:  # the hardware's configs: every declared path routed there and back
-        findings += route_problems(net, models)
+    if ctx is None and (unrouted := route_problems(net, models)):
+        raise IntentInvalid(unrouted)  # the hardware's configs: every declared path routed there and back
     out_dir = Layout(build_root, net.name).configs(subdir)
     written, changed = write_configs(files, out_dir)
     tool_checks = check_with_tools(out_dir, models, progress) if run_tools else {}
