@@ -523,3 +523,12 @@ def test_two_throughput_paths_with_one_name(inventory_copy):
     assert [e for e in errors_of(inv) if "paths[1].name" in e] == [
         "inv/group_vars/all/throughput.yml: throughput.paths[1].name: 'booth-to-theater': a name no other path "
         "has (paths[0] has it): results are kept by name"]
+
+
+def test_a_port_listed_twice_in_a_rule(inventory_copy):
+    """The fuzzer's case: the same ACL line would print twice (the reader found it: hier_config
+    will not read a line given twice in one section)."""
+    inv = inventory_copy("sc-booth")
+    inv.edit(POLICY, lambda d: d["policy"]["rules"][5].update(ports=[22, 22, 443]))
+    assert errors_of(inv) == [
+        "inv/group_vars/all/policy.yml: policy.rules[5].ports[1]: 22: each port once (it is listed earlier)"]

@@ -50,6 +50,8 @@ def vendor_readings(run: Run, configs_dir: Path | None = None) -> dict[str, Vend
         text, source = ((edited.read_text(), str(edited)) if edited and edited.is_file()
                         else (rendered[name], f"{name}.cfg as rendered"))
         facts = read_config(text, model.platform, name)
+        if facts.unreadable:
+            problems.append(f"{source}: {facts.unreadable}")
         problems += [f"{source}: line {line}: {line_text!r}: {why}; the lab runs only what it reads"
                      for line, line_text, why in facts.unknown]
         readings[name] = VendorReading(model, facts, source)

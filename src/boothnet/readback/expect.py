@@ -100,6 +100,8 @@ def _acl_mismatches(device: str, name: str, want: list[AclRule], got: list[AclRu
 def mismatches(want: ConfigFacts, got: ConfigFacts) -> list[Mismatch]:
     """Every fact the reading gives otherwise than the model, then every line it could not read."""
     device = want.device
+    if got.unreadable:
+        return [Mismatch(device, "config", "readable", got.unreadable)]
     found: list[Mismatch] = []
     for name in ("routing", "vlans", "ospf_router_id", "default_originate", "redistribute", "crypto_peers"):
         if getattr(want, name) != getattr(got, name):

@@ -86,5 +86,7 @@ class ConfigFacts:
     redistribute: tuple[IPv4Network, ...] = ()  # the static routes OSPF carries to its neighbours
     acls: dict[str, list[AclRule]] = field(default_factory=dict)
     crypto_peers: tuple[IPv4Address, ...] = ()
+    # why the config cannot be read at all (a line given twice in one section), else None
+    unreadable: str | None = None
     # (line number, text): what the reader does not understand; never skipped in silence
     unknown: list[tuple[int, str]] = field(default_factory=list)

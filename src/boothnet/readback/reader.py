@@ -119,7 +119,7 @@ class ConfigReader:
         try:
             tree = get_hconfig(_HIER[self.platform], self.text)
         except DuplicateChildError as exc:
-            self.facts.unknown.append((0, str(exc), "a line given twice in one section"))
+            self.facts.unreadable = f"a line given twice in one section: {exc}"
             return self.facts
         top: dict[str, Callable[[HConfigChild, list[str]], None]] = {
             "hostname": lambda _n, _w: None,

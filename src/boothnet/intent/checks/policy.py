@@ -91,9 +91,11 @@ class PolicyChecks(CheckBase):
                          "admits nothing new from the show network; zone:outside is a destination, or a deny)")
             if rule.ports and rule.proto not in ("tcp", "udp"):
                 self.add(file, f"{path}.ports", rule.ports, "ports only with proto tcp or udp")
-            for port in rule.ports:
+            for index, port in enumerate(rule.ports):
                 if not 1 <= port <= 65535:
                     self.add(file, f"{path}.ports", port, "ports 1-65535")
+                elif port in rule.ports[:index]:  # it would print the same ACL line twice
+                    self.add(file, f"{path}.ports[{index}]", port, "each port once (it is listed earlier)")
         groups_file = self.src["host_groups"]
         for group, members in sorted(self.net.host_groups.items()):
             for index, member in enumerate(members):
