@@ -60,7 +60,7 @@ def test_demo_reports_offline_lint_and_batfish_as_separate_stages(tmp_path):
     offline, batfish = verify_stages(report, tmp_path / "lab-mini" / "verify")
     assert (offline.name, offline.status, offline.reason) == ("verify (offline lint)", "PASS", None)
     assert (batfish.name, batfish.status) == ("verify (Batfish)", "SKIPPED")
-    assert batfish.reason.startswith("parsing SKIPPED, unused SKIPPED, references SKIPPED, vlans SKIPPED and 8 more")
+    assert batfish.reason.startswith("parsing SKIPPED, unused SKIPPED, references SKIPPED, vlans SKIPPED and 9 more")
     assert "BATFISH_HOST unset" in batfish.reason and batfish.reason.endswith("lab-mini/verify/verify.md")
 
 

@@ -40,6 +40,8 @@ class VendorReading:
 def vendor_readings(run: Run, configs_dir: Path | None = None) -> dict[str, VendorReading]:
     """Every IOS/EOS device's config read back: from `configs_dir/<device>.cfg` where that file
     exists, else as rendered from the intent. Raises StandInRefused naming every unreadable line."""
+    if not any(d.platform in READ_PLATFORMS for d in run.net.devices.values()):
+        return {}  # an all-frr_linux network: nothing to read, no hardware derivation
     hardware = run.models("hardware")
     vendor = {name: m for name, m in hardware.items() if m.platform in READ_PLATFORMS}
     rendered = {f.device: f.text for f in render_all(vendor, run.net.name) if f.path == f"{f.device}.cfg"}
