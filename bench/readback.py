@@ -28,7 +28,7 @@ from boothnet.derive import derive_network  # noqa: E402
 from boothnet.derive.reach import route_problems  # noqa: E402
 from boothnet.intent import load_network  # noqa: E402
 from boothnet.readback import READ_PLATFORMS, fidelity  # noqa: E402
-from boothnet.render.build import render_all  # noqa: E402
+from boothnet.render.build import render_all, single_file_configs  # noqa: E402
 from boothnet.tools.showfloor import floor_size, write_showfloor  # noqa: E402
 
 
@@ -37,7 +37,7 @@ def measure(devices: int, runs: int) -> dict[str, object]:
         write_showfloor(Path(scratch), floor_size(devices), f"floor{devices}")
         net = load_network(scratch)
         models = derive_network(net)
-        configs = {f.device: f.text for f in render_all(models, net.name) if f.path == f"{f.device}.cfg"}
+        configs = single_file_configs(render_all(models, net.name))
         read = sum(1 for m in models.values() if m.platform in READ_PLATFORMS)
         lines = sum(configs[n].count("\n") for n, m in models.items() if m.platform in READ_PLATFORMS)
         times, found = [], []

@@ -18,7 +18,7 @@ from boothnet.derive import derive_network
 from boothnet.errors import IntentInvalid
 from boothnet.intent import load_network
 from boothnet.readback import expected_facts, fidelity, mismatches, read_config
-from boothnet.render.build import build, render_all
+from boothnet.render.build import build, render_all, single_file_configs
 from boothnet.verify.batfish.from_intent import batfish_context
 from tests.fuzz.test_valid_intents import _write, router_on_a_stick, valid_intents
 from tests.helpers import INVENTORIES, ROOT
@@ -28,7 +28,7 @@ READBACK_EXAMPLES = int(os.environ.get("BOOTHNET_READBACK_EXAMPLES", "10"))
 
 
 def _configs(models, network: str) -> dict[str, str]:
-    return {f.device: f.text for f in render_all(models, network) if f.path == f"{f.device}.cfg"}
+    return single_file_configs(render_all(models, network))
 
 
 # lab-mini's devices are all frr_linux: only its Batfish view has IOS configs

@@ -18,7 +18,8 @@ from boothnet.derive import DeviceModel
 from boothnet.derive.model import Acl, AclEntry, Interface, OspfInterface, Route
 from boothnet.readback import READ_PLATFORMS, ConfigFacts, expected_facts, read_config
 from boothnet.readback.facts import AclRule, InterfaceFacts
-from boothnet.render.build import render_all
+from boothnet.readback.reader import platform_defaults
+from boothnet.render.build import render_all, single_file_configs
 from boothnet.run import Run
 
 
@@ -44,7 +45,7 @@ def vendor_readings(run: Run, configs_dir: Path | None = None) -> dict[str, Vend
         return {}  # an all-frr_linux network: nothing to read, no hardware derivation
     hardware = run.models("hardware")
     vendor = {name: m for name, m in hardware.items() if m.platform in READ_PLATFORMS}
-    rendered = {f.device: f.text for f in render_all(vendor, run.net.name) if f.path == f"{f.device}.cfg"}
+    rendered = single_file_configs(render_all(vendor, run.net.name))
     readings: dict[str, VendorReading] = {}
     problems: list[str] = []
     for name, model in sorted(vendor.items()):
@@ -135,7 +136,7 @@ class StandIn:
 
     @staticmethod
     def _routing(lab: DeviceModel, facts: ConfigFacts) -> None:
-        default_distance = 1
+        default_distance = int(platform_defaults(facts.platform)["route_distance"])
         lab.routes = [Route(r.prefix, r.next_hop if isinstance(r.next_hop, IPv4Address) else str(r.next_hop),
                             "as read", None if r.distance == default_distance else r.distance)
                       for r in facts.routes]

@@ -10,7 +10,6 @@ from boothnet.readback.facts import AclRule, ConfigFacts, InterfaceFacts, OspfOn
 from boothnet.readback.reader import platform_defaults
 
 CRYPTO_MATCH_ACL = "BOOTHNET_VPN_TRAFFIC"
-_MODE = {"access": "access", "trunk": "trunk", "routed": "routed", "svi": "svi"}
 
 
 def _rules(entry: AclEntry) -> list[AclRule]:
@@ -31,7 +30,7 @@ def expected_facts(model: DeviceModel) -> ConfigFacts:
     ospf = model.ospf
     for iface in model.interfaces:
         facts.interfaces[iface.name] = InterfaceFacts(
-            iface.name, _MODE[iface.kind],
+            iface.name, iface.kind,
             access_vlan=iface.vlan if iface.kind == "access" else None,
             trunk_vlans=tuple(iface.allowed_vlans) if iface.kind == "trunk" else (),
             address=iface.address, mtu=iface.mtu, acl_in=iface.acl_in, acl_out=iface.acl_out,

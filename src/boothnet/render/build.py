@@ -95,6 +95,11 @@ def render_all(models: dict[str, DeviceModel], network: str, renderer: Renderer 
     return files
 
 
+def single_file_configs(files: list[RenderedFile]) -> dict[str, str]:
+    """Device -> its `<device>.cfg` text: the one file an IOS or EOS device renders into."""
+    return {f.device: f.text for f in files if f.path == f"{f.device}.cfg"}
+
+
 def build(
     intent: Run | Path,
     build_root: Path = Path("build"),
@@ -136,8 +141,7 @@ def build_intent(
     progress("render")
     files = render_all(models, net.name)
     findings = lint_rendered(files, models)
-    by_device = {f.device: f.text for f in files if f.path == f"{f.device}.cfg"}
-    findings += [f"read back: {m}" for m in fidelity(models, by_device)]
+    findings += [f"read back: {m}" for m in fidelity(models, single_file_configs(files))]
     if ctx is None and (unrouted := route_problems(net, models)):
         raise IntentInvalid(unrouted)  # the hardware's configs: every declared path routed there and back
     out_dir = Layout(build_root, net.name).configs(subdir)

@@ -181,7 +181,6 @@ class LinkChecks(CheckBase):
                          f"leaving it out?)")
 
     def _carries(self, link: Link, vlan: Vlan) -> bool:
-        if link.mode == "trunk":  # its own list's bad entries are errors already
-            refs = parse_vlan_ranges(link.vlans) + [v for v in link.vlans if not parse_vlan_ranges([v])]
-            return any((found := self._resolve_vlan(ref)) is not None and found.id == vlan.id for ref in refs)
+        if link.mode == "trunk":  # run on an intent without errors: every VLAN it names is known
+            return vlan in self.net.trunk_vlans(link)
         return link.mode == "access" and link.vlan is not None and self._resolve_vlan(link.vlan) == vlan
