@@ -222,6 +222,18 @@ def covers(earlier: AclEntry, later: AclEntry) -> bool:
     )
 
 
+def undecided(entry: AclEntry, earlier: list[AclEntry]) -> AclEntry | None:
+    """`entry` without what the `earlier` lines already decide: None when they decide all of it.
+    A device prints one line per port, so a port an earlier line decides is dropped from a
+    multi-port line; kept, it would be a line given twice or one never reached."""
+    if any(covers(e, entry) for e in earlier):
+        return None
+    if len(entry.dst_ports) > 1:
+        ports = tuple(p for p in entry.dst_ports if not any(covers(e, replace(entry, dst_ports=(p,))) for e in earlier))
+        entry = replace(entry, dst_ports=ports)
+    return entry
+
+
 def dedupe(entries: list[AclEntry]) -> list[AclEntry]:
     """Drop lines an earlier line already decides, so no ACL line is unreachable. A line is
     compared only with kept lines whose destination holds its own: an SVI's ACL has one
@@ -229,9 +241,10 @@ def dedupe(entries: list[AclEntry]) -> list[AclEntry]:
     kept: list[AclEntry] = []
     by_destination: PrefixIndex[AclEntry] = PrefixIndex()
     for entry in entries:
-        if not any(covers(earlier, entry) for earlier in by_destination.holding(entry.dst)):
-            kept.append(entry)
-            by_destination.add(entry.dst, entry)
+        rest = undecided(entry, by_destination.holding(entry.dst))
+        if rest is not None:
+            kept.append(rest)
+            by_destination.add(rest.dst, rest)
     return kept
 
 
