@@ -4,6 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 BIN := $(VENV)/bin
 NET ?= sc-booth
+TEST_WORKERS ?= $(shell nproc)
 BASE ?= HEAD
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
@@ -46,8 +47,11 @@ lint:
 unit:
 	$(BIN)/pytest -q -m "not lab" tests checks
 
+# Two tiers: the offline one (and nothing live) on every core at once; then the live one (labs,
+# Batfish) alone, since its measurements and timeouts must not share the CPUs. Each prints its time.
 test: lint
-	$(BIN)/pytest -q --durations=20 tests checks
+	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadfile -m "not lab and not batfish" --durations=10 tests checks
+	$(BIN)/pytest -q -m "lab or batfish" --durations=20 tests checks
 
 build:
 	$(BIN)/ansible-playbook -i inventories/$(NET) playbooks/build.yml

@@ -29,6 +29,17 @@ class InventoryCopy:
         self.save(relative, data)
 
 
+LIVE_BATFISH_FIXTURES = {"host", "batfish_status"}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test that asks the live Batfish service runs in the live tier (`make test` runs the
+    offline tier in parallel, and parallel workers would replace each other's snapshots)."""
+    for item in items:
+        if LIVE_BATFISH_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.batfish)
+
+
 @pytest.fixture
 def inventory_copy(tmp_path, monkeypatch):
     """Copy inventories/<name> to ./inv under a temp cwd, so error paths read `inv/...`."""

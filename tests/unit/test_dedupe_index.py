@@ -41,7 +41,8 @@ def test_indexed_dedupe_keeps_what_all_pairs_keeps(lines: list[AclEntry]) -> Non
 
 def _printed(line: AclEntry) -> list[tuple]:
     """The device lines an entry prints: one per destination port."""
-    base = (line.action, line.proto, line.src, line.dst, line.src_port, line.established, line.icmp_type, line.via_tunnel)
+    base = (line.action, line.proto, line.src, line.dst, line.src_port, line.established, line.icmp_type,
+            line.via_tunnel)
     return [(*base, port) for port in line.dst_ports or (None,)]
 
 

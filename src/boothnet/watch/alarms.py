@@ -9,7 +9,8 @@ import json
 import subprocess
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from dataclasses import replace
 
 from boothnet.watch.model import Check, Event, RoundRecord
 
@@ -31,6 +32,29 @@ def changes(previous: list[Check], record: RoundRecord, since: Callable[[str], f
         else:
             record.failing.append(c)
     return events
+
+
+# a check of a DEPENDENT section failing beside an open CAUSE on one of its nodes is that cause's
+# effect: an MTU probe through a pulled cable is no MTU black hole
+CAUSES = ("link", "cabling", "endpoints")
+DEPENDENT = ("mtu", "isolation", "rtt", "throughput", "vpn", "production")
+
+
+def attributed(failing: list[Check], nodes_of: Callable[[Check], set[str]]) -> list[Check]:
+    """``failing`` with each dependent check behind an open cause said as that cause's effect."""
+    causes = [c for c in failing if c.section in CAUSES]
+    out = []
+    for c in failing:
+        cause = next((k for k in causes if c.section in DEPENDENT and nodes_of(c) & nodes_of(k)), None)
+        out.append(c if cause is None else replace(
+            c, message=f"behind the open alarm {cause.key} ({c.message})",
+            action=f"clear {cause.key} first; this check is probed again the round after it clears"))
+    return out
+
+
+def cause_cleared(events: Iterable[Event]) -> bool:
+    """A cause cleared: the checks behind it were not probed since, so the next round probes all."""
+    return any(e.state == "CLEAR" and e.section in CAUSES for e in events)
 
 
 SHOWN_PER_ROUND = 5  # alarms (and clears) printed one by one each round; the rest in one line

@@ -19,7 +19,7 @@ from boothnet.run import Run
 from boothnet.validate.access import Access
 from boothnet.validate.drift import DriftTarget
 from boothnet.validate.floor import reach_floor
-from boothnet.watch.alarms import announced, call_hook, changes, line
+from boothnet.watch.alarms import DEPENDENT, announced, call_hook, cause_cleared, changes, line
 from boothnet.watch.metrics import exposition
 from boothnet.watch.page import write_page
 from boothnet.watch.round import run_round
@@ -101,10 +101,10 @@ def watch(run: Run, access: Access, options: WatchOptions, out: Callable[[str], 
         with serving(options.port, store.path, page, network) as url:
             out(f"watch: {network} every {options.every:g} s; history {store.path}; "
                 f"page {url or page}{f', metrics {url}metrics' if url else ''}")
-            done = 0
+            done, recheck = 0, False
             while not stop.is_set():
                 record = run_round(run, access, number + 1, wires, progress, first=not done,
-                                   spot_s=options.spot_check_s)
+                                   spot_s=options.spot_check_s, everything=recheck)
                 if stop.is_set():  # Ctrl-C reaches the round's probes too: what they saw is not the network's
                     out(f"watch: round {record.number} interrupted, not kept")
                     break
@@ -118,6 +118,7 @@ def watch(run: Run, access: Access, options: WatchOptions, out: Callable[[str], 
                     out(f"watch: round {record.number} not kept ({exc}); its alarms are raised again next round")
                 else:
                     number, failing, wires = record.number, record.failing, {w.wire: w for w in record.wires}
+                    recheck = cause_cleared(events) or recheck and any(c.section in DEPENDENT for c in failing)
                     for event in announced(events):
                         out(line(event))
                         if options.on_alarm:

@@ -3,6 +3,7 @@ sample each round), every WAN link's and path's RTT and loss, every cable's coun
 
 from __future__ import annotations
 
+import re
 import time
 import zlib
 from collections.abc import Callable
@@ -21,6 +22,7 @@ from boothnet.validate.results import Stage, ValidationResults
 from boothnet.validate.run import run_throughput_tests
 from boothnet.validate.stage import run_validate
 from boothnet.validate.verdicts import guarded, timed_stage
+from boothnet.watch.alarms import CAUSES, attributed
 from boothnet.watch.links import link_checks, sample_cables, with_rates
 from boothnet.watch.model import Check, PathRtt, RoundRecord, WireSample
 
@@ -75,16 +77,35 @@ def spot_check(net: Network, access: Access, number: int, seconds: int,
     return run_throughput_tests(short, access, progress, spot=number)
 
 
+def nodes_of(net: Network, wires: list[WireSample]) -> Callable[[Check], set[str]]:
+    """The devices and hosts a check's subject names (a cable's, through its label). A cause
+    that names a host is that host's alone: a host's cable out is not its router's fault."""
+    names = set(net.devices) | set(net.endpoints)
+    cable_text = {w.cable: w.text for w in wires}
+
+    def nodes(check: Check) -> set[str]:
+        text = check.subject
+        if label := re.fullmatch(r"cable (\S+)", text):
+            text += " " + cable_text.get(label[1], "")
+        found = names & set(re.split(r"[^\w.-]+", text))
+        hosts = found & set(net.endpoints)
+        return hosts if check.section in CAUSES and hosts else found
+
+    return nodes
+
+
 def run_round(run: Run, access: Access, number: int, previous: dict[str, WireSample],
-              progress: Callable[[str], None], first: bool = False, spot_s: int | None = None) -> RoundRecord:
+              progress: Callable[[str], None], first: bool = False, spot_s: int | None = None,
+              everything: bool = False) -> RoundRecord:
     """``first``: the watch's first round waits for routing as validate does (a lab just started).
-    ``spot_s``: a throughput spot check of that many seconds (it loads the path it measures)."""
+    ``spot_s``: a throughput spot check of that many seconds (it loads the path it measures).
+    ``everything``: every host, pair, VLAN and path, not this round's share (a cause cleared)."""
     started = time.time()
     net = run.net
     results = run_validate(run, run.layout.build_root, access=access, throughput=False, vpn_resilience=False,
                            wan_sweep=False, isolation_seed=number, ask_batfish=False, progress=progress,
                            convergence_timeout_s=60 if first else CONVERGED_WITHIN_S,
-                           share=lambda key: zlib.crc32(key.encode()) % ROTATION == number % ROTATION)
+                           share=lambda key: everything or zlib.crc32(key.encode()) % ROTATION == number % ROTATION)
     stages = results.stages
     results.rtt = timed_stage(stages, "wan rtt", lambda: wan_rtt(net, access), "no WAN link")
     if spot_s:
@@ -95,7 +116,7 @@ def run_round(run: Run, access: Access, number: int, previous: dict[str, WireSam
     failing = [Check(f"{f.section}: {f.subject}", f.section, f.subject, f.kind, f.message, f.action)
                for f in summary.failures
                if not (f.section == "stage" and f.kind == "FAIL" and f.subject.removeprefix("stage ") in ROW_STAGES)]
-    failing += links
+    failing = attributed(failing + links, nodes_of(net, wires))
     counted = sum(c["PASS"] + c["FAIL"] for c in summary.counts.values()) + len({w.cable for w in wires})
     rtt = [PathRtt(r.path, r.avg_ms, r.loss_pct, r.declared_ms, r.verdict) for r in results.rtt]
     return RoundRecord(number=number, started=started, finished=time.time(), seed=number,

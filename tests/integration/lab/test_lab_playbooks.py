@@ -8,12 +8,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 from boothnet.lab.names import ns_name
 from boothnet.lab.scratch import copy_inventory
 from tests.helpers import INVENTORIES, ROOT, leftovers
 
+pytestmark = pytest.mark.lab
 NETWORK = "lab-pb"
 MGMT_SUBNET = "198.18.205.0/24"  # used by no other lab, test or benchmark
 

@@ -214,3 +214,24 @@ def test_a_port_whose_cable_is_out_is_down_though_it_is_enabled() -> None:
     driver._sh = lambda command, **_: SimpleNamespace(exit_code=0, stdout=recorded, stderr="")
     eth3 = driver.get_interfaces()["eth3"]
     assert (eth3["is_enabled"], eth3["is_up"]) == (True, False)
+
+
+def test_a_check_failing_behind_a_pulled_cable_is_said_as_its_effect_and_probed_again_once_it_clears() -> None:
+    """Round 6 of a pulled h1 cable: the MTU probe through it fails too. It is the cable's effect,
+    not an MTU black hole; r1's own MTU fault on another host's link stays its own diagnosis."""
+    from boothnet.intent import load_network
+    from boothnet.watch.alarms import CAUSES, attributed, cause_cleared
+    from boothnet.watch.round import nodes_of
+
+    net = load_network(ROOT / "inventories" / "lab-mini")
+    cable = Check("link: cable C02 h1 eth0 <-> r1 eth1", "link", "cable C02 h1 eth0 <-> r1 eth1", "FAIL",
+                  "link down at h1 eth0, r1 eth1", "plug C02 back in")
+    behind = check("mtu: link h1 -- r1:eth1 [r1]", "mtu")
+    own = check("mtu: link h2 -- r1:eth2 [r1]", "mtu")
+    said = {c.key: c for c in attributed([cable, behind, own], nodes_of(net, []))}
+    assert said[behind.key].message == f"behind the open alarm {cable.key} (broken)"
+    assert said[behind.key].action.startswith(f"clear {cable.key} first")
+    assert said[own.key] == own and said[cable.key] == cable
+    cleared = changes([cable, behind], record(7, [], {"link"}), lambda _: None)
+    assert cause_cleared(cleared) and [e.section for e in cleared if e.state == "CLEAR"] == ["link"]
+    assert "link" in CAUSES and not cause_cleared(changes([behind], record(8, [], {behind.key}), lambda _: None))
