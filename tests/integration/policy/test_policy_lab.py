@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -58,6 +59,11 @@ def load_policy(net: Network, vlan_mode: str, tmp: Path) -> None:
     path = tmp / "nftables.nft"
     path.write_text(ruleset)
     subprocess.run(["ip", "netns", "exec", f"{net.name}-{FIREWALL}", "nft", "-f", str(path)], check=True)
+    # each policy is probed with new flows only: a session an earlier policy admitted stays
+    # established (nftables keeps conntrack across a reload), and a probe whose random source
+    # port repeats one of that session's would be let through by it, not by this policy
+    subprocess.run(["ip", "netns", "exec", f"{net.name}-{FIREWALL}", sys.executable, "-c",
+                    "from pyroute2 import Conntrack; Conntrack().flush()"], check=True)
 
 
 def wrong_rows(net: Network) -> list[str]:

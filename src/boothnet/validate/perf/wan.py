@@ -104,8 +104,9 @@ def wan_links_on(hops: Sequence[Link]) -> list[Link]:
 
 
 # of what the lab's emulation carried on the scratch pair: a lab path has more hops and shares the
-# CPU with every namespace (sc-booth's tunnel path: 0.69-0.93 of the pair's figure, run to run)
-CEILING_SHARE = 0.6
+# CPU with every namespace (sc-booth's tunnel path: 0.69-0.93 of the pair's figure, run to run, and
+# once, in a full suite run, 0.52: 0.6 of it failed a row on the lab's own noise)
+CEILING_SHARE = 0.5
 CARRIED = 0.9  # the scratch pair got this share of the path's physical limit: the lab carries the path
 
 
