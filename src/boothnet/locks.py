@@ -16,11 +16,12 @@ import json
 import os
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 from boothnet.layout import Layout
 from boothnet.process import alive
+from boothnet.progress import Progress
 
 HELD_ENV = "BOOTHNET_HELD_LOCKS"
 LAB_LOCK_DIR = Path(os.environ.get("BOOTHNET_LOCK_DIR", "/run/boothnet"))
@@ -49,7 +50,7 @@ def _describe(record: dict[str, object]) -> str:
 
 @contextlib.contextmanager
 def hold(path: Path, what: str, command: str | None = None,
-         progress: Callable[[str], None] = lambda _: None, shared: bool = False) -> Iterator[None]:
+         progress: Progress = lambda _: None, shared: bool = False) -> Iterator[None]:
     """Hold the lock at ``path`` (``what``: "build/sc-booth", "lab sc-booth") for the block, or
     raise :class:`Busy` at once naming the command that holds it. ``shared``: many holders at
     once (one deploy's devices in parallel), none beside an exclusive one."""
@@ -98,7 +99,7 @@ def _record(fd: int) -> dict[str, object]:
 
 @contextlib.contextmanager
 def run_locks(build_root: Path, network: str, lab: bool, command: str | None = None,
-              progress: Callable[[str], None] = lambda _: None) -> Iterator[None]:
+              progress: Progress = lambda _: None) -> Iterator[None]:
     """The build lock of ``network`` and, for a command that touches the lab, its lab lock."""
     with contextlib.ExitStack() as stack:
         if lab:

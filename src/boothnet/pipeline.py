@@ -18,6 +18,7 @@ from boothnet.lab.plan import plan_lab
 from boothnet.lab.runner import detect_vlan_mode, lab_down, lab_up
 from boothnet.lab.standin import StandInRefused
 from boothnet.layout import REPO, Layout
+from boothnet.progress import Progress
 from boothnet.run import Run
 from boothnet.status import Status
 from boothnet.validate.drift import drift_stage
@@ -26,8 +27,6 @@ from boothnet.validate.stage import run_validate
 from boothnet.verify.batfish.report import VerifyReport
 from boothnet.verify.batfish.service import BatfishUnavailable
 from boothnet.verify.stage import run_verify_stage
-
-Progress = Callable[[str], None]
 
 
 @dataclass

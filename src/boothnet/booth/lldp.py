@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict
 from boothnet.booth.cables import Cable, CableEnd, cable_plan, same_port
 from boothnet.intent.model import Network
 from boothnet.poll import poll
+from boothnet.progress import Progress
 from boothnet.status import Status
 
 
@@ -149,7 +150,7 @@ def judge_cabling(plan: CablePlan, observed: Observed, asked: set[str]) -> list[
 
 
 def wait_heard(read: Callable[[], Observed], expected: set[tuple[str, str]], timeout: float,
-               progress: Callable[[str], None], clock: Callable[[], float] = time.monotonic,
+               progress: Progress, clock: Callable[[], float] = time.monotonic,
                sleep: Callable[[float], None] = time.sleep) -> Observed:
     """Read until every expected port hears exactly one neighbour or ``timeout`` passes (a daemon
     that has just started needs a transmit interval; a re-plugged port still remembers its old

@@ -7,8 +7,9 @@ import json
 import sys
 from pathlib import Path
 
-from boothnet.lab.runner import detect_vlan_mode, lab_down, lab_health, lab_up, read_state
+from boothnet.lab.runner import detect_vlan_mode, lab_down, lab_health, lab_up
 from boothnet.lab.specio import load_spec
+from boothnet.lab.state import read_state
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -14,13 +14,14 @@ import shutil
 import subprocess
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from boothnet.lab import strongswan
 from boothnet.platforms import frr_linux
+from boothnet.progress import Progress
 
 PLUGIN_DIR = Path("/usr/lib/ipsec/plugins")
 # Programs by path or by name on PATH, and the Debian package that installs each.
@@ -184,7 +185,7 @@ def check_java() -> Check:
     return Check("java (Batfish)", True, f"java {major}, jar {jar}")
 
 
-def run_doctor(progress: Callable[[str], None] = lambda _: None) -> list[Check]:
+def run_doctor(progress: Progress = lambda _: None) -> list[Check]:
     progress("programs and charon plugins")
     checks = check_programs()
     checks.append(check_nft())

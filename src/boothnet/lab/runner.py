@@ -15,7 +15,6 @@ import json
 import shutil
 import threading
 import time
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,8 +27,8 @@ from boothnet.lab.spec import LabNode, LabSpec, VlanMode
 from boothnet.lab.specio import spec_hash, spec_to_dict
 from boothnet.lab.state import read_state, write_json
 from boothnet.process import alive
+from boothnet.progress import Progress
 
-Progress = Callable[[str], None]
 #: "full": routers boot with their rendered configs; "day0": cabling, mgmt, sshd and FRR on a
 #: hostname-only frr.conf, empty nftables, no interfaces.ip (what a deploy starts from).
 ConfigMode = Literal["full", "day0"]
@@ -51,8 +50,6 @@ def detect_vlan_mode() -> VlanMode:
 
 def _now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S%z")
-
-
 
 
 def lab_health(state: dict[str, Any]) -> list[str]:

@@ -17,6 +17,7 @@ from pathlib import Path
 from boothnet.lab import names
 from boothnet.lab.spec import LabNode
 from boothnet.process import alive
+from boothnet.progress import Progress
 
 SSHD = "/usr/sbin/sshd"  # absolute: sshd re-executes itself by argv[0]
 FRR_BIN = Path("/usr/lib/frr")
@@ -189,7 +190,7 @@ class HookContext:
     node: LabNode
     ns: str
     node_dir: Path  # per-node runtime folder under the lab's state_dir
-    progress: Callable[[str], None]
+    progress: Progress
 
 
 # A hook serves nodes whose config_dir holds its trigger file. ``start`` runs before the

@@ -11,7 +11,6 @@ import shutil
 import subprocess
 import tempfile
 import time
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -23,6 +22,7 @@ from boothnet.files import write_text_atomic
 from boothnet.intent import Network
 from boothnet.intent.stamp import IntentStamp
 from boothnet.layout import Layout, model_of, summary_of
+from boothnet.progress import Progress
 from boothnet.readback import fidelity
 from boothnet.render.lint import lint_rendered
 from boothnet.render.templates import RenderedFile, Renderer, write_configs
@@ -106,7 +106,7 @@ def build(
     ctx: DeriveContext | None = None,
     subdir: str = "configs",
     run_tools: bool = True,
-    progress: Callable[[str], None] = lambda _: None,
+    progress: Progress = lambda _: None,
     context: str | None = None,
 ) -> BuildResult:
     """Build the configs of `intent` (a Run, or an inventory folder) derived in `ctx`. The run
@@ -125,7 +125,7 @@ def build_intent(
     ctx: DeriveContext | None = None,
     subdir: str = "configs",
     run_tools: bool = True,
-    progress: Callable[[str], None] = lambda _: None,
+    progress: Progress = lambda _: None,
     started: float | None = None,
     stamp: IntentStamp | None = None,
     models: dict[str, DeviceModel] | None = None,
@@ -205,7 +205,7 @@ def _all_pass(tool: str, files: list[Path]) -> bool:
 
 
 def check_with_tools(
-    out_dir: Path, models: dict[str, DeviceModel], progress: Callable[[str], None] = lambda _: None
+    out_dir: Path, models: dict[str, DeviceModel], progress: Progress = lambda _: None
 ) -> dict[str, Outcome]:
     """FRR's own dry run of frr.conf and `nft -c` of each ruleset, where the tools exist."""
     linux = [name for name, m in models.items() if m.platform == "frr_linux"]

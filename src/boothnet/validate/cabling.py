@@ -4,7 +4,6 @@ floor each device's NAPALM ``get_lldp_neighbors``, as cabling-check reads it."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 from boothnet.booth.lldp import CablePlan, CablingRow, Heard, Observed, judge_cabling, wait_heard
@@ -12,11 +11,12 @@ from boothnet.intent.model import Network
 from boothnet.lab.lldp import lab_ifnames, neighbours
 from boothnet.lab.names import ns_name
 from boothnet.lab.state import read_state
+from boothnet.progress import Progress
 from boothnet.status import Status
 from boothnet.validate.access import Access
 
 
-def run_cabling(net: Network, access: Access, progress: Callable[[str], None], timeout: float = 10
+def run_cabling(net: Network, access: Access, progress: Progress, timeout: float = 10
                 ) -> list[CablingRow]:
     """Every device asked what each port hears, against the intent's cables. Hosts only announce
     themselves: it is the switches and routers that are asked."""
@@ -51,7 +51,7 @@ def run_cabling(net: Network, access: Access, progress: Callable[[str], None], t
     return rows
 
 
-def _floor_cabling(net: Network, access: Access, progress: Callable[[str], None]) -> list[CablingRow]:
+def _floor_cabling(net: Network, access: Access, progress: Progress) -> list[CablingRow]:
     """Each device's NAPALM session asked, as cabling-check asks it; a device whose session did
     not open, or that cannot be read, gets an ERROR row naming it and why."""
     from boothnet.deploy.lldp import check_sessions

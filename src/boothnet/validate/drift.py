@@ -5,7 +5,6 @@ A rule added by hand is a difference like any other, named with its device and l
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,6 +13,7 @@ from typing import Any
 import yaml
 
 from boothnet.deploy.steps import Secrets, Target, deploy
+from boothnet.progress import Progress
 from boothnet.validate.results import DriftRow, Stage
 from boothnet.validate.verdicts import timed_stage
 
@@ -74,7 +74,7 @@ def check_drift(item: DriftTarget) -> DriftRow:
                           f"+ only deployed): {shown}")
 
 
-def run_drift(devices: Path | list[DriftTarget], progress: Callable[[str], None]) -> list[DriftRow]:
+def run_drift(devices: Path | list[DriftTarget], progress: Progress) -> list[DriftRow]:
     """``devices``: the lab's state folder (its routers), or a floor's devices as deploy reaches them."""
     targets = lab_targets(devices) if isinstance(devices, Path) else devices
     with ThreadPoolExecutor(max_workers=WORKERS) as pool:
@@ -84,7 +84,7 @@ def run_drift(devices: Path | list[DriftTarget], progress: Callable[[str], None]
     return rows
 
 
-def drift_stage(lab_dir: Path, progress: Callable[[str], None], name: str = "drift after deploy") -> Stage:
+def drift_stage(lab_dir: Path, progress: Progress, name: str = "drift after deploy") -> Stage:
     """The drift check as one stage (right after a deploy): FAIL or ERROR names each device."""
     stages: list[Stage] = []
     rows = timed_stage(stages, name, lambda: run_drift(lab_dir, progress), "no routers in the lab")

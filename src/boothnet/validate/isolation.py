@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from importlib.resources import files
 
 from boothnet.intent import Network
 from boothnet.intent.model import Endpoint
+from boothnet.progress import Progress
 from boothnet.validate.access import Access
 from boothnet.validate.perf.runner import Background, Runner, pidfile_for, start_background, stop_background
 from boothnet.validate.plan import Flow
@@ -160,7 +160,7 @@ def run_isolation(
     net: Network,
     access: Access,
     flows: list[Flow],
-    progress: Callable[[str], None],
+    progress: Progress,
     batfish: list[FlowAnswer | None] | None = None,
 ) -> list[IsolationRow]:
     hosts = {e.name: e for e in net.endpoints.values()}

@@ -15,6 +15,7 @@ from boothnet.derive.policy import compiler_of, policy_decision
 from boothnet.intent import Network
 from boothnet.intent.model import Endpoint
 from boothnet.lab.plan import HOST_IFNAME
+from boothnet.progress import Progress
 from boothnet.status import Status
 from boothnet.validate.access import Access
 from boothnet.validate.perf.probes import PingResult, forget_path_mtus, mtu_probe, ping
@@ -65,7 +66,7 @@ def _hop(net: Network, cause: str, result: PingResult, dst: Endpoint) -> str:
     return f"{cause}: the path shrinks to {result.reported_mtu} at {where}"
 
 
-def gateway_rows(net: Network, access: Access, progress: Callable[[str], None],
+def gateway_rows(net: Network, access: Access, progress: Progress,
                  share: Callable[[str], bool] = lambda _: True) -> list[MtuRow]:
     """Each host VLAN's gateway to its first host at the VLAN MTU: the gateway's own interface
     refuses a larger frame as the sender, naming itself. A gateway without a shell (an IOS or
@@ -139,7 +140,7 @@ def _set_mtu(runner: Runner, ns: str, mtu: int) -> None:
     runner(ns, ["ip", "link", "set", "dev", HOST_IFNAME, "mtu", str(mtu)], 10)
 
 
-def path_rows(net: Network, access: Access, progress: Callable[[str], None],
+def path_rows(net: Network, access: Access, progress: Progress,
               share: Callable[[str], bool] = lambda _: True) -> list[MtuRow]:
     """Every declared path and every routed jumbo path: DF at the path MTU must pass; one byte
     more, sent from an interface raised by one byte for the probe, must not arrive (a port drops a

@@ -8,7 +8,6 @@ re-addressed, is named with what was seen."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,6 +17,7 @@ from boothnet.intent import Network
 from boothnet.intent.model import Endpoint
 from boothnet.lab.plan import HOST_IFNAME, port_map
 from boothnet.platforms.frr_linux import svi_name
+from boothnet.progress import Progress
 from boothnet.status import Status
 from boothnet.validate.access import Access, FloorDevices
 from boothnet.validate.perf.probes import ping
@@ -186,7 +186,7 @@ def floor_placement(net: Network, access: Access, devices: FloorDevices,
     return [_judge_floor(net, e, side, devices, macs, arps) for e, side in zip(endpoints, sides, strict=True)]
 
 
-def run_placement(net: Network, access: Access, progress: Callable[[str], None]) -> list[EndpointRow]:
+def run_placement(net: Network, access: Access, progress: Progress) -> list[EndpointRow]:
     endpoints = sorted(net.endpoints.values(), key=lambda e: e.name)
     ports = port_map(net)
     if access.devices is not None:

@@ -24,6 +24,7 @@ from typing import TypeVar
 from boothnet.derive.policy import compiler_of, policy_decision
 from boothnet.intent import Network
 from boothnet.intent.model import Endpoint
+from boothnet.progress import Progress
 from boothnet.status import Status
 from boothnet.validate.access import Access
 from boothnet.validate.paths import first_hosts
@@ -96,7 +97,7 @@ def research_load(net: Network) -> list[ThroughputTest]:
             or first_per_vlan)
 
 
-def production_under_load(net: Network, access: Access, progress: Callable[[str], None]) -> list[ProductionRow]:
+def production_under_load(net: Network, access: Access, progress: Progress) -> list[ProductionRow]:
     """The probes idle, then under the research load, judged; [] when there is nothing to probe
     or nothing to load the network with."""
     probes = [p for p in production_probes(net) if not access.why_not(p[0].name, "ping")]

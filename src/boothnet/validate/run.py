@@ -19,6 +19,7 @@ from boothnet.intent import Network
 from boothnet.intent.model import Endpoint, Link
 from boothnet.layout import model_of
 from boothnet.poll import poll
+from boothnet.progress import Progress
 from boothnet.run import Run
 from boothnet.status import Status
 from boothnet.validate.access import Access
@@ -93,7 +94,7 @@ def wait_converged(net: Network, access: Access, flows: list[Flow], timeout_s: f
 
 
 def batfish_answers(
-    run: Run, flows: list[Flow], host: str | None, progress: Callable[[str], None]
+    run: Run, flows: list[Flow], host: str | None, progress: Progress
 ) -> tuple[list[FlowAnswer | None], Stage]:
     """Batfish's answer to every flow of the matrix, asked of the Batfish view of the intent's
     configs (the snapshot verify loaded in this run, when it did on this service); SKIPPED
@@ -123,7 +124,7 @@ def batfish_answers(
                           duration_s=round(time.monotonic() - started, 1), note=f"{len(asked)} flows traced")
 
 
-def run_mtu(net: Network, access: Access, progress: Callable[[str], None],
+def run_mtu(net: Network, access: Access, progress: Progress,
             share: Callable[[str], bool] = lambda _: True) -> list[MtuRow]:
     """``share``: the hosts, VLANs and path sources to probe (a watch round's share), by name."""
     vlans = net.vlan_by_name()
@@ -235,7 +236,7 @@ def port_block(
 
 
 def run_throughput_tests(
-    net: Network, access: Access, progress: Callable[[str], None], tunnel_mtu: int | None = None,
+    net: Network, access: Access, progress: Progress, tunnel_mtu: int | None = None,
     spot: int | None = None,
 ) -> list[ThroughputResult]:
     """Every test by every tool, both ways, and each path family's loss test; tests that load
@@ -391,7 +392,7 @@ def flow_blocks(net: Network, access: Access, compiler: PolicyCompiler, allocato
 
 
 def _measure_loss(net: Network, access: Access, compiler: PolicyCompiler, allocator: PortAllocator, job: _Job,
-                  cables: str, progress: Callable[[str], None]) -> ThroughputResult:
+                  cables: str, progress: Progress) -> ThroughputResult:
     """A UDP test below the path's limit, judged on the datagrams lost against what the intent
     declares on the links crossed (loss_pct, most often none)."""
     test = job.test

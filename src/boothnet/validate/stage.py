@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from boothnet.intent.model import Network
+from boothnet.progress import Progress
 from boothnet.run import Run
 from boothnet.status import Status
 from boothnet.validate.access import Access, lab_access
@@ -47,7 +48,7 @@ def random_seed() -> int:
 
 
 def run_wan(
-    net: Network, access: Access, progress: Callable[[str], None], stages: list[Stage], tunnel_mtu: int | None,
+    net: Network, access: Access, progress: Progress, stages: list[Stage], tunnel_mtu: int | None,
     sweep: bool, window_factor: Callable[[str, int], float], ceiling: Callable[[str, WanPath], float],
 ) -> tuple[list[RttRow], list[ThroughputResult]]:
     """The WAN stage (every WAN link's RTT; per declared path that crosses one: RTT, window pair,
@@ -80,7 +81,7 @@ def run_wan(
     return rtt, [r for r in rows if isinstance(r, ThroughputResult)] + points
 
 
-def _throughput(net: Network, access: Access, progress: Callable[[str], None], stages: list[Stage],
+def _throughput(net: Network, access: Access, progress: Progress, stages: list[Stage],
                 tunnel_mtu: int | None, wanted: bool, wan_sweep: bool, build_root: Path
                 ) -> tuple[list[ThroughputResult], list[RttRow], list[ProductionRow]]:
     """The LAN throughput tests, production under research load, then the WAN paths (their RTT
@@ -96,7 +97,7 @@ def _throughput(net: Network, access: Access, progress: Callable[[str], None], s
     return results + wan, rtt, production
 
 
-def _vpn(net: Network, vpn: LabVpn | None, access: Access, progress: Callable[[str], None],
+def _vpn(net: Network, vpn: LabVpn | None, access: Access, progress: Progress,
          stages: list[Stage], resilience: bool, light: bool) -> tuple[list[VpnTunnel], list[MtuRow]]:
     """The VPN checks and their stage, when the network has a VPN."""
     if vpn is None:
@@ -135,7 +136,7 @@ def run_validate(
     build_root: Path = Path("build"),
     runner: Runner = netns_runner,
     throughput: bool = True,
-    progress: Callable[[str], None] = lambda _: None,
+    progress: Progress = lambda _: None,
     extra_stages: list[Stage] | None = None,
     vpn_resilience: bool = True,
     batfish_host: str | None = None,

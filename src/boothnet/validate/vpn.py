@@ -27,7 +27,8 @@ from boothnet.intent import Network
 from boothnet.intent.model import Endpoint
 from boothnet.lab import strongswan
 from boothnet.lab.plan import lab_models
-from boothnet.lab.runner import read_state
+from boothnet.lab.state import read_state
+from boothnet.progress import Progress
 from boothnet.run import Run
 from boothnet.status import Status
 from boothnet.validate.access import Access
@@ -170,9 +171,6 @@ def classify_capture(
 
 
 # --- the checks -----------------------------------------------------------------------
-
-
-Progress = Callable[[str], None]
 
 
 def _wait(condition: Callable[[], bool], timeout_s: float, interval_s: float = 0.5) -> float | None:

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 from boothnet.layout import Layout
+from boothnet.progress import Progress
 from boothnet.render.build import BuildResult, build_intent
 from boothnet.run import Run
 from boothnet.verify.batfish.from_intent import batfish_view, view_differences
@@ -38,7 +38,7 @@ def run_verify_stage(
     build_root: Path = Path("build"),
     host: str | None = None,
     require: bool = False,
-    progress: Callable[[str], None] = lambda _: None,
+    progress: Progress = lambda _: None,
 ) -> VerifyReport:
     """The device configs built and linted as `boothnet build` does, and the Batfish view checked.
     The report goes to build/<network>/verify (`report.out_dir`). The snapshot stays loaded in

@@ -15,6 +15,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from boothnet.progress import Progress
 from boothnet.run import Run
 from boothnet.validate.access import Access
 from boothnet.validate.drift import DriftTarget
@@ -81,7 +82,7 @@ def serving(port: int | None, db: Path, page: Path, network: str) -> Iterator[st
 
 
 def watch(run: Run, access: Access, options: WatchOptions, out: Callable[[str], None],
-          progress: Callable[[str], None]) -> int:
+          progress: Progress) -> int:
     """Rounds until stopped (a round under way is not kept: the signal reached its probes too);
     exit status 1 when the last round kept ended with alarms open."""
     network = run.net.name

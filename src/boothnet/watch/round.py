@@ -11,6 +11,7 @@ from functools import partial
 
 from boothnet.deploy.batch import in_parallel
 from boothnet.intent.model import Network
+from boothnet.progress import Progress
 from boothnet.report.summary import isolation_subject, mtu_subject, summarize, throughput_subject
 from boothnet.run import Run
 from boothnet.status import Status
@@ -71,7 +72,7 @@ def _links(net: Network, access: Access, previous: dict[str, WireSample], stages
 
 
 def spot_check(net: Network, access: Access, number: int, seconds: int,
-               progress: Callable[[str], None]) -> list[ThroughputResult]:
+               progress: Progress) -> list[ThroughputResult]:
     """One throughput measurement of ``seconds``, the next path, tool and direction each round."""
     short = net.model_copy(update={"throughput": net.throughput.model_copy(update={"duration_s": seconds})})
     return run_throughput_tests(short, access, progress, spot=number)
@@ -95,7 +96,7 @@ def nodes_of(net: Network, wires: list[WireSample]) -> Callable[[Check], set[str
 
 
 def run_round(run: Run, access: Access, number: int, previous: dict[str, WireSample],
-              progress: Callable[[str], None], first: bool = False, spot_s: int | None = None,
+              progress: Progress, first: bool = False, spot_s: int | None = None,
               everything: bool = False) -> RoundRecord:
     """``first``: the watch's first round waits for routing as validate does (a lab just started).
     ``spot_s``: a throughput spot check of that many seconds (it loads the path it measures).

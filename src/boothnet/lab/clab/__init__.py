@@ -44,7 +44,6 @@ from boothnet.lab.clab.base import (
     ClabResult,
     ClabUnsupported,
     Kinds,
-    Progress,
 )
 from boothnet.lab.clab.kinds import ClabKind, _vendor_spec, _with_append, clab_kinds, mtu_limits, vendor_ports
 from boothnet.lab.clab.schema import (
@@ -59,6 +58,7 @@ from boothnet.lab.plan import LAB_PLATFORM, plan_lab
 from boothnet.lab.spec import LabSpec, VlanMode
 from boothnet.layout import Layout
 from boothnet.platforms import platforms
+from boothnet.progress import Progress
 from boothnet.render.build import build
 from boothnet.run import Run
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -32,10 +31,6 @@ BINDS: dict[str, str] = {
     "swanctl.conf": "/etc/swanctl/swanctl.conf",
     SHAPING: f"{CONFIG_MOUNT}/{SHAPING}",
 }
-
-Progress = Callable[[str], None]
-
-
 
 
 class ClabInvalid(Exception):

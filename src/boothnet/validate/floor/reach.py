@@ -5,9 +5,9 @@ or lacks a tool, makes the rows that need it ERROR, naming the host and why; the
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
+from boothnet.progress import Progress
 from boothnet.status import Status
 from boothnet.validate.access import TOOLS, Access, missing_line
 from boothnet.validate.results import Stage
@@ -24,7 +24,7 @@ def ask_tools(access: Access, host: str) -> tuple[str | None, set[str]]:
     return None, {line.strip() for line in answer.stdout.splitlines() if line.strip() in TOOLS}
 
 
-def reach_stage(hosts: list[str], access: Access, progress: Callable[[str], None]) -> Stage:
+def reach_stage(hosts: list[str], access: Access, progress: Progress) -> Stage:
     """Every host asked at once; what it answered is kept on ``access`` for the stages after."""
     started = time.monotonic()
     with ThreadPoolExecutor(max_workers=WORKERS) as pool:

@@ -29,6 +29,7 @@ from boothnet.lab import strongswan
 from boothnet.lab.shaping import shape
 from boothnet.lab.spec import LabEnd, LabLink
 from boothnet.layout import Layout
+from boothnet.progress import Progress
 from boothnet.validate.perf.ports import PortBlock
 from boothnet.validate.perf.run import run_throughput
 from boothnet.validate.perf.runner import netns_runner
@@ -76,7 +77,7 @@ def _measure(tool: str, mtu: int, work: Path) -> dict[str, float]:
 
 
 def _cached(build_root: Path, key: str, measure: Callable[[Path], dict[str, float]], says: str,
-            progress: Callable[[str], None]) -> dict[str, float]:
+            progress: Progress) -> dict[str, float]:
     """``measure(work folder)``'s answer for ``key``, measured on first use and kept in calibration.json."""
     cache = Layout(build_root, "").calibration
     try:
@@ -92,7 +93,7 @@ def _cached(build_root: Path, key: str, measure: Callable[[Path], dict[str, floa
     return known[key]  # type: ignore[no-any-return]
 
 
-def window_factor(build_root: Path, progress: Callable[[str], None]) -> Callable[[str, int], float]:
+def window_factor(build_root: Path, progress: Progress) -> Callable[[str, int], float]:
     """``factor(tool, mtu)``: this machine's k, measured on first use and cached."""
     def factor(tool: str, mtu: int) -> float:
         says = f"{tool} window factor at MTU {mtu} on a {2 * REFERENCE_ONE_WAY_MS:g} ms reference path, about 10 s"
@@ -187,7 +188,7 @@ def _measure_ceiling(kind: str, path: WanPath, work: Path) -> dict[str, float]:
             labnet.remove_namespace(ns)
 
 
-def lab_ceiling(build_root: Path, progress: Callable[[str], None]) -> Callable[[str, WanPath], float]:
+def lab_ceiling(build_root: Path, progress: Progress) -> Callable[[str, WanPath], float]:
     """``ceiling(kind, path)``: b/s one iperf3 stream with the path's advised window gets through
     the lab's ``kind`` ("delay line", "tunnel and delay line") shaped at the path's rate, with its
     delay and MTU, on a scratch pair of this machine; measured once per shape and cached."""

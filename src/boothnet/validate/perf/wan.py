@@ -23,6 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 
 from boothnet.intent.model import Endpoint, Link, Network
+from boothnet.progress import Progress
 from boothnet.status import Status
 from boothnet.validate.perf.formula import (
     TcpExpectation,
@@ -195,7 +196,7 @@ def path_rtt_probe(runner: Runner, ns: str, path: WanPath, payload: int, what: s
 
 
 def probe_wan_links(net: Network, runner: Runner, ns: Callable[[str], str],
-                    progress: Callable[[str], None], has_shell: Callable[[str], bool] = lambda _: True
+                    progress: Progress, has_shell: Callable[[str], bool] = lambda _: True
                     ) -> list[RttRow]:
     """Every WAN link on its own, end to end (the first end's router pings the second's address):
     the delay line's round trip, 2 x delay_ms within RTT_TOLERANCE_MS and twice the jitter. A
@@ -411,7 +412,7 @@ def run_nuttcp(runner: Runner, client_ns: str, server_ns: str, path: WanPath, *,
 
 
 def run_wan_path(
-    runner: Runner, path: WanPath, ns: Callable[[str], str], net: Network, progress: Callable[[str], None],
+    runner: Runner, path: WanPath, ns: Callable[[str], str], net: Network, progress: Progress,
     window_factor: Callable[[str, int], float] | None = None,
 ) -> tuple[list[RttRow], list[ThroughputResult]]:
     """RTT probes, the window pair, parallel streams and UDP. ``window_factor``: this kernel's k,
@@ -492,7 +493,7 @@ def tcp_under_udp_load(runner: Runner, client: str, server: str, path: WanPath, 
 
 
 def run_wan_sweep(
-    runner: Runner, path: WanPath, ns: Callable[[str], str], net: Network, progress: Callable[[str], None],
+    runner: Runner, path: WanPath, ns: Callable[[str], str], net: Network, progress: Progress,
     window_factor: Callable[[str, int], float],
 ) -> list[ThroughputResult]:
     """Each tool at each window of the sweep, judged together per tool (judge_sweep)."""

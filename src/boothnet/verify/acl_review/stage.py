@@ -6,7 +6,6 @@ Without: boothnet's offline evaluator over both derived models, with Batfish rep
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
 
@@ -14,6 +13,7 @@ from boothnet.derive import derive_network
 from boothnet.errors import IntentInvalid
 from boothnet.intent import Network, load_network
 from boothnet.layout import Layout
+from boothnet.progress import Progress
 from boothnet.render.build import build
 from boothnet.verify.acl_review.base import inventory_at
 from boothnet.verify.acl_review.model import ReviewError, ZoneMap
@@ -55,7 +55,7 @@ def review_intents(
     head_label: str = WORKING_TREE,
     host: str | None = None,
     require: bool = False,
-    progress: Callable[[str], None] = lambda _: None,
+    progress: Progress = lambda _: None,
 ) -> AclReview:
     """Compare two inventories' ACLs; write build/<net>/review/acl_review.{json,md}."""
     base_net, head_net = _load(base_inventory, base_label), _load(head_inventory, head_label)
@@ -108,7 +108,7 @@ def run_acl_review(
     head: str | None = None,
     host: str | None = None,
     require: bool = False,
-    progress: Callable[[str], None] = lambda _: None,
+    progress: Progress = lambda _: None,
 ) -> AclReview:
     """The intent at `base` vs the working tree (or the intent at `head`)."""
     build_root.mkdir(parents=True, exist_ok=True)
