@@ -228,8 +228,9 @@ def undecided(entry: AclEntry, earlier: list[AclEntry]) -> AclEntry | None:
     multi-port line; kept, it would be a line given twice or one never reached."""
     if any(covers(e, entry) for e in earlier):
         return None
-    if len(entry.dst_ports) > 1:
-        ports = tuple(p for p in entry.dst_ports if not any(covers(e, replace(entry, dst_ports=(p,))) for e in earlier))
+    # only a line naming one of its ports can decide a port and not the whole line
+    if len(entry.dst_ports) > 1 and (partial := [e for e in earlier if set(e.dst_ports) & set(entry.dst_ports)]):
+        ports = tuple(p for p in entry.dst_ports if not any(covers(e, replace(entry, dst_ports=(p,))) for e in partial))
         entry = replace(entry, dst_ports=ports)
     return entry
 

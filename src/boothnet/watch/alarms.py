@@ -42,10 +42,11 @@ DEPENDENT = ("mtu", "isolation", "rtt", "throughput", "vpn", "production")
 
 def attributed(failing: list[Check], nodes_of: Callable[[Check], set[str]]) -> list[Check]:
     """``failing`` with each dependent check behind an open cause said as that cause's effect."""
-    causes = [c for c in failing if c.section in CAUSES]
+    causes = [(c, nodes_of(c)) for c in failing if c.section in CAUSES]
     out = []
     for c in failing:
-        cause = next((k for k in causes if c.section in DEPENDENT and nodes_of(c) & nodes_of(k)), None)
+        nodes = nodes_of(c) if causes and c.section in DEPENDENT else set()
+        cause = next((k for k, on in causes if nodes & on), None)
         out.append(c if cause is None else replace(
             c, message=f"behind the open alarm {cause.key} ({c.message})",
             action=f"clear {cause.key} first; this check is probed again the round after it clears"))

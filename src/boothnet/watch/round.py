@@ -81,7 +81,8 @@ def spot_check(net: Network, access: Access, number: int, seconds: int,
 def nodes_of(net: Network, wires: list[WireSample]) -> Callable[[Check], set[str]]:
     """The devices and hosts a check's subject names (a cable's, through its label). A cause
     that names a host is that host's alone: a host's cable out is not its router's fault."""
-    names = set(net.devices) | set(net.endpoints)
+    hosts_of_net = set(net.endpoints)
+    names = set(net.devices) | hosts_of_net
     cable_text = {w.cable: w.text for w in wires}
 
     def nodes(check: Check) -> set[str]:
@@ -89,7 +90,7 @@ def nodes_of(net: Network, wires: list[WireSample]) -> Callable[[Check], set[str
         if label := re.fullmatch(r"cable (\S+)", text):
             text += " " + cable_text.get(label[1], "")
         found = names & set(re.split(r"[^\w.-]+", text))
-        hosts = found & set(net.endpoints)
+        hosts = found & hosts_of_net
         return hosts if check.section in CAUSES and hosts else found
 
     return nodes
