@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.helpers import INVENTORIES, ROOT  # noqa: F401 - ROOT for the conftests and tests below
+from tests.helpers import INVENTORIES, ROOT, SHARED_NAMES, live_scope  # noqa: F401 - ROOT for the conftests and tests below
 
 
 class InventoryCopy:
@@ -33,11 +33,32 @@ LIVE_BATFISH_FIXTURES = {"host", "batfish_status"}
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """A test that asks the live Batfish service runs in the live tier (`make test` runs the
-    offline tier in parallel, and parallel workers would replace each other's snapshots)."""
+    """A test that asks the live Batfish service is in the live tier, and in a module that shares
+    the service (tests/helpers.py: SHARED_NAME_MODULES)."""
+    strays = set()
     for item in items:
         if LIVE_BATFISH_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.batfish)
+            if live_scope(item.nodeid) != SHARED_NAMES:
+                strays.add(item.nodeid.split("::", 1)[0])
+    if strays:
+        raise pytest.UsageError(f"{', '.join(sorted(strays))} ask(s) the live Batfish service: add them to "
+                                "SHARED_NAME_MODULES in tests/helpers.py, so that one worker runs them all")
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log):  # noqa: ANN201 - xdist's scheduler
+    """`--dist loadgroup`: the live tier's work units by live_scope(), a module or the modules
+    that share names. pytest-xdist 3.8's own groups (an `@group` suffix on node ids) are lost
+    under pytest 9, whose node ids no longer read it."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class SharedNames(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return live_scope(nodeid)
+
+    return SharedNames(config, log)
 
 
 @pytest.fixture

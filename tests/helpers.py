@@ -12,6 +12,23 @@ from boothnet.lab.lldp import SOCKET_DIR
 
 ROOT = Path(__file__).resolve().parents[1]
 INVENTORIES = ROOT / "inventories"
+# The live tier runs on two workers, a test module at a time each. These modules ask the live
+# Batfish service (its snapshots, e.g. "verify" in network "lab-mini", are shared) or bring up a
+# reference inventory's lab under its own name (lab-mini's namespaces): one worker runs them all,
+# one after another. Every other live module brings up a lab under a name of its own.
+SHARED_NAMES = "reference-names"
+SHARED_NAME_MODULES = (
+    "checks/", "tests/integration/batfish/", "tests/fuzz/test_valid_intents.py",
+    "tests/integration/faults/test_batfish_dies.py", "tests/integration/faults/test_killed_demo.py",
+    "tests/integration/perf/test_perf_lab.py", "tests/integration/policy/test_policy_batfish.py",
+    "tests/integration/validate/test_planted_faults.py",
+)
+
+
+def live_scope(nodeid: str) -> str:
+    """The live tier's unit of work for a test: SHARED_NAMES, or the test's own module."""
+    module = nodeid.split("::", 1)[0]
+    return SHARED_NAMES if module.startswith(SHARED_NAME_MODULES) else module
 
 
 def quiet(_message: str) -> None:

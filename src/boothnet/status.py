@@ -24,17 +24,18 @@ class Status(StrEnum):
     @classmethod
     def of_rows(cls, verdicts: Iterable[str]) -> Status:
         """A stage's status from its rows' verdicts: FAIL when one failed, else ERROR when one
-        could not be checked; no rows checked nothing and is NOT RUN, never a PASS."""
+        could not be checked. A row not judged (SKIPPED, or NOT RUN on purpose on a live floor)
+        neither passes nor fails the stage; a stage with no row judged is SKIPPED when a row was
+        skipped, else NOT RUN, never a PASS."""
         seen = set(verdicts)
-        if seen - {cls.NOT_RUN}:  # a row not run on purpose (a live floor) neither passes nor fails the stage
-            seen -= {cls.NOT_RUN}
-        if not seen:
-            return cls.NOT_RUN
-        if cls.FAIL in seen:
+        judged = seen - {cls.NOT_RUN, cls.SKIPPED}
+        if not judged:
+            return cls.SKIPPED if cls.SKIPPED in seen else cls.NOT_RUN
+        if cls.FAIL in judged:
             return cls.FAIL
-        if cls.ERROR in seen:
+        if cls.ERROR in judged:
             return cls.ERROR
-        return cls.PASS if seen == {cls.PASS} else cls.FAIL
+        return cls.PASS if judged == {cls.PASS} else cls.FAIL
 
 
 @dataclass(frozen=True)

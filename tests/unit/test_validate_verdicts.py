@@ -74,3 +74,19 @@ def test_the_headline_counts_errors_apart_from_failures():
     assert row.verdict == "ERROR" and summary.overall == "FAIL" and summary.errors == 2
     assert summary.headline == "FAIL: 2 errors (checks that could not be made)"
     assert summary.counts["isolation"]["ERROR"] == 1 and summary.counts["isolation"]["PASS"] == 0
+
+
+def test_a_row_not_judged_here_neither_passes_nor_fails_its_stage():
+    """A hidden booth printed `FAIL stage: stage wan: 1 of 11 checks did not pass` with no failing
+    row: its one row that was not a PASS was SKIPPED (UDP beside TCP filling the lab's tunnel)."""
+    from boothnet.validate.results import MtuRow
+    from boothnet.validate.verdicts import timed_stage
+
+    stages: list[Stage] = []
+    passed, skipped, failed = (MtuRow(path="p", mtu=1500, verdict=v) for v in ("PASS", "SKIPPED", "FAIL"))
+    timed_stage(stages, "wan", lambda: [passed] * 10 + [skipped])
+    timed_stage(stages, "wan", lambda: [skipped])
+    timed_stage(stages, "wan", lambda: [passed, skipped, failed])
+    assert [(s.status, s.reason) for s in stages] == [
+        ("PASS", None), ("SKIPPED", "none of 1 checks judged here"),
+        ("FAIL", "1 of 3 checks failed (1 not judged here)")]

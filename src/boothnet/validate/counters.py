@@ -4,6 +4,7 @@ NAPALM ``get_interfaces_counters``, which the frr_linux driver answers from the 
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -67,6 +68,22 @@ def transmitted(access: Access, device: str) -> dict[str, int] | str:
     """Bytes each interface of ``device`` has sent, or why they could not be read."""
     ports = read_ports(access, device)
     return ports if isinstance(ports, str) else {name: c.tx_octets for name, c in ports.items()}
+
+
+_HTB_RATE = re.compile(r"class htb \S+ .*?\brate (\d+(?:\.\d+)?)([KMG]?)bit")
+_UNIT = {"": 1, "K": 1e3, "M": 1e6, "G": 1e9}
+
+
+def lab_shapers(net: Network, access: Access, link: Link) -> dict[str, float | None]:
+    """The rate (b/s) of the htb class each device end of ``link``'s wires is shaped at in the
+    lab (the lab's cable: its speed), or None where none is read; by "device interface"."""
+    rates: dict[str, float | None] = {}
+    for wire in wires(net, access, link):
+        for device, ifname in (wire.a, wire.b):
+            answer = access.runner(access.node(device), ["tc", "class", "show", "dev", ifname], 10)
+            found = _HTB_RATE.search(answer.stdout) if answer.ok else None
+            rates[f"{device} {ifname}"] = float(found.group(1)) * _UNIT[found.group(2)] if found else None
+    return rates
 
 
 @contextmanager

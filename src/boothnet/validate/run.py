@@ -16,14 +16,14 @@ from pathlib import Path
 from boothnet.booth.cables import cable_label, cable_plan
 from boothnet.derive.policy import PolicyCompiler, compiler_of, policy_decision
 from boothnet.intent import Network
-from boothnet.intent.model import Endpoint, Link
+from boothnet.intent.model import Endpoint
 from boothnet.layout import model_of
 from boothnet.poll import poll
 from boothnet.progress import Progress
 from boothnet.run import Run
 from boothnet.status import Status
 from boothnet.validate.access import Access
-from boothnet.validate.counters import carried, describe
+from boothnet.validate.counters import carried, describe, lab_shapers
 from boothnet.validate.lanes import run_disjoint
 from boothnet.validate.paths import gateway_rows, north_south, path_rows
 from boothnet.validate.perf.ports import TOOL_PORTS, PortAllocator, PortBlock
@@ -31,7 +31,7 @@ from boothnet.validate.perf.probes import mtu_probe, ping
 from boothnet.validate.perf.run import ToolName, combine, run_throughput
 from boothnet.validate.perf.runner import listening_ports
 from boothnet.validate.perf.schema import ThroughputResult, judge
-from boothnet.validate.perf.wan import UDP_BUFFER, judge_loss
+from boothnet.validate.perf.wan import CEILING_SHARE, UDP_BUFFER, judge_loss
 from boothnet.validate.plan import (
     Flow,
     ThroughputTest,
@@ -237,12 +237,14 @@ def port_block(
 
 def run_throughput_tests(
     net: Network, access: Access, progress: Progress, tunnel_mtu: int | None = None,
-    spot: int | None = None,
+    spot: int | None = None, forwarding: Callable[[int, int], float] | None = None,
 ) -> list[ThroughputResult]:
     """Every test by every tool, both ways, and each path family's loss test; tests that load
     no common link run at once, in up to ``throughput.parallel`` lanes (DEFAULT_LANES).
     ``spot`` (watch's spot check): only that one measurement of a host path (not a backbone
-    aggregate, not a loss test), counted round the list, so that each round takes the next."""
+    aggregate, not a loss test), counted round the list, so that each round takes the next.
+    ``forwarding(flows, mtu)``: what a stand-in router forwards on this machine (the lab's
+    ceiling, calibrate.forwarding_ceiling), measured before any lane starts."""
     allocator = PortAllocator()
     compiler = compiler_of(net)
     host_cables = {end.device: cable.text for cable in cable_plan(net) for end in (cable.a, cable.b)
@@ -252,6 +254,9 @@ def run_throughput_tests(
         return ", ".join(host_cables[h.name] for h in test.hosts if h.name in host_cables)
 
     tests = throughput_tests(net)
+    ceilings = {test.name: forwarding(len(test.flows), min(path_mtu(net, c, s, tunnel_mtu) for c, s in test.flows))
+                for test in tests if test.across is not None and forwarding is not None and not access.on_floor
+                and spot is None}
     jobs = [_Job(test, tool, reverse) for test in tests for tool in net.throughput.tools for reverse in (False, True)]
     if spot is not None:
         paths = [job for job in jobs if job.test.across is None]
@@ -285,7 +290,7 @@ def run_throughput_tests(
             if access.kind == "lab":
                 result = lab_cpu_bound(result, busy_share(cpu_before, machine_cpu()))
             if test.across is not None:
-                result = _judge_across(net, access, test.across, result)
+                result = _judge_across(net, access, test, result, ceilings.get(test.name))
                 said = "; ".join(filter(None, [result.explanation, describe(loads)]))
                 result = result.model_copy(update={"link_loads": loads, "explanation": said or None})
         except (ValueError, RuntimeError) as exc:  # no port block; a server that never listened
@@ -343,11 +348,19 @@ def lab_cpu_bound(result: ThroughputResult, busy: float) -> ThroughputResult:
                                      "causes": [*result.causes, "cpu_bound"]})
 
 
-def _judge_across(net: Network, access: Access, link: Link, result: ThroughputResult) -> ThroughputResult:
+SHAPED_AT_SPEED = 0.98  # an htb class's rate is its frames' share of line rate: 0.984 at MTU 1500, more for jumbo
+
+
+def _judge_across(net: Network, access: Access, test: ThroughputTest, result: ThroughputResult,
+                  forwards: float | None) -> ThroughputResult:
     """A backbone aggregate names its link. Slower than its limit: the hosts' own tests reach
-    their ports' speed, so the link does not. Faster than a trunk: in a lab that wires each VLAN
-    of a trunk on its own (segment mode), the trunk's shared capacity cannot be proven."""
-    if result.verdict != Status.FAIL or not result.succeeded or not result.expected:
+    their ports' speed, so the link does not; in the lab, only when the lab's own cable (the
+    link's shaper) runs below its speed, and judged against what a stand-in router forwards here
+    (``forwards``, b/s for the test's flows) when the intent asks more. Faster than a trunk: in a
+    lab that wires each VLAN of a trunk on its own (segment mode), the trunk's shared capacity
+    cannot be proven."""
+    link = test.across
+    if link is None or result.verdict != Status.FAIL or not result.succeeded or not result.expected:
         return result
     label = cable_label(net, link)
     if result.throughput > result.expected:
@@ -358,10 +371,29 @@ def _judge_across(net: Network, access: Access, link: Link, result: ThroughputRe
         return result
     if result.explanation:  # retransmits, or CPU-bound: said already
         return result
-    return result.model_copy(update={"explanation": (
-        f"{result.throughput / 1e6:.1f} Mb/s across {label}, {result.throughput / result.expected:.0%} of the "
-        f"{result.expected / 1e6:.1f} Mb/s it should carry: the link runs below its {net.link_speed(link)} Mb/s "
-        "(a slower optic or DAC, a speed or duplex mismatch, a shaper)")})
+    speed = net.link_speed(link)
+    said = (f"{result.throughput / 1e6:.1f} Mb/s across {label}, {result.throughput / result.expected:.0%} of the "
+            f"{result.expected / 1e6:.1f} Mb/s it should carry")
+    cable = f"the link runs below its {speed} Mb/s (a slower optic or DAC, a speed or duplex mismatch, a shaper)"
+    if access.on_floor:
+        return result.model_copy(update={"explanation": f"{said}: {cable}"})
+    ceiling, lab_limit = None, CEILING_SHARE * (forwards or 0)
+    if forwards is not None and result.expected > lab_limit:
+        ceiling = (f"judged against what this lab's stand-in routers forward here, {lab_limit / 1e6:.0f} Mb/s "
+                   f"({forwards / 1e6:.0f} Mb/s for {len(test.flows)} flows through one scratch router, alone): "
+                   f"the intent's {result.expected / 1e6:.0f} Mb/s can only be proven on the floor")
+        if result.throughput >= net.throughput.pass_ratio * lab_limit:
+            return result.model_copy(update={"verdict": Status.PASS, "explanation": ceiling})
+    shapers = lab_shapers(net, access, link)
+    slow = [f"{end} at {rate / 1e6:.0f} Mb/s" for end, rate in shapers.items()
+            if rate is not None and rate < SHAPED_AT_SPEED * speed * 1e6]
+    if slow or not shapers or None in shapers.values():
+        shaped = f"; the lab shapes {', '.join(slow)}" if slow else ""
+        return result.model_copy(update={"explanation": "; ".join(filter(None, [f"{said}: {cable}{shaped}", ceiling]))})
+    lab = (f"{said}, yet the lab shapes {label} at its {speed} Mb/s on every end: not the cable but this lab's "
+           "software forwarding on this machine's cores (no verdict; on the floor there is no such cap)")
+    return result.model_copy(update={"verdict": Status.ERROR, "causes": [*result.causes, "lab_ceiling"],
+                                     "explanation": "; ".join(filter(None, [lab, ceiling]))})
 
 
 def loss_families(tests: list[ThroughputTest]) -> list[ThroughputTest]:

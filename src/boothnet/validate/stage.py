@@ -25,7 +25,7 @@ from boothnet.validate.cabling import run_cabling
 from boothnet.validate.drift import run_drift
 from boothnet.validate.floor.reach import reach_stage
 from boothnet.validate.isolation import run_isolation
-from boothnet.validate.perf.calibrate import lab_ceiling, window_factor
+from boothnet.validate.perf.calibrate import forwarding_ceiling, lab_ceiling, window_factor
 from boothnet.validate.perf.runner import Runner, netns_runner
 from boothnet.validate.perf.schema import RttRow, ThroughputResult
 from boothnet.validate.perf.wan import WanPath, capped, probe_wan_links, run_wan_path, run_wan_sweep, wan_paths
@@ -89,7 +89,9 @@ def _throughput(net: Network, access: Access, progress: Progress, stages: list[S
     if not wanted:
         stages.append(Stage(name="throughput", status=Status.SKIPPED, reason="throughput tests not requested"))
         return [], [], []
-    results = timed_stage(stages, "throughput", lambda: run_throughput_tests(net, access, progress, tunnel_mtu))
+    forwarding = None if access.on_floor else forwarding_ceiling(build_root, progress)
+    results = timed_stage(stages, "throughput",
+                          lambda: run_throughput_tests(net, access, progress, tunnel_mtu, forwarding=forwarding))
     production = timed_stage(stages, "production under load", lambda: production_under_load(net, access, progress),
                              "no production host to probe, or no research traffic to load the network with")
     rtt, wan = run_wan(net, access, progress, stages, tunnel_mtu, wan_sweep, window_factor(build_root, progress),

@@ -28,9 +28,12 @@ def timed_stage(stages: list[Stage], name: str, run: Callable[[], list], empty: 
                             reason=f"the {name} stage could not run: {type(exc).__name__}: {exc}"))
         return []
     status = stage_status(rows)
-    bad = sum(row.verdict != "PASS" for row in rows)
-    reason = {"NOT RUN": empty, "FAIL": f"{bad} of {len(rows)} checks did not pass",
-              "ERROR": f"{bad} of {len(rows)} checks could not be made"}.get(status)
+    count = {verdict: sum(row.verdict == verdict for row in rows) for verdict in (Status.FAIL, Status.ERROR,
+                                                                                  Status.SKIPPED)}
+    skipped = f" ({count[Status.SKIPPED]} not judged here)" if count[Status.SKIPPED] else ""
+    reason = {Status.NOT_RUN: empty, Status.SKIPPED: f"none of {len(rows)} checks judged here",
+              Status.FAIL: f"{count[Status.FAIL]} of {len(rows)} checks failed{skipped}",
+              Status.ERROR: f"{count[Status.ERROR]} of {len(rows)} checks could not be made{skipped}"}.get(status)
     stages.append(Stage(name=name, status=status, duration_s=round(time.monotonic() - started, 1), reason=reason))
     return rows
 

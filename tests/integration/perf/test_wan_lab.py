@@ -36,7 +36,7 @@ pytestmark = [
 ]
 
 NETWORK = "lab-wan"
-MGMT = "198.18.4.0/24"
+MGMT = "198.18.13.0/24"  # used by no other lab, test or benchmark
 
 
 def _edit(root: Path, rel: str, change) -> None:  # noqa: ANN001 - a small test helper

@@ -40,7 +40,7 @@ from boothnet.validate.vpn import MARKER, VpnChecks, classify_capture, lab_vpn, 
 from tests.helpers import ROOT, quiet, running_lab  # noqa: E402
 
 NETWORK = "vpn-t"
-MGMT_SUBNET = "198.18.4.0/24"  # used by no other lab, test or benchmark
+MGMT_SUBNET = "198.18.14.0/24"  # used by no other lab, test or benchmark
 
 
 @pytest.fixture(scope="module")

@@ -3,6 +3,8 @@ missing shaping first (issue 42: "frames are lost" must never hide "faster than 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from boothnet.validate.perf.schema import ThroughputResult, judge
 
 
@@ -35,3 +37,54 @@ def test_a_slow_lab_aggregate_on_a_saturated_machine_is_the_labs_ceiling_not_a_c
     assert lab_cpu_bound(slow, 0.5) == slow  # an idle machine: the network's verdict
     tenth = judge(_row(0.19e9, 0), 1.883e9)  # a link at a tenth of its speed keeps its FAIL
     assert lab_cpu_bound(tenth, 0.99) == tenth
+
+
+def _backbone(inventory_copy):
+    """lab-mini with its admins measuring the research VLAN: an aggregate across r1 -- r2 (1000 Mb/s)."""
+    from boothnet.intent import load_network
+    from boothnet.validate.plan import throughput_tests
+
+    inv = inventory_copy("lab-mini")
+    inv.edit("group_vars/all/policy.yml", lambda d: d["policy"]["rules"].insert(0, {
+        "name": "admins-measure-lab", "from": "group:admins", "to": "zone:research", "proto": "tcp",
+        "ports": [5201, 5000, 5001], "action": "permit"}))
+    net = load_network(inv.path)
+    return net, next(t for t in throughput_tests(net) if t.across is not None)
+
+
+def _shaped_at(kbit: int):
+    """A lab whose every device port answers ``tc class show`` with an htb class at ``kbit``."""
+    from boothnet.validate.access import Access
+    from boothnet.validate.perf.runner import CommandResult
+
+    def runner(node, argv, timeout):
+        return CommandResult(node, tuple(argv), 0, f"class htb 1:1 root prio 0 rate {kbit}Kbit ceil {kbit}Kbit "
+                                                   "burst 499826b cburst 499826b \n", "")
+
+    return Access("lab", runner, str)
+
+
+def test_a_slow_lab_aggregate_names_its_cable_only_where_the_labs_shaper_runs_it_slow(inventory_copy, monkeypatch):
+    """Issue 42: a router on a stick forwarding in software carried 1,041-1,680 of 1,883 Mb/s, and
+    the row said "a slower optic or DAC". In the lab the cable is a shaper, and it is read."""
+    from boothnet.validate.run import _judge_across
+
+    monkeypatch.setattr("boothnet.validate.counters.detect_vlan_mode", lambda: "segment")
+    net, test = _backbone(inventory_copy)
+    slow = judge(_row(0.55e9, 0), 0.94e9)
+    assert slow.verdict == "FAIL" and not slow.explanation
+    lab_limit = _judge_across(net, _shaped_at(984395), test, slow, None)  # 1000 Mb/s at MTU 1500: at its speed
+    assert lab_limit.verdict == "ERROR" and lab_limit.causes == ["lab_ceiling"]
+    assert "yet the lab shapes" in lab_limit.explanation and "at its 1000 Mb/s on every end" in lab_limit.explanation
+    assert "optic" not in lab_limit.explanation
+    tenth = _judge_across(net, _shaped_at(98439), test, slow, None)  # the planted tenth of its speed
+    assert tenth.verdict == "FAIL" and "the link runs below its 1000 Mb/s" in tenth.explanation
+    assert "; the lab shapes r1 eth3 at 98 Mb/s" in tenth.explanation
+    floor = _judge_across(net, replace(_shaped_at(984395), kind="floor"), test, slow, None)  # real cables
+    assert floor.verdict == "FAIL" and "the link runs below its 1000 Mb/s" in floor.explanation
+    # asking more than a stand-in router forwards here: judged against half of that, and said
+    carried = _judge_across(net, _shaped_at(984395), test, slow, 1.2e9)
+    assert carried.verdict == "PASS" and carried.explanation.startswith(
+        "judged against what this lab's stand-in routers forward here, 600 Mb/s (1200 Mb/s for")
+    starved = _judge_across(net, _shaped_at(984395), test, judge(_row(0.3e9, 0), 0.94e9), 1.2e9)
+    assert starved.verdict == "ERROR" and "can only be proven on the floor" in starved.explanation

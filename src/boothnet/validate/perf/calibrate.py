@@ -20,6 +20,7 @@ import signal
 import statistics
 import subprocess
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from boothnet.files import write_text_atomic
@@ -197,5 +198,75 @@ def lab_ceiling(build_root: Path, progress: Progress) -> Callable[[str, WanPath]
         return float(_cached(build_root, f"{platform.release()} lab {kind}, {shape_}",
                              lambda work: _measure_ceiling(kind, path, work),
                              f"what the lab's {kind} carries at {shape_}, about 10 s", progress)["bps"])
+
+    return ceiling
+
+
+# What a stand-in router forwards here: ``flows`` iperf3 streams at once from one VLAN to another
+# through a router on a stick behind its firewall, wired as this lab wires a trunk (a switch
+# namespace bridging each VLAN to a segment of its own), unshaped: the CPU is the only limit, and
+# the tools share it with the forwarding, as in the lab.
+FORWARDING_SECONDS, FORWARDING_OMIT_S = 3, 1
+FORWARDING_FIREWALL = """table inet ceiling {
+  chain forward {
+    type filter hook forward priority 0; policy drop;
+    ct state established,related accept
+    ip saddr 10.97.10.0/24 ip daddr 10.97.20.0/24 tcp dport 5301-5399 accept
+  }
+}
+"""
+
+
+def _in(ns: str, *argv: str) -> None:
+    subprocess.run(["ip", "netns", "exec", ns, *argv], check=True, capture_output=True, timeout=30)
+
+
+def _measure_forwarding(flows: int, mtu: int, work: Path) -> dict[str, float]:
+    tag = os.getpid()
+    ns = {role: f"bnfwd-{role}-{tag}" for role in ("c", "sw", "r", "s")}
+    try:
+        for name in ns.values():
+            labnet.create_namespace(name, f"boothnet-calibration:{name}")
+        for host, vlan in (("c", 10), ("s", 20)):
+            labnet.add_link(LabLink(LabEnd(host, "eth0"), LabEnd("sw", f"p{vlan}"), 0, mtu, "ceiling"),
+                            ns[host], ns["sw"])
+            labnet.add_link(LabLink(LabEnd("sw", f"t{vlan}"), LabEnd("r", f"eth{vlan}"), 0, mtu, "ceiling"),
+                            ns["sw"], ns["r"])
+            _in(ns["sw"], "ip", "link", "add", f"br{vlan}", "type", "bridge")
+            for port in (f"p{vlan}", f"t{vlan}"):
+                _in(ns["sw"], "ip", "link", "set", port, "master", f"br{vlan}")
+            _in(ns["sw"], "ip", "link", "set", f"br{vlan}", "up")
+            _in(ns["r"], "ip", "addr", "add", f"10.97.{vlan}.1/24", "dev", f"eth{vlan}")
+            _in(ns[host], "ip", "addr", "add", f"10.97.{vlan}.2/24", "dev", "eth0")
+            _in(ns[host], "ip", "route", "add", "default", "via", f"10.97.{vlan}.1")
+        _in(ns["r"], "sysctl", "-qw", "net.ipv4.ip_forward=1")
+        (work / "ceiling-firewall.nft").write_text(FORWARDING_FIREWALL)
+        _in(ns["r"], "nft", "-f", str(work / "ceiling-firewall.nft"))
+        netns_runner(ns["c"], ["ping", "-c", "3", "-W", "2", "10.97.20.2"], 15)
+
+        def stream(i: int) -> float:
+            result = run_throughput(netns_runner, "iperf3", server_node=ns["s"], client_node=ns["c"],
+                                    destination="10.97.20.2", ports=PortBlock(f"ceiling{i}", ns["s"], 5301 + i, 1),
+                                    duration=FORWARDING_SECONDS, omit=FORWARDING_OMIT_S)
+            if not result.succeeded:
+                raise RuntimeError(f"a stand-in router carried no iperf3 stream: {result.error}")
+            return result.throughput
+
+        with ThreadPoolExecutor(max_workers=flows) as pool:
+            total = sum(pool.map(stream, range(flows)))
+        return {"bps": round(total), "flows": flows}
+    finally:
+        for name in ns.values():
+            labnet.remove_namespace(name)
+
+
+def forwarding_ceiling(build_root: Path, progress: Progress) -> Callable[[int, int], float]:
+    """``ceiling(flows, mtu)``: b/s that many iperf3 streams at once get through a stand-in router
+    (on a stick, behind its firewall) on this machine; measured once per count and MTU and cached."""
+    def ceiling(flows: int, mtu: int) -> float:
+        return float(_cached(build_root, f"{platform.release()} lab forwarding, {flows} flows, mtu {mtu}",
+                             lambda work: _measure_forwarding(flows, mtu, work),
+                             f"what a stand-in router forwards for {flows} flows at MTU {mtu}, about 10 s",
+                             progress)["bps"])
 
     return ceiling

@@ -85,8 +85,8 @@ class ThroughputResult(BaseModel):
     jitter_ms: float | None = None  # UDP: receiver's jitter
     packets: int | None = None  # UDP: datagrams sent
     explanation: str | None = None  # the verdict in a sentence: every cause, the most telling first
-    # the verdict's causes as classes, in that order: "too_fast", "lossy", "cpu_bound"
-    causes: list[Literal["too_fast", "lossy", "cpu_bound"]] = Field(default_factory=list)
+    # the verdict's causes as classes, in that order: "too_fast", "lossy", "cpu_bound", "lab_ceiling"
+    causes: list[Literal["too_fast", "lossy", "cpu_bound", "lab_ceiling"]] = Field(default_factory=list)
     link_loads: list[LinkLoad] = Field(default_factory=list)  # backbone aggregates: each wire's counters
     sender_cpu_pct: float | None = None  # iperf3 cpu_utilization_percent, nuttcp tx_cpu: of one core
     receiver_cpu_pct: float | None = None
