@@ -211,7 +211,7 @@ FORWARDING_FIREWALL = """table inet ceiling {
   chain forward {
     type filter hook forward priority 0; policy drop;
     ct state established,related accept
-    ip saddr 10.97.10.0/24 ip daddr 10.97.20.0/24 tcp dport 5301-5399 accept
+    ip saddr 10.97.10.0/24 ip daddr 10.97.20.0/24 tcp dport 5301-65535 accept
   }
 }
 """
