@@ -12,10 +12,10 @@ from boothnet.lab.lldp import SOCKET_DIR
 
 ROOT = Path(__file__).resolve().parents[1]
 INVENTORIES = ROOT / "inventories"
-# The live tier runs on two workers, a test module at a time each. These modules ask the live
-# Batfish service (its snapshots, e.g. "verify" in network "lab-mini", are shared) or bring up a
-# reference inventory's lab under its own name (lab-mini's namespaces): one worker runs them all,
-# one after another. Every other live module brings up a lab under a name of its own.
+# With LIVE_WORKERS=2 the live tier runs on two workers, a test module at a time each. These
+# modules ask the live Batfish service (its snapshots, e.g. "verify" in network "lab-mini", are
+# shared) or bring up a reference inventory's lab under its own name (lab-mini's namespaces): one
+# worker runs them all, one after another. Every other live module has a lab name of its own.
 SHARED_NAMES = "reference-names"
 SHARED_NAME_MODULES = (
     "checks/", "tests/integration/batfish/", "tests/fuzz/test_valid_intents.py",
