@@ -25,7 +25,6 @@ from tests.helpers import ROOT
 
 pytestmark = [
     pytest.mark.lab,
-
     pytest.mark.skipif(os.geteuid() != 0, reason="needs root: creates network namespaces"),
     pytest.mark.skipif(not (shutil.which("iperf3") and shutil.which("nuttcp")),
                        reason="iperf3 and nuttcp are not installed (make setup)"),

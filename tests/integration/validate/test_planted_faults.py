@@ -36,7 +36,6 @@ from tests.helpers import ROOT, quiet, running_lab, swap_host_cables
 
 pytestmark = [
     pytest.mark.lab,
-
     pytest.mark.skipif(os.geteuid() != 0, reason="needs root for network namespaces (CI runs as root)"),
 ]
 INVENTORY = Path("inventories/lab-mini")
