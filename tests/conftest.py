@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.helpers import INVENTORIES, ROOT, SHARED_NAMES, live_scope  # noqa: F401 - ROOT for the conftests and tests below
+from tests.helpers import INVENTORIES, ROOT, SHARED_NAMES, cpu_share, live_scope  # noqa: F401 - ROOT for the conftests and tests below
 
 
 class InventoryCopy:
@@ -59,6 +59,17 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log):  # noqa: ANN201 - x
             return live_scope(nodeid)
 
     return SharedNames(config, log)
+
+
+@pytest.fixture(autouse=True)
+def _cpu_share(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):  # noqa: ANN202
+    """Under xdist, a ``cpu_alone`` test runs with no other test beside it (tests.helpers.cpu_share);
+    the workers share their base temp folder's parent."""
+    if not hasattr(request.config, "workerinput"):
+        yield
+        return
+    with cpu_share(tmp_path_factory.getbasetemp().parent, request.node.get_closest_marker("cpu_alone") is not None):
+        yield
 
 
 @pytest.fixture

@@ -31,6 +31,25 @@ def live_scope(nodeid: str) -> str:
     return SHARED_NAMES if module.startswith(SHARED_NAME_MODULES) else module
 
 
+@contextmanager
+def cpu_share(lock_dir: Path, alone: bool) -> Iterator[None]:
+    """Held around each live test on every worker: shared, or exclusive for a ``cpu_alone`` test,
+    which then runs with no other test beside it. A waiting exclusive taker holds the turnstile,
+    so a worker that runs test after test cannot starve it."""
+    import fcntl
+
+    with open(lock_dir / "cpu.turnstile", "a") as turnstile, open(lock_dir / "cpu.lock", "a") as lock:
+        fcntl.flock(turnstile, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX if alone else fcntl.LOCK_SH)
+        finally:
+            fcntl.flock(turnstile, fcntl.LOCK_UN)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
 def quiet(_message: str) -> None:
     """A progress sink for stages run in tests."""
 

@@ -81,6 +81,7 @@ def test_a_backbone_link_at_a_tenth_of_its_speed_fails_naming_its_cable(tmp_path
         assert [r for r in run_throughput_tests(_one_tool(net), access, quiet) if r.verdict != "PASS"] == []
 
 
+@pytest.mark.cpu_alone  # the row and the scratch pair's figure, both measured with no other test beside
 def test_an_intent_asking_more_than_this_machine_forwards_is_the_labs_ceiling_not_a_cable(tmp_path: Path) -> None:
     """Issue 42: a hidden booth's router on a stick carried 1,041-1,680 of 1,883 Mb/s, and the row
     blamed its trunk's optic. Here every port and link of lab-mini is 100 Gb/s, more than software

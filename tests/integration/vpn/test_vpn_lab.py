@@ -184,6 +184,7 @@ def test_planted_shrunk_research_gateway_fails_the_routed_paths_naming_the_hop(l
     assert [r for r in run_mtu(net, lab_access(net), quiet) if r.verdict != "PASS"] == []
 
 
+@pytest.mark.cpu_alone  # the row and the scratch pair's figure, both measured with no other test beside
 def test_a_vpn_path_faster_than_the_labs_own_tunnel_is_judged_against_its_ceiling(lab: tuple[Network, Path],
                                                                                    lab_run: Run) -> None:
     """Issue 34: a booth whose VPN client sits on a 1 Gb/s port failed every WAN row of its tunnel
