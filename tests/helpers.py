@@ -14,14 +14,17 @@ ROOT = Path(__file__).resolve().parents[1]
 INVENTORIES = ROOT / "inventories"
 # With LIVE_WORKERS=2 the live tier runs on two workers, a test module at a time each. These
 # modules ask the live Batfish service (its snapshots, e.g. "verify" in network "lab-mini", are
-# shared) or bring up a reference inventory's lab under its own name (lab-mini's namespaces): one
-# worker runs them all, one after another. Every other live module has a lab name of its own.
+# shared) or bring up a reference inventory's lab under its own name (lab-mini's namespaces), or
+# run lab-mini's hosts through the floor path, whose pid and log files are named by host
+# (/tmp/boothnet-h2-responder-0.pid, one /tmp for every lab): one worker runs them all, one after
+# another. Every other live module has a lab name of its own.
 SHARED_NAMES = "reference-names"
 SHARED_NAME_MODULES = (
     "checks/", "tests/integration/batfish/", "tests/fuzz/test_valid_intents.py",
     "tests/integration/faults/test_batfish_dies.py", "tests/integration/faults/test_killed_demo.py",
     "tests/integration/perf/test_perf_lab.py", "tests/integration/policy/test_policy_batfish.py",
-    "tests/integration/validate/test_planted_faults.py",
+    "tests/integration/validate/test_planted_faults.py", "tests/integration/floor/test_floor_path.py",
+    "tests/integration/watch/test_watch_lab.py",
 )
 
 
