@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 NET ?= sc-booth
 TEST_WORKERS ?= $(shell nproc)
 # The live tier waits on links, timers and daemons more than it computes: two workers run it in
-# about 20 min instead of 34, one module (or the modules sharing a reference name,
+# about 22 min instead of 34, one module (or the modules sharing a reference name,
 # tests/helpers.py) at a time each; a test marked cpu_alone runs while the other worker waits.
 LIVE_WORKERS ?= 2
 BASE ?= HEAD

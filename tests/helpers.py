@@ -12,7 +12,7 @@ from boothnet.lab.lldp import SOCKET_DIR
 
 ROOT = Path(__file__).resolve().parents[1]
 INVENTORIES = ROOT / "inventories"
-# With LIVE_WORKERS=2 the live tier runs on two workers, a test module at a time each. These
+# The live tier runs on two workers (LIVE_WORKERS), a test module at a time each. These
 # modules ask the live Batfish service (its snapshots, e.g. "verify" in network "lab-mini", are
 # shared) or bring up a reference inventory's lab under its own name (lab-mini's namespaces), or
 # run lab-mini's hosts through the floor path, whose pid and log files are named by host
