@@ -17,7 +17,7 @@ export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 DEBIAN_PACKAGES := frr frr-pythontools iperf3 nuttcp strongswan-charon strongswan-swanctl \
 	libstrongswan-standard-plugins libcharon-extra-plugins nftables openssh-server openssh-client \
 	iproute2 iputils-ping tcpdump procps psmisc python3-venv git openjdk-17-jre-headless \
-	graphviz lldpd chromium prometheus
+	graphviz lldpd chromium prometheus arp-scan
 
 .PHONY: setup apt venv test lint unit build verify acl-review deploy deploy-hw validate demo graph cabling cabling-check lab-up lab-down clab golden bench-scale clean watch \
 	batfish-up batfish-down batfish-status doctor fuzz

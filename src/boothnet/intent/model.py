@@ -241,6 +241,23 @@ class Network(Strict):
         members = self.host_groups.get(name, [])
         return [IPv4Network(f"{self.endpoints[m].address}/32") for m in members]
 
+    @cached_property
+    def listed_hosts(self) -> frozenset[str]:
+        """Hosts a rule admits by name (a group it permits from, the VPN's clients): their
+        addresses open doors that no other host's does."""
+        groups = {r.source.partition(":")[2] for r in self.policy.rules
+                  if r.action == "permit" and r.source.startswith("group:")}
+        if self.vpn is not None:
+            groups.add(self.vpn.clients.partition(":")[2])
+        return frozenset(m for g in groups for m in self.host_groups.get(g, []))
+
+    @cached_property
+    def secured_vlans(self) -> frozenset[str]:
+        """The secured zone's VLANs and those of the listed hosts: an address there that the intent
+        does not list is a FAIL, not a warning."""
+        return frozenset({v.name for v in self.vlans if v.zone == "secure"}
+                         | {self.endpoints[h].vlan for h in self.listed_hosts if h in self.endpoints})
+
     def vlan_by_name(self) -> dict[str, Vlan]:
         return self.vlan_name_index
 

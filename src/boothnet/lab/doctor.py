@@ -40,6 +40,7 @@ PROGRAMS: tuple[tuple[str, str], ...] = (
     ("ssh-keygen", "openssh-client"),
     ("ip", "iproute2"),
     ("ping", "iputils-ping"),
+    ("/usr/sbin/arp-scan", "arp-scan"),
     ("pkill", "procps"),
     ("killall", "psmisc"),
     (strongswan.CHARON, "strongswan-charon"),

@@ -177,6 +177,8 @@ def render_markdown(res: ValidationResults, summary: Summary, pngs: dict[str, Pa
         lines += ["### SKIPPED (not checked, not passed)", ""]
         lines += [f"- {s}" for s in summary.skipped]
         lines.append("")
+    if res.warnings:
+        lines += ["### Warnings (worth a look, failing nothing)", ""] + [f"- {w}" for w in res.warnings] + [""]
     if res.generated:
         lines += [f"Run: {res.generated}", ""]
     if measured := conditions_line(res):
@@ -275,6 +277,10 @@ def render_html(res: ValidationResults, summary: Summary, pngs: dict[str, Path |
     if summary.skipped:
         parts.append("<h2>SKIPPED (not checked, not passed)</h2><ul>")
         parts += [f"<li>{e(s)}</li>" for s in summary.skipped]
+        parts.append("</ul>")
+    if res.warnings:
+        parts.append("<h2>Warnings (worth a look, failing nothing)</h2><ul>")
+        parts += [f"<li>{e(w)}</li>" for w in res.warnings]
         parts.append("</ul>")
     if res.generated:
         parts.append(f"<p>Run: {e(res.generated)}</p>")

@@ -229,5 +229,7 @@ def summarize(res: ValidationResults) -> Summary:
     else:
         overall = "PASS"
         headline = f"PASS: all {checked} checks passed"
+    if res.warnings:
+        headline += f"; {_plural(len(res.warnings), 'warning')}"
     return Summary(network=res.network, overall=overall, headline=headline, failures=failures,
                    skipped=skipped, counts=counts, errors=errors)

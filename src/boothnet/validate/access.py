@@ -20,7 +20,8 @@ from boothnet.validate.perf.runner import Runner, netns_runner
 
 # what validate runs on a floor host -> the Debian package that provides it
 TOOLS = {"python3": "python3", "ping": "iputils-ping", "ip": "iproute2", "ss": "iproute2", "timeout": "coreutils",
-         "setsid": "util-linux", "pkill": "procps", "iperf3": "iperf3", "nuttcp": "nuttcp"}
+         "setsid": "util-linux", "pkill": "procps", "iperf3": "iperf3", "nuttcp": "nuttcp",
+         "arp-scan": "arp-scan"}
 
 
 def missing_line(host: str, tools: Iterable[str]) -> str:

@@ -20,6 +20,7 @@ from boothnet.platforms.frr_linux import svi_name
 from boothnet.progress import Progress
 from boothnet.status import Status
 from boothnet.validate.access import Access, FloorDevices
+from boothnet.validate.addresses import find_duplicates
 from boothnet.validate.perf.probes import ping
 from boothnet.validate.perf.runner import Runner
 from boothnet.validate.results import EndpointRow
@@ -85,7 +86,8 @@ def check_endpoint(net: Network, access: Access, endpoint: Endpoint, ports: dict
     elif not resolved and not problems:
         problems.append(f"{vlan.gateway} does not resolve {endpoint.address} (no ARP entry after a ping)")
     return EndpointRow(host=endpoint.name, vlan=vlan.name, address=want, attach=endpoint.attach,
-                       verdict=Status.of(not problems), cause="; ".join(problems) or None, device=device)
+                       verdict=Status.of(not problems), cause="; ".join(problems) or None, device=device,
+                       finding="placement" if problems else None)
 
 
 def _own_address(links: list[dict[str, Any]], routes: list[dict[str, Any]], want: str) -> tuple[str | None, list[str]]:
@@ -163,7 +165,7 @@ def _judge_floor(net: Network, endpoint: Endpoint, side: _HostSide, devices: Flo
     verdict = Status.FAIL if problems else Status.ERROR if errors else Status.PASS
     return EndpointRow(host=endpoint.name, vlan=vlan.name, address=f"{endpoint.address}/{vlan.subnet.prefixlen}",
                        attach=endpoint.attach, verdict=verdict, cause="; ".join(problems + errors) or None,
-                       device=device)
+                       device=device, finding="placement" if problems or errors else None)
 
 
 def floor_placement(net: Network, access: Access, devices: FloorDevices,
@@ -186,7 +188,18 @@ def floor_placement(net: Network, access: Access, devices: FloorDevices,
     return [_judge_floor(net, e, side, devices, macs, arps) for e, side in zip(endpoints, sides, strict=True)]
 
 
-def run_placement(net: Network, access: Access, progress: Progress) -> list[EndpointRow]:
+def with_duplicate(row: EndpointRow, cause: str | None) -> EndpointRow:
+    """An endpoint's row, failed by a second MAC answering for its address."""
+    if cause is None:
+        return row
+    return row.model_copy(update={"verdict": Status.FAIL, "finding": "duplicate",
+                                  "cause": "; ".join(c for c in (row.cause, cause) if c)})
+
+
+def run_placement(net: Network, access: Access, progress: Progress, warnings: list[str] | None = None
+                  ) -> list[EndpointRow]:
+    """Each endpoint where the intent puts it, and no other MAC answering for its address;
+    ``warnings`` gets the addresses no intent host holds on open VLANs."""
     endpoints = sorted(net.endpoints.values(), key=lambda e: e.name)
     ports = port_map(net)
     if access.devices is not None:
@@ -194,6 +207,10 @@ def run_placement(net: Network, access: Access, progress: Progress) -> list[Endp
     else:
         with ThreadPoolExecutor(max_workers=WORKERS) as pool:
             rows = list(pool.map(lambda e: check_endpoint(net, access, e, ports), endpoints))
+    findings = find_duplicates(net, access, progress)
+    rows = [with_duplicate(row, findings.duplicates.get(row.host)) for row in rows] + findings.rows
+    if warnings is not None:
+        warnings.extend(findings.warnings)
     for row in rows:
         if row.verdict != "PASS":
             progress(f"[endpoints] {row.host}: {row.cause}")

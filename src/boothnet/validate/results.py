@@ -104,6 +104,9 @@ class EndpointRow(_Model):
     verdict: Status
     cause: str | None = None  # what was seen instead
     device: str | None = None
+    # the class of what is wrong: a host off its port, VLAN or address; its address answered by
+    # another MAC too; an address the intent does not list, answering in a secured VLAN
+    finding: Literal["placement", "duplicate", "unlisted"] | None = None
 
 
 class DriftRow(_Model):
@@ -166,6 +169,8 @@ class ValidationResults(_Model):
     drift: list[DriftRow] = Field(default_factory=list)
     cabling: list[CablingRow] = Field(default_factory=list)
     conditions: Conditions | None = None
+    # worth a look, failing nothing: an address no intent host holds, answering on an open VLAN
+    warnings: list[str] = Field(default_factory=list)
 
 
 class Failure(_Model):

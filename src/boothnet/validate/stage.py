@@ -174,7 +174,9 @@ def run_validate(
             None)
     progress(f"convergence: {stages[-1].status} in {stages[-1].duration_s} s")
     cabling = timed_stage(stages, "cabling", lambda: run_cabling(net, access, progress), "no cables")
-    endpoints = timed_stage(stages, "endpoints", lambda: run_placement(net, access, progress), "no endpoints")
+    warnings: list[str] = []
+    endpoints = timed_stage(stages, "endpoints", lambda: run_placement(net, access, progress, warnings),
+                            "no endpoints")
     unanswered: list[Stage] = []
     if ask_batfish:
         answers, batfish_stage = guarded(unanswered, "isolation (Batfish)",
@@ -218,5 +220,6 @@ def run_validate(
         drift=drift,
         cabling=cabling,
         conditions=conditions,
+        warnings=warnings,
     )
     return validation

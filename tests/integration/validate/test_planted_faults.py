@@ -200,6 +200,41 @@ def test_an_endpoint_repatched_into_another_vlan_is_named(lab, access) -> None:
     assert failed(run_placement(net, access, quiet)) == []
 
 
+def test_a_host_holding_a_listed_hosts_address_fails_that_hosts_row_naming_both_ports(lab, access) -> None:
+    net, _ = lab
+    # h2 takes h1's address beside its own (h1 is listed: group admins opens SSH to the lab by
+    # its address), and h3 an address the intent gives nobody on the research VLAN
+    sh("ip", "-n", "lab-mini-h2", "addr", "add", "10.0.10.11/24", "dev", "eth0")
+    sh("ip", "-n", "lab-mini-h3", "addr", "add", "10.0.20.77/24", "dev", "eth0")
+    warnings: list[str] = []
+    try:
+        bad = failed(run_placement(net, access, quiet, warnings))
+    finally:
+        sh("ip", "-n", "lab-mini-h2", "addr", "del", "10.0.10.11/24", "dev", "eth0")
+        sh("ip", "-n", "lab-mini-h3", "addr", "del", "10.0.20.77/24", "dev", "eth0")
+    assert [(r.host, r.finding) for r in bad] == [("h1", "duplicate")], [r.cause for r in bad]
+    assert "10.0.10.11 answers from 2 MACs: " in bad[0].cause, bad[0].cause
+    assert "on r1:eth1 (h1's port)" in bad[0].cause and "on r1:eth2 (h2's port)" in bad[0].cause, bad[0].cause
+    assert bad[0].cause.endswith("the intent gives it to h1 only"), bad[0].cause
+    [stray] = warnings
+    assert stray.startswith("10.0.20.77 in lab is not in the intent, yet answers ARP from "), stray
+    assert stray.endswith("on r2:eth1 (h3's port)"), stray
+    warnings.clear()
+    assert failed(run_placement(net, access, quiet, warnings)) == [] and warnings == []
+
+
+def test_an_unlisted_address_in_a_listed_hosts_vlan_fails_naming_its_port(lab, access) -> None:
+    net, _ = lab
+    sh("ip", "-n", "lab-mini-h2", "addr", "add", "10.0.10.99/24", "dev", "eth0")
+    try:
+        bad = failed(run_placement(net, access, quiet))
+    finally:
+        sh("ip", "-n", "lab-mini-h2", "addr", "del", "10.0.10.99/24", "dev", "eth0")
+    assert [(r.host, r.finding, r.address, r.attach) for r in bad] == [
+        ("unlisted", "unlisted", "10.0.10.99/24", "r1:eth2")], [r.cause for r in bad]
+    assert "on r1:eth2 (h2's port): an address the intent does not list" in bad[0].cause, bad[0].cause
+
+
 def test_two_swapped_cables_fail_the_cabling_stage_naming_both(lab, access) -> None:
     net, build = lab
     swap_host_cables(build, "lab-mini", "h1", "h3")

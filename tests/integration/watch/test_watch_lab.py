@@ -165,6 +165,13 @@ def test_watch_alarms_on_planted_faults_and_shows_traffic_in_its_page_and_promet
             drifts = [(e["state"], "10.0.10.99" in e["message"]) for e in events if e["section"] == "drift"]
             assert drifts[-2:] == [("ALARM", True), ("CLEAR", True)], events
 
+            # h2 takes h1's address (h1 is listed: its address opens SSH to the lab): h1's row, both ports
+            sh("h2", "ip", "addr", "add", "10.0.10.11/24", "dev", "eth0")
+            duplicate = watch.wait_line(r"ALARM endpoints: endpoint h1 ", 2)
+            assert "10.0.10.11 answers from 2 MACs" in duplicate and "(h2's port)" in duplicate, duplicate
+            sh("h2", "ip", "addr", "del", "10.0.10.11/24", "dev", "eth0")
+            watch.wait_line(r"CLEAR endpoints: endpoint h1 ", 2)
+
             # an iperf3 stream h3 -> h4 at 100 Mb/s crosses C05 from r2 to h4: the page and Prometheus see it
             server = subprocess.Popen(["ip", "netns", "exec", ns("h4"), "iperf3", "-s", "-1", "-p", "5301"],
                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -230,14 +237,18 @@ def test_watch_alarms_on_planted_faults_and_shows_traffic_in_its_page_and_promet
         # the floor's watch (validate_hw.yml, Ansible's connections and NAPALM) through the lab's
         # management network only: the same series, a rule added by hand found by NAPALM's compare
         handle = plant_rule()
+        sh("h2", "ip", "addr", "add", "10.0.10.11/24", "dev", "eth0")
         try:
             floor = subprocess.run([str(Path(sys.executable).parent / "boothnet"), "watch", "-i", str(inventory),
                                     "--build-dir", str(build), "--lab", "--floor", "--rounds", "1", "--port", "0"],
                                    cwd=ROOT, capture_output=True, text=True, timeout=300, check=False)
         finally:
             sh("r1", "nft", "delete", "rule", "inet", "boothnet", "USERS_IN", "handle", handle)
+            sh("h2", "ip", "addr", "del", "10.0.10.11/24", "dev", "eth0")
         assert floor.returncode != 0, floor.stdout
         assert re.search(r"ALARM drift: device r1: .*ip saddr 10\.0\.10\.99", floor.stdout), floor.stdout
+        assert re.search(r"ALARM endpoints: endpoint h1 .*10\.0\.10\.11 answers from 2 MACs", floor.stdout), \
+            floor.stdout
         assert "last round FAIL: alarms open" in floor.stdout
     db = sqlite3.connect(build / NETWORK / "watch" / "watch.sqlite")
     assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
