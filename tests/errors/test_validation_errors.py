@@ -532,3 +532,72 @@ def test_a_port_listed_twice_in_a_rule(inventory_copy):
     inv.edit(POLICY, lambda d: d["policy"]["rules"][5].update(ports=[22, 22, 443]))
     assert errors_of(inv) == [
         "inv/group_vars/all/policy.yml: policy.rules[5].ports[1]: 22: each port once (it is listed earlier)"]
+
+
+HOSTS = "hosts.yml"
+
+
+def _hosts(data: dict) -> dict:
+    return data["all"]["children"]["endpoints"]["hosts"]
+
+
+def test_host_macs_in_the_wrong_form_twice_or_missing_where_the_vlan_binds_ports(inventory_copy):
+    inv = inventory_copy()
+    inv.edit(VLANS, lambda d: d["vlans"][0].update(bind_hosts=True))  # users: h1, h2
+
+    def macs(data: dict) -> None:
+        hosts = _hosts(data)
+        hosts["h1"]["mac"] = "02:00:5e:10:10:11"
+        hosts["h3"]["mac"] = "0200.5E10.1011"  # h1's, written the Cisco way
+        hosts["h4"]["mac"] = "01:00:5e:00:00:01"  # a multicast MAC
+
+    inv.edit(HOSTS, macs)
+    assert errors_of(inv) == [
+        "inv/hosts.yml: endpoints.h2.mac: 'missing': the host's MAC (such as 02:00:5e:10:30:12): VLAN users binds "
+        "its hosts' ports to their MACs (bind_hosts)",
+        "inv/hosts.yml: endpoints.h3.mac: '0200.5E10.1011': a MAC of one host only (also h1's)",
+        "inv/hosts.yml: endpoints.h4.mac: '01:00:5e:00:00:01': a unicast MAC as 02:00:5e:10:30:12, "
+        "02-00-5e-10-30-12 or 0200.5e10.3012",
+    ]
+
+
+def test_a_bound_host_on_a_trunk_port(inventory_copy):
+    inv = inventory_copy("sc-booth")  # vpn-clients binds its hosts' ports
+    inv.edit(HOSTS, lambda d: _hosts(d)["client1"].update(attach="core1:TenGigabitEthernet1/1/1"))
+    assert errors_of(inv) == [
+        "inv/hosts.yml: endpoints.client1.attach: 'core1:TenGigabitEthernet1/1/1': an access port of its own: VLAN "
+        "vpn-clients binds its hosts' ports to their MACs (bind_hosts), and core1:TenGigabitEthernet1/1/1 is a trunk "
+        "port (links[0].a)",
+    ]
+
+
+def test_bind_hosts_must_be_true_or_false(inventory_copy):
+    inv = inventory_copy()
+    inv.edit(VLANS, lambda d: d["vlans"][0].update(bind_hosts="sometimes"))
+    assert errors_of(inv) == [
+        "inv/group_vars/all/vlans.yml: vlans[0].bind_hosts: 'sometimes': Input should be a valid boolean, "
+        "unable to interpret input",
+    ]
+
+
+def test_a_rule_admitting_listed_hosts_on_unbound_ports_is_a_warning_and_the_acl_review_lists_it(inventory_copy):
+    from boothnet.verify.acl_review.report import AddressRule
+
+    inv = inventory_copy("sc-booth")
+    bound = load_network(str(inv.path))
+    assert bound.warnings == [] and all(not a.unbound for a in AddressRule.of(bound))
+    inv.edit(VLANS, lambda d: d["vlans"][2].pop("bind_hosts"))  # vpn-clients
+    net = load_network(str(inv.path))
+    assert net.warnings[0] == (
+        "inv/group_vars/all/policy.yml: policy.rules[5]: 'clients-to-home': listed hosts on bound ports: it admits "
+        "client1, client2, client3 into the secured network by address alone, and their ports are not bound "
+        "(bind_hosts on VLAN vpn-clients and each host's mac)")
+    assert [w.split(": ")[2] for w in net.warnings] == [
+        "'clients-to-home'", "'clients-udp-home'", "'clients-ping-home'"]
+    review = AddressRule.of(net)
+    assert [(a.rule, a.unbound) for a in review][0] == ("clients-to-home", ["client1", "client2", "client3"])
+    assert review[0].ports["client1"] == "core1:FastEthernet1/0/1 UNBOUND"
+    from boothnet.verify.acl_review.report import OFFLINE, AclReview, review_markdown
+
+    text = review_markdown(AclReview(net.name, "HEAD", "working tree", OFFLINE, "SKIPPED: test", address_rules=review))
+    assert "- **WARNING**: `clients-to-home` rests on unbound ports: client1, client2, client3\n" in text

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from ipaddress import IPv4Address
 from pathlib import Path
 
 import pytest
@@ -84,6 +85,18 @@ PLANTED = [
      "core1: interface Vlan10 acl_in: the model says BOOTH_LAN_IN, the config reads None"),
     ("arista_eos/interfaces.j2", "   mtu {{ i.mtu }}\n", "", "sc-booth",
      "rsw1: interface Ethernet49 mtu: the model says 9000, the config reads 1500"),
+    # a bound port: IP source guard does nothing on IOS where DHCP snooping is off for the VLAN;
+    # without its port-security line neither MAC nor address is held
+    ("cisco_ios/port_security.j2", "ip dhcp snooping vlan {{ d.bound_vlans | join(\",\") }}\n", "", "sc-booth",
+     "core1: interface FastEthernet1/0/2 allowed_sources: the model says (IPv4Address('10.10.30.12'),), the "
+     "config reads None"),
+    ("cisco_ios/interfaces.j2", " switchport port-security\n", "", "sc-booth",
+     "core1: interface FastEthernet1/0/4 allowed_macs: the model says ('02:00:0a:0a:1e:0e',), the config reads None"),
+    ("arista_eos/interfaces.j2", "   ip verify source\n", "", "eos-core",
+     "es1: interface Ethernet1 allowed_sources: the model says (IPv4Address('10.4.10.11'),), the config reads None"),
+    ("arista_eos/port_security.j2", "mac address-table static {{ mac }} vlan {{ i.binding.vlan }} interface "
+     "{{ i.name }}\n", "", "eos-core",
+     "es1: interface Ethernet2 allowed_macs: the model says ('02:00:0a:04:0a:0c',), the config reads None"),
     ("cisco_ios/ospf.j2", " redistribute static subnets route-map VPN_REMOTE\n", "", "sc-booth",
      "redistribute: the model says (IPv4Network('10.200.1.0/24'),), the config reads ()"),
     ("cisco_ios/ospf.j2", " redistribute static subnets route-map VPN_REMOTE\n", " redistribute static subnets\n",
@@ -194,3 +207,29 @@ def test_lab_up_configs_must_be_a_folder(tmp_path, capsys):
                  "--configs", str(tmp_path / "nowhere")]) == 2
     assert capsys.readouterr().err == (f"boothnet lab-up: --configs {tmp_path / 'nowhere'}: not a folder (it holds "
                                        "<device>.cfg files)\n")
+
+
+def test_a_bound_port_reads_as_the_switch_enforces_it():
+    port = ("interface FastEthernet1/0/2\n switchport mode access\n switchport access vlan 30\n"
+            " switchport port-security\n switchport port-security mac-address 0200.0a0a.1e0c\n"
+            " ip verify source port-security\n!\n")
+    binding = "ip source binding 0200.0a0a.1e0c vlan 30 10.10.30.12 interface FastEthernet1/0/2\n"
+    read = {name: read_config(text, "cisco_ios", "core1").interfaces["FastEthernet1/0/2"] for name, text in {
+        "whole": port + "ip dhcp snooping vlan 30\nip dhcp snooping\n" + binding,
+        # IP source guard does nothing in a VLAN where DHCP snooping is off
+        "no snooping": port + binding,
+        # snooping on, no binding for the port: it admits no IPv4 source at all
+        "no binding": port + "ip dhcp snooping vlan 30\nip dhcp snooping\n",
+    }.items()}
+    assert {name: (i.allowed_macs, i.allowed_sources) for name, i in read.items()} == {
+        "whole": (("02:00:0a:0a:1e:0c",), (IPv4Address("10.10.30.12"),)),
+        "no snooping": (("02:00:0a:0a:1e:0c",), None),
+        "no binding": (("02:00:0a:0a:1e:0c",), ()),
+    }
+    eos = read_config("interface Ethernet1\n   switchport access vlan 10\n   switchport port-security\n"
+                      "   switchport port-security mac-address maximum 1\n   ip verify source\n!\n"
+                      "mac address-table static 0200.0a04.0a0b vlan 10 interface Ethernet1\n"
+                      "ip source binding 10.4.10.11 mac 0200.0a04.0a0b vlan 10 interface Ethernet1\n",
+                      "arista_eos", "es1").interfaces["Ethernet1"]
+    assert (eos.allowed_macs, eos.allowed_sources, eos.access_vlan) == (
+        ("02:00:0a:04:0a:0b",), (IPv4Address("10.4.10.11"),), 10)

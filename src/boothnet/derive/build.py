@@ -19,6 +19,7 @@ from boothnet.derive.ports import PortUses
 from boothnet.derive.routing import Routing
 from boothnet.derive.vpn import VpnDerive
 from boothnet.intent.model import Device, Network, Vlan
+from boothnet.platforms import platforms
 
 STATEFUL_PLATFORMS = {"frr_linux"}
 
@@ -72,6 +73,9 @@ class _Deriver(PortUses, Routing, VpnDerive, Firewalls):
             self._vpn_firewall(model)
         if self.ctx.adjust is not None:
             self.ctx.adjust(model)
+        if self.ctx.batfish_view and not platforms()[platform].batfish_port_security:
+            for iface in model.interfaces:
+                iface.binding = None
         self._platform_lines(model, q)
         return model
 
@@ -87,6 +91,8 @@ class _Deriver(PortUses, Routing, VpnDerive, Firewalls):
             if model.vpn is not None:
                 self._linux_tunnel(model, q)
             model.linux_statements = self._linux_statements(model, q)
+            model.port_filter = [line for i in model.bound_ports if i.binding
+                                 for line in q.port_binding_lines(i.name, i.binding)]
             syntax_args = (model.tunnel_match,)
         for acl in model.acls:
             acl.lines = [line for entry in acl.entries for line in q.acl_lines(entry, *syntax_args)]

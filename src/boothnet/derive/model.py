@@ -33,6 +33,23 @@ class Acl:
     lines: list[str] = field(default_factory=list)  # platform syntax, filled by the platform
 
 
+@dataclass(frozen=True)
+class PortBinding:
+    """A host port bound to its host: frames from another MAC, IPv4 from another address, dropped.
+    From the intent both are one each; a config read back may leave either open (None) or, for
+    the addresses, admit none (an IP source guard without a binding)."""
+
+    vlan: int
+    macs: tuple[str, ...] | None  # lower-case colon form; None: any MAC
+    addresses: tuple[IPv4Address, ...] | None  # None: any IPv4 source
+
+    @property
+    def dotted_macs(self) -> list[str]:
+        """The MACs as IOS and EOS write them: 0200.5e10.3012."""
+        digits = [mac.replace(":", "") for mac in self.macs or ()]
+        return [".".join(d[i:i + 4] for i in range(0, 12, 4)) for d in digits]
+
+
 @dataclass
 class Interface:
     name: str
@@ -49,6 +66,7 @@ class Interface:
     bridge: str | None = None  # frr_linux: the VLAN bridge this port belongs to
     ospf: OspfInterface | None = None  # set when OSPF covers it: its timers print on the interface
     shutdown: bool = False  # only a lab stand-in whose vendor config shuts it
+    binding: PortBinding | None = None  # access: its host's MAC and address, in a VLAN with bind_hosts
 
 
 @dataclass
@@ -128,7 +146,18 @@ class DeviceModel:
     linux_statements: list[str] = field(default_factory=list)
     tunnel_match: str = "meta ipsec exists"
     leak_guard: list[str] = field(default_factory=list)  # frr_linux VPN gateways, first in forward
+    port_filter: list[str] = field(default_factory=list)  # frr_linux: its bound ports' bridge filter
     uplink_interface: str | None = None
     # routes between its interfaces (IPv4 unicast routing on); EOS and Catalyst IOS switches
     # ship with it off, so a device that routes must say so
     ip_routing: bool = False
+
+    @property
+    def bound_ports(self) -> list[Interface]:
+        """Its host ports bound to their hosts, in port order."""
+        return [i for i in self.interfaces if i.binding is not None]
+
+    @property
+    def bound_vlans(self) -> list[int]:
+        """The VLANs its bound ports are in (IOS snoops DHCP there: IP source guard needs it)."""
+        return sorted({i.binding.vlan for i in self.bound_ports if i.binding is not None})

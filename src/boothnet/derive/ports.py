@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from boothnet.derive.base import DeriverState, _PortUse, _split
-from boothnet.derive.model import Interface
+from boothnet.derive.model import Interface, PortBinding
 from boothnet.intent.model import Device, Vlan
 
 
@@ -55,7 +55,8 @@ class PortUses(DeriverState):
             name = self.ctx.port(device.name, use.port)
             if use.kind == "access":
                 l2_vlans[use.vlan.id] = use.vlan  # type: ignore[union-attr]
-                interfaces.append(Interface(name, "access", use.description, use.mtu, use.speed, vlan=use.vlan.id))  # type: ignore[union-attr]
+                interfaces.append(Interface(name, "access", use.description, use.mtu, use.speed, vlan=use.vlan.id,  # type: ignore[union-attr]
+                                            binding=self._binding(use)))
             elif use.kind == "trunk":
                 l2_vlans.update({vlan.id: vlan for vlan in use.vlans})
                 interfaces.append(Interface(name, "trunk", use.description, use.mtu, use.speed,
@@ -63,6 +64,13 @@ class PortUses(DeriverState):
             else:
                 interfaces.append(Interface(name, "routed", use.description, use.mtu, use.speed, address=use.address))
         return interfaces, l2_vlans
+
+    def _binding(self, use: _PortUse) -> PortBinding | None:
+        """A host's port in a VLAN that binds its hosts: bound to the host's MAC and address."""
+        endpoint = self.net.endpoints.get(use.peer or "")
+        if use.vlan is None or not use.vlan.bind_hosts or endpoint is None or endpoint.mac_address is None:
+            return None
+        return PortBinding(use.vlan.id, (endpoint.mac_address,), (endpoint.address,))
 
     def _ospf_links(self) -> set[int]:
         """Routed links inside the booth run OSPF; links to the show network do not."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import collections
+import re
 from functools import cached_property
 from ipaddress import IPv4Address, IPv4Interface, IPv4Network, collapse_addresses
 from typing import Annotated, Literal
@@ -35,6 +36,21 @@ Subnet = Annotated[IPv4Network, BeforeValidator(_written_as_text)]
 Interface = Annotated[IPv4Interface, BeforeValidator(_written_as_text)]
 
 
+_MAC_FORMS = (re.compile(r"^[0-9a-f]{2}([:-])[0-9a-f]{2}(\1[0-9a-f]{2}){4}$"),  # 02:00:5e:10:30:12, 02-00-...
+              re.compile(r"^[0-9a-f]{4}\.[0-9a-f]{4}\.[0-9a-f]{4}$"))  # 0200.5e10.3012 (Cisco)
+
+
+def normal_mac(text: str) -> str | None:
+    """A unicast MAC written in one of the usual forms, in lower-case colon form; else None."""
+    lowered = str(text).strip().lower()
+    if not any(form.match(lowered) for form in _MAC_FORMS):
+        return None
+    digits = re.sub(r"[^0-9a-f]", "", lowered)
+    if int(digits[:2], 16) & 1:  # the group bit: a multicast or broadcast address
+        return None
+    return ":".join(digits[i:i + 2] for i in range(0, 12, 2))
+
+
 class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=False, populate_by_name=True)
 
@@ -64,6 +80,14 @@ class Endpoint(Strict):
     address: Address
     attach: str  # "device:port"
     role: EndpointRole = "host"
+    # its NIC's MAC, as written (checked and normalised by ``mac_address``): a VLAN that binds its
+    # hosts' ports (``bind_hosts``) needs it
+    mac: str | None = None
+
+    @property
+    def mac_address(self) -> str | None:
+        """The MAC in lower-case colon form, or None when absent or not a MAC."""
+        return normal_mac(self.mac) if self.mac else None
 
 
 class Vlan(Strict):
@@ -77,6 +101,9 @@ class Vlan(Strict):
     # other L3 devices on this VLAN (transit): device -> its address
     routers: dict[str, Address] = {}
     description: str | None = None
+    # every host port of this VLAN bound to its host's MAC and address (IOS port security and IP
+    # source guard, EOS port security and IP source guard, a bridge filter on frr_linux)
+    bind_hosts: bool = False
 
 
 class LinkAddresses(Strict):
@@ -257,6 +284,25 @@ class Network(Strict):
         does not list is a FAIL, not a warning."""
         return frozenset({v.name for v in self.vlans if v.zone == "secure"}
                          | {self.endpoints[h].vlan for h in self.listed_hosts if h in self.endpoints})
+
+    def address_rules(self) -> list[tuple[int, Rule, list[Endpoint]]]:
+        """Each permit rule that admits a group of listed hosts into the secured zone, by their
+        addresses alone, with the hosts it admits: (its index, the rule, the hosts)."""
+        secure = [v.subnet for v in self.vlans if v.zone == "secure"]
+        found = []
+        for index, rule in enumerate(self.policy.rules):
+            if rule.action != "permit" or not rule.source.startswith("group:"):
+                continue
+            reached = self.selector_prefixes(rule.destination)
+            if any(p is None or any(p.overlaps(s) for s in secure) for p in reached):
+                hosts = [self.endpoints[m] for m in self.host_groups.get(rule.source[6:], []) if m in self.endpoints]
+                found.append((index, rule, hosts))
+        return found
+
+    def port_bound(self, endpoint: Endpoint) -> bool:
+        """Whether the host's port admits only its MAC and address (its VLAN binds its hosts)."""
+        vlan = self.vlan_name_index.get(endpoint.vlan)
+        return bool(vlan and vlan.bind_hosts and endpoint.mac_address)
 
     def vlan_by_name(self) -> dict[str, Vlan]:
         return self.vlan_name_index

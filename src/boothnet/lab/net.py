@@ -150,6 +150,8 @@ def configure_host(node: LabNode, ns: str) -> None:
         for a in node.addresses:
             idx = n.link_lookup(ifname=a.ifname)[0]
             iface = ipaddress.ip_interface(a.address)
+            if a.mac:
+                n.link("set", index=idx, address=a.mac)
             n.link("set", index=idx, mtu=a.mtu, state="up")
             n.addr("add", index=idx, address=str(iface.ip), prefixlen=iface.network.prefixlen)
         for a in node.addresses:

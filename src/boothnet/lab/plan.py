@@ -75,7 +75,7 @@ def _lab_nodes(net: Network, config_root: Path) -> list[LabNode]:
         endpoint = net.endpoints[name]
         vlan = vlans[endpoint.vlan]
         address = HostAddress(HOST_IFNAME, f"{endpoint.address}/{vlan.subnet.prefixlen}", net.vlan_mtu(vlan),
-                              str(net.gateway_address(vlan)))
+                              str(net.gateway_address(vlan)), endpoint.mac_address)
         nodes.append(LabNode(name=name, kind="host", mgmt_address=f"{mgmt}/{prefix}", addresses=[address]))
     return nodes
 

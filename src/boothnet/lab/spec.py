@@ -45,6 +45,7 @@ class HostAddress:
     address: str  # CIDR, e.g. "10.110.1.11/24"
     mtu: int
     gateway: str | None = None  # default route via this address
+    mac: str | None = None  # the intent's MAC for the host's NIC; else the kernel's random one
 
 
 @dataclass

@@ -15,7 +15,7 @@ from ipaddress import IPv4Address
 from pathlib import Path
 
 from boothnet.derive import DeviceModel
-from boothnet.derive.model import Acl, AclEntry, Interface, OspfInterface, Route
+from boothnet.derive.model import Acl, AclEntry, Interface, OspfInterface, PortBinding, Route
 from boothnet.readback import READ_PLATFORMS, ConfigFacts, expected_facts, read_config
 from boothnet.readback.facts import AclRule, InterfaceFacts
 from boothnet.readback.reader import platform_defaults
@@ -112,6 +112,9 @@ class StandIn:
                     vlan.mtu = read.mtu
         iface.acl_in, iface.acl_out = read.acl_in, read.acl_out
         iface.mss_clamp = read.mss
+        if iface.kind == "access":  # what port security and IP source guard admit, as read
+            open_port = read.allowed_macs is None and read.allowed_sources is None
+            iface.binding = None if open_port else PortBinding(iface.vlan or 0, read.allowed_macs, read.allowed_sources)
         on = read.ospf
         iface.ospf = OspfInterface(iface.name, on.passive, on.hello, on.dead) if on else None
 

@@ -33,6 +33,9 @@ class Platform:
     # interfaces a config creates by naming them (SVIs, loopbacks); every other interface a candidate
     # names must be a port the device has, checked against its interface list before a commit
     logical_interfaces: tuple[str, ...] = ()
+    # Batfish (0.36) parses its port security and IP source guard lines; where it does not, the
+    # Batfish view leaves them out (Batfish models no layer-2 port security either way)
+    batfish_port_security: bool = True
 
     def reserved_text(self) -> str:
         return ", ".join(_compact(sorted(self.reserved_vlans))) or "none"
@@ -116,6 +119,7 @@ def platforms() -> dict[str, Platform]:
             hier_config=str(spec.get("hier_config", "")),
             napalm_transport=str(spec.get("napalm_transport", "ssh")),
             logical_interfaces=tuple(spec.get("logical_interfaces", ())),
+            batfish_port_security=bool(spec.get("batfish_port_security", True)),
         )
         for name, spec in data.items()
     }

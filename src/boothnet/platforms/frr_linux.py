@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the derived model's type only: platforms sit below derive
-    from boothnet.derive.model import AclEntry
+    from boothnet.derive.model import AclEntry, PortBinding
 
 
 
@@ -37,6 +37,24 @@ def cleartext_leak_guard(prefix: object, backend: str) -> str:
     tunnel (tunnel down, SA missing): it must never cross the show network in clear."""
     outside = f'oifname != "{LIBIPSEC_DEVICE}"' if backend == "libipsec" else "rt ipsec missing"
     return f'ip daddr {prefix} {outside} log prefix "boothnet cleartext-guard " counter drop'
+
+
+def _one_or_set(values: tuple[object, ...]) -> str:
+    # nft lists a one-element anonymous set as its element: print it so, and drift compares alike
+    return str(values[0]) if len(values) == 1 else "{ " + ", ".join(map(str, values)) + " }"
+
+
+def port_binding_lines(port: str, binding: PortBinding) -> list[str]:
+    """A bridge port's filter: what port security (the MACs) and IP source guard (the IPv4
+    sources; none given admits no IPv4 at all) admit; ARP is not IP and passes, as on a switch."""
+    lines = []
+    if binding.macs is not None:
+        lines.append(f'iifname "{port}" ether saddr != {_one_or_set(binding.macs)} drop')
+    if binding.addresses:
+        lines.append(f'iifname "{port}" ip saddr != {_one_or_set(binding.addresses)} drop')
+    elif binding.addresses is not None:
+        lines.append(f'iifname "{port}" ether type ip drop')
+    return lines
 
 
 def acl_lines(entry: AclEntry, tunnel_match: str) -> list[str]:

@@ -38,6 +38,8 @@ def expected_facts(model: DeviceModel) -> ConfigFacts:
             crypto_map=bool(model.vpn and iface.name == model.vpn.outside_interface),
             ospf=OspfOn(ospf.area, iface.ospf.passive, iface.ospf.hello, iface.ospf.dead,
                         str(defaults["ospf_network_type"])) if ospf and iface.ospf else None,
+            allowed_macs=iface.binding.macs if iface.binding else None,
+            allowed_sources=iface.binding.addresses if iface.binding else None,
         )
     facts.routes = [StaticRoute(r.prefix, r.next_hop if isinstance(r.next_hop, IPv4Address) else str(r.next_hop),
                                 r.distance or int(defaults["route_distance"])) for r in model.routes]

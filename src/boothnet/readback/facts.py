@@ -62,6 +62,10 @@ class InterfaceFacts:
     mss: int | None = None
     crypto_map: bool = False
     ospf: OspfOn | None = None
+    # a bound host port: the source MACs it admits (port security with its MACs) and the IPv4
+    # sources (IP source guard with its bindings; () admits none); None: any
+    allowed_macs: tuple[str, ...] | None = None
+    allowed_sources: tuple[IPv4Address, ...] | None = None
 
 
 @dataclass(frozen=True)

@@ -79,6 +79,27 @@ class _Pending:
     network_type: str | None = None
     mode_line: str | None = None
     shutdown: bool | None = None
+    port_security: bool = False
+    secure_macs: list[str] = field(default_factory=list)  # IOS `switchport port-security mac-address`
+    verify_source: bool = False  # `ip verify source [port-security]`
+
+
+@dataclass
+class _Binding:
+    """A static IP source binding or MAC table entry: on which port, in which VLAN."""
+
+    interface: str
+    vlan: int
+    mac: str
+    address: IPv4Address | None = None  # None: a static MAC entry
+
+
+def _mac(text: str) -> str:
+    """0200.5e10.3012 (IOS, EOS) in lower-case colon form; ValueError when it is not a MAC."""
+    digits = text.lower().replace(".", "")
+    if len(digits) != 12 or any(c not in "0123456789abcdef" for c in digits):
+        raise ValueError(text)
+    return ":".join(digits[i:i + 2] for i in range(0, 12, 2))
 
 
 class ConfigReader:
@@ -97,6 +118,9 @@ class ConfigReader:
         self.pending: dict[str, _Pending] = {}
         self.line_of: dict[int, int] = {}
         self.text = text
+        self.snooping = False
+        self.snooping_vlans: set[int] = set()
+        self.bindings: list[_Binding] = []
 
     # --- line numbers and unknown lines --------------------------------------------------------
     def _line_no(self, text: str) -> int:
@@ -131,6 +155,7 @@ class ConfigReader:
             "archive": self._archive,
             "crypto": self._crypto,
             "route-map": self._route_map,
+            "mac": self._top_mac,
         }
         for node in tree.children:
             self._visit(node)
@@ -154,8 +179,41 @@ class ConfigReader:
             self._acl(node, words[2:])
         elif words[1:2] == ["prefix-list"]:
             self._prefix_list(node, words[2:])
+        elif words[1:3] == ["dhcp", "snooping"] and self.platform == "cisco_ios" and len(words) in (3, 5):
+            if len(words) == 3:
+                self.snooping = True
+            elif words[3] == "vlan":
+                self.snooping_vlans.update(_vlan_list(words[4]))
+            else:
+                self._unknown(node)
+        elif words[1:3] == ["source", "binding"]:
+            self._source_binding(node, words[3:])
         else:
             self._unknown(node)
+
+    def _source_binding(self, node: HConfigChild, w: list[str]) -> None:
+        """IOS `ip source binding MAC vlan N IP interface IF`; EOS `... IP mac MAC vlan N interface IF`."""
+        try:
+            if self.platform == "cisco_ios" and len(w) >= 6 and w[1] == "vlan" and w[4] == "interface":
+                mac, vlan, address, interface = _mac(w[0]), int(w[2]), IPv4Address(w[3]), " ".join(w[5:])
+            elif self.platform == "arista_eos" and len(w) >= 7 and (w[1], w[3], w[5]) == ("mac", "vlan", "interface"):
+                address, mac, vlan, interface = IPv4Address(w[0]), _mac(w[2]), int(w[4]), " ".join(w[6:])
+            else:
+                raise ValueError(w)
+        except ValueError:
+            self._unknown(node, "not an IP source binding the reader can read")
+            return
+        self.bindings.append(_Binding(interface, vlan, mac, address))
+
+    def _top_mac(self, node: HConfigChild, words: list[str]) -> None:
+        """`mac address-table static MAC vlan N interface IF` (a MAC that port security admits on EOS)."""
+        w = words[1:]
+        try:
+            if w[:2] != ["address-table", "static"] or len(w) < 7 or (w[3], w[5]) != ("vlan", "interface"):
+                raise ValueError(w)
+            self.bindings.append(_Binding(" ".join(w[6:]), int(w[4]), _mac(w[2])))
+        except ValueError:
+            self._unknown(node, "not a static MAC entry the reader can read")
 
     def _top_no(self, node: HConfigChild, words: list[str]) -> None:
         if words[1:] == ["ip", "routing"]:
@@ -305,8 +363,28 @@ class ConfigReader:
             iface.crypto_map = True
         elif w[:2] == ["ip", "ospf"]:
             return self._interface_ospf(pending, w[2:])
+        elif w[:2] == ["switchport", "port-security"] or w[:3] == ["ip", "verify", "source"]:
+            return self._interface_port_security(pending, w)
         else:
             return False
+        return True
+
+    def _interface_port_security(self, pending: _Pending, w: list[str]) -> bool:
+        ios = self.platform == "cisco_ios"
+        # what happens to a violating frame, and EOS's one secure MAC: no change to what is admitted
+        no_effect = ([["switchport", "port-security", "violation", m] for m in ("protect", "restrict", "shutdown")]
+                     if ios else [["switchport", "port-security", "mac-address", "maximum", "1"]])
+        if w == ["switchport", "port-security"]:
+            pending.port_security = True
+        elif ios and w[2:3] == ["mac-address"] and len(w) == 4:
+            try:
+                pending.secure_macs.append(_mac(w[3]))
+            except ValueError:
+                return False  # `sticky`, or not a MAC: listed as a line the reader does not know
+        elif w == ["ip", "verify", "source"] or (ios and w == ["ip", "verify", "source", "port-security"]):
+            pending.verify_source = True
+        else:
+            return w in no_effect
         return True
 
     def _interface_ospf(self, pending: _Pending, w: list[str]) -> bool:
@@ -341,6 +419,21 @@ class ConfigReader:
                                                "port: the device refuses it without `no switchport`"))
                     iface.address = None
             iface.ospf = self._ospf_on(name, iface, pending)
+            if iface.mode == "access":
+                self._bound(name, iface, pending)
+
+    def _bound(self, name: str, iface: InterfaceFacts, pending: _Pending) -> None:
+        """What a host port admits: port security admits its secure MACs (IOS: those it names;
+        EOS: the static MAC entries on the port), none named being any one MAC; IP source guard
+        admits the sources its static bindings give the port, and on IOS only in a VLAN where
+        DHCP snooping is on (else it does nothing)."""
+        mine = [b for b in self.bindings if b.interface == name and b.vlan == iface.access_vlan]
+        if pending.port_security:
+            macs = pending.secure_macs if self.platform == "cisco_ios" else [b.mac for b in mine if b.address is None]
+            iface.allowed_macs = tuple(macs) or None
+        guarded = self.snooping and iface.access_vlan in self.snooping_vlans if self.platform == "cisco_ios" else True
+        if pending.verify_source and guarded:
+            iface.allowed_sources = tuple(b.address for b in mine if b.address is not None)
 
     def _ospf_on(self, name: str, iface: InterfaceFacts, pending: _Pending) -> OspfOn | None:
         if not self.ospf.present:

@@ -10,7 +10,7 @@ from boothnet.progress import Progress
 from boothnet.render.build import BuildResult, build_intent
 from boothnet.run import Run
 from boothnet.verify.batfish.from_intent import batfish_view, view_differences
-from boothnet.verify.batfish.report import CheckResult, Finding, Status, VerifyReport
+from boothnet.verify.batfish.report import CheckResult, Finding, Severity, Status, VerifyReport
 from boothnet.verify.batfish.service import find_host
 from boothnet.verify.batfish.verify import run_verify
 
@@ -27,6 +27,11 @@ def offline_results(result: BuildResult) -> list[CheckResult]:
             source="lint",
         )
     ]
+    # not wrong, but for a reviewer to see: a rule admitting listed hosts on unbound ports, a redundant rule
+    checks.append(CheckResult.from_findings(
+        "intent_warnings", "Intent warnings (rules on unbound ports, redundant rules)",
+        [Finding("intent_warnings", None, warning, severity=Severity.WARNING) for warning in result.warnings],
+        source="lint"))
     for name, outcome in sorted(result.tool_checks.items()):
         if outcome.status == Status.SKIPPED:
             checks.append(CheckResult.skipped(name, name, outcome.reason, source="lint"))

@@ -33,6 +33,7 @@ from boothnet.lab.scratch import copy_inventory  # noqa: E402
 from boothnet.run import Run  # noqa: E402
 from boothnet.validate.access import lab_access  # noqa: E402
 from boothnet.validate.isolation import run_isolation  # noqa: E402
+from boothnet.validate.placement import run_placement  # noqa: E402
 from boothnet.validate.plan import isolation_flows  # noqa: E402
 from boothnet.validate.production import production_under_load  # noqa: E402
 from boothnet.validate.run import run_mtu, wait_converged  # noqa: E402
@@ -104,6 +105,45 @@ def test_only_listed_clients_reach_the_secured_network(lab: tuple[Network, Path]
     assert permitted == {"client1", "client2", "client3"}
     assert {"client4", "booth1", "r01-cn1"} <= {r.src for r in rows if r.observed == "deny"}
     assert [r for r in rows if r.verdict != "PASS"] == []
+
+
+def _spoofed_pings_reaching_home1(count: int = 3) -> int:
+    """client4 pings home1 from client2's address; how many of those pings home1 hears."""
+    ns = f"{NETWORK}-"
+    capture = subprocess.Popen(["ip", "netns", "exec", f"{ns}home1", "timeout", "8", "tcpdump", "-lni", "eth0",
+                                "icmp[icmptype] == 8 and src 10.10.30.12"], stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL, text=True)
+    time.sleep(1.5)  # tcpdump listening
+    subprocess.run(["ip", "netns", "exec", f"{ns}client4", "ping", "-I", "10.10.30.12", "-c", str(count), "-W", "1",
+                    "10.200.1.10"], capture_output=True, check=False)
+    out, _ = capture.communicate(timeout=20)
+    return len([line for line in out.splitlines() if "ICMP echo request" in line])
+
+
+def test_a_spoofed_listed_clients_address_dies_at_its_bound_port_and_is_named_by_validate(
+        lab: tuple[Network, Path]) -> None:
+    # client4 (not listed) takes client2's address: vpn-clients binds each port to its host
+    # (bind_hosts), so core1's stand-in, running the IOS port security and IP source guard as
+    # read, drops its pings to home1; with the binding removed they reach home1
+    net, state_dir = lab
+    client4 = ["ip", "netns", "exec", f"{NETWORK}-client4", "ip", "addr"]
+    subprocess.run([*client4, "add", "10.10.30.12/24", "dev", "eth0"], check=True)
+    try:
+        bound = _spoofed_pings_reaching_home1()
+        rows = run_placement(net, lab_access(net), quiet)
+        subprocess.run(["ip", "netns", "exec", f"{NETWORK}-core1", "nft", "delete", "table", "bridge",
+                        "boothnet_ports"], check=True)
+        unbound = _spoofed_pings_reaching_home1()
+    finally:
+        subprocess.run([*client4, "del", "10.10.30.12/24", "dev", "eth0"], check=True)
+        _restore_firewall(state_dir, "core1")
+    assert (bound, unbound) == (0, 3)
+    # its ARP answers are not IP: the binding leaves them, and validate names the duplicate
+    bad = [r for r in rows if r.verdict != "PASS"]
+    assert [(r.host, r.finding) for r in bad] == [("client2", "duplicate")], [r.cause for r in bad]
+    assert "10.10.30.12 answers from 2 MACs: 02:00:0a:0a:1e:0c on core1:FastEthernet1/0/2 (client2's port); " \
+        "02:00:0a:0a:1e:0e on core1:FastEthernet1/0/4 (client4's port)" in bad[0].cause, bad[0].cause
+    assert [r for r in run_placement(net, lab_access(net), quiet) if r.verdict != "PASS"] == []
 
 
 def test_planted_open_firewall_lets_a_misroute_out_in_clear(lab: tuple[Network, Path], lab_run: Run) -> None:

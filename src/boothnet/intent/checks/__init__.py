@@ -31,6 +31,7 @@ class Checks(DeviceChecks, VlanChecks, LinkChecks, PolicyChecks, VpnChecks, Path
         self.names()
         self.policy()
         self.shadowed_rules()
+        self.unbound_address_rules()
         self.vpn()
         self.uplink_and_paths()
 

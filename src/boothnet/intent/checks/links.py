@@ -7,6 +7,7 @@ from typing import Any
 from boothnet.intent.checks.base import MAX_MTU, MIN_MTU, CheckBase
 from boothnet.intent.model import (
     Device,
+    Endpoint,
     Link,
     Vlan,
 )
@@ -116,10 +117,19 @@ class LinkChecks(CheckBase):
 
     # endpoints -------------------------------------------------------------------------------------
     def endpoints(self, used: dict[str, str]) -> None:
+        macs: dict[str, str] = {}  # MAC -> the endpoint that has it
         for name, endpoint in sorted(self.net.endpoints.items()):
             file = self.src[f"host:{name}"]
             prefix = f"endpoints.{name}." if file.endswith(("hosts.yml", "hosts.yaml")) else ""
             vlan = self._resolve_vlan(endpoint.vlan)
+            self._endpoint_mac(name, endpoint, vlan, macs, file, prefix)
+            if vlan is not None and vlan.bind_hosts and endpoint.attach in used:
+                where = used[endpoint.attach]
+                mode = self.net.links[int(where[6:where.index("]")])].mode if where.startswith("links[") else "host"
+                self.add(file, f"{prefix}attach", endpoint.attach,
+                         f"an access port of its own: VLAN {vlan.name} binds its hosts' ports to their MACs "
+                         f"(bind_hosts), and {endpoint.attach} is a {mode} port ({where})")
+                continue
             if vlan is None:
                 self.add(file, f"{prefix}vlan", endpoint.vlan, "a known VLAN name")
             elif endpoint.address not in vlan.subnet or endpoint.address == self.net.gateway_address(vlan):
@@ -152,6 +162,24 @@ class LinkChecks(CheckBase):
                         f"a port with an MTU of at least the VLAN MTU {self.net.vlan_mtu(vlan)}",
                     )
 
+
+    def _endpoint_mac(self, name: str, endpoint: Endpoint, vlan: Vlan | None, macs: dict[str, str], file: str,
+                      prefix: str) -> None:
+        """A MAC in a usual form, unicast, one host's only; given wherever the VLAN binds ports."""
+        if endpoint.mac is None:
+            if vlan is not None and vlan.bind_hosts:
+                self.add(file, f"{prefix}mac", "missing",
+                         f"the host's MAC (such as 02:00:5e:10:30:12): VLAN {vlan.name} binds its hosts' ports "
+                         "to their MACs (bind_hosts)")
+            return
+        mac = endpoint.mac_address
+        if mac is None:
+            self.add(file, f"{prefix}mac", endpoint.mac,
+                     "a unicast MAC as 02:00:5e:10:30:12, 02-00-5e-10-30-12 or 0200.5e10.3012")
+        elif mac in macs:
+            self.add(file, f"{prefix}mac", endpoint.mac, f"a MAC of one host only (also {macs[mac]}'s)")
+        else:
+            macs[mac] = name
 
     def stranded_hosts(self) -> None:
         """Every host reaches its VLAN's gateway over links that carry the VLAN (a trunk whose

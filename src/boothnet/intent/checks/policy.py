@@ -102,6 +102,21 @@ class PolicyChecks(CheckBase):
                 if member not in self.net.endpoints:
                     self.add(groups_file, f"host_groups.{group}[{index}]", member, "a known endpoint")
 
+    def unbound_address_rules(self) -> None:
+        """A rule that admits listed hosts into the secured network by address rests on their
+        ports: any host on the VLAN can take a listed host's address unless its port is bound."""
+        if any(e.file in (self.src["policy"], self.src["host_groups"]) for e in self.errors):
+            return
+        for index, rule, hosts in self.net.address_rules():
+            unbound = [h for h in hosts if not self.net.port_bound(h)]
+            if unbound:
+                vlans = sorted({h.vlan for h in unbound})
+                self.warnings.append(IntentError(
+                    self.src["policy"], f"policy.rules[{index}]", rule.name,
+                    f"listed hosts on bound ports: it admits {', '.join(h.name for h in unbound)} into the secured "
+                    f"network by address alone, and their ports are not bound (bind_hosts on VLAN "
+                    f"{', '.join(vlans)} and each host's mac)"))
+
     def shadowed_rules(self) -> None:
         """A rule that an earlier rule fully covers never decides anything: an error when their
         actions differ (the later rule's intent is lost), a warning when it is only redundant."""

@@ -3,16 +3,36 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from boothnet.intent.model import Network
 from boothnet.status import Status
 from boothnet.verify.acl_review.model import DENIED, PERMITTED, AclFinding, ZoneMap, gate_reason
 from boothnet.verify.batfish.review import FlowChange
 
 GATE_EXIT = 3  # newly permitted into `secure`, or research <-> production
 OFFLINE, BATFISH = "offline evaluation", "Batfish"
+
+
+@dataclass(frozen=True)
+class AddressRule:
+    """A rule admitting listed hosts into the secured network by their addresses, and each
+    host's port: bound to its MAC and address, or open to any host that takes the address."""
+
+    rule: str
+    ports: dict[str, str]  # host -> "core1:Fa1/0/2 bound to 02:00:..." or "core1:Fa1/0/2 UNBOUND"
+
+    @property
+    def unbound(self) -> list[str]:
+        return [host for host, port in self.ports.items() if port.endswith(" UNBOUND")]
+
+    @classmethod
+    def of(cls, net: Network) -> list[AddressRule]:
+        return [cls(rule.name, {h.name: f"{h.attach} bound to {h.mac_address}" if net.port_bound(h)
+                                else f"{h.attach} UNBOUND" for h in hosts})
+                for _index, rule, hosts in net.address_rules()]
 
 
 @dataclass
@@ -30,6 +50,8 @@ class AclReview:
     disagreements: list[str] = field(default_factory=list)
     # Each side's compiled ACLs against its own policy (verify.policy): "base"/"head" -> mismatches
     against_intent: dict[str, list[str]] = field(default_factory=dict)
+    # head's rules that admit listed hosts into the secured network by address: what each rests on
+    address_rules: list[AddressRule] = field(default_factory=list)
 
     @property
     def permitted(self) -> list[AclFinding]:
@@ -69,6 +91,7 @@ class AclReview:
             "disagreements": self.disagreements,
             "compiled_against_intent": self.against_intent,
             "configs": self.configs,
+            "address_rules": [asdict(a) for a in self.address_rules],
         }
 
 
@@ -233,6 +256,17 @@ def review_markdown(r: AclReview) -> str:
         *[f"- {side}: " + (f"{len(found)} flow(s) decided otherwise than the policy" if found else "equal")
           for side, found in sorted(r.against_intent.items())],
         *[f"  - {line}" for line in r.head_contradicts_intent[:20]],
+        "",
+        "## ADDRESS RULES: WHAT THEY REST ON",
+        "",
+        "Head's rules that admit listed hosts into the secured network match their source addresses only; "
+        "a host on the same VLAN that takes a listed host's address passes them unless the listed host's "
+        "port is bound to its MAC and address (`bind_hosts`):",
+        "",
+        *([f"- `{a.rule}`: " + "; ".join(f"{host} on {port}" for host, port in a.ports.items())
+           for a in r.address_rules] or ["- none"]),
+        *[f"- **WARNING**: `{a.rule}` rests on unbound ports: {', '.join(a.unbound)}"
+          for a in r.address_rules if a.unbound],
         "",
         *(["## DISAGREEMENT between Batfish and the offline evaluator", "",
             *[f"- {d}" for d in r.disagreements], ""] if r.disagreements else []),

@@ -22,6 +22,7 @@ from boothnet.verify.acl_review.report import (
     BATFISH,
     OFFLINE,
     AclReview,
+    AddressRule,
     apply_gate,
     from_batfish,
     reconcile,
@@ -65,7 +66,8 @@ def review_intents(
         side: str(build(inv, build_root, subdir=f"review/{side}/configs", run_tools=False).out_dir)
         for side, inv in (("base", base_inventory), ("head", head_inventory))
     }
-    review = AclReview(head_net.name, base_label, head_label, OFFLINE, "", configs=configs)
+    review = AclReview(head_net.name, base_label, head_label, OFFLINE, "", configs=configs,
+                       address_rules=AddressRule.of(head_net))
     base_models, head_models = derive_network(base_net), derive_network(head_net)
     review.against_intent = {side: [m.describe() for m in PolicyPaths(net, models).mismatches()]
                              for side, net, models in (("base", base_net, base_models),
