@@ -601,3 +601,12 @@ def test_a_rule_admitting_listed_hosts_on_unbound_ports_is_a_warning_and_the_acl
 
     text = review_markdown(AclReview(net.name, "HEAD", "working tree", OFFLINE, "SKIPPED: test", address_rules=review))
     assert "- **WARNING**: `clients-to-home` rests on unbound ports: client1, client2, client3\n" in text
+
+
+def test_an_unquoted_mac_that_yaml_reads_as_a_number(inventory_copy):
+    inv = inventory_copy()
+    hosts = (inv.path / HOSTS).read_text().replace('role: client}', 'role: client, mac: 12:34:56:00:00:01}', 1)
+    (inv.path / HOSTS).write_text(hosts)
+    assert errors_of(inv) == [
+        "inv/hosts.yml: endpoints.h1.mac: 9783936001: Value error, a MAC written as text in quotes, e.g. "
+        '"02:00:5e:10:30:12" (unquoted, YAML reads some MACs as numbers)']

@@ -36,6 +36,17 @@ Subnet = Annotated[IPv4Network, BeforeValidator(_written_as_text)]
 Interface = Annotated[IPv4Interface, BeforeValidator(_written_as_text)]
 
 
+def _mac_as_text(value: object) -> object:
+    # YAML 1.1 reads an unquoted 12:34:56:00:00:01 as a base-60 number
+    if isinstance(value, bool | int | float):
+        raise ValueError('a MAC written as text in quotes, e.g. "02:00:5e:10:30:12" (unquoted, YAML reads some MACs '
+                         "as numbers)")
+    return value
+
+
+Mac = Annotated[str, BeforeValidator(_mac_as_text)]
+
+
 _MAC_FORMS = (re.compile(r"^[0-9a-f]{2}([:-])[0-9a-f]{2}(\1[0-9a-f]{2}){4}$"),  # 02:00:5e:10:30:12, 02-00-...
               re.compile(r"^[0-9a-f]{4}\.[0-9a-f]{4}\.[0-9a-f]{4}$"))  # 0200.5e10.3012 (Cisco)
 
@@ -82,7 +93,7 @@ class Endpoint(Strict):
     role: EndpointRole = "host"
     # its NIC's MAC, as written (checked and normalised by ``mac_address``): a VLAN that binds its
     # hosts' ports (``bind_hosts``) needs it
-    mac: str | None = None
+    mac: Mac | None = None
 
     @property
     def mac_address(self) -> str | None:
