@@ -204,11 +204,11 @@ def judge_addresses(net: Network, swept: list[VlanAnswers], gateway_views: dict[
                                              cause=f"who answers for each address could not be asked: {sweep.error}"))
             continue
         held = intent_addresses(net, vlan)
-        answers: dict[str, set[str]] = defaultdict(set)
-        for source in (sweep.answers, gateway_views.get(vlan.name, {})):
-            for address, macs in source.items():
-                if ipaddress.ip_address(address) in vlan.subnet:
-                    answers[address] |= macs
+        # the gateway's view adds the MAC it believes to an address the sweep heard (the gateway
+        # sends that address's traffic there), never an address of its own: an entry outlives the
+        # host that held it (a host re-addressed a minute ago)
+        answers = {address: macs | gateway_views.get(vlan.name, {}).get(address, set())
+                   for address, macs in sweep.answers.items() if ipaddress.ip_address(address) in vlan.subnet}
         for address, macs in sorted(answers.items(), key=lambda kv: ipaddress.ip_address(kv[0])):
             ports = {mac: edge_ports(net, learned.get((vlan.name, mac), [])) for mac in sorted(macs)}
             seen = "; ".join(_where(mac, where, net) for mac, where in ports.items())
