@@ -306,8 +306,8 @@ class Network(Strict):
                 continue
             reached = self.selector_prefixes(rule.destination)
             if any(p is None or any(p.overlaps(s) for s in secure) for p in reached):
-                hosts = [self.endpoints[m] for m in self.host_groups.get(rule.source[6:], []) if m in self.endpoints]
-                found.append((index, rule, hosts))
+                members = self.host_groups.get(rule.source.partition(":")[2], [])
+                found.append((index, rule, [self.endpoints[m] for m in members if m in self.endpoints]))
         return found
 
     def port_bound(self, endpoint: Endpoint) -> bool:
