@@ -74,7 +74,7 @@ def test_an_unlisted_address_is_a_fail_in_a_listed_hosts_vlan_and_a_warning_in_r
                                                                 "core1:FastEthernet1/0/4")
     assert row.cause == ("10.10.30.99 in vpn-clients is not in the intent, yet answers ARP from b6:94:30:4d:75:71 "
                          "on core1:FastEthernet1/0/4 (client4's port): an address the intent does not list, in a "
-                         "VLAN whose hosts' addresses the rules admit")
+                         "secured VLAN (the secure zone's, or one whose hosts a rule admits by name)")
     assert findings.warnings == ["10.110.1.77 in research-01 is not in the intent, yet answers ARP from "
                                  "02:00:00:00:01:77 on rsw1:Ethernet1 (r01-cn1's port)"]
 
@@ -140,3 +140,27 @@ def test_a_gateway_entry_the_sweep_did_not_hear_is_no_address_of_its_own() -> No
     findings = judge_addresses(net, [swept(net, "research-01", {"10.110.1.11": {"02:00:00:00:01:11"}})],
                                {"research-01": {"10.110.1.77": {"02:00:00:00:01:77"}}}, {})
     assert (findings.duplicates, findings.rows, findings.warnings) == ({}, [], [])
+
+
+def test_a_prober_off_its_vlan_hands_the_sweep_to_the_next_host() -> None:
+    from boothnet.validate.addresses import sweep_vlan
+    from boothnet.validate.perf.runner import CommandResult
+
+    recorded = (RECORDED / "arp_scan_duplicate.txt").read_text()
+    asked: list[tuple[str, str]] = []
+
+    def runner(node: str, argv: list[str], _timeout: float | None = None) -> CommandResult:
+        asked.append((node, argv[0] if argv[0] != "ip" else " ".join(argv[:4])))
+        if argv[:4] == ["ip", "-j", "route", "get"]:  # client1 re-addressed away: no route to 10.10.30.1
+            out = "[]" if node == "client1" else '[{"dst": "10.10.30.1", "dev": "eth0"}]'
+        elif argv[0] == "arp-scan":
+            out = recorded
+        else:
+            out = f'[{{"address": "{CLIENT2}", "addr_info": [{{"family": "inet", "local": "10.10.30.12"}}]}}]'
+        return CommandResult(node, tuple(argv), 0, out, "")
+
+    net = sc_booth()
+    sweep = sweep_vlan(net, Access("floor", runner=runner, node=str), net.vlan("vpn-clients"))
+    assert (sweep.prober, sweep.error) == ("client2", None)
+    assert [a for a in asked if a[1] == "arp-scan"] == [("client2", "arp-scan")]
+    assert sweep.answers["10.10.30.12"] == {CLIENT2, CLIENT4}

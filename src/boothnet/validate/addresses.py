@@ -80,13 +80,19 @@ def intent_addresses(net: Network, vlan: Vlan) -> dict[str, str]:
 
 
 def sweep_vlan(net: Network, access: Access, vlan: Vlan) -> VlanAnswers:
-    """arp-scan from the first host on ``vlan`` that can run it, out of the interface its gateway
-    is reached by."""
+    """arp-scan from a host on ``vlan`` that can run it, out of the interface its gateway is
+    reached by: the first by name, else the next (a host off its VLAN is placement's finding)."""
     hosts = sorted(e.name for e in net.endpoints.values() if e.vlan == vlan.name)
     why = [w for h in hosts if (w := access.why_not(h, "arp-scan", "ip"))]
-    prober = next((h for h in hosts if not access.why_not(h, "arp-scan", "ip")), None)
-    if prober is None:
-        return VlanAnswers(vlan, error="no host on it can sweep it: " + "; ".join(why))
+    tried = VlanAnswers(vlan, error="no host on it can sweep it: " + "; ".join(why))
+    for prober in (h for h in hosts if not access.why_not(h, "arp-scan", "ip")):
+        tried = _sweep_from(net, access, vlan, prober)
+        if tried.error is None:
+            break
+    return tried
+
+
+def _sweep_from(net: Network, access: Access, vlan: Vlan, prober: str) -> VlanAnswers:
     node = access.node(prober)
     gateway = str(net.gateway_address(vlan))
     route = _json(access, node, ["ip", "-j", "route", "get", gateway])
@@ -220,8 +226,8 @@ def judge_addresses(net: Network, swept: list[VlanAnswers], gateway_views: dict[
                         host="unlisted", vlan=vlan.name, address=f"{address}/{vlan.subnet.prefixlen}",
                         attach=", ".join(p for where in ports.values() for p in where) or "-",
                         verdict=Status.FAIL, finding="unlisted",
-                        cause=f"{line}: an address the intent does not list, in a VLAN whose hosts' addresses "
-                              "the rules admit"))
+                        cause=f"{line}: an address the intent does not list, in a secured VLAN (the secure "
+                              "zone's, or one whose hosts a rule admits by name)"))
                 else:
                     findings.warnings.append(line)
             elif len(macs) > 1:
