@@ -68,7 +68,7 @@ class PortUses(DeriverState):
     def _binding(self, use: _PortUse) -> PortBinding | None:
         """A host's port in a VLAN that binds its hosts: bound to the host's MAC and address."""
         endpoint = self.net.endpoints.get(use.peer or "")
-        if use.vlan is None or not use.vlan.bind_hosts or endpoint is None or endpoint.mac_address is None:
+        if use.vlan is None or endpoint is None or not self.net.port_bound(endpoint) or endpoint.mac_address is None:
             return None
         return PortBinding(use.vlan.id, (endpoint.mac_address,), (endpoint.address,))
 

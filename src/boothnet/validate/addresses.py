@@ -9,13 +9,11 @@ secured VLAN (``Network.secured_vlans``), else a warning."""
 from __future__ import annotations
 
 import ipaddress
-import json
 import re
 from collections import defaultdict
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
 
 from boothnet.booth.cables import same_port
 from boothnet.intent.model import Network, Vlan
@@ -24,6 +22,7 @@ from boothnet.platforms.frr_linux import svi_name
 from boothnet.progress import Progress
 from boothnet.status import Status
 from boothnet.validate.access import Access
+from boothnet.validate.perf.runner import json_list
 from boothnet.validate.results import EndpointRow
 
 WIDEST_SWEEP = 1024  # a wider subnet is probed at the intent's own addresses only
@@ -62,15 +61,6 @@ class VlanAnswers:
     error: str | None = None
 
 
-def _json(access: Access, node: str, argv: list[str]) -> list[dict[str, Any]]:
-    result = access.runner(node, argv, 15)
-    try:
-        data = json.loads(result.stdout or "[]")
-    except ValueError:
-        return []
-    return data if isinstance(data, list) else []
-
-
 def intent_addresses(net: Network, vlan: Vlan) -> dict[str, str]:
     """Every address the intent gives out in ``vlan`` -> who holds it (a host, a gateway, a router)."""
     held = {str(net.gateway_address(vlan)): vlan.gateway}
@@ -95,7 +85,7 @@ def sweep_vlan(net: Network, access: Access, vlan: Vlan) -> VlanAnswers:
 def _sweep_from(net: Network, access: Access, vlan: Vlan, prober: str) -> VlanAnswers:
     node = access.node(prober)
     gateway = str(net.gateway_address(vlan))
-    route = _json(access, node, ["ip", "-j", "route", "get", gateway])
+    route = json_list(access.runner, node, ["ip", "-j", "route", "get", gateway], 15)
     interface = route[0].get("dev") if route else None
     if not interface:
         return VlanAnswers(vlan, prober=prober, error=f"{prober} has no route to its gateway {gateway}")
@@ -105,7 +95,7 @@ def _sweep_from(net: Network, access: Access, vlan: Vlan, prober: str) -> VlanAn
         return VlanAnswers(vlan, prober=prober, error=f"arp-scan on {prober} failed: {last}")
     answers = parse_arp_scan(result.stdout)
     # the prober hears no answer of its own: what it holds in the VLAN, from its own MAC
-    for link in _json(access, node, ["ip", "-j", "addr", "show", "dev", interface]):
+    for link in json_list(access.runner, node, ["ip", "-j", "addr", "show", "dev", interface], 15):
         for held in link.get("addr_info", []):
             if held.get("family") == "inet" and ipaddress.ip_address(held["local"]) in vlan.subnet:
                 answers.setdefault(held["local"], set()).add(str(link.get("address", "")).lower())
@@ -113,7 +103,8 @@ def _sweep_from(net: Network, access: Access, vlan: Vlan, prober: str) -> VlanAn
 
 
 def _lab_gateway_view(net: Network, access: Access, vlan: Vlan) -> dict[str, set[str]]:
-    entries = _json(access, access.node(vlan.gateway), ["ip", "-j", "neigh", "show", "dev", svi_name(vlan.id)])
+    entries = json_list(access.runner, access.node(vlan.gateway),
+                        ["ip", "-j", "neigh", "show", "dev", svi_name(vlan.id)], 15)
     return _resolved((e.get("dst", ""), e.get("lladdr", "")) for e in entries)
 
 
@@ -131,7 +122,8 @@ def _lab_learned(net: Network, access: Access, vlans: list[Vlan]) -> dict[tuple[
     learned: dict[tuple[str, str], list[str]] = defaultdict(list)
     for vlan in vlans:
         for device in _switches(net, vlan):
-            for e in _json(access, access.node(device), ["bridge", "-j", "fdb", "show", "br", svi_name(vlan.id)]):
+            fdb = ["bridge", "-j", "fdb", "show", "br", svi_name(vlan.id)]
+            for e in json_list(access.runner, access.node(device), fdb, 15):
                 mac, ifname = str(e.get("mac", "")).lower(), str(e.get("ifname", ""))
                 if e.get("state") == "permanent" or "master" not in e or not mac:
                     continue
@@ -170,9 +162,8 @@ def _floor_learned(net: Network, access: Access, vlans: list[Vlan]) -> tuple[dic
     return learned, views
 
 
-def edge_ports(net: Network, ports: list[str]) -> list[str]:
+def edge_ports(uplinks: set[str], ports: list[str]) -> list[str]:
     """The ports a MAC is learned on that face hosts (a trunk's only when no host port has it)."""
-    uplinks = {end for link in net.links for end in (link.a, link.b)}
     return sorted(set([p for p in ports if p not in uplinks] or ports))
 
 
@@ -182,9 +173,8 @@ def _intent_port(net: Network, device: str, name: str) -> str:
     return next((p.name for p in ports if same_port(p.name, name)), name)
 
 
-def _where(mac: str, ports: list[str], net: Network) -> str:
-    """A MAC and where it is learned, with whose port each is by the intent."""
-    attached = {e.attach: e.name for e in net.endpoints.values()}
+def _where(mac: str, ports: list[str], attached: dict[str, str]) -> str:
+    """A MAC and where it is learned, with whose port each is by the intent (``attached``)."""
     if not ports:
         return f"{mac} (not learned on any switch port)"
     return f"{mac} on " + ", ".join(f"{p} ({attached[p]}'s port)" if p in attached else p for p in ports)
@@ -202,6 +192,8 @@ class AddressFindings:
 def judge_addresses(net: Network, swept: list[VlanAnswers], gateway_views: dict[str, dict[str, set[str]]],
                     learned: dict[tuple[str, str], list[str]]) -> AddressFindings:
     findings = AddressFindings()
+    uplinks = {end for link in net.links for end in (link.a, link.b)}
+    attached = {e.attach: e.name for e in net.endpoints.values()}
     for sweep in swept:
         vlan = sweep.vlan
         if sweep.error:
@@ -216,8 +208,8 @@ def judge_addresses(net: Network, swept: list[VlanAnswers], gateway_views: dict[
         answers = {address: macs | gateway_views.get(vlan.name, {}).get(address, set())
                    for address, macs in sweep.answers.items() if ipaddress.ip_address(address) in vlan.subnet}
         for address, macs in sorted(answers.items(), key=lambda kv: ipaddress.ip_address(kv[0])):
-            ports = {mac: edge_ports(net, learned.get((vlan.name, mac), [])) for mac in sorted(macs)}
-            seen = "; ".join(_where(mac, where, net) for mac, where in ports.items())
+            ports = {mac: edge_ports(uplinks, learned.get((vlan.name, mac), [])) for mac in sorted(macs)}
+            seen = "; ".join(_where(mac, where, attached) for mac, where in ports.items())
             holder = held.get(address)
             if holder is None:
                 line = (f"{address} in {vlan.name} is not in the intent, yet answers ARP from {seen}")

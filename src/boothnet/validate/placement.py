@@ -7,7 +7,6 @@ re-addressed, is named with what was seen."""
 
 from __future__ import annotations
 
-import json
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,7 +21,7 @@ from boothnet.status import Status
 from boothnet.validate.access import Access, FloorDevices
 from boothnet.validate.addresses import find_duplicates
 from boothnet.validate.perf.probes import ping
-from boothnet.validate.perf.runner import Runner
+from boothnet.validate.perf.runner import json_list
 from boothnet.validate.results import EndpointRow
 
 WORKERS = 8
@@ -30,15 +29,6 @@ WORKERS = 8
 
 def _vlan_of(net: Network, bridge: str) -> str:
     return next((v.name for v in net.vlans if svi_name(v.id) == bridge), bridge)
-
-
-def _json(runner: Runner, ns: str, argv: list[str]) -> list[dict[str, Any]]:
-    result = runner(ns, argv, 10)
-    try:
-        data = json.loads(result.stdout or "[]")
-    except ValueError:
-        return []
-    return data if isinstance(data, list) else []
 
 
 def check_endpoint(net: Network, access: Access, endpoint: Endpoint, ports: dict[str, dict[str, str]]) -> EndpointRow:
@@ -53,13 +43,13 @@ def check_endpoint(net: Network, access: Access, endpoint: Endpoint, ports: dict
     ns = node(endpoint.name)
     problems: list[str] = []
 
-    links = _json(runner, ns, ["ip", "-j", "addr", "show", "dev", HOST_IFNAME])
+    links = json_list(runner, ns, ["ip", "-j", "addr", "show", "dev", HOST_IFNAME])
     mac = links[0].get("address") if links else None
     have = [f"{a['local']}/{a['prefixlen']}" for link in links for a in link.get("addr_info", [])
             if a.get("family") == "inet"]
     if want not in have:
         problems.append(f"has {', '.join(have) or 'no IPv4 address'} on {HOST_IFNAME}; the intent says {want}")
-    routes = _json(runner, ns, ["ip", "-j", "route", "show", "default"])
+    routes = json_list(runner, ns, ["ip", "-j", "route", "show", "default"])
     gateways = [r.get("gateway") for r in routes]
     if gateway not in gateways:
         problems.append(f"default gateway {', '.join(map(str, gateways)) or 'none'}; the intent says {gateway} "
@@ -68,7 +58,7 @@ def check_endpoint(net: Network, access: Access, endpoint: Endpoint, ports: dict
     ping(runner, node(vlan.gateway), str(endpoint.address), count=1, wait_s=1)  # the gateway resolves it
 
     bridge = svi_name(vlan.id)  # the lab's switches are a bridge per VLAN
-    learned = [e for e in _json(runner, node(device), ["bridge", "-j", "fdb", "show"])
+    learned = [e for e in json_list(runner, node(device), ["bridge", "-j", "fdb", "show"])
                if mac and e.get("mac") == mac and e.get("state") != "permanent" and "master" in e]
     seen = sorted({(e.get("ifname", "?"), e["master"]) for e in learned})
     if not seen:
@@ -78,7 +68,7 @@ def check_endpoint(net: Network, access: Access, endpoint: Endpoint, ports: dict
         problems.append(f"its MAC {mac} is learned on {where}; the intent attaches it to {endpoint.attach} "
                         f"in {vlan.name}")
 
-    resolved = [n.get("lladdr") for n in _json(runner, node(vlan.gateway),
+    resolved = [n.get("lladdr") for n in json_list(runner, node(vlan.gateway),
                                                 ["ip", "-j", "neigh", "show", "to", str(endpoint.address)])
                 if n.get("lladdr") and n.get("dev") == bridge]
     if mac and resolved and mac not in resolved:
@@ -122,8 +112,8 @@ def _host_side(net: Network, access: Access, endpoint: Endpoint) -> _HostSide:
     reached = access.runner(host, ["true"], 20)
     if not reached.ok:
         return _HostSide(error=f"{endpoint.name} could not be asked: {reached.output.strip() or 'no answer'}")
-    routes = _json(access.runner, host, ["ip", "-j", "route", "show", "default"])
-    mac, problems = _own_address(_json(access.runner, host, ["ip", "-j", "addr", "show"]), routes,
+    routes = json_list(access.runner, host, ["ip", "-j", "route", "show", "default"])
+    mac, problems = _own_address(json_list(access.runner, host, ["ip", "-j", "addr", "show"]), routes,
                                  f"{endpoint.address}/{vlan.subnet.prefixlen}")
     gateways = [r.get("gateway") for r in routes]
     if gateway not in gateways:

@@ -124,11 +124,10 @@ class LinkChecks(CheckBase):
             vlan = self._resolve_vlan(endpoint.vlan)
             self._endpoint_mac(name, endpoint, vlan, macs, file, prefix)
             if vlan is not None and vlan.bind_hosts and endpoint.attach in used:
-                where = used[endpoint.attach]
-                mode = self.net.links[int(where[6:where.index("]")])].mode if where.startswith("links[") else "host"
+                mode = next((link.mode for link in self.net.links if endpoint.attach in (link.a, link.b)), "host")
                 self.add(file, f"{prefix}attach", endpoint.attach,
                          f"an access port of its own: VLAN {vlan.name} binds its hosts' ports to their MACs "
-                         f"(bind_hosts), and {endpoint.attach} is a {mode} port ({where})")
+                         f"(bind_hosts), and {endpoint.attach} is a {mode} port ({used[endpoint.attach]})")
                 continue
             if vlan is None:
                 self.add(file, f"{prefix}vlan", endpoint.vlan, "a known VLAN name")

@@ -8,10 +8,11 @@ their pid in a per-node pidfile, so they are stopped by id, never by name.
 
 from __future__ import annotations
 
+import json
 import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from boothnet.poll import poll
 
@@ -54,6 +55,16 @@ def _run(
 
         return CommandResult(node, tuple(argv), 124, _text(exc.stdout), _text(exc.stderr), True)
     return CommandResult(node, tuple(argv), done.returncode, done.stdout, done.stderr)
+
+
+def json_list(runner: Runner, node: str, argv: list[str], timeout: float = 10) -> list[dict[str, Any]]:
+    """A `-j` command's JSON list (iproute2, bridge); [] when it failed or printed no list."""
+    result = runner(node, argv, timeout)
+    try:
+        data = json.loads(result.stdout or "[]")
+    except ValueError:
+        return []
+    return data if isinstance(data, list) else []
 
 
 def netns_runner(node: str, argv: Sequence[str], timeout: float | None = None) -> CommandResult:
