@@ -5,9 +5,9 @@ PY := $(VENV)/bin/python
 BIN := $(VENV)/bin
 NET ?= sc-booth
 TEST_WORKERS ?= $(shell nproc)
-# The live tier waits on links, timers and daemons more than it computes: two workers run it in
-# about 22 min instead of 34, one module (or the modules sharing a reference name,
-# tests/helpers.py) at a time each; a test marked cpu_alone runs while the other worker waits.
+# The live tier waits on links, timers and daemons more than it computes: two workers run it, one
+# module at a time each, longest first (tests/helpers.py); a test marked cpu_alone runs while the
+# other worker waits. A third worker on 2 cores disturbs the measurements (BENCHMARKS.md).
 LIVE_WORKERS ?= 2
 BASE ?= HEAD
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
@@ -55,7 +55,7 @@ unit:
 # Batfish) alone, since its measurements and timeouts must not share the CPUs. Each prints its time.
 test: lint
 	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadfile -m "not lab and not batfish" --durations=10 tests checks
-	$(BIN)/pytest -q -n $(LIVE_WORKERS) --dist loadgroup -m "lab or batfish" --durations=20 tests checks
+	$(BIN)/pytest -q -n $(LIVE_WORKERS) --dist loadfile --no-loadscope-reorder -m "lab or batfish" --durations=20 tests checks
 
 build:
 	$(BIN)/ansible-playbook -i inventories/$(NET) playbooks/build.yml

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.helpers import INVENTORIES, ROOT, SHARED_NAMES, cpu_share, live_scope  # noqa: F401 - ROOT for the conftests and tests below
+from tests.helpers import INVENTORIES, ROOT, cpu_share, live_order  # noqa: F401 - ROOT for the conftests and tests below
 
 
 class InventoryCopy:
@@ -33,32 +33,12 @@ LIVE_BATFISH_FIXTURES = {"host", "batfish_status"}
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """A test that asks the live Batfish service is in the live tier, and in a module that shares
-    the service (tests/helpers.py: SHARED_NAME_MODULES)."""
-    strays = set()
+    """A test that asks the live Batfish service is in the live tier; the live tier's modules run
+    longest first (tests/helpers.py: live_order), each module's tests in their own order."""
     for item in items:
         if LIVE_BATFISH_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.batfish)
-            if live_scope(item.nodeid) != SHARED_NAMES:
-                strays.add(item.nodeid.split("::", 1)[0])
-    if strays:
-        raise pytest.UsageError(f"{', '.join(sorted(strays))} ask(s) the live Batfish service: add them to "
-                                "SHARED_NAME_MODULES in tests/helpers.py, so that one worker runs them all")
-
-
-def pytest_xdist_make_scheduler(config: pytest.Config, log):  # noqa: ANN201 - xdist's scheduler
-    """`--dist loadgroup`: the live tier's work units by live_scope(), a module or the modules
-    that share names. pytest-xdist 3.8's own groups (an `@group` suffix on node ids) are lost
-    under pytest 9, whose node ids no longer read it."""
-    if config.getvalue("dist") != "loadgroup":
-        return None
-    from xdist.scheduler import LoadScopeScheduling
-
-    class SharedNames(LoadScopeScheduling):
-        def _split_scope(self, nodeid: str) -> str:
-            return live_scope(nodeid)
-
-    return SharedNames(config, log)
+    items.sort(key=lambda item: live_order(item.nodeid))
 
 
 @pytest.fixture(autouse=True)

@@ -12,26 +12,31 @@ from boothnet.lab.lldp import SOCKET_DIR
 
 ROOT = Path(__file__).resolve().parents[1]
 INVENTORIES = ROOT / "inventories"
-# The live tier runs on two workers (LIVE_WORKERS), a test module at a time each. These
-# modules ask the live Batfish service (its snapshots, e.g. "verify" in network "lab-mini", are
-# shared) or bring up a reference inventory's lab under its own name (lab-mini's namespaces), or
-# run lab-mini's hosts through the floor path, whose pid and log files are named by host
-# (/tmp/boothnet-h2-responder-0.pid, one /tmp for every lab): one worker runs them all, one after
-# another. Every other live module has a lab name of its own.
-SHARED_NAMES = "reference-names"
-SHARED_NAME_MODULES = (
-    "checks/", "tests/integration/batfish/", "tests/fuzz/test_valid_intents.py",
-    "tests/integration/faults/test_batfish_dies.py", "tests/integration/faults/test_killed_demo.py",
-    "tests/integration/perf/test_perf_lab.py", "tests/integration/policy/test_policy_batfish.py",
-    "tests/integration/validate/test_planted_faults.py", "tests/integration/floor/test_floor_path.py",
-    "tests/integration/watch/test_watch_lab.py",
-)
+# The live tier runs on LIVE_WORKERS workers, a test module at a time each. Every module has names of
+# its own (a lab's network and management subnet, Batfish snapshots named by the run's folder, floor
+# pid files by network), so any two may run side by side. Longest first, so that no worker starts a
+# long module when the others are nearly done: seconds each module took in a two-worker run
+# (pytest --junitxml, 2026-11-27); a module not listed is short and runs after these.
+LIVE_MODULE_SECONDS = {
+    "tests/integration/validate/test_planted_faults.py": 250,
+    "tests/integration/validate/test_planted_measured.py": 210,
+    "tests/integration/vpn/test_vpn_lab.py": 390,
+    "tests/integration/faults/test_killed_demo.py": 170,
+    "tests/integration/perf/test_wan_lab.py": 210,
+    "tests/integration/batfish/test_bf_planted.py": 170,
+    "tests/integration/watch/test_watch_lab.py": 155,
+    "tests/integration/validate/test_backbone.py": 110,
+    "tests/integration/deploy/test_deploy_lab.py": 130,
+    "tests/integration/validate/test_vendor_standins.py": 90,
+    "tests/integration/batfish/test_bf_acl_review_live.py": 90,
+    "tests/integration/floor/test_floor_path.py": 85,
+    "tests/integration/deploy/test_day0_adjacencies.py": 80,
+}
 
 
-def live_scope(nodeid: str) -> str:
-    """The live tier's unit of work for a test: SHARED_NAMES, or the test's own module."""
-    module = nodeid.split("::", 1)[0]
-    return SHARED_NAMES if module.startswith(SHARED_NAME_MODULES) else module
+def live_order(nodeid: str) -> int:
+    """Sort key of a test in the live tier: its module's measured seconds, longest first."""
+    return -LIVE_MODULE_SECONDS.get(nodeid.split("::", 1)[0], 0)
 
 
 @contextmanager

@@ -63,7 +63,7 @@ def detached(argv: Sequence[str], pidfile: str, limit_s: Any = 300) -> list[str]
 
 
 def pidfile(node: str, tool: str, port: Any) -> str:
-    return pidfile_for(node, tool, int(port))
+    return pidfile_for(None, node, tool, int(port))  # the role's server is a namespace or a host of its own
 
 
 def listening(ss_stdout: str) -> list[int]:

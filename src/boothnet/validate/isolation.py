@@ -20,7 +20,14 @@ from boothnet.intent import Network
 from boothnet.intent.model import Endpoint
 from boothnet.progress import Progress
 from boothnet.validate.access import Access
-from boothnet.validate.perf.runner import Background, Runner, pidfile_for, start_background, stop_background
+from boothnet.validate.perf.runner import (
+    Background,
+    Runner,
+    pidfile_for,
+    scratch_name,
+    start_background,
+    stop_background,
+)
 from boothnet.validate.plan import Flow
 from boothnet.validate.results import IsolationRow
 from boothnet.verify.batfish.traces import FlowAnswer
@@ -59,11 +66,11 @@ def _read_log(runner: Runner, responder: Responder) -> list[str]:
 
 def start_responder(access: Access, host: Endpoint, ports: dict[str, set[int]]) -> Responder:
     runner, ns = access.runner, access.node(host.name)
-    responder = Responder(host.name, ns, f"/tmp/boothnet-{ns}-responder.log")
+    responder = Responder(host.name, ns, f"/tmp/boothnet-{scratch_name(runner, ns)}-responder.log")
     if why := access.why_not(host.name, "python3", "setsid"):
         responder.error = f"no responder on {host.name}: {why}"
         return responder
-    pidfile = pidfile_for(ns, "responder", 0)
+    pidfile = pidfile_for(runner, ns, "responder", 0)
     # ours from a run that was killed before it could stop it still holds the ports: stop it by its pid
     stop_background(runner, Background(ns, (), pidfile))
     runner(ns, ["rm", "-f", responder.log], 10)

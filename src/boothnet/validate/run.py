@@ -44,6 +44,7 @@ from boothnet.validate.plan import (
 from boothnet.validate.results import MtuRow, Stage
 from boothnet.verify.batfish.from_intent import batfish_view, vlan_entries, vpn_tunnel_ends
 from boothnet.verify.batfish.service import find_host, probe
+from boothnet.verify.batfish.snapshot import snapshot_name
 from boothnet.verify.batfish.traces import FlowAnswer, FlowQuery, ask_flows, load_view
 from boothnet.verify.batfish.verify import LoadedSnapshot
 
@@ -111,9 +112,9 @@ def batfish_answers(
              "own ports), asked of the configs")
     loaded = run.batfish_snapshot
     if loaded is None or loaded.host != status.host:
-        bf = load_view(status, net.name, view.configs.out_dir, view.intent.links, run.layout.validate_snapshot,
-                       "validate")
-        loaded = run.batfish_snapshot = LoadedSnapshot(status.host, bf, "validate")
+        name = snapshot_name("validate", run.layout.validate_snapshot)
+        bf = load_view(status, net.name, view.configs.out_dir, view.intent.links, run.layout.validate_snapshot, name)
+        loaded = run.batfish_snapshot = LoadedSnapshot(status.host, bf, name)
     tunnels = vpn_tunnel_ends(net, view.models)
     answers: list[FlowAnswer | None] = [None] * len(flows)
     for i, answer in zip(asked, ask_flows(loaded.session, loaded.name, [

@@ -8,6 +8,7 @@ import pytest
 from boothnet.run import Run
 from boothnet.validate.plan import isolation_flows
 from boothnet.validate.run import batfish_answers
+from boothnet.verify.batfish.snapshot import snapshot_name
 from boothnet.verify.stage import run_verify_stage
 from tests.helpers import INVENTORIES, quiet
 
@@ -23,7 +24,9 @@ def test_validate_asks_the_snapshot_verify_loaded(host, tmp_path, traced):
     assert stage.status == "PASS" and len(answers) == 3 and None not in answers
     assert run.batfish_snapshot is verify_snapshot
     assert [e for e in traced() if e.startswith(("load Batfish snapshot", "render Batfish view"))] == [
-        "render Batfish view of lab-mini", f"load Batfish snapshot 'verify' from {tmp_path}/lab-mini/verify/snapshot"]
+        "render Batfish view of lab-mini",
+        f"load Batfish snapshot '{snapshot_name('verify', tmp_path / 'lab-mini' / 'verify')}' from "
+        f"{tmp_path}/lab-mini/verify/snapshot"]
 
 
 def test_another_service_gets_the_view_loaded_again(host, tmp_path, traced):
@@ -31,6 +34,8 @@ def test_another_service_gets_the_view_loaded_again(host, tmp_path, traced):
     run_verify_stage(run, tmp_path, host=host)
     run.batfish_snapshot = type(run.batfish_snapshot)("elsewhere:9996", None, "verify")  # loaded on another service
     answers, stage = batfish_answers(run, isolation_flows(run.net)[:3], host, quiet)
-    assert stage.status == "PASS" and run.batfish_snapshot.name == "validate"
+    validate_snapshot = snapshot_name("validate", tmp_path / "lab-mini" / "validate" / "snapshot")
+    assert stage.status == "PASS" and run.batfish_snapshot.name == validate_snapshot
     assert [e.split(" from ")[0] for e in traced() if e.startswith("load Batfish snapshot")] == [
-        "load Batfish snapshot 'verify'", "load Batfish snapshot 'validate'"]
+        f"load Batfish snapshot '{snapshot_name('verify', tmp_path / 'lab-mini' / 'verify')}'",
+        f"load Batfish snapshot '{validate_snapshot}'"]

@@ -52,7 +52,7 @@ def verify(host, view, tmp_path) -> Callable[[dict[str, Edit]], VerifyReport]:
             path = planted / f"{device}.cfg"
             path.write_text(edit(path.read_text()))
         return run_verify(intent, planted, intent.links, tmp_path / "verify", host=host, require=True,
-                          network="boothnet-planted", snapshot_name=f"planted-{os.getpid()}")
+                          network="boothnet-planted", snapshot=f"planted-{os.getpid()}")
 
     return run
 
@@ -166,7 +166,7 @@ def test_every_rendered_config_parses_cleanly(host, network, tmp_path):
     result, models = render_batfish_view(net, tmp_path / "build")
     intent = verify_intent_from_model(net, models)
     report = run_verify(intent, result.out_dir, intent.links, tmp_path / "verify", host=host,
-                        require=True, network=f"boothnet-{network}", snapshot_name="parse")
+                        require=True, network=f"boothnet-{network}", snapshot="parse")
     for name in ("parsing", "references", "unused"):
         errors = [f.one_line() for f in report.check(name).findings if str(f.severity) == "error"]
         assert report.check(name).status == Status.PASS and errors == [], errors

@@ -66,7 +66,7 @@ def test_validate_hw_on_the_lab_passes_enters_no_lab_namespace_and_agrees_with_v
                                cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
         assert floor.returncode == 0, floor.stdout[-3000:] + floor.stderr[-3000:]
         assert "PASS: all" in floor.stdout
-        left_files = [str(p) for node in spec.nodes for p in Path("/tmp").glob(f"boothnet-{node.name}-*")]
+        left_files = [str(p) for node in spec.nodes for p in Path("/tmp").glob(f"boothnet-{NETWORK}-{node.name}-*")]
         left_processes = [pid for pids in pids_in_namespaces(f"{NETWORK}-{n.name}" for n in spec.nodes).values()
                           for pid in pids if any(tool in _cmdline(pid) for tool in ("iperf3", "nuttcp", "python3"))]
         assert left_files == [] and left_processes == [], (left_files, [_cmdline(p) for p in left_processes])

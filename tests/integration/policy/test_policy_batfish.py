@@ -28,7 +28,7 @@ def verify(host: str, net: Network, work: Path, name: str) -> VerifyReport:
     result, models = render_batfish_view(net, work / "build")
     intent = verify_intent_from_model(net, models)
     return run_verify(intent, result.out_dir, intent.links, work / "verify", host=host, require=True,
-                      network="boothnet-policy", snapshot_name=f"{name}-{os.getpid()}")
+                      network="boothnet-policy", snapshot=f"{name}-{os.getpid()}")
 
 
 def test_the_policy_check_names_the_planted_shadowing(host, tmp_path, monkeypatch):

@@ -13,6 +13,7 @@ from boothnet.verify.batfish.snapshot import (
     build_snapshot_dir,
     init_snapshot,
     layer1_topology,
+    snapshot_name,
 )
 
 
@@ -64,3 +65,10 @@ def test_init_snapshot_uploads_the_folder(tmp_path):
 
     assert init_snapshot(FakeSession(), tmp_path, "verify") == "verify"
     assert calls == [(str(tmp_path), "verify", True)]
+
+
+def test_two_run_folders_of_one_network_load_two_snapshots_and_a_rerun_its_own(tmp_path):
+    first, second = tmp_path / "a" / "lab-mini" / "verify", tmp_path / "b" / "lab-mini" / "verify"
+    assert snapshot_name("verify", first) != snapshot_name("verify", second)
+    assert snapshot_name("verify", first) == snapshot_name("verify", first)
+    assert snapshot_name("verify", first).startswith("verify-")

@@ -4,7 +4,7 @@ import pytest
 
 from boothnet.validate.perf import iperf3, nuttcp
 from boothnet.validate.perf.ports import PortAllocator
-from boothnet.validate.perf.runner import CommandResult, detached_argv, listening_ports, local_runner
+from boothnet.validate.perf.runner import CommandResult, detached_argv, listening_ports, local_runner, pidfile_for
 
 
 def test_same_test_id_same_block_across_allocators() -> None:
@@ -86,3 +86,17 @@ def test_command_lines() -> None:
     assert n[-1] == "10.0.0.2"
     with pytest.raises(ValueError):
         iperf3.client_argv("x", 1, streams=0)
+
+
+def test_a_floor_runs_pid_files_carry_its_network_and_a_lab_nodes_its_namespace() -> None:
+    """Two intents (or two labs reached as floors) sharing a host never stop each other's
+    listener by a pid file of the same name."""
+
+    class FloorRunner:
+        def __init__(self, network: str) -> None:
+            self.network = network
+
+    assert pidfile_for(FloorRunner("booth-a"), "h2", "iperf3", 5201) == "/tmp/boothnet-booth-a-h2-iperf3-5201.pid"
+    assert pidfile_for(FloorRunner("booth-a"), "h2", "iperf3", 5201) != pidfile_for(FloorRunner("booth-b"), "h2",
+                                                                                     "iperf3", 5201)
+    assert pidfile_for(local_runner, "lab-mini-h2", "responder", 0) == "/tmp/boothnet-lab-mini-h2-responder-0.pid"

@@ -30,4 +30,4 @@ def reach_floor(net: Network, devices: list[DriftTarget], hosts: Mapping[str, Ma
             port_names=lab_ifnames(net, stand_in_vlan_mode) if stand_in_vlan_mode else intent_ports,
             stand_in_ports=port_map(net) if stand_in_vlan_mode else {},
             stand_in_vlan_mode=stand_in_vlan_mode or None)
-        yield floor_access(AnsibleRunner(hosts), floor)
+        yield floor_access(AnsibleRunner(hosts, net.name), floor)

@@ -31,13 +31,14 @@ class AnsibleRunner:
     """``runner(host, argv, timeout)`` over Ansible's connection plugin for ``host``; a host it
     cannot reach answers rc 255 with Ansible's reason, naming the host."""
 
-    def __init__(self, hosts: Mapping[str, Mapping[str, Any]]) -> None:
+    def __init__(self, hosts: Mapping[str, Mapping[str, Any]], network: str = "") -> None:
         from ansible.plugins.loader import init_plugin_loader
 
         with warnings.catch_warnings():  # loaded already when ansible-playbook runs us: it says so, harmlessly
             warnings.simplefilter("ignore")
             init_plugin_loader()
         self.hosts = {name: dict(found) for name, found in hosts.items()}
+        self.network = network  # names this run's pid and log files on the hosts (runner.scratch_name)
         self.unreachable: dict[str, str] = {}  # host -> why: asked once (validate's reach stage), not at every probe
         self._load = threading.Lock()  # the plugin loader caches on first use: once, not in racing threads
 

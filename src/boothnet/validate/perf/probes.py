@@ -275,7 +275,7 @@ def start_listener(runner: Runner, node: str, port: int, *, bind: str = "0.0.0.0
                    limit_s: float = 300) -> Background:
     """A TCP sink on ``node``:``port``; stop it with ``stop_background``."""
     return start_background(runner, node, listener_argv(port, bind),
-                            pidfile_for(node, "listener", port), limit_s=limit_s, port=port)
+                            pidfile_for(runner, node, "listener", port), limit_s=limit_s, port=port)
 
 
 def stop_listener(runner: Runner, handle: Background) -> None:

@@ -90,7 +90,7 @@ def _client_against_server(
     (server_node, server_argv), (client_node, client_argv) = server, client
     try:
         handle = start_background(runner, server_node, server_argv,
-                                  pidfile_for(server_node, tool, port), limit_s=limit, port=port)
+                                  pidfile_for(runner, server_node, tool, port), limit_s=limit, port=port)
     except RuntimeError:
         if start_together is not None:
             start_together.abort()  # the other clients must not wait for this one

@@ -101,9 +101,16 @@ class Background:
     port: int | None = None
 
 
-def pidfile_for(node: str, tool: str, port: int) -> str:
-    # Lab namespaces share one /tmp, so the node name is part of the file name.
-    return f"/tmp/boothnet-{node}-{tool}-{port}.pid"
+def scratch_name(runner: Runner | None, node: str) -> str:
+    """The part of a pid or log file's name (in /tmp) that tells its run from others: a lab
+    node's namespace name already holds its network's; a floor host's gets the network's name
+    from its runner, since two intents (or two labs reached as floors) may share a host."""
+    scope = getattr(runner, "network", "")
+    return f"{scope}-{node}" if scope else node
+
+
+def pidfile_for(runner: Runner | None, node: str, tool: str, port: int) -> str:
+    return f"/tmp/boothnet-{scratch_name(runner, node)}-{tool}-{port}.pid"
 
 
 def detached_argv(argv: Sequence[str], pidfile: str, limit_s: float) -> list[str]:

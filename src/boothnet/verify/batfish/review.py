@@ -21,7 +21,7 @@ from boothnet.verify.batfish.intent import OPENING_PACKETS, VerifyIntent, ip_in
 from boothnet.verify.batfish.questions import opening_headers, secure_headers, zone_pair_headers
 from boothnet.verify.batfish.report import Status
 from boothnet.verify.batfish.service import open_session, service_status
-from boothnet.verify.batfish.snapshot import Edge, build_snapshot_dir, init_snapshot
+from boothnet.verify.batfish.snapshot import Edge, build_snapshot_dir, init_snapshot, snapshot_name
 
 PERMITTED, DENIED = "newly permitted", "newly denied"
 
@@ -280,9 +280,10 @@ def review_change(
         return result
     edges = layer1_edges or []
     bf = open_session(status, network)
-    for name, cfg in (("base", base_configs), ("change", change_configs)):
-        init_snapshot(bf, build_snapshot_dir(cfg, edges, out_dir / "snapshots" / name), name)
-    diff = {"snapshot": "change", "reference_snapshot": "base"}
+    names = {side: snapshot_name(side, out_dir) for side in ("base", "change")}
+    for side, cfg in (("base", base_configs), ("change", change_configs)):
+        init_snapshot(bf, build_snapshot_dir(cfg, edges, out_dir / "snapshots" / side), names[side])
+    diff = {"snapshot": names["change"], "reference_snapshot": names["base"]}
     q = bf.q
     compare = q.compareFilters().answer(**diff).frame()
     targets: dict[str, set[str]] = {}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 from collections.abc import Iterable
@@ -75,6 +76,12 @@ def build_snapshot_dir(configs: Path, edges: Iterable[Edge], out_dir: Path) -> P
             json.dumps(layer1_topology(edges), indent=2) + "\n"
         )
     return out_dir
+
+
+def snapshot_name(stage: str, run_folder: Path) -> str:
+    """``stage`` and a digest of the run's folder: two runs of one network on one service (two
+    checkouts, two CI jobs) never load over each other's snapshot, and a rerun replaces its own."""
+    return f"{stage}-{hashlib.sha1(str(run_folder.resolve()).encode()).hexdigest()[:8]}"
 
 
 def init_snapshot(bf: Any, snapshot_dir: Path, name: str) -> str:

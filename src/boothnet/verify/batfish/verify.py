@@ -12,7 +12,7 @@ from boothnet.verify.batfish.intent import VerifyIntent
 from boothnet.verify.batfish.questions import Answers, collect
 from boothnet.verify.batfish.report import CheckResult, Finding, Status, VerifyReport
 from boothnet.verify.batfish.service import BatfishUnavailable, open_session, service_status
-from boothnet.verify.batfish.snapshot import Edge, build_snapshot_dir, init_snapshot, read_configs
+from boothnet.verify.batfish.snapshot import Edge, build_snapshot_dir, init_snapshot, read_configs, snapshot_name
 
 
 def verify_from_answers(
@@ -86,7 +86,7 @@ def run_verify(
     require: bool = False,
     extra_results: Iterable[CheckResult] = (),
     network: str = "boothnet",
-    snapshot_name: str = "verify",
+    snapshot: str | None = None,
     view_notes: Iterable[str] = (),
     keep_session: Callable[[LoadedSnapshot], object] | None = None,
 ) -> VerifyReport:
@@ -102,10 +102,11 @@ def run_verify(
     else:
         snap_dir = build_snapshot_dir(snapshot_configs, layer1_edges, out_dir / "snapshot")
         bf = open_session(status, network)
-        init_snapshot(bf, snap_dir, snapshot_name)
+        snapshot = snapshot or snapshot_name("verify", out_dir)
+        init_snapshot(bf, snap_dir, snapshot)
         if keep_session is not None:
-            keep_session(LoadedSnapshot(status.host, bf, snapshot_name))
-        answers = collect(bf, intent, snapshot_name)
+            keep_session(LoadedSnapshot(status.host, bf, snapshot))
+        answers = collect(bf, intent, snapshot)
         if answers.service_lost:
             raise BatfishUnavailable(
                 f"Batfish at {status.host} stopped answering during verify: {len(answers.errors)} questions "
@@ -118,7 +119,7 @@ def run_verify(
                 if r.status == Status.SKIPPED:
                     r.status = Status.FAIL
         report = VerifyReport(batfish_host=status.host, service_status=str(status),
-                              snapshot=snapshot_name).add(results)
+                              snapshot=snapshot).add(results)
     report.add(list(extra_results))
     report.view_notes = list(view_notes)
     report.write(out_dir)
