@@ -69,3 +69,15 @@ def test_a_port_an_earlier_line_decides_is_not_printed_again() -> None:
     first = AclEntry("permit", "tcp", net, None, "r0", dst_ports=(22,))
     second = AclEntry("permit", "tcp", net, None, "r1", dst_ports=(22, 443))
     assert dedupe([first, second]) == [first, AclEntry("permit", "tcp", net, None, "r1", dst_ports=(443,))]
+
+
+def test_a_line_whose_every_port_earlier_lines_decide_is_dropped_not_left_with_no_port() -> None:
+    """Found by the policy property in CI: `any tcp 22`, `any tcp 5201`, then `any tcp 22,5201`
+    left the third line with no port, which nftables printed as every TCP port."""
+    net = IPv4Network("10.20.10.0/24")
+    ssh = AclEntry("permit", "tcp", net, None, "r0", dst_ports=(22,))
+    iperf = AclEntry("permit", "tcp", net, None, "r1", dst_ports=(5201,))
+    both = AclEntry("permit", "tcp", net, None, "r2", dst_ports=(22, 5201))
+    assert dedupe([ssh, iperf, both]) == [ssh, iperf]
+    assert acl_decision(dedupe([ssh, iperf, both]), IPv4Network("10.20.10.254/32"), IPv4Network("10.120.1.254/32"),
+                        "tcp", 33333) is None

@@ -231,6 +231,8 @@ def undecided(entry: AclEntry, earlier: list[AclEntry]) -> AclEntry | None:
     # only a line naming one of its ports can decide a port and not the whole line
     if len(entry.dst_ports) > 1 and (partial := [e for e in earlier if set(e.dst_ports) & set(entry.dst_ports)]):
         ports = tuple(p for p in entry.dst_ports if not any(covers(e, replace(entry, dst_ports=(p,))) for e in partial))
+        if not ports:  # each port decided by another earlier line; no ports left would mean every port
+            return None
         entry = replace(entry, dst_ports=ports)
     return entry
 

@@ -4,7 +4,15 @@ import pytest
 
 from boothnet.validate.perf import iperf3, nuttcp
 from boothnet.validate.perf.ports import PortAllocator
-from boothnet.validate.perf.runner import CommandResult, detached_argv, listening_ports, local_runner, pidfile_for
+from boothnet.validate.perf.runner import (
+    CommandResult,
+    detached_argv,
+    listening_ports,
+    local_runner,
+    pidfile_for,
+    start_background,
+    stop_background,
+)
 
 
 def test_same_test_id_same_block_across_allocators() -> None:
@@ -100,3 +108,44 @@ def test_a_floor_runs_pid_files_carry_its_network_and_a_lab_nodes_its_namespace(
     assert pidfile_for(FloorRunner("booth-a"), "h2", "iperf3", 5201) != pidfile_for(FloorRunner("booth-b"), "h2",
                                                                                      "iperf3", 5201)
     assert pidfile_for(local_runner, "lab-mini-h2", "responder", 0) == "/tmp/boothnet-lab-mini-h2-responder-0.pid"
+
+
+SLOW_TO_EXIT = """
+import signal, socket, sys, time
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen()
+signal.signal(signal.SIGTERM, lambda *_: (time.sleep(0.5), sys.exit(0)))
+time.sleep(30)
+"""
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_a_stopped_server_has_let_go_of_its_port_when_stop_returns(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The WAN runs reuse one port back to back: a server still closing when the next one starts
+    made that one fail to bind while the old listener answered the readiness check (the refused
+    connection seen once in test_wan_lab)."""
+    port = _free_port()
+    handle = start_background(local_runner, "local", ["python3", "-c", SLOW_TO_EXIT, str(port)],
+                              str(tmp_path / "slow.pid"), limit_s=30, port=port)
+    stop_background(local_runner, handle)
+    assert port not in listening_ports(local_runner, "local")
+
+
+def test_a_port_still_held_is_waited_for_then_named(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import socket
+
+    port = _free_port()
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", port))
+        holder.listen()
+        with pytest.raises(RuntimeError, match=rf"local: TCP port {port} is still held by another listener after "
+                                               r"0.5 s, so python3 cannot take it"):
+            start_background(local_runner, "local", ["python3", "-c", SLOW_TO_EXIT, str(port)],
+                             str(tmp_path / "x.pid"), port=port, ready_timeout=0.5)

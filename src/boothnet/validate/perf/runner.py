@@ -128,7 +128,12 @@ def start_background(
     runner: Runner, node: str, argv: Sequence[str], pidfile: str, *,
     limit_s: float = 300, port: int | None = None, ready_timeout: float = 5.0,
 ) -> Background:
-    """Start ``argv`` detached on ``node``; when ``port`` is given, wait until it listens."""
+    """Start ``argv`` detached on ``node``; when ``port`` is given, wait until it listens. A port
+    still held (the last run's server closing) is waited for first: a listener seen then would be
+    that one, and ours would have failed to bind."""
+    if port is not None and not poll(lambda: port not in listening_ports(runner, node), bool, ready_timeout, 0.1):
+        raise RuntimeError(f"{node}: TCP port {port} is still held by another listener after "
+                           f"{ready_timeout:g} s, so {argv[0]} cannot take it")
     started = runner(node, detached_argv(argv, pidfile, limit_s), 10)
     if not started.ok:
         raise RuntimeError(
@@ -142,9 +147,11 @@ def start_background(
     return handle
 
 
-def stop_background(runner: Runner, handle: Background) -> None:
-    """Stop the process by the pid in its pidfile (it may have exited already)."""
+def stop_background(runner: Runner, handle: Background, timeout: float = 5.0) -> None:
+    """Stop the process by the pid in its pidfile (it may have exited already), and wait until it
+    is gone: ``timeout`` exits only after the server it bounds, so its port is free again."""
     runner(handle.node, ["pkill", "-F", handle.pidfile], 10)
+    poll(lambda: runner(handle.node, ["pgrep", "-F", handle.pidfile], 10).returncode, lambda rc: rc != 0, timeout, 0.1)
     runner(handle.node, ["rm", "-f", handle.pidfile], 10)
 
 
