@@ -47,7 +47,13 @@ class FakeLab:
             with self.lock:
                 self.events.append((time.monotonic(), "client", node))
             return done(out=RECORDED)
-        return done()  # pkill, rm
+        if argv[0] == "pkill":
+            with self.lock:
+                self.listening.pop(node, None)
+            return done()
+        if argv[0] == "pgrep":  # still running: only until stopped
+            return done(0 if node in self.listening else 1)
+        return done()  # rm
 
 
 def run_two(lab: FakeLab) -> list[CommandResult | Exception]:
