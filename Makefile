@@ -7,7 +7,7 @@ NET ?= sc-booth
 TEST_WORKERS ?= $(shell nproc)
 # The live tier waits on links, timers and daemons more than it computes: two workers run it, one
 # module at a time each, longest first (tests/helpers.py); a test marked cpu_alone runs while the
-# other worker waits. A third worker on 2 cores disturbs the measurements (BENCHMARKS.md).
+# other worker waits. A third worker on 2 cores disturbs the measurements (docs/benchmarks.md).
 LIVE_WORKERS ?= 2
 BASE ?= HEAD
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
@@ -20,7 +20,7 @@ DEBIAN_PACKAGES := frr frr-pythontools iperf3 nuttcp strongswan-charon strongswa
 	graphviz lldpd chromium prometheus arp-scan
 
 .PHONY: setup apt venv test lint unit build verify acl-review deploy deploy-hw validate demo graph cabling cabling-check lab-up lab-down clab golden bench-scale clean watch \
-	batfish-up batfish-down batfish-status doctor fuzz
+	batfish-up batfish-down batfish-status doctor fuzz docs docs-serve
 
 setup: apt venv
 	$(BIN)/boothnet doctor
@@ -41,6 +41,13 @@ venv:
 # Every program, kernel feature and daemon the lab needs, checked for real (a few seconds).
 doctor:
 	$(BIN)/boothnet doctor
+
+# The guide (docs/, README's map): strict, so a broken link or anchor fails; build/site/index.html.
+docs:
+	$(BIN)/mkdocs build --strict
+
+docs-serve:
+	$(BIN)/mkdocs serve --strict -a 127.0.0.1:8000
 
 lint:
 	$(BIN)/ruff check src tests checks plugins bench
@@ -138,7 +145,7 @@ fuzz:
 golden:
 	$(PY) tests/golden/regenerate.py
 
-# Show-floor scale benchmarks (BENCHMARKS.md): build, naive and verify at 50/200/500 devices,
+# Show-floor scale benchmarks (docs/benchmarks.md): build, naive and verify at 50/200/500 devices,
 # then the 200-node netns lab (root only). Results in bench/results/scale_*.json.
 bench-scale:
 	$(PY) bench/scale_build.py

@@ -7,7 +7,7 @@ so nothing in the kernel can hold a packet for 25 ms. Debian's vde2 ``wirefilter
 tried first: it carries no frame above 1500 bytes (the show uplink runs 9100) and fell to
 290 Mb/s with thousands of retransmits at 1500. This one reads whole frames from the TAPs
 (the kernel segments GSO before a TAP), so its cost is per frame; bench/wan.py measures
-its ceiling (BENCHMARKS.md).
+its ceiling (docs/benchmarks.md).
 
 Run inside the first end's namespace (``python -m boothnet.lab.delayline``): it creates
 the first TAP there under its lab name and the second under a temporary name, which the

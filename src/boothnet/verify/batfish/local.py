@@ -40,7 +40,7 @@ BIND_ENV = "BATFISH_BIND"
 DEFAULT_BIND = "127.0.0.1"
 SERVICE_PORTS = (BATFISH_PORT, 9997)
 # Batfish keeps every loaded snapshot in the heap: 6 GB holds floors up to 200 devices and leaves
-# room for the lab on a 24 GB machine; the 500-device floor needs 12g (BENCHMARKS.md).
+# room for the lab on a 24 GB machine; the 500-device floor needs 12g (docs/benchmarks.md).
 DEFAULT_HEAP = "6g"
 DOCKER_IMAGE = "batfish/allinone"
 CONTAINER = "boothnet-batfish"
