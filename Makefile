@@ -44,6 +44,7 @@ doctor:
 
 # The guide (docs/, README's map): strict, so a broken link or anchor fails; build/site/index.html.
 docs:
+	$(BIN)/boothnet intent-reference > docs/intent-reference.md
 	$(BIN)/mkdocs build --strict
 
 docs-serve:

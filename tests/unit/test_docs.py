@@ -43,3 +43,20 @@ def test_the_readme_is_a_short_map_whose_links_exist() -> None:
     assert len(linked) >= 15 and all((ROOT / link).is_file() for link in linked), linked
     nav = (ROOT / "mkdocs.yml").read_text()
     assert all(Path(link).name in nav for link in linked)
+
+
+def test_the_intent_reference_page_is_the_models_own_and_lists_every_part_of_the_intent() -> None:
+    """docs/intent-reference.md as `boothnet intent-reference` prints it (`make docs` writes it);
+    every model the intent is made of has its table."""
+    from pydantic import BaseModel
+
+    from boothnet.intent import model
+    from boothnet.intent.reference import WHERE, intent_reference
+
+    assert (ROOT / "docs" / "intent-reference.md").read_text() == intent_reference() + "\n"
+    parts = {cls for cls in vars(model).values() if isinstance(cls, type) and issubclass(cls, BaseModel)
+             and cls.__module__ == model.__name__} - {model.Strict, model.Network}
+    assert parts == {cls for _, cls in WHERE}
+    page = intent_reference()
+    assert "| `loss_pct` | number | `0` | >= 0, < 50 |" in page
+    assert "| `zone` | one of `production`, `research`, `secure`, `outside` | required |" in page

@@ -25,6 +25,13 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_intent_reference(_args: argparse.Namespace) -> int:
+    from boothnet.intent.reference import intent_reference
+
+    print(intent_reference())
+    return 0
+
+
 def cmd_build(args: argparse.Namespace) -> int:
     from boothnet.render.build import build
 
@@ -153,6 +160,10 @@ def _parser() -> argparse.ArgumentParser:
     add("validate", cmd_validate, "validate the intent and report every error")
     build = add("build", cmd_build, "validate, derive, render and lint configs into build/<network>/configs")
     build.add_argument("--no-tools", action="store_true", help="skip the vtysh/nft dry runs")
+    sub.add_parser("intent-reference", help="print every key of the intent, by file (docs/intent-reference.md)",
+                   description="every key of the intent with its type, allowed values, default and limits, "
+                   "generated from the model, as docs/intent-reference.md prints it").set_defaults(
+                       func=cmd_intent_reference)
     doctor = sub.add_parser("doctor", help="check every program, kernel feature and daemon the lab needs",
                             description="check, for real and in a few seconds, what the lab, the tests and "
                             "the demo need (FRR, nft, iperf3, nuttcp, tcpdump, sshd, charon with the lab's "

@@ -69,31 +69,30 @@ class Strict(BaseModel):
 class Port(Strict):
     name: str
     speed: int = Field(gt=0, description="Mb/s")
-    mtu: int | None = None
+    mtu: int | None = Field(default=None, description="bytes")
     description: str | None = None
 
 
 class Device(Strict):
     name: str
     role: DeviceRole
-    platform: str
-    mgmt_address: Address
-    router_id: Address | None = None
-    managed: bool = True
-    ports: list[Port] = []
+    platform: str = Field(description="cisco_ios, arista_eos or frr_linux (platforms/: capabilities as data)")
+    mgmt_address: Address = Field(description="in network.mgmt_subnet; deploy and validate-hw reach it here")
+    router_id: Address | None = Field(default=None, description="OSPF router id of a router or firewall")
+    managed: bool = Field(default=True, description="false: modelled, never configured (the show network)")
+    ports: list[Port] = Field(default=[], description="ranges like Ethernet1-48 expand")
 
 
 class Endpoint(Strict):
     """A host in a VLAN: not configured by boothnet, but built by the lab and used by validation."""
 
     name: str
-    vlan: str
-    address: Address
-    attach: str  # "device:port"
+    vlan: str = Field(description="a VLAN's name")
+    address: Address = Field(description="in its VLAN's subnet")
+    attach: str = Field(description='"device:port", an access port of its VLAN')
     role: EndpointRole = "host"
-    # its NIC's MAC, as written (checked and normalised by ``mac_address``): a VLAN that binds its
-    # hosts' ports (``bind_hosts``) needs it
-    mac: Mac | None = None
+    # checked and normalised by ``mac_address``
+    mac: Mac | None = Field(default=None, description="its NIC's MAC (quoted); needed where its VLAN binds hosts")
 
     @property
     def mac_address(self) -> str | None:
@@ -104,17 +103,15 @@ class Endpoint(Strict):
 class Vlan(Strict):
     id: int
     name: str
-    zone: Zone
+    zone: Zone = Field(description="what the policy's zone: selectors and the isolation matrix group it by")
     subnet: Subnet
-    gateway: str
-    gateway_address: Address | None = None
-    mtu: int | None = None
-    # other L3 devices on this VLAN (transit): device -> its address
-    routers: dict[str, Address] = {}
+    gateway: str = Field(description="the device routing it (its SVI or sub-interface)")
+    gateway_address: Address | None = Field(default=None, description="none: the subnet's first address")
+    mtu: int | None = Field(default=None, description="none: mtu_policy.default (research VLANs: jumbo)")
+    routers: dict[str, Address] = Field(default={}, description="other L3 devices on it (transit): device -> address")
     description: str | None = None
-    # every host port of this VLAN bound to its host's MAC and address (IOS port security and IP
-    # source guard, EOS port security and IP source guard, a bridge filter on frr_linux)
-    bind_hosts: bool = False
+    # IOS and EOS: port security and IP source guard; frr_linux: a bridge filter
+    bind_hosts: bool = Field(default=False, description="every host port bound to its host's MAC and address")
 
 
 class LinkAddresses(Strict):
@@ -123,19 +120,19 @@ class LinkAddresses(Strict):
 
 
 class Link(Strict):
-    a: str  # "device:port"
-    b: str
+    a: str = Field(description='"device:port"')
+    b: str = Field(description='"device:port"')
     mode: Literal["trunk", "access", "routed"]
-    speed: int | None = Field(default=None, gt=0)
+    speed: int | None = Field(default=None, gt=0, description="Mb/s; none: the slower port's")
     mtu: int | None = None
-    vlans: list[int | str] = []  # trunk: ids, names or "110-125" ranges
-    vlan: int | str | None = None  # access
-    addresses: LinkAddresses | None = None  # routed
+    vlans: list[int | str] = Field(default=[], description='trunk: VLAN ids, names or "110-125" ranges')
+    vlan: int | str | None = Field(default=None, description="access: the VLAN's id or name")
+    addresses: LinkAddresses | None = Field(default=None, description="routed: each end's address")
     description: str | None = None
-    # a WAN hop (routed links): the lab holds every frame this long, one way, in a delay line
-    delay_ms: float = Field(default=0, ge=0, le=1000)
-    jitter_ms: float = Field(default=0, ge=0, le=1000)
-    loss_pct: float = Field(default=0, ge=0, lt=50)
+    # the lab holds every frame this long, one way, in a delay line
+    delay_ms: float = Field(default=0, ge=0, le=1000, description="a WAN hop (routed): one-way delay")
+    jitter_ms: float = Field(default=0, ge=0, le=1000, description="a WAN hop: delay variation")
+    loss_pct: float = Field(default=0, ge=0, lt=50, description="a WAN hop: frames lost, %")
 
     @property
     def wan(self) -> bool:
@@ -168,10 +165,10 @@ class NetworkSettings(Strict):
 
 class Rule(Strict):
     name: str
-    source: str = Field(alias="from")
-    destination: str = Field(alias="to")
+    source: str = Field(alias="from", description="any, zone:<zone>, group:<host group> or vlan:<vlan name>")
+    destination: str = Field(alias="to", description="as from")
     proto: Literal["ip", "icmp", "tcp", "udp"] = "ip"
-    ports: list[int] = []
+    ports: list[int] = Field(default=[], description="tcp and udp: destination ports; none: every port")
     action: Literal["permit", "deny"]
 
 
