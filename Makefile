@@ -5,9 +5,9 @@ PY := $(VENV)/bin/python
 BIN := $(VENV)/bin
 NET ?= sc-booth
 TEST_WORKERS ?= $(shell nproc)
-# The live tier waits on links, timers and daemons more than it computes: two workers run it, one
-# module at a time each, longest first (tests/helpers.py); a test marked cpu_alone runs while the
-# other worker waits. A third worker on 2 cores disturbs the measurements (docs/benchmarks.md).
+# The live tier: two workers, one module at a time each, the modules of tests/helpers.py's
+# ONE_WORKER_MODULES on one of them; a test marked cpu_alone runs while the other worker waits.
+# A third worker on 2 cores disturbs the measurements (docs/benchmarks.md).
 LIVE_WORKERS ?= 2
 BASE ?= HEAD
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
@@ -63,7 +63,7 @@ unit:
 # Batfish) alone, since its measurements and timeouts must not share the CPUs. Each prints its time.
 test: lint
 	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadfile -m "not lab and not batfish" --durations=10 tests checks
-	$(BIN)/pytest -q -n $(LIVE_WORKERS) --dist loadfile --no-loadscope-reorder -m "lab or batfish" --durations=20 tests checks
+	$(BIN)/pytest -q -n $(LIVE_WORKERS) --dist loadgroup -m "lab or batfish" --durations=20 tests checks
 
 build:
 	$(BIN)/ansible-playbook -i inventories/$(NET) playbooks/build.yml

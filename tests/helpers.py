@@ -12,31 +12,27 @@ from boothnet.lab.lldp import SOCKET_DIR
 
 ROOT = Path(__file__).resolve().parents[1]
 INVENTORIES = ROOT / "inventories"
-# The live tier runs on LIVE_WORKERS workers, a test module at a time each. Every module has names of
-# its own (a lab's network and management subnet, Batfish snapshots named by the run's folder, floor
-# pid files by network), so any two may run side by side. Longest first, so that no worker starts a
-# long module when the others are nearly done: seconds each module took in a two-worker run
-# (pytest --junitxml, 2026-11-27); a module not listed is short and runs after these.
-LIVE_MODULE_SECONDS = {
-    "tests/integration/validate/test_planted_faults.py": 250,
-    "tests/integration/validate/test_planted_measured.py": 210,
-    "tests/integration/vpn/test_vpn_lab.py": 390,
-    "tests/integration/faults/test_killed_demo.py": 170,
-    "tests/integration/perf/test_wan_lab.py": 210,
-    "tests/integration/batfish/test_bf_planted.py": 170,
-    "tests/integration/watch/test_watch_lab.py": 155,
-    "tests/integration/validate/test_backbone.py": 110,
-    "tests/integration/deploy/test_deploy_lab.py": 130,
-    "tests/integration/validate/test_vendor_standins.py": 90,
-    "tests/integration/batfish/test_bf_acl_review_live.py": 90,
-    "tests/integration/floor/test_floor_path.py": 85,
-    "tests/integration/deploy/test_day0_adjacencies.py": 80,
-}
+# The live tier runs on two workers (LIVE_WORKERS), a test module at a time each. Every module has
+# names of its own (a lab's network and management subnet, Batfish snapshots named by the run's
+# folder, floor pid files by network), so any two may run side by side; what decides the time is
+# which meet on this machine's 2 cores. These modules run on one worker, one after another, and
+# every other module on the other: 23 min in CI, against 27 min for the same modules scheduled
+# longest first side by side, where two line-rate measurement modules met and each ran up to twice
+# as long (docs/benchmarks.md, "The suite's time").
+ONE_WORKER = "one-worker"
+ONE_WORKER_MODULES = (
+    "checks/", "tests/integration/batfish/", "tests/fuzz/test_valid_intents.py",
+    "tests/integration/faults/test_batfish_dies.py", "tests/integration/faults/test_killed_demo.py",
+    "tests/integration/perf/test_perf_lab.py", "tests/integration/policy/test_policy_batfish.py",
+    "tests/integration/validate/test_planted_faults.py", "tests/integration/validate/test_planted_measured.py",
+    "tests/integration/floor/test_floor_path.py", "tests/integration/watch/test_watch_lab.py",
+)
 
 
-def live_order(nodeid: str) -> int:
-    """Sort key of a test in the live tier: its module's measured seconds, longest first."""
-    return -LIVE_MODULE_SECONDS.get(nodeid.split("::", 1)[0], 0)
+def live_scope(nodeid: str) -> str:
+    """The live tier's unit of work for a test: ONE_WORKER, or the test's own module."""
+    module = nodeid.split("::", 1)[0]
+    return ONE_WORKER if module.startswith(ONE_WORKER_MODULES) else module
 
 
 @contextmanager
