@@ -79,7 +79,7 @@ class Device(Strict):
     platform: str = Field(description="cisco_ios, arista_eos or frr_linux (platforms/: capabilities as data)")
     mgmt_address: Address = Field(description="in network.mgmt_subnet; deploy and validate-hw reach it here")
     router_id: Address | None = Field(default=None, description="OSPF router id of a router or firewall")
-    managed: bool = Field(default=True, description="false: modelled, never configured (the show network)")
+    managed: bool = True
     ports: list[Port] = Field(default=[], description="ranges like Ethernet1-48 expand")
 
 
@@ -107,7 +107,7 @@ class Vlan(Strict):
     subnet: Subnet
     gateway: str = Field(description="the device routing it (its SVI or sub-interface)")
     gateway_address: Address | None = Field(default=None, description="none: the subnet's first address")
-    mtu: int | None = Field(default=None, description="none: mtu_policy.default (research VLANs: jumbo)")
+    mtu: int | None = Field(default=None, description="none: mtu_policy.default")
     routers: dict[str, Address] = Field(default={}, description="other L3 devices on it (transit): device -> address")
     description: str | None = None
     # IOS and EOS: port security and IP source guard; frr_linux: a bridge filter
