@@ -101,8 +101,8 @@ def intent_reference() -> str:
     """docs/intent-reference.md: every key of the intent, by the file that holds it."""
     lines = ["# The intent's keys", "",
              "Generated from the model (`src/boothnet/intent/model.py`) by `boothnet intent-reference`;",
-             "a test keeps this page equal to it. A key not listed here is an error naming the file",
-             "and the key. [Writing an intent](intent.md) explains how the parts fit together.", ""]
+             "a test keeps this page equal to it. Inside these sections a key not listed here is an error",
+             "naming the file and the key. [Writing an intent](intent.md) explains how the parts fit together.", ""]
     for where, cls in WHERE:
         lines += [f"## {cls.__name__}", "", f"Written in {where}.", "", *model_table(cls), ""]
     return "\n".join(lines)
