@@ -16,9 +16,9 @@ INVENTORIES = ROOT / "inventories"
 # names of its own (a lab's network and management subnet, Batfish snapshots named by the run's
 # folder, floor pid files by network), so any two may run side by side; what decides the time is
 # which meet on this machine's 2 cores. These modules run on one worker, one after another, and
-# every other module on the other: 23 min in CI, against 27 min for the same modules scheduled
-# longest first side by side, where two line-rate measurement modules met and each ran up to twice
-# as long (docs/benchmarks.md, "The suite's time").
+# every other module on the other (23-29 min in CI). Longest first instead (27 min) made two
+# line-rate measurement modules meet, each running up to twice as long; neither is the answer yet
+# (docs/benchmarks.md, "The suite's time").
 ONE_WORKER = "one-worker"
 ONE_WORKER_MODULES = (
     "checks/", "tests/integration/batfish/", "tests/fuzz/test_valid_intents.py",
