@@ -72,14 +72,11 @@ def default_text(field: Any) -> str:
 
 
 def limits_text(field: Any) -> str:
-    parts = [template.format(getattr(m, template_key(kind))) for m in field.metadata
+    # annotated_types names each bound's value after its class: Gt(gt=0), Le(le=1000)
+    parts = [template.format(getattr(m, kind.__name__.lower())) for m in field.metadata
              for kind, template in BOUNDS.items() if isinstance(m, kind)]
     parts += [f"at least {m.min_length} item(s)" for m in field.metadata if isinstance(m, MinLen)]
     return ", ".join(parts)
-
-
-def template_key(kind: type) -> str:
-    return kind.__name__.lower()
 
 
 # filled in from the inventory (a host's name), never written as a key

@@ -73,9 +73,9 @@ def sweep_vlan(net: Network, access: Access, vlan: Vlan) -> VlanAnswers:
     """arp-scan from a host on ``vlan`` that can run it, out of the interface its gateway is
     reached by: the first by name, else the next (a host off its VLAN is placement's finding)."""
     hosts = sorted(e.name for e in net.endpoints.values() if e.vlan == vlan.name)
-    why = [w for h in hosts if (w := access.why_not(h, "arp-scan", "ip"))]
-    tried = VlanAnswers(vlan, error="no host on it can sweep it: " + "; ".join(why))
-    for prober in (h for h in hosts if not access.why_not(h, "arp-scan", "ip")):
+    why = {h: access.why_not(h, "arp-scan", "ip") for h in hosts}
+    tried = VlanAnswers(vlan, error="no host on it can sweep it: " + "; ".join(w for w in why.values() if w))
+    for prober in (h for h in hosts if not why[h]):
         tried = _sweep_from(net, access, vlan, prober)
         if tried.error is None:
             break
