@@ -54,15 +54,17 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log):  # noqa: ANN201 - x
     return OneWorker(config, log)
 
 
-@pytest.fixture(autouse=True)
-def _cpu_share(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):  # noqa: ANN202
-    """Under xdist, a ``cpu_alone`` test runs with no other test beside it (tests.helpers.cpu_share);
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):  # noqa: ANN201 - pytest's hook
+    """Under xdist, a ``cpu_alone`` test runs with no other test beside it (tests.helpers.cpu_share).
+    The share is held around the whole protocol, so a module's lab bring-up and teardown (its
+    fixtures' setup and finalizers, run in its first and last test's protocol) count as work too;
     the workers share their base temp folder's parent."""
-    if not hasattr(request.config, "workerinput"):
-        yield
-        return
-    with cpu_share(tmp_path_factory.getbasetemp().parent, request.node.get_closest_marker("cpu_alone") is not None):
-        yield
+    if not hasattr(item.config, "workerinput"):
+        return (yield)
+    lock_dir = item.config._tmp_path_factory.getbasetemp().parent  # type: ignore[attr-defined]
+    with cpu_share(lock_dir, item.get_closest_marker("cpu_alone") is not None):
+        return (yield)
 
 
 @pytest.fixture
