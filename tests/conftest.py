@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.helpers import INVENTORIES, ROOT, cpu_share, live_scope  # noqa: F401 - ROOT for the conftests and tests below
+from tests.helpers import INVENTORIES, ROOT, cpu_share, live_order, live_scope  # noqa: F401 - ROOT for the conftests and tests below
 
 
 class InventoryCopy:
@@ -32,38 +32,43 @@ class InventoryCopy:
 LIVE_BATFISH_FIXTURES = {"host", "batfish_status"}
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """A test that asks the live Batfish service is in the live tier."""
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """A test that asks the live Batfish service is in the live tier; under `--dist loadgroup` the
+    live tier's units go out longest first (tests.helpers.LIVE_FIRST), the order kept within each."""
     for item in items:
         if LIVE_BATFISH_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.batfish)
+    if config.getvalue("dist") == "loadgroup":
+        items.sort(key=lambda item: live_order(item.nodeid))
 
 
 def pytest_xdist_make_scheduler(config: pytest.Config, log):  # noqa: ANN201 - xdist's scheduler
-    """`--dist loadgroup`: the live tier's work units by live_scope(), a module or the modules one
-    worker runs in turn. pytest-xdist 3.8's own groups (an `@group` suffix on node ids) are lost
+    """`--dist loadgroup`: the live tier's work units by live_scope(), a module or the Batfish
+    modules one worker runs in turn. pytest-xdist 3.8's own groups (an `@group` suffix on node ids) are lost
     under pytest 9, whose node ids no longer read it."""
     if config.getvalue("dist") != "loadgroup":
         return None
     from xdist.scheduler import LoadScopeScheduling
 
-    class OneWorker(LoadScopeScheduling):
+    class LiveUnits(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
             return live_scope(nodeid)
 
-    return OneWorker(config, log)
+    return LiveUnits(config, log)
 
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):  # noqa: ANN201 - pytest's hook
-    """Under xdist, a ``cpu_alone`` test runs with no other test beside it (tests.helpers.cpu_share).
+    """Under xdist, a ``cpu_alone`` test runs with no other test beside it, and no two tests marked
+    ``measures`` run at once (tests.helpers.cpu_share).
     The share is held around the whole protocol, so a module's lab bring-up and teardown (its
     fixtures' setup and finalizers, run in its first and last test's protocol) count as work too;
     the workers share their base temp folder's parent."""
     if not hasattr(item.config, "workerinput"):
         return (yield)
     lock_dir = item.config._tmp_path_factory.getbasetemp().parent  # type: ignore[attr-defined]
-    with cpu_share(lock_dir, item.get_closest_marker("cpu_alone") is not None):
+    with cpu_share(lock_dir, item.get_closest_marker("cpu_alone") is not None,
+                   item.get_closest_marker("measures") is not None):
         return (yield)
 
 

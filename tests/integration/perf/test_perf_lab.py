@@ -41,6 +41,7 @@ def slow_pair():  # type: ignore[no-untyped-def]
                                            text=True, check=True).stdout
 
 
+@pytest.mark.measures
 @pytest.mark.parametrize("tool", ["iperf3", "nuttcp"])
 def test_shaped_link_fails_against_intent_and_names_path(slow_pair: VethPair, tool: str) -> None:
     alloc = PortAllocator()
@@ -61,6 +62,7 @@ def test_shaped_link_fails_against_intent_and_names_path(slow_pair: VethPair, to
     assert block.first not in listening_ports(netns_runner, slow_pair.ns_b)
 
 
+@pytest.mark.measures
 def test_same_link_passes_against_its_real_speed(slow_pair: VethPair) -> None:
     block = PortAllocator().allocate("perf-lab pass", slow_pair.ns_b)
     result = run_throughput(netns_runner, "iperf3", server_node=slow_pair.ns_b,
@@ -87,6 +89,7 @@ def test_mtu_mismatch_fails_df_probe_and_names_link() -> None:
         assert any(link in f.subject for f in summary.failures)
 
 
+@pytest.mark.measures
 def test_roles_measure_and_judge(slow_pair: VethPair, tmp_path: Path) -> None:
     inv = tmp_path / "inv.yml"
     py = str(ROOT / ".venv" / "bin" / "python")

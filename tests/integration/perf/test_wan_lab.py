@@ -31,6 +31,7 @@ from tests.helpers import ROOT
 
 pytestmark = [
     pytest.mark.lab,
+    pytest.mark.measures,  # the delay line runs in userspace: its RTT and rate are this machine's CPU's
     pytest.mark.skipif(os.geteuid() != 0, reason="needs root: builds a netns lab"),
     pytest.mark.skipif(not shutil.which("iperf3"), reason="iperf3 is not installed (make setup)"),
 ]

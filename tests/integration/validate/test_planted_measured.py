@@ -28,8 +28,14 @@ pytestmark = [
 ]
 # lab-mini under a name and subnet no other lab, test or benchmark uses (the lab: ./conftest.py)
 NETWORK, MGMT = "pm-mini", "198.18.8.0/24"
+# a throughput fault caught through the floor path runs in `make soak`: `make test` catches each of
+# these on the lab, and test_floor_path proves the floor's measurements agree with the lab's
+LAB_HERE_FLOOR_SOAK = pytest.mark.parametrize("access", ["lab", pytest.param("floor", marks=pytest.mark.soak)],
+                                              indirect=True)
 
 
+@pytest.mark.measures
+@LAB_HERE_FLOOR_SOAK
 def test_an_unshaped_path_is_faster_than_its_link_and_fails(lab, access) -> None:
     net, _ = lab
     ends = [(f"{NETWORK}-r2", "eth1"), (f"{NETWORK}-r2", "eth2"), (f"{NETWORK}-h3", "eth0"), (f"{NETWORK}-h4", "eth0")]
@@ -49,6 +55,8 @@ def test_an_unshaped_path_is_faster_than_its_link_and_fails(lab, access) -> None
     assert failed(run_throughput_tests(net, access, quiet)) == []
 
 
+@pytest.mark.measures
+@LAB_HERE_FLOOR_SOAK
 def test_the_reverse_of_a_measured_path_unshaped_fails_in_that_direction_only(lab, access) -> None:
     """Issue 34: with r05-fs -> r05-cn1 unshaped, only cluster -> fileserver was measured: PASS.
     Here h4 -> h3 loses the shaping of its two egress ports (h4's NIC, r2's port to h3)."""
@@ -68,6 +76,7 @@ def test_the_reverse_of_a_measured_path_unshaped_fails_in_that_direction_only(la
     assert all(r.verdict == "PASS" for r in results if not r.reverse)
 
 
+@pytest.mark.measures
 def test_runs_compared_say_no_change_then_list_a_planted_throughput_regression_with_its_size(lab) -> None:
     net, build = lab
     run = Run(inventory_of(build), build)
@@ -98,6 +107,8 @@ def test_runs_compared_say_no_change_then_list_a_planted_throughput_regression_w
     assert len(list((build / NETWORK / "runs").iterdir())) == 3
 
 
+@pytest.mark.measures
+@LAB_HERE_FLOOR_SOAK
 def test_a_file_server_cable_losing_one_frame_in_a_hundred_fails_on_retransmits_and_loss(lab, access) -> None:
     """Issue 34: 1 % of the frames arriving at a file server lost kept 0.99 of the limit and PASSed;
     now the TCP test fails on its retransmits and the path's UDP test on its loss, each naming
