@@ -12,14 +12,15 @@ from boothnet.lab.lldp import SOCKET_DIR
 
 ROOT = Path(__file__).resolve().parents[1]
 INVENTORIES = ROOT / "inventories"
-# The live tier runs on three workers (LIVE_WORKERS) on this machine's 2 cores, since most live tests
-# wait (on convergence, revert timers, delay lines, watch rounds) rather than compute. A test
-# marked `measures` judges a rate this machine's CPU carries: no two run at once (MEASURE_LOCK); a
-# `cpu_alone` one runs with no other test at all. Every module has names of its own (a lab's network
-# and management subnet, Batfish snapshots named by the run's folder, floor pid files by network),
-# so any two may run side by side. The modules that ask Batfish run on one worker in turn (one JVM
-# answers them all). Work units go out longest first (LIVE_FIRST), so that no long module starts
-# last; docs/benchmarks.md, "The suite's time", has the figures behind this.
+# The live tier runs on two workers (LIVE_WORKERS), since most live tests wait (on convergence,
+# revert timers, delay lines, watch rounds) rather than compute; a third starved the measurements
+# on this machine's 2 cores (UDP loss, a client timing out) even one at a time. A test marked
+# `measures` judges a rate this machine's CPU carries: no two run at once (cpu_share); a
+# `cpu_alone` one runs with no other test at all. Every module has names of its own (a lab's
+# network and management subnet, Batfish snapshots named by the run's folder, floor pid files by
+# network), so any two may run side by side. The modules that ask Batfish run on one worker in
+# turn (one JVM answers them all). Work units go out longest first (LIVE_FIRST), so that no long
+# module starts last; docs/benchmarks.md, "The suite's time", has the figures behind this.
 BATFISH_GROUP = "batfish-group"
 BATFISH_MODULES = (
     "checks/", "tests/integration/batfish/", "tests/fuzz/test_valid_intents.py",

@@ -6,10 +6,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from boothnet.validate.floor.ansible_runner import connection_vars
+from ansible_collections.boothnet.boothnet.plugins.plugin_utils.boothnet_filters import needing_boothnet
+
+try:
+    from boothnet.validate.floor.ansible_runner import connection_vars
+except ImportError as error:
+    BOOTHNET_MISSING: ImportError | None = error
+else:
+    BOOTHNET_MISSING = None
 
 
 class FilterModule:
     def filters(self) -> dict[str, Any]:
-        return {"connection_vars": lambda host_vars: connection_vars(dict(host_vars.items()) if isinstance(
-            host_vars, Mapping) else host_vars)}
+        return needing_boothnet({"connection_vars": lambda host_vars: connection_vars(
+            dict(host_vars.items()) if isinstance(host_vars, Mapping) else host_vars)}, BOOTHNET_MISSING)

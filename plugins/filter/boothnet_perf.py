@@ -10,10 +10,17 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from boothnet.validate.perf import iperf3, nuttcp
-from boothnet.validate.perf.formula import DEFAULT_PASS_RATIO, expected_goodput
-from boothnet.validate.perf.runner import detached_argv, pidfile_for
-from boothnet.validate.perf.schema import ThroughputResult, judge
+from ansible_collections.boothnet.boothnet.plugins.plugin_utils.boothnet_filters import needing_boothnet
+
+try:
+    from boothnet.validate.perf import iperf3, nuttcp
+    from boothnet.validate.perf.formula import DEFAULT_PASS_RATIO, expected_goodput
+    from boothnet.validate.perf.runner import detached_argv, pidfile_for
+    from boothnet.validate.perf.schema import ThroughputResult, judge
+except ImportError as error:
+    BOOTHNET_MISSING: ImportError | None = error
+else:
+    BOOTHNET_MISSING = None
 
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kKmMgG]?)[bB]?\s*$")
 _MULT = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3}
@@ -100,7 +107,7 @@ def _result(tool: str, registered: Mapping[str, Any], source: str, destination: 
 
 def iperf3_result(registered: Mapping[str, Any], source: str = "", destination: str = "",
                   path: str = "", window: Any = None, expected_bps: Any = None,
-                  ratio: Any = DEFAULT_PASS_RATIO) -> dict[str, Any]:
+                  ratio: Any = None) -> dict[str, Any]:
     """A registered iperf3 client task -> perf schema dict (judged if expected_bps)."""
     return _result("iperf3", registered, source, destination, path, window, None,
                    expected_bps, ratio)
@@ -108,7 +115,7 @@ def iperf3_result(registered: Mapping[str, Any], source: str = "", destination: 
 
 def nuttcp_result(registered: Mapping[str, Any], source: str = "", destination: str = "",
                   path: str = "", window: Any = None, streams: Any = None,
-                  expected_bps: Any = None, ratio: Any = DEFAULT_PASS_RATIO) -> dict[str, Any]:
+                  expected_bps: Any = None, ratio: Any = None) -> dict[str, Any]:
     """A registered nuttcp client task -> perf schema dict (judged if expected_bps)."""
     return _result("nuttcp", registered, source, destination, path, window, streams,
                    expected_bps, ratio)
@@ -116,7 +123,7 @@ def nuttcp_result(registered: Mapping[str, Any], source: str = "", destination: 
 
 class FilterModule:
     def filters(self) -> dict[str, Any]:
-        return {
+        return needing_boothnet({
             "boothnet_size_bytes": size_bytes,
             "boothnet_iperf3_server_argv": iperf3_server_argv,
             "boothnet_iperf3_client_argv": iperf3_client_argv,
@@ -128,4 +135,4 @@ class FilterModule:
             "boothnet_goodput": goodput,
             "boothnet_iperf3_result": iperf3_result,
             "boothnet_nuttcp_result": nuttcp_result,
-        }
+        }, BOOTHNET_MISSING)

@@ -36,7 +36,7 @@ CONNECTION_SPEC = dict(
 # Values for ${NAME} placeholders in the candidate (boothnet.deploy.secrets).
 SECRETS_SPEC = dict(
     secrets=dict(type="dict", no_log=True, default={}),
-    secret_files=dict(type="dict", default={}),
+    secret_files=dict(type="dict", no_log=False, default={}),  # paths to the secrets, not the secrets
 )
 
 _KNOWN_HOSTS_RE = re.compile(r"UserKnownHostsFile=(\S+)")
@@ -116,7 +116,6 @@ def job(module, p):
 
 # Where a device's cables are judged from: the intent, and how the lab names its ports.
 CABLING_SPEC = dict(
-    inventory=dict(type="path"),
     lab_vlan_mode=dict(type="str", default=""),
     report_dir=dict(type="path"),
 )
@@ -170,7 +169,8 @@ def lldp_readers(module, devices, lab):
 
 
 DEPLOY_SPEC = dict(
-    CABLING_SPEC, deploy_dir=dict(type="path", required=True), devices=devices_spec(**SECRETS_SPEC, **JOB_SPEC),
+    CABLING_SPEC, inventory=dict(type="path"), deploy_dir=dict(type="path", required=True),
+    devices=devices_spec(**SECRETS_SPEC, **JOB_SPEC),
     cabling_devices=dict(devices_spec(), required=False, default=[]))
 
 

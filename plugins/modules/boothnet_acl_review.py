@@ -21,7 +21,7 @@ options:
 extends_documentation_fragment:
   - boothnet.boothnet.boothnet_stage
   - boothnet.boothnet.boothnet_stage.batfish
-author: boothnet
+author: boothnet maintainers (@boothnet)
 """
 
 EXAMPLES = r"""
@@ -33,7 +33,7 @@ EXAMPLES = r"""
 
 RETURN = r"""
 gate: {description: "FAIL when the change needs security sign-off, else PASS.", type: str, returned: always}
-method: {description: Batfish, or offline evaluation (Batfish SKIPPED)., type: str, returned: success}
+method: {description: "Batfish, or offline evaluation (Batfish SKIPPED).", type: str, returned: success}
 newly_permitted: {description: Newly permitted flows (per ACL)., type: int, returned: success}
 newly_denied: {description: Newly denied flows (per ACL)., type: int, returned: success}
 needs_sign_off: {description: Newly permitted flows that need security sign-off., type: int, returned: success}

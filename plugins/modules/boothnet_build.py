@@ -17,7 +17,7 @@ options:
     default: true
 extends_documentation_fragment:
   - boothnet.boothnet.boothnet_stage
-author: boothnet
+author: boothnet maintainers (@boothnet)
 """
 
 EXAMPLES = r"""

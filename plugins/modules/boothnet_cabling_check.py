@@ -11,10 +11,15 @@ description:
     and frr_linux through lldpcli), all devices at once, and compares each port's neighbour with the
     intent's cables. A platform without C(lldp_reader) in capabilities.yml is skipped, except in the
     lab. Fails naming every missing, extra or swapped cable by its label. Changes nothing."
+options:
+  inventory:
+    description: The intent's inventory folder (where the cables come from).
+    type: path
+    required: true
 extends_documentation_fragment:
   - boothnet.boothnet.boothnet_napalm.devices
   - boothnet.boothnet.boothnet_napalm.cabling
-author: boothnet
+author: boothnet maintainers (@boothnet)
 """
 
 EXAMPLES = r"""

@@ -31,7 +31,7 @@ options:
     description: The lab's config mode when deploying to a lab (its rendering is rebuilt by lab-up).
     type: str
     choices: [full, day0]
-author: boothnet
+author: boothnet maintainers (@boothnet)
 """
 
 EXAMPLES = r"""

@@ -7,7 +7,7 @@ DOCUMENTATION = r"""
 module: boothnet_deploy_record
 short_description: Start or summarize a deploy run's records in build/<network>/deploy/
 description:
-  - M(boothnet_napalm_deploy) writes each device's record (C(results/<device>.json)) and
+  - M(boothnet.boothnet.boothnet_napalm_deploy) writes each device's record (C(results/<device>.json)) and
     refreshes C(summary.json). With O(reset) this module clears a previous run's records;
     otherwise it returns the summary and its table.
   - "Reports C(changed=false): a report on the controller is not a change to a device."
@@ -21,7 +21,7 @@ options:
     description: Remove previous records.
     type: bool
     default: false
-author: boothnet
+author: boothnet maintainers (@boothnet)
 """
 
 EXAMPLES = r"""

@@ -19,7 +19,7 @@ options:
   device:
     description: The device to report; by default the host.
     type: str
-author: boothnet
+author: boothnet maintainers (@boothnet)
 """
 
 EXAMPLES = r"""

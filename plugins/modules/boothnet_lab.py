@@ -26,7 +26,7 @@ options:
     default: full
 extends_documentation_fragment:
   - boothnet.boothnet.boothnet_stage
-author: boothnet
+author: boothnet maintainers (@boothnet)
 """
 
 EXAMPLES = r"""

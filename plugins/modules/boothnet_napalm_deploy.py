@@ -14,25 +14,36 @@ description:
     second session (management, the intent's interfaces up, OSPF Full, nothing left between running
     and candidate), then confirm, or leave the commit unconfirmed and wait for the device's revert."
   - In check mode only the diffs are computed. Each device's record (which config is in force) goes to
-    O(deploy_dir); a device's failure is its record's, never the task's (M(boothnet_deploy_report)).
+    O(deploy_dir); a device's failure is its record's, never the task's (M(boothnet.boothnet.boothnet_deploy_report)).
   - "Runs on the controller: C(connection: local), C(run_once: true)."
 options:
   deploy_dir:
     description: Folder of the run's records (C(build/<network>/deploy)).
     type: path
     required: true
-  cabling_devices:
-    description: Devices (as O(devices)) whose cables are checked before any device is deployed.
-    type: list
-    elements: dict
-    default: []
+  inventory:
+    description: The intent's inventory folder, where the cables of O(cabling_devices) come from.
+    type: path
 extends_documentation_fragment:
-  - boothnet.boothnet.boothnet_napalm.devices
+  - boothnet.boothnet.boothnet_napalm.deploy_devices
   - boothnet.boothnet.boothnet_napalm.cabling
-notes:
-  - "Each of O(devices) also takes C(config_dir) (its rendered candidate), C(backup_dir), C(secrets),
-    C(secret_files), C(revert_in) (s, default 120), C(health_timeout) (30) and C(revert_margin) (30)."
-author: boothnet
+author: boothnet maintainers (@boothnet)
+"""
+
+EXAMPLES = r"""
+- name: Deploy core1 with a 120 s device-side revert timer, after its cables are checked
+  boothnet.boothnet.boothnet_napalm_deploy:
+    deploy_dir: build/sc-booth/deploy
+    inventory: inventories/sc-booth
+    devices:
+      - device: core1
+        hostname: 192.0.2.11
+        username: admin
+        platform: cisco_ios
+        config_dir: build/sc-booth/configs/core1
+        backup_dir: build/sc-booth/backups/core1
+    cabling_devices:
+      - {device: core1, hostname: 192.0.2.11, username: admin, platform: cisco_ios}
 """
 
 RETURN = r"""

@@ -17,7 +17,7 @@ options:
     default: [facts]
 extends_documentation_fragment:
   - boothnet.boothnet.boothnet_napalm
-author: boothnet
+author: boothnet maintainers (@boothnet)
 """
 
 EXAMPLES = r"""

@@ -14,7 +14,7 @@ description:
   - Writes build/<network>/report/ (report.json, .md, .html, plots, the wiring diagram), compared with
     the last run, kept under build/<network>/runs/<timestamp>/. Fails when the report says FAIL; each
     failure names its device, link, flow or path.
-author: boothnet
+author: boothnet maintainers (@boothnet)
 extends_documentation_fragment:
   - boothnet.boothnet.boothnet_stage
 options:

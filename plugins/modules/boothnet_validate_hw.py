@@ -18,7 +18,7 @@ description:
     and the capture on the show uplink are NOT RUN, each row saying why. A booth host's interface is never
     changed: the MTU +1 probe runs only where the host's own MTU is above the path's."
   - Runs on the controller (action plugin). Fails when the report says FAIL.
-author: boothnet
+author: boothnet maintainers (@boothnet)
 extends_documentation_fragment:
   - boothnet.boothnet.boothnet_stage
 options:
@@ -42,7 +42,7 @@ options:
   wan_sweep: {description: Run the window sweep of paths across a WAN link., type: bool, default: true}
   watch:
     description: "Instead of one validation, watch the network (boothnet watch): light rounds until the task is
-      stopped or O(watch.rounds) are done, each alarm line shown as it comes. Keys: every (seconds), rounds,
+      stopped or its C(rounds) are done, each alarm line shown as it comes. Keys: every (seconds), rounds,
       on_alarm (a shell command, the alarm as JSON on stdin), port (127.0.0.1 port of the page and /metrics)."
     type: dict
     required: false

@@ -15,7 +15,7 @@ description:
 extends_documentation_fragment:
   - boothnet.boothnet.boothnet_stage
   - boothnet.boothnet.boothnet_stage.batfish
-author: boothnet
+author: boothnet maintainers (@boothnet)
 """
 
 EXAMPLES = r"""

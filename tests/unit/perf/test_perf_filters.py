@@ -7,10 +7,13 @@ import json
 from pathlib import Path
 
 import pytest
+from ansible.utils.collection_loader._collection_finder import _AnsibleCollectionFinder
 
 from tests.helpers import ROOT
 
 CASES = Path(__file__).parent / "cases"
+# the plugin imports the collection's plugin_utils by FQCN, as Ansible loads it
+_AnsibleCollectionFinder(paths=[str(ROOT / ".collections")])._install()
 _spec = importlib.util.spec_from_file_location(
     "boothnet_perf_filters", ROOT / "plugins" / "filter" / "boothnet_perf.py")
 assert _spec and _spec.loader
@@ -50,3 +53,17 @@ def test_argv_filters() -> None:
     wrapped = FILTERS["boothnet_detached_argv"](["iperf3", "-s"], "/tmp/x.pid", 70)
     assert wrapped[0] == "setsid" and wrapped[-2:] == ["iperf3", "-s"] and "70" in wrapped
     assert FILTERS["boothnet_listening_ports"]("LISTEN 0 5 0.0.0.0:5201 0.0.0.0:*") == [5201]
+
+
+def test_a_filter_used_where_boothnet_does_not_import_fails_naming_itself_and_why() -> None:
+    """The plugin files load without boothnet (ansible-doc lists them on any controller)."""
+    from ansible.errors import AnsibleFilterError
+    from ansible_collections.boothnet.boothnet.plugins.plugin_utils.boothnet_filters import needing_boothnet
+
+    missing = ModuleNotFoundError("No module named 'boothnet'")
+    assert needing_boothnet(FILTERS, None) is FILTERS
+    stand_ins = needing_boothnet(FILTERS, missing)
+    assert set(stand_ins) == set(FILTERS)
+    with pytest.raises(AnsibleFilterError, match=r"^boothnet_size_bytes: boothnet is not importable by the "
+                       r"controller's Python \(No module named 'boothnet'\): run `make setup`"):
+        stand_ins["boothnet_size_bytes"]("4M")
