@@ -27,7 +27,7 @@ from boothnet.validate.counters import carried, describe, lab_shapers
 from boothnet.validate.lanes import run_disjoint
 from boothnet.validate.paths import gateway_rows, north_south, path_rows
 from boothnet.validate.perf.ports import TOOL_PORTS, PortAllocator, PortBlock
-from boothnet.validate.perf.probes import mtu_probe, ping
+from boothnet.validate.perf.probes import mtu_probe, ping, udp_receive_errors
 from boothnet.validate.perf.run import ToolName, combine, run_throughput
 from boothnet.validate.perf.runner import listening_ports
 from boothnet.validate.perf.schema import ThroughputResult, judge
@@ -440,13 +440,18 @@ def _measure_loss(net: Network, access: Access, compiler: PolicyCompiler, alloca
                 raise Unprobed(why)
         block = port_block(net, compiler, allocator, test, "iperf3", (client, server),
                             listening_ports(access.runner, access.node(server.name)), ("tcp", "udp"))
+        receiver = access.node((client if job.reverse else server).name)
+        drops_before = udp_receive_errors(access.runner, receiver)
         measured = run_throughput(
             access.runner, "iperf3", server_node=access.node(server.name), client_node=access.node(client.name),
             destination=str(server.address), ports=block, duration=net.throughput.duration_s, path=name,
             source=client.name, destination_label=server.name, udp_rate_bps=rate, window=UDP_BUFFER,
             reverse=job.reverse)
+        drops_after = udp_receive_errors(access.runner, receiver)
+        drops = drops_after - drops_before if drops_before is not None and drops_after is not None else None
         result = judge_loss(measured.model_copy(update={"kind": "loss"}), declared, rate,
-                            where=f"{test.name} (its host cables {cables})" if cables else test.name)
+                            where=f"{test.name} (its host cables {cables})" if cables else test.name,
+                            receiver_drops=drops)
     except (ValueError, RuntimeError) as exc:
         ends = [client.name, server.name]
         result = ThroughputResult(tool="iperf3", succeeded=False, error=str(exc), path=name, kind="loss",

@@ -6,7 +6,11 @@ on a lab of its own, so that the two modules run side by side."""
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
+import threading
+import time
+from pathlib import Path
 
 import pytest
 
@@ -134,6 +138,56 @@ def test_a_file_server_cable_losing_one_frame_in_a_hundred_fails_on_retransmits_
     assert server_cable.text in loss[False].explanation
     assert loss[True].verdict == "PASS", loss[True]  # h4 sending: nothing dropped on its way out
     assert failed(run_throughput_tests(net, access, quiet)) == []
+
+
+def _pids(node: str, comm: str, argv_has: str = "", argv_lacks: str = "\0") -> list[int]:
+    """Processes named ``comm`` in ``node``'s namespace whose command line has ``argv_has`` and
+    not ``argv_lacks``."""
+    listed = subprocess.run(["ip", "netns", "pids", f"{NETWORK}-{node}"], capture_output=True, text=True).stdout
+    found = []
+    for pid in map(int, listed.split()):
+        try:
+            argv = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode() + " "
+            if Path(f"/proc/{pid}/comm").read_text().strip() == comm and argv_has in argv and argv_lacks not in argv:
+                found.append(pid)
+        except OSError:
+            continue
+    return found
+
+
+@pytest.mark.measures
+def test_a_receiver_too_busy_to_read_its_datagrams_is_no_verdict_on_the_network(lab) -> None:
+    """A UDP receiver that does not read (here h4's iperf3 server, stopped for a second, as a host
+    whose CPU is taken) loses datagrams at its own full socket buffer: the loss row says so from
+    the host's UDP RcvbufErrors (ERROR, cause cpu_bound), and never blames the path's cables."""
+    net, _ = lab
+    frozen: list[int] = []
+
+    def freeze_the_receiver_once_h3_sends_udp() -> None:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and not _pids("h3", "iperf3", " -u ", " -R "):  # h3 sending
+            time.sleep(0.05)
+        time.sleep(0.3)
+        for pid in _pids("h4", "iperf3", " -s "):
+            os.kill(pid, signal.SIGSTOP)
+            frozen.append(pid)
+        time.sleep(1.0)
+        for pid in frozen:
+            os.kill(pid, signal.SIGCONT)
+
+    freezer = threading.Thread(target=freeze_the_receiver_once_h3_sends_udp)
+    freezer.start()
+    try:
+        results = run_throughput_tests(net, lab_access(net), quiet)
+    finally:
+        freezer.join()
+    assert frozen, "no iperf3 server on h4 while h3 sent UDP"
+    loss = {r.reverse: r for r in results if r.kind == "loss"}
+    assert loss[False].verdict == "ERROR" and loss[False].causes == ["cpu_bound"], loss[False].explanation
+    assert loss[False].explanation.startswith("CPU-bound: h4 dropped ") and \
+        "at its full socket buffer (UDP RcvbufErrors)" in loss[False].explanation, loss[False].explanation
+    assert "frames are lost" not in loss[False].explanation
+    assert loss[True].verdict == "PASS", loss[True].explanation  # h3 receiving read every datagram
 
 
 def test_a_dead_ospfd_fails_convergence_naming_the_adjacency(lab, access) -> None:

@@ -18,6 +18,7 @@ from boothnet.validate.perf.wan import (
     CEILING_SHARE,
     WanPath,
     capped,
+    judge_loss,
     judge_stream,
     judge_sweep,
     judge_udp,
@@ -223,3 +224,34 @@ def test_a_path_faster_than_the_labs_emulation_is_judged_against_its_ceiling_and
     # the pair measured at the path's own rate gets its goodput less a little: the lab carries it
     assert capped(_path(), lambda kind, path: 0.95 * path.expect().physical_bps, tunnel=True) == _path()
     assert noted(slow, judged[:1]) == judged[:1]
+
+
+# /proc/net/snmp's UDP lines in this kernel's field order, with 31 datagrams dropped at full buffers
+SNMP_UDP = ("Udp: InDatagrams NoPorts InErrors OutDatagrams RcvbufErrors SndbufErrors InCsumErrors IgnoredMulti "
+            "MemErrors\nUdp: 1520077 64 31 1520223 31 0 0 0 0\n")
+
+
+def test_the_receivers_udp_buffer_drops_are_read_from_proc_net_snmp():
+    from boothnet.validate.perf.probes import parse_udp_receive_errors
+
+    assert parse_udp_receive_errors("Ip: Forwarding\nIp: 1\n" + SNMP_UDP) == 31
+    assert parse_udp_receive_errors("Ip: Forwarding\nIp: 1\n") is None  # no UDP lines: unread, not 0
+
+
+@pytest.mark.parametrize("drops,verdict,cause", [
+    (None, "FAIL", []),  # unread: the loss is the network's, as before
+    (2579, "ERROR", ["cpu_bound"]),  # the receiver's socket buffer accounts for the loss
+    (2000, "FAIL", []),  # the other 580 (2.25 %) are still more than the path's none
+])
+def test_a_loss_the_receivers_full_socket_buffer_accounts_for_is_no_verdict(drops, verdict, cause):
+    """10.0 % of 25800 datagrams lost (2580), a path declaring none."""
+    udp = ThroughputResult(tool="iperf3", succeeded=True, protocol="udp", kind="loss", throughput=300e6,
+                           lost_pct=10.0, packets=25800, bytes=25800 * 8948, jitter_ms=0.1, destination="h4")
+    judged = judge_loss(udp, 0.0, 308e6, where="lab: h3 -> h4", receiver_drops=drops)
+    assert (judged.verdict, judged.causes) == (verdict, cause), judged.explanation
+    if verdict == "ERROR":
+        assert judged.explanation.startswith(
+            "CPU-bound: h4 dropped 2579 of the 2580 datagrams lost at its full socket buffer (UDP RcvbufErrors)")
+        assert "frames are lost" not in judged.explanation
+    else:
+        assert judged.explanation.endswith(": frames are lost on lab: h3 -> h4")

@@ -321,3 +321,21 @@ def tcp_transfer(runner: Runner, node: str, destination: str, port: int, *,
         state = "error"
     return TransferResult(node, destination, port, nbytes, state, received, seconds,
                           tuple(argv), res.output)
+
+
+def parse_udp_receive_errors(snmp: str) -> int | None:
+    """UDP's RcvbufErrors from /proc/net/snmp: datagrams the kernel dropped because a socket's
+    receive buffer was full (its reader did not keep up); None when the text has no such field."""
+    rows = [line.split()[1:] for line in snmp.splitlines() if line.startswith("Udp:")]
+    if len(rows) < 2 or "RcvbufErrors" not in rows[0]:
+        return None
+    try:
+        return int(rows[1][rows[0].index("RcvbufErrors")])
+    except (IndexError, ValueError):
+        return None
+
+
+def udp_receive_errors(runner: Runner, node: str) -> int | None:
+    """``node``'s UDP RcvbufErrors so far (its network namespace's, in the lab); None when unread."""
+    done = runner(node, ["cat", "/proc/net/snmp"], 10)
+    return parse_udp_receive_errors(done.stdout) if done.returncode == 0 else None

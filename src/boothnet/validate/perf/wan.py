@@ -362,25 +362,40 @@ def judge_udp(result: ThroughputResult, path: WanPath, rate_bps: float) -> Throu
 
 
 def judge_loss(result: ThroughputResult, declared_pct: float, rate_bps: float, *, in_flight: float = 0,
-               jitter_ms: float = 0, where: str = "") -> ThroughputResult:
+               jitter_ms: float = 0, where: str = "", receiver_drops: int | None = None) -> ThroughputResult:
     """A UDP test's loss against ``declared_pct``, within three standard errors of a binomial
     count and 0.1 percentage point; ``in_flight`` datagrams at the end can only add to the loss
-    counted. ``where``: what a failure names (the path's cables)."""
+    counted. ``where``: what a failure names (the path's cables). ``receiver_drops``: datagrams
+    the receiving host's kernel dropped at a full socket buffer meanwhile (UDP RcvbufErrors): lost
+    on the host, not the network, so a loss they account for is no verdict (cause cpu_bound)."""
     if not result.succeeded or result.lost_pct is None or not result.packets:
         return result.model_copy(update={"verdict": "FAIL", "explanation": f"no measurement: {result.error}"})
     p = declared_pct / 100
     sigma = math.sqrt(max(p * (1 - p), 1e-12) / result.packets) * 100
     edge = 100 * in_flight / result.packets
     below, above = 3 * sigma + 0.1, 3 * sigma + 0.1 + edge
-    ok = -below <= result.lost_pct - declared_pct <= above
+
+    def within(lost_pct: float) -> bool:
+        return -below <= lost_pct - declared_pct <= above
+
+    ok = within(result.lost_pct)
     why = (f"{result.packets} datagrams at {_mb(rate_bps)}: {result.lost_pct:.3f} % lost, "
            f"declared {declared_pct:g} % (from -{below:.3f} to +{above:.3f}: 3 sigma + 0.1"
            + (f", and {edge:.3f} above for the {in_flight:.0f} datagrams in flight at the end" if in_flight else "")
            + f"); jitter {result.jitter_ms or 0:.2f} ms")
     if jitter_ms:  # a path that declares jitter: the measured one (RFC 3550) stays within it
-        within = (result.jitter_ms or 0) <= jitter_ms
-        ok = ok and within
-        why += f" ({'within' if within else 'above'} the declared {jitter_ms:g} ms)"
+        inside = (result.jitter_ms or 0) <= jitter_ms
+        ok = ok and inside
+        why += f" ({'within' if inside else 'above'} the declared {jitter_ms:g} ms)"
+    lost = round(result.lost_pct * result.packets / 100)
+    if not ok and receiver_drops and within(100 * max(0, lost - receiver_drops) / result.packets):
+        network = 100 * max(0, lost - receiver_drops) / result.packets
+        return result.model_copy(update={"verdict": Status.ERROR, "causes": [*result.causes, "cpu_bound"],
+                                          "explanation": (
+            f"CPU-bound: {result.destination or 'the receiver'} dropped {receiver_drops} of the {lost} datagrams lost "
+            f"at its full socket buffer (UDP RcvbufErrors): it did not read them as fast as they came; the network "
+            f"lost {network:.3f} %, as declared: this machine, not the network, limited the test (no verdict; "
+            f"measure again on a quieter machine); {why}")})
     if not ok and where:
         why += f": frames are lost on {where}"
     return result.model_copy(update={"verdict": Status.of(ok), "explanation": why})
