@@ -66,6 +66,7 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):  #
     the workers share their base temp folder's parent."""
     if not hasattr(item.config, "workerinput"):
         return (yield)
+    # the tmp_path_factory fixture's own object, which pytest keeps on the config (not public API)
     lock_dir = item.config._tmp_path_factory.getbasetemp().parent  # type: ignore[attr-defined]
     with cpu_share(lock_dir, item.get_closest_marker("cpu_alone") is not None,
                    item.get_closest_marker("measures") is not None):
