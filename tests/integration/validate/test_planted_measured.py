@@ -10,11 +10,11 @@ import signal
 import subprocess
 import threading
 import time
-from pathlib import Path
 
 import pytest
 
 from boothnet.booth.cables import cable_plan
+from boothnet.lab.services import _cmdline, pids_in_namespaces
 from boothnet.lab.shaping import shape
 from boothnet.poll import poll
 from boothnet.report.publish import publish
@@ -140,19 +140,11 @@ def test_a_file_server_cable_losing_one_frame_in_a_hundred_fails_on_retransmits_
     assert failed(run_throughput_tests(net, access, quiet)) == []
 
 
-def _pids(node: str, comm: str, argv_has: str = "", argv_lacks: str = "\0") -> list[int]:
-    """Processes named ``comm`` in ``node``'s namespace whose command line has ``argv_has`` and
-    not ``argv_lacks``."""
-    listed = subprocess.run(["ip", "netns", "pids", f"{NETWORK}-{node}"], capture_output=True, text=True).stdout
-    found = []
-    for pid in map(int, listed.split()):
-        try:
-            argv = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode() + " "
-            if Path(f"/proc/{pid}/comm").read_text().strip() == comm and argv_has in argv and argv_lacks not in argv:
-                found.append(pid)
-        except OSError:
-            continue
-    return found
+def _iperf3_pids(node: str, argv_has: str, argv_lacks: str = "\0") -> list[int]:
+    """iperf3 processes in ``node``'s namespace whose command line has ``argv_has`` and not ``argv_lacks``."""
+    ns = f"{NETWORK}-{node}"
+    return [pid for pid in pids_in_namespaces([ns])[ns]
+            if (argv := _cmdline(pid) + " ").startswith("iperf3 ") and argv_has in argv and argv_lacks not in argv]
 
 
 @pytest.mark.measures
@@ -165,10 +157,10 @@ def test_a_receiver_too_busy_to_read_its_datagrams_is_no_verdict_on_the_network(
 
     def freeze_the_receiver_once_h3_sends_udp() -> None:
         deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and not _pids("h3", "iperf3", " -u ", " -R "):  # h3 sending
+        while time.monotonic() < deadline and not _iperf3_pids("h3", " -u ", " -R "):  # h3 sending
             time.sleep(0.05)
         time.sleep(0.3)
-        for pid in _pids("h4", "iperf3", " -s "):
+        for pid in _iperf3_pids("h4", " -s "):
             os.kill(pid, signal.SIGSTOP)
             frozen.append(pid)
         time.sleep(1.0)

@@ -388,8 +388,8 @@ def judge_loss(result: ThroughputResult, declared_pct: float, rate_bps: float, *
         ok = ok and inside
         why += f" ({'within' if inside else 'above'} the declared {jitter_ms:g} ms)"
     lost = round(result.lost_pct * result.packets / 100)
-    if not ok and receiver_drops and within(100 * max(0, lost - receiver_drops) / result.packets):
-        network = 100 * max(0, lost - receiver_drops) / result.packets
+    network = 100 * max(0, lost - (receiver_drops or 0)) / result.packets  # what the receiver's kernel did not drop
+    if not ok and receiver_drops and within(network):
         return result.model_copy(update={"verdict": Status.ERROR, "causes": [*result.causes, "cpu_bound"],
                                           "explanation": (
             f"CPU-bound: {result.destination or 'the receiver'} dropped {receiver_drops} of the {lost} datagrams lost "
