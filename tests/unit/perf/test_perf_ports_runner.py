@@ -1,10 +1,17 @@
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+import time
+
 import pytest
 
+from boothnet.poll import poll
 from boothnet.validate.perf import iperf3, nuttcp
 from boothnet.validate.perf.ports import PortAllocator
 from boothnet.validate.perf.runner import (
+    Background,
     CommandResult,
     detached_argv,
     listening_ports,
@@ -138,6 +145,37 @@ def test_a_stopped_server_has_let_go_of_its_port_when_stop_returns(tmp_path) -> 
     assert port not in listening_ports(local_runner, "local")
 
 
+ZOMBIE_PARENT = """
+import os, sys, time
+child = os.fork()
+if child == 0:
+    os._exit(0)
+with open(sys.argv[1], "w") as pidfile:
+    pidfile.write(str(child))
+print("zombie", flush=True)
+time.sleep(30)
+"""
+
+
+def test_a_stopped_server_left_a_zombie_is_gone_at_once(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A detached server that exited is a zombie until the node's init reaps it (1.5 s per stop
+    on a machine whose init reaps slowly): it holds no port any more, so the stop does not wait."""
+    pidfile = tmp_path / "zombie.pid"
+    parent = subprocess.Popen([sys.executable, "-c", ZOMBIE_PARENT, str(pidfile)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert parent.stdout is not None and parent.stdout.readline().strip() == "zombie"
+        child = pidfile.read_text()
+        assert poll(lambda: local_runner("local", ["ps", "-o", "stat=", "-p", child]).stdout.strip(),
+                    lambda stat: stat.startswith("Z"), 5, 0.05).startswith("Z")
+        started = time.monotonic()
+        stop_background(local_runner, Background("local", ("server",), str(pidfile)), timeout=5)
+        assert time.monotonic() - started < 2.5  # not the 5 s a zombie "still running" would take
+        assert not pidfile.exists()
+    finally:
+        parent.kill()
+        parent.wait()
+
+
 def test_a_port_still_held_is_waited_for_then_named(tmp_path) -> None:  # type: ignore[no-untyped-def]
     import socket
 
@@ -146,6 +184,11 @@ def test_a_port_still_held_is_waited_for_then_named(tmp_path) -> None:  # type: 
         holder.bind(("127.0.0.1", port))
         holder.listen()
         with pytest.raises(RuntimeError, match=rf"local: TCP port {port} is still held by another listener after "
-                                               r"0.5 s, so python3 cannot take it"):
+                                               r"0.5 s, so python3 cannot take it: ") as caught:
             start_background(local_runner, "local", ["python3", "-c", SLOW_TO_EXIT, str(port)],
                              str(tmp_path / "x.pid"), port=port, ready_timeout=0.5)
+    # the holder named: its socket's process, then that process's state, age and command line
+    holder_socket, holder_process = str(caught.value).split(": ", 2)[2].split("; ")
+    assert f"pid={os.getpid()}," in holder_socket
+    pid, ppid, _state, _age, *command = holder_process.split()
+    assert (pid, ppid) == (str(os.getpid()), str(os.getppid())) and "python" in command[0]

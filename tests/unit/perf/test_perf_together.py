@@ -51,8 +51,10 @@ class FakeLab:
             with self.lock:
                 self.listening.pop(node, None)
             return done()
-        if argv[0] == "pgrep":  # still running: only until stopped
-            return done(0 if node in self.listening else 1)
+        if argv[0] == "cat":  # the pidfile
+            return done(out="4242\n")
+        if argv[0] == "ps":  # still running: only until stopped
+            return done(0, "S\n") if node in self.listening else done(1)
         return done()  # rm
 
 

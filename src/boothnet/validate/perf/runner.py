@@ -9,6 +9,7 @@ their pid in a per-node pidfile, so they are stopped by id, never by name.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -133,7 +134,7 @@ def start_background(
     that one, and ours would have failed to bind."""
     if port is not None and not poll(lambda: port not in listening_ports(runner, node), bool, ready_timeout, 0.1):
         raise RuntimeError(f"{node}: TCP port {port} is still held by another listener after "
-                           f"{ready_timeout:g} s, so {argv[0]} cannot take it")
+                           f"{ready_timeout:g} s, so {argv[0]} cannot take it: {_holder(runner, node, port)}")
     started = runner(node, detached_argv(argv, pidfile, limit_s), 10)
     if not started.ok:
         raise RuntimeError(
@@ -149,10 +150,27 @@ def start_background(
 
 def stop_background(runner: Runner, handle: Background, timeout: float = 5.0) -> None:
     """Stop the process by the pid in its pidfile (it may have exited already), and wait until it
-    is gone: ``timeout`` exits only after the server it bounds, so its port is free again."""
+    is gone: ``timeout`` exits only after the server it bounds, so its port is free again. A
+    zombie is gone: it closed its sockets when it exited, and a detached process is reaped by the
+    node's init, which may take its time (1.5 s per stop on a machine whose init reaps slowly)."""
     runner(handle.node, ["pkill", "-F", handle.pidfile], 10)
-    poll(lambda: runner(handle.node, ["pgrep", "-F", handle.pidfile], 10).returncode, lambda rc: rc != 0, timeout, 0.1)
+    pid = runner(handle.node, ["cat", handle.pidfile], 10).stdout.strip()
+    if pid.isdigit():
+        poll(lambda: _running(runner, handle.node, pid), lambda running: not running, timeout, 0.1)
     runner(handle.node, ["rm", "-f", handle.pidfile], 10)
+
+
+def _running(runner: Runner, node: str, pid: str) -> bool:
+    state = runner(node, ["ps", "-o", "stat=", "-p", pid], 10)
+    return state.returncode == 0 and not state.stdout.strip().startswith("Z")
+
+
+def _holder(runner: Runner, node: str, port: int) -> str:
+    """Who listens on ``port`` (``ss -Hltnp``), and that process's state and command line."""
+    held = [line.split()[-1] for line in runner(node, ["ss", "-Hltnp", f"sport = :{port}"], 10).stdout.splitlines()]
+    pids = sorted(set(re.findall(r"pid=(\d+)", " ".join(held))))
+    ps = runner(node, ["ps", "-o", "pid=,ppid=,stat=,etimes=,args=", "-p", ",".join(pids)], 10).stdout if pids else ""
+    return "; ".join([*held, *(" ".join(line.split()) for line in ps.splitlines())]) or "no holder seen any more"
 
 
 def listening_ports(runner: Runner, node: str) -> set[int]:
