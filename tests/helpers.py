@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import subprocess
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -55,26 +55,26 @@ def live_order(nodeid: str) -> int:
 @contextmanager
 def cpu_share(lock_dir: Path, alone: bool, measures: bool) -> Iterator[None]:
     """Held around each live test on every worker: the CPU shared, or held alone by a
-    ``cpu_alone`` test, which then runs with no other test beside it; and the measurement turn
-    for a test that ``measures`` (or is alone), taken first, so no two line-rate measurements meet.
-    A waiting exclusive taker holds the turnstile, so a worker that runs test after test cannot
-    starve it."""
+    ``cpu_alone`` test, which then runs with no other test beside it; then, for a test that
+    ``measures`` outside validate's measuring stages, this machine's measurement turn for the
+    whole test (the product takes that turn around its own measurements: boothnet.locks). Taken
+    in that order everywhere, so no two takers wait for each other. A waiting exclusive taker
+    holds the turnstile, so a worker that runs test after test cannot starve it."""
     import fcntl
 
-    with open(lock_dir / "measure.lock", "a") as measure, open(lock_dir / "cpu.turnstile", "a") as turnstile, \
-            open(lock_dir / "cpu.lock", "a") as lock:
-        if measures or alone:
-            fcntl.flock(measure, fcntl.LOCK_EX)
+    from boothnet.locks import measurement_turn
+
+    with open(lock_dir / "cpu.turnstile", "a") as turnstile, open(lock_dir / "cpu.lock", "a") as lock:
         fcntl.flock(turnstile, fcntl.LOCK_EX)
         try:
             fcntl.flock(lock, fcntl.LOCK_EX if alone else fcntl.LOCK_SH)
         finally:
             fcntl.flock(turnstile, fcntl.LOCK_UN)
         try:
-            yield
+            with measurement_turn() if measures and not alone else nullcontext():
+                yield
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
-            fcntl.flock(measure, fcntl.LOCK_UN)
 
 
 def quiet(_message: str) -> None:

@@ -1,6 +1,7 @@
 """One run per network at a time: a lock on ``build/<network>/`` for every command that writes
 there, and a machine-wide lock per lab name under /run/boothnet/ for every command that touches
-the lab (namespaces are shared by every checkout on the machine).
+the lab (namespaces are shared by every checkout on the machine). One rate measurement per
+machine at a time: every run waits for the measurement turn (also under /run/boothnet/).
 
 Locks are ``flock``s, so a killed run's lock is free at once; its record (pid, command, start)
 stays in the file, which is how the next run says that it took over. A run's child processes
@@ -15,6 +16,7 @@ import fcntl
 import json
 import os
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -39,6 +41,21 @@ def lab_lock(network: str) -> Path:
     return LAB_LOCK_DIR / f"lab-{network}.lock"
 
 
+def measure_lock() -> Path:
+    """Beside the lab locks; a user who cannot write there (a floor run from a laptop) shares
+    the temp folder's."""
+    if os.access(LAB_LOCK_DIR if LAB_LOCK_DIR.exists() else LAB_LOCK_DIR.parent, os.W_OK):
+        return LAB_LOCK_DIR / "measure.lock"
+    return Path(tempfile.gettempdir()) / "boothnet-measure.lock"
+
+
+def measurement_turn(progress: Progress = lambda _: None) -> contextlib.AbstractContextManager[None]:
+    """This machine's turn to measure a rate, waited for. Every lab namespace, tool and delay
+    line runs on this machine's cores: a rate measured while another run measures beside it is
+    the two runs' share, not the path's. Nested turns (a stage, then its calibration) hold it once."""
+    return hold(measure_lock(), "this machine's measurement turn", progress=progress, wait=True)
+
+
 def _held() -> set[str]:
     return {p for p in os.environ.get(HELD_ENV, "").split(os.pathsep) if p}
 
@@ -50,10 +67,11 @@ def _describe(record: dict[str, object]) -> str:
 
 @contextlib.contextmanager
 def hold(path: Path, what: str, command: str | None = None,
-         progress: Progress = lambda _: None, shared: bool = False) -> Iterator[None]:
+         progress: Progress = lambda _: None, shared: bool = False, wait: bool = False) -> Iterator[None]:
     """Hold the lock at ``path`` (``what``: "build/sc-booth", "lab sc-booth") for the block, or
     raise :class:`Busy` at once naming the command that holds it. ``shared``: many holders at
-    once (one deploy's devices in parallel), none beside an exclusive one."""
+    once (one deploy's devices in parallel), none beside an exclusive one. ``wait``: wait for
+    the holder instead, saying whom."""
     path.parent.mkdir(parents=True, exist_ok=True)
     key = str(path.resolve())
     if key in _held():
@@ -64,8 +82,11 @@ def hold(path: Path, what: str, command: str | None = None,
         try:
             fcntl.flock(fd, (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | fcntl.LOCK_NB)
         except BlockingIOError:
-            raise Busy(f"{what} is in use by {_describe(_record(fd))}: wait for it to finish, or stop it "
-                       "and run again") from None
+            if not wait:
+                raise Busy(f"{what} is in use by {_describe(_record(fd))}: wait for it to finish, or stop it "
+                           "and run again") from None
+            progress(f"{what}: waiting for {_describe(_record(fd))}")
+            fcntl.flock(fd, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
         left = _record(fd)
         if left.get("pid") and left.get("pid") != os.getpid() and not shared:
             state = "was killed" if not alive(int(str(left["pid"]))) else "ended without releasing it"

@@ -100,3 +100,27 @@ def test_the_command_line_exits_75_with_one_line(tmp_path: Path) -> None:
         f"boothnet build: {tmp_path}/lab-mini is in use by `boothnet demo --network x` (pid {proc.pid}, started "
         f"{run.stderr.split('started ')[1].split(',')[0]}, from {ROOT}): wait for it to finish, or stop it and run "
         "again"]
+
+
+
+def test_a_measurement_waits_for_the_machines_turn_saying_whose_and_nests(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two runs on one machine never measure at once: the second waits (it is not refused), says
+    for whom, and takes the turn when the first lets go; a turn inside a turn (a stage, then its
+    calibration) does not wait for itself."""
+    import boothnet.locks as locks
+
+    monkeypatch.setattr(locks, "LAB_LOCK_DIR", tmp_path)
+    one_second = HOLDER.replace("build/x", "this machine's measurement turn").replace("sleep(60)", "sleep(1)")
+    proc = subprocess.Popen([sys.executable, "-c", one_second, str(locks.measure_lock())], stdout=subprocess.PIPE,
+                            text=True)
+    assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
+    said: list[str] = []
+    started = time.monotonic()
+    with locks.measurement_turn(said.append):
+        assert time.monotonic() - started > 0.5  # the holder's second, waited out
+        with locks.measurement_turn(said.append):
+            pass
+    assert proc.wait() == 0
+    assert said == [f"this machine's measurement turn: waiting for `boothnet demo --network x` (pid {proc.pid}, "
+                    f"started {said[0].split('started ')[1].split(',')[0]}, from {os.getcwd()})"]

@@ -24,6 +24,7 @@ from typing import TypeVar
 from boothnet.derive.policy import compiler_of, policy_decision
 from boothnet.intent import Network
 from boothnet.intent.model import Endpoint
+from boothnet.locks import measurement_turn
 from boothnet.progress import Progress
 from boothnet.status import Status
 from boothnet.validate.access import Access
@@ -98,8 +99,13 @@ def research_load(net: Network) -> list[ThroughputTest]:
 
 
 def production_under_load(net: Network, access: Access, progress: Progress) -> list[ProductionRow]:
-    """The probes idle, then under the research load, judged; [] when there is nothing to probe
-    or nothing to load the network with."""
+    """The probes idle, then under the research load, judged, in this machine's measurement turn;
+    [] when there is nothing to probe or nothing to load the network with."""
+    with measurement_turn(progress):
+        return _production_under_load(net, access, progress)
+
+
+def _production_under_load(net: Network, access: Access, progress: Progress) -> list[ProductionRow]:
     probes = [p for p in production_probes(net) if not access.why_not(p[0].name, "ping")]
     transfers = [t for t in production_transfers(net) if not access.why_not(t[0].name, "iperf3")
                  and not access.why_not(t[1].name, "iperf3")]

@@ -18,6 +18,7 @@ from boothnet.derive.policy import PolicyCompiler, compiler_of, policy_decision
 from boothnet.intent import Network
 from boothnet.intent.model import Endpoint
 from boothnet.layout import model_of
+from boothnet.locks import measurement_turn
 from boothnet.poll import poll
 from boothnet.progress import Progress
 from boothnet.run import Run
@@ -241,11 +242,20 @@ def run_throughput_tests(
     spot: int | None = None, forwarding: Callable[[int, int], float] | None = None,
 ) -> list[ThroughputResult]:
     """Every test by every tool, both ways, and each path family's loss test; tests that load
-    no common link run at once, in up to ``throughput.parallel`` lanes (DEFAULT_LANES).
+    no common link run at once, in up to ``throughput.parallel`` lanes (DEFAULT_LANES), all in
+    this machine's measurement turn.
     ``spot`` (watch's spot check): only that one measurement of a host path (not a backbone
     aggregate, not a loss test), counted round the list, so that each round takes the next.
     ``forwarding(flows, mtu)``: what a stand-in router forwards on this machine (the lab's
     ceiling, calibrate.forwarding_ceiling), measured before any lane starts."""
+    with measurement_turn(progress):
+        return _throughput_tests(net, access, progress, tunnel_mtu, spot, forwarding)
+
+
+def _throughput_tests(
+    net: Network, access: Access, progress: Progress, tunnel_mtu: int | None,
+    spot: int | None, forwarding: Callable[[int, int], float] | None,
+) -> list[ThroughputResult]:
     allocator = PortAllocator()
     compiler = compiler_of(net)
     host_cables = {end.device: cable.text for cable in cable_plan(net) for end in (cable.a, cable.b)

@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from boothnet.intent.model import Network
+from boothnet.locks import measurement_turn
 from boothnet.progress import Progress
 from boothnet.run import Run
 from boothnet.status import Status
@@ -85,10 +86,16 @@ def _throughput(net: Network, access: Access, progress: Progress, stages: list[S
                 tunnel_mtu: int | None, wanted: bool, wan_sweep: bool, build_root: Path
                 ) -> tuple[list[ThroughputResult], list[RttRow], list[ProductionRow]]:
     """The LAN throughput tests, production under research load, then the WAN paths (their RTT
-    rows beside); SKIPPED unless wanted."""
+    rows beside), in one measurement turn of this machine; SKIPPED unless wanted."""
     if not wanted:
         stages.append(Stage(name="throughput", status=Status.SKIPPED, reason="throughput tests not requested"))
         return [], [], []
+    with measurement_turn(progress):
+        return _measured(net, access, progress, stages, tunnel_mtu, wan_sweep, build_root)
+
+
+def _measured(net: Network, access: Access, progress: Progress, stages: list[Stage], tunnel_mtu: int | None,
+              wan_sweep: bool, build_root: Path) -> tuple[list[ThroughputResult], list[RttRow], list[ProductionRow]]:
     forwarding = None if access.on_floor else forwarding_ceiling(build_root, progress)
     results = timed_stage(stages, "throughput",
                           lambda: run_throughput_tests(net, access, progress, tunnel_mtu, forwarding=forwarding))

@@ -62,7 +62,6 @@ def test_a_demo_killed_at_each_stage_leaves_nothing_after_lab_down(build: Path) 
         assert _leftovers() == [], f"after a kill at {marker} and lab-down"
 
 
-@pytest.mark.measures  # its validate stage judges lab-mini's 1 Gb/s path
 def test_the_demo_rerun_in_the_killed_runs_folder_passes(build: Path) -> None:
     code, out = _demo(build)
     subprocess.run([BOOTHNET, "lab-down", "-n", "lab-mini", "--build-dir", str(build)], cwd=ROOT,

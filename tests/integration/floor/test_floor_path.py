@@ -45,7 +45,6 @@ def commands(log: Path) -> list[list[str]]:
     return [json.loads(line)["argv"] for line in log.read_text().splitlines()]
 
 
-@pytest.mark.measures  # validate-hw and validate --lab both judge throughput
 def test_validate_hw_on_the_lab_passes_enters_no_lab_namespace_and_agrees_with_validate_lab(tmp_path: Path) -> None:
     inventory = copy_inventory(ROOT / "inventories" / "lab-mini", tmp_path / "inv", NETWORK, MGMT)
     # h1's user vaulted, as a booth team keeps its credentials (host_vars outrank the lab inventory's)

@@ -31,7 +31,6 @@ from tests.helpers import ROOT
 
 pytestmark = [
     pytest.mark.lab,
-    pytest.mark.measures,  # the delay line runs in userspace: its RTT and rate are this machine's CPU's
     pytest.mark.skipif(os.geteuid() != 0, reason="needs root: builds a netns lab"),
     pytest.mark.skipif(not shutil.which("iperf3"), reason="iperf3 is not installed (make setup)"),
 ]
@@ -120,6 +119,7 @@ def test_the_home_path_measures_its_rtt_and_puts_the_window_advice_to_the_test(w
     assert "window-limited by the sender&#x27;s autotuning" in page and "fills the path" in page
 
 
+@pytest.mark.measures  # run_iperf3 itself: outside validate's measurement turn
 def test_udp_reports_the_configured_loss_within_its_statistical_error(wan_lab) -> None:
     inv, build = wan_lab(loss_pct=1.0)
     net = load_network(inv)
@@ -134,6 +134,7 @@ def test_udp_reports_the_configured_loss_within_its_statistical_error(wan_lab) -
     assert 0.5 < judged.lost_pct < 2.0 and judged.packets > 10_000
 
 
+@pytest.mark.measures  # the probes and the sweep themselves: outside validate's measurement turn
 def test_a_delay_line_twice_as_slow_as_declared_fails_the_rtt_probe_and_the_sweep(wan_lab, tmp_path: Path) -> None:
     _, build = wan_lab(delay_ms=50)  # the lab's delay line: 100 ms round trip
     declared = wan_intent(tmp_path / "declared")  # what the intent says: 50 ms

@@ -46,7 +46,6 @@ def _one_tool(net: Network) -> Network:
     return net.model_copy(update={"throughput": net.throughput.model_copy(update={"tools": ["iperf3"]})})
 
 
-@pytest.mark.measures
 def test_a_backbone_link_at_a_tenth_of_its_speed_fails_naming_its_cable(tmp_path: Path) -> None:
     run = Run(_measured_backbone(tmp_path), tmp_path / "build")
     net = run.net

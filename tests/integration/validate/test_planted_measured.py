@@ -38,7 +38,6 @@ LAB_HERE_FLOOR_SOAK = pytest.mark.parametrize("access", ["lab", pytest.param("fl
                                               indirect=True)
 
 
-@pytest.mark.measures
 @LAB_HERE_FLOOR_SOAK
 def test_an_unshaped_path_is_faster_than_its_link_and_fails(lab, access) -> None:
     net, _ = lab
@@ -59,7 +58,6 @@ def test_an_unshaped_path_is_faster_than_its_link_and_fails(lab, access) -> None
     assert failed(run_throughput_tests(net, access, quiet)) == []
 
 
-@pytest.mark.measures
 @LAB_HERE_FLOOR_SOAK
 def test_the_reverse_of_a_measured_path_unshaped_fails_in_that_direction_only(lab, access) -> None:
     """Issue 34: with r05-fs -> r05-cn1 unshaped, only cluster -> fileserver was measured: PASS.
@@ -80,7 +78,6 @@ def test_the_reverse_of_a_measured_path_unshaped_fails_in_that_direction_only(la
     assert all(r.verdict == "PASS" for r in results if not r.reverse)
 
 
-@pytest.mark.measures
 def test_runs_compared_say_no_change_then_list_a_planted_throughput_regression_with_its_size(lab) -> None:
     net, build = lab
     run = Run(inventory_of(build), build)
@@ -111,7 +108,6 @@ def test_runs_compared_say_no_change_then_list_a_planted_throughput_regression_w
     assert len(list((build / NETWORK / "runs").iterdir())) == 3
 
 
-@pytest.mark.measures
 @LAB_HERE_FLOOR_SOAK
 def test_a_file_server_cable_losing_one_frame_in_a_hundred_fails_on_retransmits_and_loss(lab, access) -> None:
     """Issue 34: 1 % of the frames arriving at a file server lost kept 0.99 of the limit and PASSed;
@@ -147,7 +143,6 @@ def _iperf3_pids(node: str, argv_has: str, argv_lacks: str = "\0") -> list[int]:
             if (argv := _cmdline(pid) + " ").startswith("iperf3 ") and argv_has in argv and argv_lacks not in argv]
 
 
-@pytest.mark.measures
 def test_a_receiver_too_busy_to_read_its_datagrams_is_no_verdict_on_the_network(lab) -> None:
     """A UDP receiver that does not read (here h4's iperf3 server, stopped for a second, as a host
     whose CPU is taken) loses datagrams at its own full socket buffer: the loss row says so from

@@ -272,7 +272,6 @@ def test_a_vpn_path_faster_than_the_labs_own_tunnel_is_judged_against_its_ceilin
     assert {r.verdict for r in rows} <= {"PASS", "SKIPPED"}, [(r.kind, r.verdict, r.explanation) for r in rows]
 
 
-@pytest.mark.measures  # production probed under the research aggregates
 def test_planted_mirror_of_research_into_a_production_port_degrades_production_under_load(
         lab: tuple[Network, Path]) -> None:
     """Issue 34, item 4: production probed idle and under the research aggregates passes; a

@@ -30,6 +30,7 @@ from boothnet.lab import strongswan
 from boothnet.lab.shaping import shape
 from boothnet.lab.spec import LabEnd, LabLink
 from boothnet.layout import Layout
+from boothnet.locks import measurement_turn
 from boothnet.progress import Progress
 from boothnet.validate.perf.ports import PortBlock
 from boothnet.validate.perf.run import run_throughput
@@ -79,19 +80,27 @@ def _measure(tool: str, mtu: int, work: Path) -> dict[str, float]:
 
 def _cached(build_root: Path, key: str, measure: Callable[[Path], dict[str, float]], says: str,
             progress: Progress) -> dict[str, float]:
-    """``measure(work folder)``'s answer for ``key``, measured on first use and kept in calibration.json."""
+    """``measure(work folder)``'s answer for ``key``, measured on first use (in this machine's
+    measurement turn) and kept in calibration.json."""
     cache = Layout(build_root, "").calibration
-    try:
-        known = json.loads(cache.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        known = {}
+    known = _known(cache)
     if key not in known:
-        progress(f"[calibration] {says} (once per machine)")
-        cache.parent.mkdir(parents=True, exist_ok=True)
-        known[key] = measure(cache.parent)
-        write_text_atomic(cache, json.dumps(known, indent=1, sort_keys=True) + "\n")
-        progress(f"[calibration] {key}: {known[key]}, kept in {cache}")
+        with measurement_turn(progress):
+            known = _known(cache)  # another run may have measured it while this one waited
+            if key not in known:
+                progress(f"[calibration] {says} (once per machine)")
+                cache.parent.mkdir(parents=True, exist_ok=True)
+                known[key] = measure(cache.parent)
+                write_text_atomic(cache, json.dumps(known, indent=1, sort_keys=True) + "\n")
+                progress(f"[calibration] {key}: {known[key]}, kept in {cache}")
     return known[key]  # type: ignore[no-any-return]
+
+
+def _known(cache: Path) -> dict[str, dict[str, float]]:
+    try:
+        return dict(json.loads(cache.read_text(encoding="utf-8")))
+    except (OSError, ValueError):
+        return {}
 
 
 def window_factor(build_root: Path, progress: Progress) -> Callable[[str, int], float]:
