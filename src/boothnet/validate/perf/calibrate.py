@@ -97,10 +97,12 @@ def _cached(build_root: Path, key: str, measure: Callable[[Path], dict[str, floa
 
 
 def _known(cache: Path) -> dict[str, dict[str, float]]:
+    """What calibration.json holds; {} when it is missing, torn or not an object (measured again)."""
     try:
-        return dict(json.loads(cache.read_text(encoding="utf-8")))
+        data = json.loads(cache.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
+    return data if isinstance(data, dict) else {}
 
 
 def window_factor(build_root: Path, progress: Progress) -> Callable[[str, int], float]:
