@@ -84,11 +84,11 @@ def wan_lab(tmp_path: Path):  # noqa: ANN201
 def test_the_home_path_measures_its_rtt_and_puts_the_window_advice_to_the_test(wan_lab, tmp_path: Path) -> None:
     inv, build = wan_lab()
     results = run_validate(inv, build, vpn_resilience=False)
-    # RTT 50 ms with small and with large (MTU) DF pings, within the row's own tolerance: the lab's
-    # userspace delay line adds a little on a busy machine (52.1 ms seen beside two other workers)
+    # RTT 50 ms with small and with large (MTU) DF pings, the fastest within the row's own tolerance
+    # (the mean may be more: the lab's userspace delay line wakes late on a busy machine)
     assert {r.payload for r in results.rtt} == {56, 8972}
     for row in results.rtt:
-        assert row.verdict == "PASS" and 50 <= row.avg_ms <= 50 + row.tolerance_ms, row
+        assert row.verdict == "PASS" and 50 <= row.min_ms <= 50 + row.tolerance_ms, row
     wan = {r.kind: r for r in results.throughput if r.kind not in ("path", "sweep")}
     # one stream with the OS default window cannot fill 622 Mb/s x 50 ms here (net.ipv4.tcp_wmem
     # caps autotuning at 4 MiB): judged at the window that gives, the host's limit, with the advice;
@@ -143,7 +143,9 @@ def test_a_delay_line_twice_as_slow_as_declared_fails_the_rtt_probe_and_the_swee
     assert wait_converged(net, lab_access(net), isolation_flows(net)).status == "PASS"
     ns = partial(ns_name, NETWORK)
     links = probe_wan_links(net, netns_runner, ns, lambda _: None)
-    assert links and all(r.verdict == "FAIL" for r in links), links
+    # even the fastest ping takes the line's 100 ms: no load explains that
+    assert links and all(r.verdict == "FAIL" and r.min_ms >= 100 for r in links), links
+    assert all(r.cause.startswith("fastest 1") for r in links), links
     (path,) = wan_paths(net, lambda s, d: path_mtu(net, s, d))
     sweep = run_wan_sweep(netns_runner, path, ns, net, lambda _: None, window_factor(build, lambda _: None))
     # below the BDP a window carries half of what k x window/RTT says at the declared RTT

@@ -13,6 +13,7 @@ import pytest
 
 from boothnet.intent import load_network
 from boothnet.lab.delayline import Direction
+from boothnet.validate.perf.runner import CommandResult
 from boothnet.validate.perf.schema import ThroughputResult
 from boothnet.validate.perf.wan import (
     TUNNEL_CEILING_SHARE,
@@ -23,6 +24,7 @@ from boothnet.validate.perf.wan import (
     judge_sweep,
     judge_udp,
     noted,
+    rtt_probe,
     wan_paths,
 )
 from boothnet.validate.plan import path_mtu, throughput_tests
@@ -255,3 +257,24 @@ def test_a_loss_the_receivers_full_socket_buffer_accounts_for_is_no_verdict(drop
         assert "frames are lost" not in judged.explanation
     else:
         assert judged.explanation.endswith(": frames are lost on lab: h3 -> h4")
+
+
+def _ping(summary: str):
+    """A runner answering with the tail of a real iputils ping."""
+    out = ("--- 10.0.0.2 ping statistics ---\n10 packets transmitted, 10 received, 0% packet loss, time 1811ms\n"
+           + summary + "\n")
+    return lambda node, argv, timeout: CommandResult(node, tuple(argv), 0, out, "")
+
+
+@pytest.mark.parametrize(("summary", "verdict", "cause"), [
+    # the CI run's row on a 50 ms line beside two busy workers: late wakeups raise the mean, not the fastest
+    ("rtt min/avg/max/mdev = 50.412/52.109/55.638/1.701 ms", "PASS", None),
+    # a line twice as slow as declared: even the fastest ping says so
+    ("rtt min/avg/max/mdev = 100.322/100.870/101.954/0.512 ms", "FAIL",
+     "fastest 100.3 ms (mean 100.9), declared 50 ms +- 2.00"),
+    # a missing delay line: faster than the WAN can be
+    ("rtt min/avg/max/mdev = 0.051/0.070/0.102/0.011 ms", "FAIL", "fastest 0.1 ms (mean 0.1), declared 50 ms +- 2.00"),
+])
+def test_an_rtt_probe_judges_its_fastest_ping_against_the_declared_rtt(summary, verdict, cause):
+    row = rtt_probe(_ping(summary), "r1", "link r1:eth3 -- r2:eth3", "r1:eth3", "r2:eth3", "10.0.0.2", 8972, 50.0, 2.0)
+    assert (row.verdict, row.cause) == (verdict, cause)

@@ -163,8 +163,10 @@ _LOSS_LINE = re.compile(r"([\d.]+)% packet loss")
 
 def rtt_probe(runner: Runner, ns: str, what: str, source: str, destination: str, address: str, payload: int,
               declared_ms: float, tolerance_ms: float, count: int = 10) -> RttRow:
-    """`count` DF pings of `payload` bytes from `ns` to `address`; the verdict compares their
-    mean with the declared RTT."""
+    """`count` DF pings of `payload` bytes from `ns` to `address`; the verdict compares the
+    fastest with the declared RTT. A delay line or a WAN only adds to a path's own delay (queues,
+    a busy machine's late wakeups: 52.1 ms mean, 55.6 max on a 50 ms line beside two other
+    workers), so the fastest is the path's delay; the mean and max are shown beside it."""
     argv = ["ping", "-n", "-M", "do", "-c", str(count), "-i", "0.2", "-W", "2", "-s", str(payload), address]
     res = runner(ns, argv, count * 0.2 + 10)
     m = _RTT_LINE.search(res.output)
@@ -174,10 +176,11 @@ def rtt_probe(runner: Runner, ns: str, what: str, source: str, destination: str,
     if m is None:
         return row.model_copy(update={"cause": f"no reply: {' '.join(res.output.strip().splitlines()[-1:])}"})
     low, mean, high = (float(m.group(i)) for i in (1, 2, 3))
-    ok = abs(mean - declared_ms) <= tolerance_ms
+    ok = abs(low - declared_ms) <= tolerance_ms
     return row.model_copy(update={
         "min_ms": low, "avg_ms": mean, "max_ms": high, "verdict": Status.of(ok),
-        "cause": None if ok else f"mean {mean:.1f} ms, declared {declared_ms:g} ms +- {tolerance_ms:.2f}"})
+        "cause": None if ok else
+        f"fastest {low:.1f} ms (mean {mean:.1f}), declared {declared_ms:g} ms +- {tolerance_ms:.2f}"})
 
 
 def wan_links(net: Network) -> list[Link]:
