@@ -14,9 +14,11 @@ from pathlib import Path
 
 from boothnet.deploy.results import DeviceResult, load_results
 from boothnet.errors import Refusal
+from boothnet.lab.kernel import detect_vlan_mode
 from boothnet.lab.plan import plan_lab
-from boothnet.lab.runner import detect_vlan_mode, lab_down, lab_up
+from boothnet.lab.runner import lab_down, lab_up
 from boothnet.lab.standin import StandInRefused
+from boothnet.lab.state import LabState
 from boothnet.layout import REPO, Layout
 from boothnet.progress import Progress
 from boothnet.run import Run
@@ -67,7 +69,7 @@ class Step:
 
 
 def bring_up_lab(run: Run, vlan_mode: str | None, configs: str, progress: Progress, announce: Progress
-                 ) -> tuple[str, dict]:
+                 ) -> tuple[str, LabState]:
     """The lab of the run's intent up with `configs` ("full", or "day0": routers unconfigured).
     Returns the VLAN mode and the lab's state."""
     mode = vlan_mode or detect_vlan_mode()
@@ -80,7 +82,7 @@ def bring_up_lab(run: Run, vlan_mode: str | None, configs: str, progress: Progre
     if not built.ok:
         raise Stopped([built.summary_table()])
     state = lab_up(spec, run.layout.lab, progress=progress, configs=configs)
-    announce(f"lab {spec.network}: {'up' if state.get('changed', True) else 'already up, no change'} "
+    announce(f"lab {spec.network}: {'up' if state.changed else 'already up, no change'} "
              f"({len(spec.nodes)} nodes, {len(spec.links)} links, VLAN mode {mode}, configs {configs})")
     announce(f"inventory: {run.layout.lab_inventory}")
     return mode, state
@@ -93,12 +95,12 @@ class LabFindings(Refusal):
 def lab_task(run: Run, state: str, vlan_mode: str | None, configs: str, progress: Progress) -> dict:
     """The boothnet_lab task: the run's lab up (with `configs`) or down; what the task returns."""
     if state == "down":
-        return {"changed": bool(lab_down(run.net.name, run.layout.lab, progress=progress).get("removed"))}
+        return {"changed": bool(lab_down(run.net.name, run.layout.lab, progress=progress).removed)}
     try:
         mode, lab_state = bring_up_lab(run, vlan_mode, configs, progress, progress)
     except Stopped as exc:
         raise LabFindings(f"lab configs have findings:\n{exc}") from exc
-    return {"changed": lab_state.get("changed", True), "inventory": str(run.layout.lab_inventory),
+    return {"changed": lab_state.changed, "inventory": str(run.layout.lab_inventory),
             "vlan_mode": mode, "configs": configs}
 
 

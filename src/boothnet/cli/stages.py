@@ -49,9 +49,9 @@ def cmd_lab_down(args: argparse.Namespace) -> int:
     # without -i no intent is needed (a lab can come down whatever became of its inventory)
     network = _network_name(args) if args.inventory else args.network
     state_dir = Layout(Path(args.build_dir), network).lab
-    removed = lab_down(network, state_dir, progress=progress)
+    down = lab_down(network, state_dir, progress=progress)
     print(f"lab {network}: down")
-    print(json.dumps({k: v for k, v in removed.items() if k in ("removed", "seconds")}, default=str))
+    print(json.dumps({"removed": down.removed}, default=str))
     return 0
 
 

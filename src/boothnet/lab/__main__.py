@@ -7,7 +7,8 @@ import json
 import sys
 from pathlib import Path
 
-from boothnet.lab.runner import detect_vlan_mode, lab_down, lab_health, lab_up
+from boothnet.lab.kernel import detect_vlan_mode
+from boothnet.lab.runner import lab_down, lab_health, lab_up
 from boothnet.lab.specio import load_spec
 from boothnet.lab.state import read_state
 
@@ -33,26 +34,22 @@ def main(argv: list[str] | None = None) -> int:
             if args.spec is None:
                 ap.error("up needs --spec")
             result = lab_up(load_spec(args.spec), args.state_dir, progress)
-            print(json.dumps({k: result[k] for k in ("network", "status", "changed")}))
+            print(json.dumps({"network": result.network, "status": result.status, "changed": result.changed}))
         elif args.action == "down":
             network = args.network or (load_spec(args.spec).network if args.spec else None)
-            network = network or (read_state(args.state_dir) or {}).get("network")
+            network = network or getattr(read_state(args.state_dir), "network", None)
             if not network:
                 ap.error("down needs --network, --spec or a state.json in --state-dir")
             result = lab_down(network, args.state_dir, progress)
-            removed = {k: len(v) for k, v in result["removed"].items()}
+            removed = {k: len(v) for k, v in (result.removed or {}).items()}
             print(json.dumps({"network": network, "status": "down", "removed": removed}))
         else:
             st = read_state(args.state_dir)
             if not st:
                 print("no lab state")
                 return 1
-            problems = lab_health(st) if st.get("status") == "up" else []
-            print(
-                json.dumps(
-                    {"network": st.get("network"), "status": st.get("status"), "problems": problems}
-                )
-            )
+            problems = lab_health(st) if st.up else []
+            print(json.dumps({"network": st.network, "status": st.status, "problems": problems}))
             return 1 if problems else 0
     except (ValueError, RuntimeError) as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -14,7 +14,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from boothnet.lab import names, net, services
-from boothnet.lab.state import read_state
+from boothnet.lab.state import LabState, read_state
 
 CONTROLLER = "floor-controller"
 
@@ -23,11 +23,11 @@ class LabNotUp(RuntimeError):
     pass
 
 
-def _free_address(state: dict) -> ipaddress.IPv4Interface:
+def _free_address(state: LabState) -> ipaddress.IPv4Interface:
     """The management subnet's highest address no node and not the bridge holds."""
-    subnet = ipaddress.ip_network(state["mgmt_subnet"])
-    used = {ipaddress.ip_interface(state["bridge_address"]).ip}
-    used |= {ipaddress.ip_interface(node["mgmt_address"]).ip for node in state.get("nodes", {}).values()}
+    subnet = ipaddress.ip_network(str(state.mgmt_subnet))
+    used = {ipaddress.ip_interface(str(state.bridge_address)).ip}
+    used |= {ipaddress.ip_interface(node["mgmt_address"]).ip for node in state.nodes.values()}
     free = next(ip for ip in reversed(list(subnet.hosts())) if ip not in used)
     return ipaddress.ip_interface(f"{free}/{subnet.prefixlen}")
 
@@ -36,7 +36,7 @@ def _free_address(state: dict) -> ipaddress.IPv4Interface:
 def management_controller(network: str, state_dir: Path) -> Iterator[tuple[str, ipaddress.IPv4Interface]]:
     """(namespace, its address) for the block; gone afterwards with every process it started."""
     state = read_state(state_dir)
-    if not state or state.get("status") != "up":
+    if not state or not state.up:
         raise LabNotUp(f"lab {network} is not up ({state_dir}): `boothnet lab-up -n {network}` first")
     ns, peer = names.ns_name(network, CONTROLLER), names.mgmt_peer_name(network, CONTROLLER)
     address = _free_address(state)
@@ -46,7 +46,7 @@ def management_controller(network: str, state_dir: Path) -> Iterator[tuple[str, 
         net.remove_namespace(ns)
     net.create_namespace(ns, names.alias(network, CONTROLLER))
     try:
-        net.add_mgmt_veth(ns, peer, state["bridge"], str(address), names.alias(network, f"mgmt:{CONTROLLER}"))
+        net.add_mgmt_veth(ns, peer, str(state.bridge), str(address), names.alias(network, f"mgmt:{CONTROLLER}"))
         yield ns, address
     finally:
         services.kill_namespaces([ns])  # ssh's ControlPersist masters among them

@@ -210,11 +210,11 @@ def restart_charon(state_dir: Path, node: str) -> int:
     if not state:
         raise RuntimeError(f"no lab state in {state_dir}")
     spec_node = next(n for n in load_spec(state_dir / "spec.json").nodes if n.name == node)
-    ns = state["namespaces"][node]
-    old = state["pids"][node].get("charon")
+    ns = state.namespaces[node]
+    old = state.pids[node].get("charon")
     if old:
         services.kill_pids([old])
-    ctx = services.HookContext(state["network"], spec_node, ns, state_dir / "nodes" / node, lambda _: None)
+    ctx = services.HookContext(state.network, spec_node, ns, state_dir / "nodes" / node, lambda _: None)
     pid = start_charon(ctx)["charon"]
     assert spec_node.config_dir
     tunnel_lines = [
@@ -225,6 +225,6 @@ def restart_charon(state_dir: Path, node: str) -> int:
         subprocess.run(["ip", "-netns", ns, "-batch", "-"], input="\n".join(tunnel_lines) + "\n",
                        capture_output=True, text=True, check=True)
     load_swanctl(ctx)
-    state["pids"][node]["charon"] = pid
+    state.pids[node]["charon"] = pid
     write_state(state_dir, state)
     return pid

@@ -13,8 +13,7 @@ from typing import Any, Literal
 from boothnet.booth.cables import Cable, CableEnd
 from boothnet.deploy.batch import Session, in_parallel
 from boothnet.intent.model import Network
-from boothnet.lab.names import ns_name
-from boothnet.lab.runner import detect_vlan_mode
+from boothnet.lab import detect_vlan_mode, ns_name
 from boothnet.validate.drift import DriftTarget
 from boothnet.validate.perf.runner import Runner, netns_runner
 

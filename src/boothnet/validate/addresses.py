@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from boothnet.booth.cables import same_port
 from boothnet.intent.model import Network, Vlan
-from boothnet.lab.plan import port_map
+from boothnet.lab import port_map
 from boothnet.platforms.frr_linux import svi_name
 from boothnet.progress import Progress
 from boothnet.status import Status

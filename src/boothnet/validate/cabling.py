@@ -8,9 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from boothnet.booth.lldp import CablePlan, CablingRow, Heard, Observed, judge_cabling, wait_heard
 from boothnet.intent.model import Network
-from boothnet.lab.lldp import lab_ifnames, neighbours
-from boothnet.lab.names import ns_name
-from boothnet.lab.state import read_state
+from boothnet.lab import lab_ifnames, neighbours, ns_name, read_state
 from boothnet.progress import Progress
 from boothnet.status import Status
 from boothnet.validate.access import Access
@@ -22,7 +20,8 @@ def run_cabling(net: Network, access: Access, progress: Progress, timeout: float
     themselves: it is the switches and routers that are asked."""
     if access.devices is not None:
         return _floor_cabling(net, access, progress)
-    vlan_mode = (read_state(access.lab_dir) or {}).get("vlan_mode", "segment") if access.lab_dir else "segment"
+    state = read_state(access.lab_dir) if access.lab_dir else None
+    vlan_mode = state.vlan_mode if state else "segment"
     plan = CablePlan(net, lab_ifnames(net, vlan_mode))
     devices = sorted(net.devices)
     unreadable: dict[str, str] = {}  # device -> why its LLDP could not be read

@@ -13,8 +13,7 @@ from dataclasses import dataclass
 from boothnet.booth.cables import Cable, cable_of
 from boothnet.deploy.counters import PortCounters, kernel_counters, napalm_counters
 from boothnet.intent.model import Link, Network
-from boothnet.lab.lldp import HOST_IFNAME, lab_ifnames
-from boothnet.lab.runner import detect_vlan_mode
+from boothnet.lab import HOST_IFNAME, detect_vlan_mode, lab_ifnames
 from boothnet.validate.access import Access
 from boothnet.validate.perf.schema import LinkLoad
 

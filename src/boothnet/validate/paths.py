@@ -14,7 +14,7 @@ from ipaddress import IPv4Address, IPv4Network, ip_interface
 from boothnet.derive.policy import compiler_of, policy_decision
 from boothnet.intent import Network
 from boothnet.intent.model import Endpoint
-from boothnet.lab.plan import HOST_IFNAME
+from boothnet.lab import HOST_IFNAME
 from boothnet.progress import Progress
 from boothnet.status import Status
 from boothnet.validate.access import Access

@@ -14,7 +14,7 @@ from typing import Any
 from boothnet.booth.cables import same_port
 from boothnet.intent import Network
 from boothnet.intent.model import Endpoint
-from boothnet.lab.plan import HOST_IFNAME, port_map
+from boothnet.lab import HOST_IFNAME, port_map
 from boothnet.platforms.frr_linux import svi_name
 from boothnet.progress import Progress
 from boothnet.status import Status

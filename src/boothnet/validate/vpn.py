@@ -25,9 +25,15 @@ from pathlib import Path
 from boothnet.derive.policy import compiler_of
 from boothnet.intent import Network
 from boothnet.intent.model import Endpoint
-from boothnet.lab import strongswan
-from boothnet.lab.plan import lab_models
-from boothnet.lab.state import read_state
+from boothnet.lab import (
+    RETRANSMIT_GIVE_UP_S,
+    child_installed,
+    child_sa_installed,
+    ike_sa_ids,
+    lab_models,
+    read_state,
+    restart_charon,
+)
 from boothnet.progress import Progress
 from boothnet.run import Run
 from boothnet.status import Status
@@ -62,7 +68,7 @@ class LabVpn:
 def lab_vpn(run: Run, lab_dir: Path) -> LabVpn | None:
     """The tunnel as the running lab has it (lab port names, backend-capped MTU)."""
     state = read_state(lab_dir)
-    return None if state is None else network_vpn(run, state["vlan_mode"])
+    return None if state is None else network_vpn(run, state.vlan_mode)
 
 
 def network_vpn(run: Run, stand_in_vlan_mode: str | None) -> LabVpn | None:
@@ -198,7 +204,7 @@ class VpnChecks:
 
     def _child_up(self) -> bool:
         booth = self.vpn.booth_gw
-        return strongswan.child_sa_installed(self._ns(booth), self.lab_dir / "nodes" / booth, self.vpn.name,
+        return child_sa_installed(self._ns(booth), self.lab_dir / "nodes" / booth, self.vpn.name,
                                              (str(self.vpn.booth_outside), str(self.vpn.home_outside)))
 
     def _capture(self, action: Callable[[], object]) -> tuple[dict[str, int], list[str]]:
@@ -276,7 +282,7 @@ class VpnChecks:
         return rows
 
     def _ike_ids(self) -> set[str]:
-        return strongswan.ike_sa_ids(self._ns(self.vpn.booth_gw), self.lab_dir / "nodes" / self.vpn.booth_gw)
+        return ike_sa_ids(self._ns(self.vpn.booth_gw), self.lab_dir / "nodes" / self.vpn.booth_gw)
 
     def _recovery_row(self, name: str, outage: Callable[[], None]) -> list[VpnTunnel]:
         """Cause an outage (with marked pings during it, captured), then time the recovery."""
@@ -301,13 +307,13 @@ class VpnChecks:
 
     def restart_home_ike(self) -> list[VpnTunnel]:
         return self._recovery_row("home gateway IKE restart",
-                                  lambda: strongswan.restart_charon(self.lab_dir, self.vpn.home_gw))
+                                  lambda: restart_charon(self.lab_dir, self.vpn.home_gw))
 
     def cut_home_link(self) -> list[VpnTunnel]:
         """Cut for longer than dead peer detection takes, so the booth side must restart the
         tunnel, not just resume an SA that outlived a blip."""
         ns, ifname = self._ns(self.vpn.home_gw), self.vpn.home_outside_if
-        cut_s = round(self.vpn.dpd_delay_s + strongswan.RETRANSMIT_GIVE_UP_S + 3)
+        cut_s = round(self.vpn.dpd_delay_s + RETRANSMIT_GIVE_UP_S + 3)
 
         def cut() -> None:
             subprocess.run(["ip", "-n", ns, "link", "set", ifname, "down"], check=True)
@@ -365,7 +371,7 @@ class FloorVpnChecks(VpnChecks):
         if read is None:
             return False
         try:
-            return strongswan.child_installed(read(), self.vpn.name,
+            return child_installed(read(), self.vpn.name,
                                               (str(self.vpn.booth_outside), str(self.vpn.home_outside)))
         except Exception:  # noqa: BLE001 - a getter that fails leaves the tunnel unproven: the row says down
             return False

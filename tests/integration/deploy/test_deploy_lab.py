@@ -142,13 +142,13 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
 
 def test_day0_lab_is_unconfigured_and_up_twice_is_a_noop(lab: Lab) -> None:
     state = read_state(lab.state_dir)
-    assert state and state["configs"] == "day0"
+    assert state and state.configs == "day0"
     assert yaml.safe_load(lab.inventory.read_text())["all"]["vars"]["boothnet_lab_configs"] == "day0"
     addrs, ruleset, frr = lab.running("r1")
     assert "10.0." not in addrs and "198.18.2.11/24" in addrs  # mgmt only
     assert ruleset.strip() == ""
     assert "router ospf" not in frr
-    assert lab_up(lab.spec, lab.state_dir, quiet, configs="day0")["changed"] is False
+    assert lab_up(lab.spec, lab.state_dir, quiet, configs="day0").changed is False
 
 
 def test_configs_of_another_intent_version_are_refused_before_any_device(lab: Lab) -> None:

@@ -16,6 +16,7 @@ from minilab import mini_spec  # noqa: E402
 
 from boothnet.lab.runner import lab_down, lab_up  # noqa: E402
 from boothnet.lab.spec import LabSpec  # noqa: E402
+from boothnet.lab.state import LabState  # noqa: E402
 from tests.helpers import quiet
 
 NEEDED = ["ip", "ssh", "ssh-keygen", "/usr/sbin/sshd", "/usr/lib/frr/zebra", "vtysh", "ping"]
@@ -39,7 +40,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 @pytest.fixture(scope="module")
-def mini(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[LabSpec, Path, dict]]:
+def mini(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[LabSpec, Path, LabState]]:
     spec = mini_spec()
     state_dir = tmp_path_factory.mktemp("bnt-lab-state")
     lab_down(spec.network, state_dir, quiet)  # a crashed earlier run must not get in the way

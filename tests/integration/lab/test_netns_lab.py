@@ -138,8 +138,8 @@ def test_lab_up_twice_is_a_noop(mini) -> None:
     spec, state_dir, first = mini
     before = json.loads((state_dir / "state.json").read_text())
     again = lab_up(spec, state_dir, quiet)
-    assert again["changed"] is False
-    assert again["pids"] == before["pids"] == first["pids"]
+    assert again.changed is False
+    assert again.pids == before["pids"] == first.pids
 
 
 def test_spec_json_round_trip(tmp_path: Path) -> None:
@@ -174,8 +174,8 @@ def test_lab_down_leaves_nothing(tmp_path: Path) -> None:
         lab_up(spec, tmp_path, quiet)
         assert len(leftovers("bnt-dn", tmp_path)) > 10  # the check sees a running lab
         result = lab_down("bnt-dn", tmp_path, quiet)
-        assert len(result["removed"]["namespaces"]) == 6
-        cmds = " ".join(p["cmd"] for p in result["removed"]["processes"])
+        assert result.removed and len(result.removed["namespaces"]) == 6
+        cmds = " ".join(p["cmd"] for p in result.removed["processes"])
         for daemon in ("zebra", "ospfd", "staticd", "sshd"):
             assert daemon in cmds
         assert leftovers("bnt-dn", tmp_path) == []
@@ -212,7 +212,7 @@ def test_lab_down_after_killed_lab_up_leaves_nothing(
         assert leftovers(network, state_dir), "killed lab_up left nothing to clean: bad test"
         if recover_with_up:  # a fresh lab_up cleans the partial lab and builds a whole one
             result = lab_up(spec, state_dir, quiet)
-            assert result["changed"] is True and len(result["pids"]) == len(spec.nodes)
+            assert result.changed is True and len(result.pids) == len(spec.nodes)
         lab_down(network, state_dir, quiet)
         assert leftovers(network, state_dir) == []
     finally:

@@ -40,7 +40,7 @@ def floor(lab: tuple[Network, Path]) -> Iterator[Access]:
     net, build = lab
     lab_dir = build / net.name / "lab"
     hosts = inventory_connections([str(inventory_of(build)), str(lab_dir / "inventory.yml")])
-    with reach_floor(net, lab_targets(lab_dir), hosts, read_state(lab_dir)["vlan_mode"]) as access:
+    with reach_floor(net, lab_targets(lab_dir), hosts, read_state(lab_dir).vlan_mode) as access:
         yield access
 
 

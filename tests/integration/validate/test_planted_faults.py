@@ -299,7 +299,7 @@ def test_on_a_floor_a_host_without_ssh_and_one_with_a_wrong_key_are_errors_and_t
     hosts["h1"]["ansible_control_path_dir"] = str(tmp_path / "cp")  # no ssh master of an earlier test logs it in
     hosts["h4"]["ansible_host"] = "198.18.7.250"  # nobody there
     hosts["h4"]["ansible_ssh_common_args"] += " -o ConnectTimeout=3"
-    with reach_floor(net, lab_targets(lab_dir), hosts, read_state(lab_dir)["vlan_mode"]) as access:
+    with reach_floor(net, lab_targets(lab_dir), hosts, read_state(lab_dir).vlan_mode) as access:
         results = run_validate(inventory_of(build), build, access=access, isolation_seed=SEED, wan_sweep=False)
     stages = {s.name: s for s in results.stages}
     reach = stages["reach"]

@@ -94,7 +94,8 @@ def test_tunnel_clients_mtu_capture_and_recovery(lab: tuple[Network, Path], lab_
     # the lab's backend caps the tunnel: probed at what it carries, with the intent's figure named
     assert [m.mtu for m in mtu] == [1400, 1400] and all(m.verdict == "PASS" for m in mtu)
     assert "intent 8950" in (by_name["home-extension: bgw1 <-> hgw1"].detail or "")
-    assert lab_health(read_state(state_dir) or {}) == []  # restarted charon recorded
+    state = read_state(state_dir)
+    assert state and lab_health(state) == []  # restarted charon recorded
 
 
 def test_only_listed_clients_reach_the_secured_network(lab: tuple[Network, Path]) -> None:
@@ -197,7 +198,7 @@ def test_planted_udp_drop_to_the_secured_network_fails_isolation(lab: tuple[Netw
 
 def test_planted_frozen_ospfd_on_the_booth_router_fails_convergence_north_south(lab: tuple[Network, Path]) -> None:
     net, state_dir = lab
-    pid = int(read_state(state_dir)["pids"]["brt1"]["ospfd"])  # type: ignore[index]
+    pid = read_state(state_dir).pids["brt1"]["ospfd"]  # type: ignore[union-attr]
     flows = isolation_flows(net)
     os.kill(pid, signal.SIGSTOP)  # no more hellos: core1 drops brt1 after the dead interval
     try:

@@ -10,8 +10,7 @@ from typing import Any
 from boothnet.deploy.batch import sessions
 from boothnet.deploy.lldp import intent_ports
 from boothnet.intent.model import Network
-from boothnet.lab.lldp import lab_ifnames
-from boothnet.lab.plan import port_map
+from boothnet.lab import lab_ifnames, port_map
 from boothnet.validate.access import Access, FloorDevices, floor_access
 from boothnet.validate.drift import DriftTarget
 from boothnet.validate.floor.ansible_runner import AnsibleRunner

@@ -25,10 +25,18 @@ from pathlib import Path
 
 from boothnet.files import write_text_atomic
 from boothnet.intent.model import Endpoint
-from boothnet.lab import net as labnet
-from boothnet.lab import strongswan
-from boothnet.lab.shaping import shape
-from boothnet.lab.spec import LabEnd, LabLink
+from boothnet.lab import (
+    CharonPaths,
+    LabEnd,
+    LabLink,
+    add_delay_link,
+    add_link,
+    charon_env,
+    create_namespace,
+    remove_namespace,
+    run_charon,
+    shape,
+)
 from boothnet.layout import Layout
 from boothnet.locks import measurement_turn
 from boothnet.progress import Progress
@@ -48,9 +56,9 @@ def _measure(tool: str, mtu: int, work: Path) -> dict[str, float]:
     pid = None
     try:
         for ns in names:
-            labnet.create_namespace(ns, f"boothnet-calibration:{ns}")
+            create_namespace(ns, f"boothnet-calibration:{ns}")
         link = LabLink(LabEnd("a", "ref0"), LabEnd("b", "ref0"), 1000, mtu, "calibration", REFERENCE_ONE_WAY_MS)
-        pid = labnet.add_delay_link(link, names[0], names[1], work / "calibration-delay.log")
+        pid = add_delay_link(link, names[0], names[1], work / "calibration-delay.log")
         for ns, address in zip(names, ("10.99.7.1/24", "10.99.7.2/24"), strict=True):
             subprocess.run(["ip", "-n", ns, "addr", "add", address, "dev", "ref0"], check=True)
         netns_runner(names[0], ["ping", "-c", "2", "-W", "2", "10.99.7.2"], 10)
@@ -75,7 +83,7 @@ def _measure(tool: str, mtu: int, work: Path) -> dict[str, float]:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGTERM)
         for ns in names:
-            labnet.remove_namespace(ns)
+            remove_namespace(ns)
 
 
 def _cached(build_root: Path, key: str, measure: Callable[[Path], dict[str, float]], says: str,
@@ -123,10 +131,10 @@ def window_factor(build_root: Path, progress: Progress) -> Callable[[str, int], 
 CEILING_SECONDS, CEILING_OMIT_S = 4, 2
 
 
-def _tunnel(ns: str, side: str, work: Path, psk: str) -> tuple[subprocess.Popen[bytes], strongswan.CharonPaths]:
+def _tunnel(ns: str, side: str, work: Path, psk: str) -> tuple[subprocess.Popen[bytes], CharonPaths]:
     """charon in ``ns`` with one PSK tunnel between 10.98.<side>.1 and the peer's inner address."""
     me, other = ("1", "2") if side == "a" else ("2", "1")
-    p = strongswan.CharonPaths(work / f"ceiling-{side}")
+    p = CharonPaths(work / f"ceiling-{side}")
     p.folder.mkdir(parents=True, exist_ok=True)
     p.swanctl_conf.write_text(f"""connections {{ ceiling {{ version = 2
   local_addrs = 10.99.8.{me}
@@ -143,9 +151,9 @@ def _tunnel(ns: str, side: str, work: Path, psk: str) -> tuple[subprocess.Popen[
 secrets {{ ike-ceiling {{ id = 10.99.8.{other}
   secret = {psk} }} }}
 """)
-    proc = strongswan.run_charon(ns, p, f"the ceiling's {ns}")
+    proc = run_charon(ns, p, f"the ceiling's {ns}")
     subprocess.run(["ip", "netns", "exec", ns, "swanctl", "--load-all", "--noprompt", "--file", str(p.swanctl_conf),
-                    "--uri", p.uri], env=strongswan.charon_env(p), capture_output=True, check=True, timeout=30)
+                    "--uri", p.uri], env=charon_env(p), capture_output=True, check=True, timeout=30)
     subprocess.run(["ip", "-n", ns, "addr", "add", f"10.98.{me}.1/32", "dev", "lo"], check=True)
     return proc, p
 
@@ -158,16 +166,16 @@ def _measure_ceiling(kind: str, path: WanPath, work: Path) -> dict[str, float]:
     procs: list[int] = []
     try:
         for ns in names:
-            labnet.create_namespace(ns, f"boothnet-calibration:{ns}")
+            create_namespace(ns, f"boothnet-calibration:{ns}")
             subprocess.run(["ip", "-n", ns, "link", "set", "lo", "up"], check=True)
         outer = max(1500, mtu + 100) if tunnel else mtu  # ESP-in-UDP's headers around the inner packet
         rate = int(path.rate_bps / 1e6)
         link = LabLink(LabEnd("a", "ref0"), LabEnd("b", "ref0"), rate, outer, "ceiling",
                        path.one_way_ms if delay else 0)
         if delay:
-            procs.append(labnet.add_delay_link(link, names[0], names[1], work / "ceiling-delay.log"))
+            procs.append(add_delay_link(link, names[0], names[1], work / "ceiling-delay.log"))
         else:
-            labnet.add_link(link, names[0], names[1])
+            add_link(link, names[0], names[1])
         for ns in names:
             shape(ns, "ref0", rate)
         for ns, address in zip(names, ("10.99.8.1/24", "10.99.8.2/24"), strict=True):
@@ -178,7 +186,7 @@ def _measure_ceiling(kind: str, path: WanPath, work: Path) -> dict[str, float]:
             (proc_a, initiator), (proc_b, _) = (_tunnel(names[0], "a", work, psk), _tunnel(names[1], "b", work, psk))
             procs += [proc_a.pid, proc_b.pid]
             subprocess.run(["ip", "netns", "exec", names[0], "swanctl", "--initiate", "--child", "ceiling", "--uri",
-                            initiator.uri], env=strongswan.charon_env(initiator), capture_output=True, check=True,
+                            initiator.uri], env=charon_env(initiator), capture_output=True, check=True,
                            timeout=30)
             for ns, me, other in ((names[0], "1", "2"), (names[1], "2", "1")):
                 subprocess.run(["ip", "-n", ns, "link", "set", "ipsec0", "mtu", str(mtu)], check=True)
@@ -197,7 +205,7 @@ def _measure_ceiling(kind: str, path: WanPath, work: Path) -> dict[str, float]:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGTERM)
         for ns in names:
-            labnet.remove_namespace(ns)
+            remove_namespace(ns)
 
 
 def lab_ceiling(build_root: Path, progress: Progress) -> Callable[[str, WanPath], float]:
@@ -237,11 +245,11 @@ def _measure_forwarding(flows: int, mtu: int, work: Path) -> dict[str, float]:
     ns = {role: f"bnfwd-{role}-{tag}" for role in ("c", "sw", "r", "s")}
     try:
         for name in ns.values():
-            labnet.create_namespace(name, f"boothnet-calibration:{name}")
+            create_namespace(name, f"boothnet-calibration:{name}")
         for host, vlan in (("c", 10), ("s", 20)):
-            labnet.add_link(LabLink(LabEnd(host, "eth0"), LabEnd("sw", f"p{vlan}"), 0, mtu, "ceiling"),
+            add_link(LabLink(LabEnd(host, "eth0"), LabEnd("sw", f"p{vlan}"), 0, mtu, "ceiling"),
                             ns[host], ns["sw"])
-            labnet.add_link(LabLink(LabEnd("sw", f"t{vlan}"), LabEnd("r", f"eth{vlan}"), 0, mtu, "ceiling"),
+            add_link(LabLink(LabEnd("sw", f"t{vlan}"), LabEnd("r", f"eth{vlan}"), 0, mtu, "ceiling"),
                             ns["sw"], ns["r"])
             _in(ns["sw"], "ip", "link", "add", f"br{vlan}", "type", "bridge")
             for port in (f"p{vlan}", f"t{vlan}"):
@@ -268,7 +276,7 @@ def _measure_forwarding(flows: int, mtu: int, work: Path) -> dict[str, float]:
         return {"bps": round(total), "flows": flows}
     finally:
         for name in ns.values():
-            labnet.remove_namespace(name)
+            remove_namespace(name)
 
 
 def forwarding_ceiling(build_root: Path, progress: Progress) -> Callable[[int, int], float]:

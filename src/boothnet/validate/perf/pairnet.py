@@ -12,7 +12,7 @@ import subprocess
 from dataclasses import dataclass, field
 from types import TracebackType
 
-from boothnet.lab.shaping import shape
+from boothnet.lab import shape
 
 
 def _ip(*args: str) -> None:
