@@ -18,7 +18,8 @@ import time
 from pathlib import Path
 
 from boothnet.lab import net
-from boothnet.validate.perf.run import ToolName, _argv
+from boothnet.validate.perf.ports import PortBlock
+from boothnet.validate.perf.run import TOOLS, ToolName, ToolRequest
 from boothnet.validate.perf.runner import netns_runner, start_background, stop_background
 
 REPO = Path(__file__).resolve().parents[1]
@@ -31,9 +32,9 @@ def sh(*argv: str) -> None:
 
 
 def once(tool: ToolName, reverse: bool, seconds: int, omit: int) -> dict[str, float]:
-    server, client, client_timeout = _argv(tool, "10.99.7.2", PORT, streams=1, duration=seconds, window=None,
-                                           mss=None, omit=omit, udp_rate_bps=None, server_window=None,
-                                           reverse=reverse)
+    server, client, client_timeout = TOOLS[tool].commands(ToolRequest(
+        tool, NS[1], NS[0], "10.99.7.2", PortBlock("overhead", NS[1], PORT, 2), duration=seconds, omit=omit,
+        reverse=reverse))
     started = time.monotonic()
     handle = start_background(netns_runner, NS[1], server, f"/tmp/bnbench-ovh-{tool}.pid", limit_s=60, port=PORT)
     listening = time.monotonic()

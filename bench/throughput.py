@@ -24,7 +24,7 @@ from pathlib import Path
 from boothnet.validate.perf.formula import expected_goodput
 from boothnet.validate.perf.pairnet import VethPair
 from boothnet.validate.perf.ports import PortAllocator
-from boothnet.validate.perf.run import run_throughput
+from boothnet.validate.perf.run import ToolRequest, run_throughput
 from boothnet.validate.perf.runner import netns_runner
 
 TARGET = 0.95
@@ -56,9 +56,8 @@ def main() -> int:
                 figures = []
                 for run in range(args.runs):
                     block = alloc.allocate(f"bench {tool} {mtu} {run}", pair.ns_b)
-                    r = run_throughput(netns_runner, tool, server_node=pair.ns_b,  # type: ignore[arg-type]
-                                       client_node=pair.ns_a, destination=pair.addr_b,
-                                       ports=block, streams=1, duration=args.duration)
+                    r = run_throughput(netns_runner, ToolRequest(tool, pair.ns_b, pair.ns_a,  # type: ignore[arg-type]
+                                                                 pair.addr_b, block, duration=args.duration))
                     alloc.release(block)
                     if not r.succeeded:
                         print(f"{tool} MTU {mtu} run {run + 1}: {r.error}", file=sys.stderr)

@@ -31,7 +31,7 @@ from boothnet.validate.access import Access
 from boothnet.validate.paths import first_hosts
 from boothnet.validate.perf.ports import PortAllocator
 from boothnet.validate.perf.probes import PingResult, parse_ping, ping_argv
-from boothnet.validate.perf.run import run_throughput
+from boothnet.validate.perf.run import ToolRequest, run_throughput
 from boothnet.validate.perf.schema import ThroughputResult
 from boothnet.validate.plan import ThroughputTest, host_prefix, throughput_tests
 from boothnet.validate.results import ProductionRow
@@ -145,10 +145,9 @@ def _transfer(net: Network, access: Access, allocator: PortAllocator, src: Endpo
     test = ThroughputTest(name=f"production {src.name} -> {dst.name}", flows=((src, dst),))
     (block,) = flow_blocks(net, access, compiler_of(net), allocator, test, "iperf3")
     try:
-        return run_throughput(access.runner, "iperf3", server_node=access.node(dst.name),
-                              client_node=access.node(src.name), destination=str(dst.address), ports=block,
-                              duration=TRANSFER_S, path=test.name, source=src.name, destination_label=dst.name,
-                              tcp_rate_bps=TRANSFER_BPS)
+        return run_throughput(access.runner, ToolRequest(
+            "iperf3", access.node(dst.name), access.node(src.name), str(dst.address), block, duration=TRANSFER_S,
+            tcp_rate_bps=TRANSFER_BPS, path=test.name, source=src.name, destination_label=dst.name))
     finally:
         allocator.release(block)
 
@@ -161,10 +160,10 @@ def _under(net: Network, access: Access, allocator: PortAllocator, load: list[Th
     blocks = [block for test in load for block in flow_blocks(net, access, compiler_of(net), allocator, test, "iperf3")]
     together = threading.Barrier(len(flows) + 1)
     with ThreadPoolExecutor(max_workers=len(flows)) as pool:
-        running = [pool.submit(lambda client, server, block: _ended(run_throughput(
-                                   access.runner, "iperf3", server_node=access.node(server.name),
-                                   client_node=access.node(client.name), destination=str(server.address),
-                                   ports=block, duration=load_s, start_together=together)), client, server, block)
+        running = [pool.submit(lambda client, server, block: _ended(run_throughput(access.runner, ToolRequest(
+                                   "iperf3", access.node(server.name), access.node(client.name),
+                                   str(server.address), block, duration=load_s), start_together=together)),
+                               client, server, block)
                    for (client, server), block in zip(flows, blocks, strict=True)]
         together.wait(timeout=60)
         time.sleep(SETTLE_S)

@@ -29,7 +29,7 @@ from boothnet.validate.lanes import run_disjoint
 from boothnet.validate.paths import gateway_rows, north_south, path_rows
 from boothnet.validate.perf.ports import TOOL_PORTS, PortAllocator, PortBlock
 from boothnet.validate.perf.probes import mtu_probe, ping, udp_receive_errors
-from boothnet.validate.perf.run import ToolName, combine, run_throughput
+from boothnet.validate.perf.run import ToolName, ToolRequest, combine, run_throughput
 from boothnet.validate.perf.runner import listening_ports
 from boothnet.validate.perf.schema import ThroughputResult, judge
 from boothnet.validate.perf.wan import CEILING_SHARE, UDP_BUFFER, judge_loss
@@ -176,21 +176,10 @@ class _Job:
 def _measure(net: Network, access: Access, job: _Job, start_together: threading.Barrier,
              flow: tuple[Endpoint, Endpoint], block: PortBlock) -> ThroughputResult:
     client, server = flow
-    return run_throughput(
-        access.runner,
-        job.tool,
-        server_node=access.node(server.name),
-        client_node=access.node(client.name),
-        destination=str(server.address),
-        ports=block,
-        streams=net.throughput.streams,
-        duration=net.throughput.duration_s,
-        path=job.test.name,
-        source=client.name,
-        destination_label=server.name,
-        start_together=start_together,
-        reverse=job.reverse,
-    )
+    return run_throughput(access.runner, ToolRequest(
+        job.tool, access.node(server.name), access.node(client.name), str(server.address), block,
+        streams=net.throughput.streams, duration=net.throughput.duration_s, reverse=job.reverse,
+        path=job.test.name, source=client.name, destination_label=server.name), start_together=start_together)
 
 
 def _ports_needed(tool: ToolName, streams: int) -> int:
@@ -452,11 +441,10 @@ def _measure_loss(net: Network, access: Access, compiler: PolicyCompiler, alloca
                             listening_ports(access.runner, access.node(server.name)), ("tcp", "udp"))
         receiver = access.node((client if job.reverse else server).name)
         drops_before = udp_receive_errors(access.runner, receiver)
-        measured = run_throughput(
-            access.runner, "iperf3", server_node=access.node(server.name), client_node=access.node(client.name),
-            destination=str(server.address), ports=block, duration=net.throughput.duration_s, path=name,
-            source=client.name, destination_label=server.name, udp_rate_bps=rate, window=UDP_BUFFER,
-            reverse=job.reverse)
+        measured = run_throughput(access.runner, ToolRequest(
+            "iperf3", access.node(server.name), access.node(client.name), str(server.address), block,
+            duration=net.throughput.duration_s, window=UDP_BUFFER, udp_rate_bps=rate, reverse=job.reverse,
+            path=name, source=client.name, destination_label=server.name))
         drops_after = udp_receive_errors(access.runner, receiver)
         drops = drops_after - drops_before if drops_before is not None and drops_after is not None else None
         result = judge_loss(measured.model_copy(update={"kind": "loss"}), declared, rate,

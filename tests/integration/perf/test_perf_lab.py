@@ -19,7 +19,7 @@ from boothnet.validate.perf import probes
 from boothnet.validate.perf.formula import expected_goodput
 from boothnet.validate.perf.pairnet import VethPair
 from boothnet.validate.perf.ports import PortAllocator
-from boothnet.validate.perf.run import run_throughput
+from boothnet.validate.perf.run import ToolRequest, run_throughput
 from boothnet.validate.perf.runner import listening_ports, netns_runner
 from tests.helpers import ROOT
 
@@ -47,10 +47,9 @@ def test_shaped_link_fails_against_intent_and_names_path(slow_pair: VethPair, to
     alloc = PortAllocator()
     block = alloc.allocate(f"perf-lab {tool}", slow_pair.ns_b,
                            lambda: listening_ports(netns_runner, slow_pair.ns_b))
-    result = run_throughput(netns_runner, tool,  # type: ignore[arg-type]
-                            server_node=slow_pair.ns_b, client_node=slow_pair.ns_a,
-                            destination=slow_pair.addr_b, ports=block, duration=3,
-                            path=PATH_NAME, expected_bps=expected_goodput(1e9, 1500))
+    result = run_throughput(netns_runner, ToolRequest(tool, slow_pair.ns_b, slow_pair.ns_a,  # type: ignore[arg-type]
+                                                      slow_pair.addr_b, block, duration=3, path=PATH_NAME),
+                            expected_bps=expected_goodput(1e9, 1500))
     assert result.succeeded, result.error
     # really shaped: near the 100 Mb/s limit, far below 1 Gb/s
     assert 0.85 * expected_goodput(100e6, 1500) < result.throughput < 150e6
@@ -65,9 +64,8 @@ def test_shaped_link_fails_against_intent_and_names_path(slow_pair: VethPair, to
 @pytest.mark.measures
 def test_same_link_passes_against_its_real_speed(slow_pair: VethPair) -> None:
     block = PortAllocator().allocate("perf-lab pass", slow_pair.ns_b)
-    result = run_throughput(netns_runner, "iperf3", server_node=slow_pair.ns_b,
-                            client_node=slow_pair.ns_a, destination=slow_pair.addr_b,
-                            ports=block, duration=3, expected_bps=expected_goodput(100e6, 1500))
+    result = run_throughput(netns_runner, ToolRequest("iperf3", slow_pair.ns_b, slow_pair.ns_a, slow_pair.addr_b,
+                                                      block, duration=3), expected_bps=expected_goodput(100e6, 1500))
     intervals = [round(i.throughput / 1e6, 1) for i in result.intervals]
     assert result.verdict == "PASS", (result.throughput, result.retransmits, intervals)
 

@@ -4,12 +4,14 @@ import os
 import subprocess
 import sys
 import time
+from dataclasses import replace
 
 import pytest
 
 from boothnet.poll import poll
 from boothnet.validate.perf import iperf3, nuttcp
-from boothnet.validate.perf.ports import PortAllocator
+from boothnet.validate.perf.ports import PortAllocator, PortBlock
+from boothnet.validate.perf.run import TOOLS, ToolRequest
 from boothnet.validate.perf.runner import (
     Background,
     CommandResult,
@@ -192,3 +194,16 @@ def test_a_port_still_held_is_waited_for_then_named(tmp_path) -> None:  # type: 
     assert f"pid={os.getpid()}," in holder_socket
     pid, ppid, _state, _age, *command = holder_process.split()
     assert (pid, ppid) == (str(os.getpid()), str(os.getppid())) and "python" in command[0]
+
+
+def test_one_request_gives_each_tool_its_command_lines_and_names_the_flow_as_the_data_went() -> None:
+    request = ToolRequest("iperf3", "ns-h4", "ns-h1", "10.0.0.2", PortBlock("t", "h4", 5310, 2), duration=4, omit=1,
+                          window=4 << 20, reverse=True, source="h1", destination_label="h4")
+    server, client, timeout = TOOLS["iperf3"].commands(request)
+    assert server == iperf3.server_argv(5310) and {"-R", "-O", "-w"} <= set(client) and timeout == 25
+    # nuttcp has no -O: it runs the omitted second longer, and -r -F for the reverse
+    server, client, timeout = TOOLS["nuttcp"].commands(replace(request, tool="nuttcp"))
+    assert server == nuttcp.server_argv(5310) and {"-T5", "-r", "-F", "-w4096"} <= set(client) and timeout == 25
+    assert request.ends == ("h4", "h1")  # the server sent
+    with pytest.raises(ValueError, match="nuttcp with 2 streams needs 3 ports, the block has 2"):
+        TOOLS["nuttcp"].commands(replace(request, tool="nuttcp", streams=2))

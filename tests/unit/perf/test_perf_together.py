@@ -10,7 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from boothnet.validate.perf.ports import PortBlock
-from boothnet.validate.perf.run import run_throughput
+from boothnet.validate.perf.run import ToolRequest, run_throughput
 from boothnet.validate.perf.runner import CommandResult
 
 RECORDED = (Path(__file__).parent / "cases" / "iperf3" / "single_stream_1500" / "output.json").read_text()
@@ -64,15 +64,8 @@ def run_two(lab: FakeLab) -> list[CommandResult | Exception]:
     def measure(i: int) -> CommandResult | Exception:
         try:
             return run_throughput(  # type: ignore[return-value]
-                lab,
-                "iperf3",
-                server_node=f"fs{i}",
-                client_node=f"cn{i}",
-                destination="10.0.0.1",
-                ports=PortBlock(f"t{i}", f"fs{i}", 5201 + i, 1),
-                duration=1,
-                start_together=together,
-            )
+                lab, ToolRequest("iperf3", f"fs{i}", f"cn{i}", "10.0.0.1", PortBlock(f"t{i}", f"fs{i}", 5201 + i, 1),
+                                 duration=1), start_together=together)
         except Exception as exc:  # noqa: BLE001 - the test looks at what each thread ended with
             return exc
 

@@ -41,7 +41,7 @@ from boothnet.layout import Layout
 from boothnet.locks import measurement_turn
 from boothnet.progress import Progress
 from boothnet.validate.perf.ports import PortBlock
-from boothnet.validate.perf.run import run_throughput
+from boothnet.validate.perf.run import ToolRequest, run_throughput
 from boothnet.validate.perf.runner import netns_runner
 from boothnet.validate.perf.wan import WanPath, effective_window, run_iperf3, run_nuttcp
 
@@ -194,9 +194,9 @@ def _measure_ceiling(kind: str, path: WanPath, work: Path) -> dict[str, float]:
                                 f"10.98.{me}.1"], check=True)
             target = "10.98.2.1"
         netns_runner(names[0], ["ping", "-c", "3", "-W", "2", target], 15)
-        result = run_throughput(netns_runner, "iperf3", server_node=names[1], client_node=names[0],
-                                destination=target, ports=PortBlock("ceiling", names[1], 5301, 1),
-                                duration=CEILING_SECONDS, omit=CEILING_OMIT_S, window=path.advised_window)
+        result = run_throughput(netns_runner, ToolRequest(
+            "iperf3", names[1], names[0], target, PortBlock("ceiling", names[1], 5301, 1),
+            duration=CEILING_SECONDS, omit=CEILING_OMIT_S, window=path.advised_window))
         if not result.succeeded:
             raise RuntimeError(f"the lab's {kind} carried no iperf3 stream: {result.error}")
         return {"bps": round(result.throughput), "retransmits": result.retransmits or 0}
@@ -264,9 +264,9 @@ def _measure_forwarding(flows: int, mtu: int, work: Path) -> dict[str, float]:
         netns_runner(ns["c"], ["ping", "-c", "3", "-W", "2", "10.97.20.2"], 15)
 
         def stream(i: int) -> float:
-            result = run_throughput(netns_runner, "iperf3", server_node=ns["s"], client_node=ns["c"],
-                                    destination="10.97.20.2", ports=PortBlock(f"ceiling{i}", ns["s"], 5301 + i, 1),
-                                    duration=FORWARDING_SECONDS, omit=FORWARDING_OMIT_S)
+            result = run_throughput(netns_runner, ToolRequest(
+                "iperf3", ns["s"], ns["c"], "10.97.20.2", PortBlock(f"ceiling{i}", ns["s"], 5301 + i, 1),
+                duration=FORWARDING_SECONDS, omit=FORWARDING_OMIT_S))
             if not result.succeeded:
                 raise RuntimeError(f"a stand-in router carried no iperf3 stream: {result.error}")
             return result.throughput

@@ -6,6 +6,7 @@ import json
 import statistics
 from typing import Any
 
+from boothnet.validate.perf.request import ToolCommands, ToolRequest
 from boothnet.validate.perf.schema import Interval, ThroughputResult
 
 TOOL = "iperf3"
@@ -63,6 +64,21 @@ def client_argv(
 def client_timeout(duration: int, omit: int = 0) -> float:
     """How long to let the client run before calling it hung."""
     return duration + omit + 20
+
+
+def commands(request: ToolRequest) -> ToolCommands:
+    r = request
+    return ToolCommands(server_argv(r.ports.first),
+                        client_argv(r.destination, r.ports.first, streams=r.streams, duration=r.duration,
+                                    window=r.window, mss=r.mss, omit=r.omit, udp_rate_bps=r.udp_rate_bps,
+                                    reverse=r.reverse, tcp_rate_bps=r.tcp_rate_bps),
+                        client_timeout(r.duration, r.omit))
+
+
+def result(request: ToolRequest, stdout: str, stderr: str, returncode: int) -> ThroughputResult:
+    source, destination = request.ends
+    return parse(stdout, source=source, destination=destination, path=request.path, window=request.window,
+                 stderr=stderr, returncode=returncode)
 
 
 def _error(message: str, raw: str, **known: Any) -> ThroughputResult:

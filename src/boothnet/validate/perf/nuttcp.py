@@ -12,6 +12,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
+from boothnet.validate.perf.request import ToolCommands, ToolRequest
 from boothnet.validate.perf.schema import Interval, ThroughputResult
 
 TOOL = "nuttcp"
@@ -65,6 +66,33 @@ def client_argv(
 
 def client_timeout(duration: int) -> float:
     return duration + 20
+
+
+def commands(request: ToolRequest) -> ToolCommands:
+    """nuttcp has no -O: it runs omit seconds longer and the intervals after them count."""
+    r = request
+    if r.streams + 1 > r.ports.width:
+        raise ValueError(f"nuttcp with {r.streams} streams needs {r.streams + 1} ports, the block has {r.ports.width}")
+    return ToolCommands(server_argv(r.ports.first),
+                        client_argv(r.destination, r.ports.first, streams=r.streams, duration=r.duration + r.omit,
+                                    window=r.window, mss=r.mss, server_window=r.server_window, reverse=r.reverse),
+                        client_timeout(r.duration + r.omit))
+
+
+def result(request: ToolRequest, stdout: str, stderr: str, returncode: int) -> ThroughputResult:
+    source, destination = request.ends
+    return _after_omit(parse(stdout, source=source, destination=destination, path=request.path,
+                             window=request.window, streams=request.streams, stderr=stderr, returncode=returncode),
+                       request.omit)
+
+
+def _after_omit(result: ThroughputResult, omit: int) -> ThroughputResult:
+    """The goodput over the intervals after the first ``omit`` seconds."""
+    kept = [i for i in result.intervals if i.start >= omit]
+    if not omit or not result.succeeded or not kept:
+        return result
+    return result.model_copy(update={"throughput": sum(i.throughput for i in kept) / len(kept),
+                                     "duration": kept[-1].end - kept[0].start, "intervals": kept})
 
 
 def _kv(line: str) -> dict[str, str]:

@@ -34,7 +34,7 @@ from boothnet.validate.perf.formula import (
     window_advice,
 )
 from boothnet.validate.perf.ports import TOOL_PORTS, PortBlock
-from boothnet.validate.perf.run import run_throughput
+from boothnet.validate.perf.run import ToolRequest, run_throughput
 from boothnet.validate.perf.runner import Runner
 from boothnet.validate.perf.schema import RttRow, ThroughputResult
 
@@ -412,11 +412,11 @@ def run_iperf3(runner: Runner, client_ns: str, server_ns: str, path: WanPath, *,
                port: int = TOOL_PORTS["iperf3"], reverse: bool = False) -> ThroughputResult:
     """One iperf3 run on the path (server up, client run, server down); ``reverse``: the
     destination sends (-R)."""
-    result = run_throughput(runner, "iperf3", server_node=server_ns, client_node=client_ns,
-                            destination=str(path.destination.address), destination_label=path.destination.name,
-                            ports=PortBlock(f"{path.name}/{kind}", path.destination.name, port, 1),
-                            streams=streams, duration=duration, window=window, path=path.name,
-                            source=path.source.name, omit=omit, udp_rate_bps=udp_rate_bps, reverse=reverse)
+    result = run_throughput(runner, ToolRequest(
+        "iperf3", server_ns, client_ns, str(path.destination.address),
+        PortBlock(f"{path.name}/{kind}", path.destination.name, port, 1), streams=streams, duration=duration,
+        omit=omit, window=window, udp_rate_bps=udp_rate_bps, reverse=reverse, path=path.name,
+        source=path.source.name, destination_label=path.destination.name))
     return result.model_copy(update={"kind": kind})
 
 
@@ -424,11 +424,11 @@ def run_nuttcp(runner: Runner, client_ns: str, server_ns: str, path: WanPath, *,
                omit: int, window: int | None = None) -> ThroughputResult:
     """One nuttcp run with -w and -ws (both ends' windows), its goodput after omit_s."""
     port = TOOL_PORTS["nuttcp"]
-    result = run_throughput(runner, "nuttcp", server_node=server_ns, client_node=client_ns,
-                            destination=str(path.destination.address), destination_label=path.destination.name,
-                            ports=PortBlock(f"{path.name}/{kind}", path.destination.name, port, 2),
-                            duration=duration, window=window, server_window=window, path=path.name,
-                            source=path.source.name, omit=omit)
+    result = run_throughput(runner, ToolRequest(
+        "nuttcp", server_ns, client_ns, str(path.destination.address),
+        PortBlock(f"{path.name}/{kind}", path.destination.name, port, 2), duration=duration, omit=omit,
+        window=window, server_window=window, path=path.name, source=path.source.name,
+        destination_label=path.destination.name))
     return result.model_copy(update={"kind": kind})
 
 
