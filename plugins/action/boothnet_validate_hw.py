@@ -42,7 +42,7 @@ class ActionModule(StageAction):
             verdict = "PASS" if status == 0 else "FAIL: alarms open"
             return {"changed": False, "log": log, "headline": f"watch stopped; last round {verdict}", "failures": [],
                     "report": str(page), **({"failed": True, "msg": verdict} if status else {})}
-        published = self.call("boothnet.report.publish:validate_floor_and_report", inventory, build_dir, devices,
+        published = self.call("boothnet.report.publish:validate_floor_and_report", inventory, devices,
                               args["hosts"], args["lab_vlan_mode"] or None, lock=(inventory, build_dir, False),
                               takes_run=True, failed_with={"log": log}, progress=progress,
                               throughput=args["throughput"], wan_sweep=args["wan_sweep"])

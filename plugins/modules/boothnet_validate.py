@@ -51,7 +51,7 @@ def main() -> None:
         module.fail_json(msg="boothnet_validate probes the netns lab: run it as root")
     p, log = module.params, []
     inventory, build_dir = Path(p["inventory"]), Path(p["build_dir"])
-    published = run_stage(module, "boothnet.report.publish:validate_and_report", inventory, build_dir,
+    published = run_stage(module, "boothnet.report.publish:validate_and_report", inventory,
                           lock=(inventory, build_dir, True), takes_run=True, progress=log.append,
                           **{f: p[f] for f in flags})
     if published.summary.overall == "FAIL":

@@ -24,6 +24,7 @@ from boothnet.progress import Progress
 from boothnet.run import Run
 from boothnet.status import Status
 from boothnet.validate.drift import drift_stage
+from boothnet.validate.profile import FULL
 from boothnet.validate.results import Stage, ValidationResults
 from boothnet.validate.stage import run_validate
 from boothnet.verify.batfish.report import VerifyReport
@@ -181,10 +182,9 @@ def deploy_lab(demo: Demo, progress: Progress, _announce: Progress) -> None:
 
 def validate_lab(demo: Demo, progress: Progress, _announce: Progress) -> None:
     o = demo.options
-    demo.results = run_validate(
-        demo.run, demo.run.build_root, throughput=o.throughput, progress=progress, extra_stages=demo.stages,
-        vpn_resilience=o.vpn_resilience, batfish_host=o.batfish_host, wan_sweep=o.wan_sweep,
-    )
+    profile = FULL.edit(throughput=o.throughput, vpn_resilience=o.vpn_resilience, batfish_host=o.batfish_host,
+                        wan_sweep=o.wan_sweep)
+    demo.results = run_validate(demo.run, profile, progress=progress, extra_stages=demo.stages)
 
 
 def demo_steps(demo: Demo) -> list[Step]:

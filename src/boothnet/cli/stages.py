@@ -76,13 +76,13 @@ WAN_SWEEP_HELP = "skip the window sweep of WAN paths (one iperf3 run per window;
 
 
 def cmd_validate_lab(args: argparse.Namespace) -> int:
+    from boothnet.validate.profile import FULL
     from boothnet.validate.stage import run_validate
 
     _need_root("validate-lab")
-    results = run_validate(
-        run_of(args), Path(args.build_dir), throughput=not args.no_throughput, progress=progress,
-        vpn_resilience=not args.no_vpn_resilience, wan_sweep=not args.no_wan_sweep,
-    )
+    profile = FULL.edit(throughput=not args.no_throughput, vpn_resilience=not args.no_vpn_resilience,
+                        wan_sweep=not args.no_wan_sweep)
+    results = run_validate(run_of(args), profile, progress=progress)
     return _report(run_of(args), results)
 
 

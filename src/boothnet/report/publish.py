@@ -7,12 +7,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from boothnet.progress import Progress
 from boothnet.report.history import RUN_CONFIGS, Comparison, compare, find_run, keep_run, load_results, runs
 from boothnet.report.render import ReportPaths, write_report
 from boothnet.report.summary import summarize
 from boothnet.run import Run
 from boothnet.validate.drift import DriftTarget
 from boothnet.validate.floor import reach_floor
+from boothnet.validate.profile import FLOOR, FULL
 from boothnet.validate.results import Summary, ValidationResults
 from boothnet.validate.stage import run_validate
 
@@ -51,19 +53,19 @@ def publish(run: Run, results: ValidationResults, configs: Path | None = None) -
     return Published(paths, summarize(results), comparison, kept)
 
 
-def validate_and_report(run: Run, build_root: Path, **options: Any) -> Published:
+def validate_and_report(run: Run, progress: Progress, **options: Any) -> Published:
     """The validate stage in the running lab, then its report, compared and kept (the Ansible
-    module's one call)."""
-    return publish(run, run_validate(run, build_root, **options))
+    module's one call); ``options`` edit the full profile."""
+    return publish(run, run_validate(run, FULL.edit(**options), progress=progress))
 
 
-def validate_floor_and_report(run: Run, build_root: Path, devices: list[DriftTarget],
-                              hosts: Mapping[str, Mapping[str, Any]], stand_in_vlan_mode: str | None = None,
-                              **options: Any) -> Published:
+def validate_floor_and_report(run: Run, devices: list[DriftTarget],
+                              hosts: Mapping[str, Mapping[str, Any]], stand_in_vlan_mode: str | None,
+                              progress: Progress, **options: Any) -> Published:
     """The validate stage on a floor (the booth's own network, or the lab reached only through its
     management network), then its report, compared and kept."""
     with reach_floor(run.net, devices, hosts, stand_in_vlan_mode) as access:
-        results = run_validate(run, build_root, access=access, **options)
+        results = run_validate(run, FLOOR.edit(**options), access, progress)
     configs = lab_configs(run) if stand_in_vlan_mode else run.layout.configs()
     return publish(run, results, configs)
 

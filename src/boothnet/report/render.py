@@ -149,7 +149,8 @@ def conditions_line(res: ValidationResults) -> str | None:
     if c is None:
         return None
     tools = "; ".join(f"{version}" for version in c.tools.values())
-    busy = " BUSY: the machine was loaded beyond its cores while measuring." if c.busy else ""
+    busy = (" BUSY: the machine was loaded beyond its cores while measuring: a slow throughput, WAN or sweep "
+            "figure may be the machine's, not the network's." if c.busy else "")
     return (f"Measured on the {c.reached}: Linux {c.kernel}, {c.cpus} cores, load {c.load_before[0]:g} -> "
             f"{c.load_after[0]:g}; {tools}.{busy}")
 

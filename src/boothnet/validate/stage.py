@@ -27,12 +27,12 @@ from boothnet.validate.drift import run_drift
 from boothnet.validate.floor.reach import reach_stage
 from boothnet.validate.isolation import run_isolation
 from boothnet.validate.perf.calibrate import forwarding_ceiling, lab_ceiling, window_factor
-from boothnet.validate.perf.runner import Runner, netns_runner
 from boothnet.validate.perf.schema import RttRow, ThroughputResult
 from boothnet.validate.perf.wan import WanPath, capped, probe_wan_links, run_wan_path, run_wan_sweep, wan_paths
 from boothnet.validate.placement import run_placement
 from boothnet.validate.plan import crosses_vpn, isolation_plan, path_mtu
 from boothnet.validate.production import production_under_load
+from boothnet.validate.profile import FULL, Profile
 from boothnet.validate.results import Conditions, MtuRow, ProductionRow, Stage, ValidationResults, VpnTunnel
 from boothnet.validate.run import batfish_answers, run_mtu, run_throughput_tests, wait_converged
 from boothnet.validate.verdicts import guarded, judge_batfish_agreement, timed_stage
@@ -83,15 +83,15 @@ def run_wan(
 
 
 def _throughput(net: Network, access: Access, progress: Progress, stages: list[Stage],
-                tunnel_mtu: int | None, wanted: bool, wan_sweep: bool, build_root: Path
+                tunnel_mtu: int | None, profile: Profile, build_root: Path
                 ) -> tuple[list[ThroughputResult], list[RttRow], list[ProductionRow]]:
     """The LAN throughput tests, production under research load, then the WAN paths (their RTT
-    rows beside), in one measurement turn of this machine; SKIPPED unless wanted."""
-    if not wanted:
+    rows beside), in one measurement turn of this machine; SKIPPED unless the profile asks."""
+    if not profile.throughput:
         stages.append(Stage(name="throughput", status=Status.SKIPPED, reason="throughput tests not requested"))
         return [], [], []
     with measurement_turn(progress):
-        return _measured(net, access, progress, stages, tunnel_mtu, wan_sweep, build_root)
+        return _measured(net, access, progress, stages, tunnel_mtu, profile.wan_sweep, build_root)
 
 
 def _measured(net: Network, access: Access, progress: Progress, stages: list[Stage], tunnel_mtu: int | None,
@@ -140,35 +140,20 @@ def measured_conditions(access: Access, net: Network, load_before: tuple[float, 
                       busy=not access.on_floor and max(load_before[0], load_after[0]) > cpus)
 
 
-def run_validate(
-    intent: Run | Path,
-    build_root: Path = Path("build"),
-    runner: Runner = netns_runner,
-    throughput: bool = True,
-    progress: Progress = lambda _: None,
-    extra_stages: list[Stage] | None = None,
-    vpn_resilience: bool = True,
-    batfish_host: str | None = None,
-    wan_sweep: bool = True,
-    isolation_seed: int | None = None,
-    access: Access | None = None,
-    ask_batfish: bool = True,
-    convergence_timeout_s: float = 60,
-    share: Callable[[str], bool] | None = None,
-) -> ValidationResults:
-    """Every stage against the running lab, or against the network ``access`` reaches (a floor).
-    ``share`` (a watch round): only the isolation pairs ("src>dst"), hosts, VLANs and MTU path
-    sources it accepts, and the VPN's state and inner MTU only."""
-    run = Run.of(intent, build_root)
+def run_validate(run: Run, profile: Profile = FULL, access: Access | None = None,
+                 progress: Progress = lambda _: None, extra_stages: list[Stage] | None = None) -> ValidationResults:
+    """Every stage of ``profile`` against the running lab, or against the network ``access``
+    reaches (a floor); ``extra_stages`` (a demo's) come first in the results."""
     net = run.net
     load_before = os.getloadavg()
-    access = access or lab_access(net, run.layout.lab.resolve(), runner)
+    access = access or lab_access(net, run.layout.lab.resolve())
     floor = access.devices
     vpn = network_vpn(run, floor.stand_in_vlan_mode) if floor else lab_vpn(run, run.layout.lab.resolve())
     stages = list(extra_stages or [])
-    seed = isolation_seed if isolation_seed is not None else random_seed()
+    seed = profile.isolation_seed if profile.isolation_seed is not None else random_seed()
     plan = isolation_plan(net, seed)
     flows, coverage = plan.flows, plan.describe()
+    share = profile.share
     if share is not None:
         flows = [f for f in flows if share(f"{f.src.name}>{f.dst.name}")]
         coverage = f"{len({(f.src.name, f.dst.name) for f in flows})} of {coverage}"
@@ -177,41 +162,35 @@ def run_validate(
         shells = sorted(net.endpoints) + sorted(d for d in net.devices if access.has_shell(d))
         stages.append(reach_stage(shells, access, progress))
     progress("waiting for routing to converge")
-    guarded(stages, "convergence", lambda: stages.append(wait_converged(net, access, flows, convergence_timeout_s)),
-            None)
+    guarded(stages, "convergence",
+            lambda: stages.append(wait_converged(net, access, flows, profile.convergence_timeout_s)), None)
     progress(f"convergence: {stages[-1].status} in {stages[-1].duration_s} s")
     cabling = timed_stage(stages, "cabling", lambda: run_cabling(net, access, progress), "no cables")
     warnings: list[str] = []
     endpoints = timed_stage(stages, "endpoints", lambda: run_placement(net, access, progress, warnings),
                             "no endpoints")
     unanswered: list[Stage] = []
-    if ask_batfish:
+    if profile.ask_batfish:
         answers, batfish_stage = guarded(unanswered, "isolation (Batfish)",
-                                         lambda: batfish_answers(run, flows, batfish_host, progress), None) or \
-            ([None] * len(flows), unanswered[0])
-    else:  # watch: the configs have not changed since verify asked
+                                         lambda: batfish_answers(run, flows, profile.batfish_host, progress),
+                                         None) or ([None] * len(flows), unanswered[0])
+    else:
         answers, batfish_stage = [None] * len(flows), Stage(name="isolation (Batfish)", status=Status.SKIPPED,
-                                                           reason="not asked")
+                                                           reason=f"not asked ({profile.name})")
     isolation = timed_stage(stages, "isolation", lambda: run_isolation(net, access, flows, progress, answers))
     stages[-1].note = coverage
     judge_batfish_agreement(batfish_stage, isolation)
     stages.append(batfish_stage)
     mtu = timed_stage(stages, "mtu", lambda: run_mtu(net, access, progress, share or (lambda _: True)))
-    tunnels, vpn_mtu = guarded(stages, "vpn", lambda: _vpn(net, vpn, access, progress, stages, vpn_resilience,
+    tunnels, vpn_mtu = guarded(stages, "vpn", lambda: _vpn(net, vpn, access, progress, stages, profile.vpn_resilience,
                                                            share is not None), ([], []))
     mtu += vpn_mtu
     results, rtt, production = _throughput(net, access, progress, stages, vpn.inner_mtu if vpn else None,
-                                           throughput, wan_sweep, build_root)
+                                           profile, run.build_root)
     drift = timed_stage(stages, "drift", lambda: run_drift(floor.drift if floor else access.lab_dir, progress),
                         "no routers to compare")
     zones = [v.name for v in net.vlans if not v.routers]
     conditions = guarded(stages, "conditions", lambda: measured_conditions(access, net, load_before), None)
-    if conditions is not None and conditions.busy:
-        load = max(conditions.load_before[0], conditions.load_after[0])
-        for stage in stages:
-            if stage.name in ("throughput", "wan", "wan sweep") and stage.status != Status.SKIPPED:
-                stage.note = (f"measured while this machine was busy (load {load:.1f} on {conditions.cpus} cores): "
-                              "a slow figure may be the machine's, not the network's")
     validation = ValidationResults(
         network=net.name,
         generated=datetime.now(UTC).isoformat(timespec="seconds"),

@@ -19,6 +19,7 @@ from boothnet.validate.access import Access
 from boothnet.validate.perf.schema import RttRow, ThroughputResult
 from boothnet.validate.perf.wan import link_rtt_probe, path_rtt_probe, wan_links, wan_paths
 from boothnet.validate.plan import path_mtu
+from boothnet.validate.profile import WATCH_ROUND
 from boothnet.validate.results import Stage, ValidationResults
 from boothnet.validate.run import run_throughput_tests
 from boothnet.validate.stage import run_validate
@@ -104,10 +105,10 @@ def run_round(run: Run, access: Access, number: int, previous: dict[str, WireSam
     ``everything``: every host, pair, VLAN and path, not this round's share (a cause cleared)."""
     started = time.time()
     net = run.net
-    results = run_validate(run, run.layout.build_root, access=access, throughput=False, vpn_resilience=False,
-                           wan_sweep=False, isolation_seed=number, ask_batfish=False, progress=progress,
-                           convergence_timeout_s=60 if first else CONVERGED_WITHIN_S,
-                           share=lambda key: everything or zlib.crc32(key.encode()) % ROTATION == number % ROTATION)
+    profile = WATCH_ROUND.edit(
+        isolation_seed=number, convergence_timeout_s=60 if first else CONVERGED_WITHIN_S,
+        share=lambda key: everything or zlib.crc32(key.encode()) % ROTATION == number % ROTATION)
+    results = run_validate(run, profile, access, progress)
     stages = results.stages
     results.rtt = timed_stage(stages, "wan rtt", lambda: wan_rtt(net, access), "no WAN link")
     if spot_s:

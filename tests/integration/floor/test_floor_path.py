@@ -17,6 +17,7 @@ from boothnet.lab.scratch import copy_inventory
 from boothnet.lab.services import _cmdline, pids_in_namespaces
 from boothnet.report.history import load_results
 from boothnet.run import Run
+from boothnet.validate.profile import FULL
 from boothnet.validate.stage import run_validate
 from tests.helpers import ROOT, quiet, running_lab
 
@@ -72,7 +73,7 @@ def test_validate_hw_on_the_lab_passes_enters_no_lab_namespace_and_agrees_with_v
         assert left_files == [] and left_processes == [], (left_files, [_cmdline(p) for p in left_processes])
         run = Run(inventory, build)
         floor_results = load_results(sorted((build / NETWORK / "runs").iterdir())[-1])
-        lab_results = run_validate(run, build, vpn_resilience=False, isolation_seed=int(SEED), progress=quiet)
+        lab_results = run_validate(run, FULL.edit(vpn_resilience=False, isolation_seed=int(SEED)), progress=quiet)
         lab_namespaces = {f"{NETWORK}-{node.name}" for node in spec.nodes}
 
     ran = commands(log)

@@ -20,11 +20,13 @@ from boothnet.lab.plan import plan_lab
 from boothnet.lab.runner import detect_vlan_mode, lab_down, lab_up
 from boothnet.lab.scratch import copy_inventory
 from boothnet.report.render import write_report
+from boothnet.run import Run
 from boothnet.validate.access import lab_access
 from boothnet.validate.perf.calibrate import window_factor
 from boothnet.validate.perf.runner import netns_runner
 from boothnet.validate.perf.wan import UDP_BUFFER, judge_udp, probe_wan_links, run_iperf3, run_wan_sweep, wan_paths
 from boothnet.validate.plan import isolation_flows, path_mtu
+from boothnet.validate.profile import FULL
 from boothnet.validate.run import wait_converged
 from boothnet.validate.stage import run_validate
 from tests.helpers import ROOT
@@ -83,7 +85,7 @@ def wan_lab(tmp_path: Path):  # noqa: ANN201
 
 def test_the_home_path_measures_its_rtt_and_puts_the_window_advice_to_the_test(wan_lab, tmp_path: Path) -> None:
     inv, build = wan_lab()
-    results = run_validate(inv, build, vpn_resilience=False)
+    results = run_validate(Run.of(inv, build), FULL.edit(vpn_resilience=False))
     # RTT 50 ms with small and with large (MTU) DF pings, the fastest within the row's own tolerance
     # (the mean may be more: the lab's userspace delay line wakes late on a busy machine)
     assert {r.payload for r in results.rtt} == {56, 8972}

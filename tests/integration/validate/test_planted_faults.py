@@ -18,6 +18,7 @@ from boothnet.intent import Network
 from boothnet.lab.state import read_state
 from boothnet.report.render import write_report
 from boothnet.report.summary import summarize
+from boothnet.run import Run
 from boothnet.validate.access import Access, lab_access
 from boothnet.validate.cabling import run_cabling
 from boothnet.validate.drift import lab_targets, run_drift
@@ -26,6 +27,7 @@ from boothnet.validate.floor.ansible_runner import inventory_connections
 from boothnet.validate.isolation import run_isolation
 from boothnet.validate.placement import run_placement
 from boothnet.validate.plan import COMMON_TCP, isolation_plan
+from boothnet.validate.profile import FULL
 from boothnet.validate.results import IsolationRow
 from boothnet.validate.run import run_mtu
 from boothnet.validate.stage import run_validate
@@ -250,7 +252,7 @@ def test_a_whole_run_with_a_planted_leak_fails_naming_it_in_the_report(lab) -> N
     net, build = lab
     nft(NETWORK, "r2", "insert", "rule", "inet", "boothnet", "LAB_IN", "tcp", "dport", "8080", "accept")
     try:
-        results = run_validate(inventory_of(build), build, throughput=False, isolation_seed=SEED)
+        results = run_validate(Run.of(inventory_of(build), build), FULL.edit(throughput=False, isolation_seed=SEED))
     finally:
         restore_firewall(build, "r2")
     summary = summarize(results)
@@ -274,7 +276,7 @@ def test_a_dead_lldpd_makes_its_cables_error_and_the_run_goes_on(lab) -> None:
     net, build = lab
     kill_pids(_lldpd_pids(f"{NETWORK}-r2"))
     try:
-        results = run_validate(inventory_of(build), build, throughput=False, isolation_seed=SEED)
+        results = run_validate(Run.of(inventory_of(build), build), FULL.edit(throughput=False, isolation_seed=SEED))
     finally:
         start_lldpd(f"{NETWORK}-r2", "r2")
     stages = {s.name: s.status for s in results.stages}
@@ -300,7 +302,8 @@ def test_on_a_floor_a_host_without_ssh_and_one_with_a_wrong_key_are_errors_and_t
     hosts["h4"]["ansible_host"] = "198.18.7.250"  # nobody there
     hosts["h4"]["ansible_ssh_common_args"] += " -o ConnectTimeout=3"
     with reach_floor(net, lab_targets(lab_dir), hosts, read_state(lab_dir).vlan_mode) as access:
-        results = run_validate(inventory_of(build), build, access=access, isolation_seed=SEED, wan_sweep=False)
+        results = run_validate(Run.of(inventory_of(build), build), FULL.edit(isolation_seed=SEED, wan_sweep=False),
+                               access)
     stages = {s.name: s for s in results.stages}
     reach = stages["reach"]
     assert reach.status == "ERROR" and "h1: " in reach.reason and "Permission denied" in reach.reason, reach
@@ -326,7 +329,7 @@ def test_an_internal_error_in_one_stage_is_that_stage_s_error_and_the_report_is_
 
     monkeypatch.setattr("boothnet.validate.stage.run_mtu", broken)
     monkeypatch.setattr("boothnet.validate.stage.run_vpn", broken)
-    results = run_validate(inventory_of(build), build, throughput=False, isolation_seed=SEED)
+    results = run_validate(Run.of(inventory_of(build), build), FULL.edit(throughput=False, isolation_seed=SEED))
     stages = {s.name: s for s in results.stages}
     assert stages["mtu"].status == "ERROR"
     assert "the mtu stage could not run: KeyError: 'planted'" in (stages["mtu"].reason or "")
