@@ -129,8 +129,8 @@ def test_udp_reports_the_configured_loss_within_its_statistical_error(wan_lab) -
     (path,) = wan_paths(net, lambda s, d: path_mtu(net, s, d))
     assert path.loss_pct == 1.0
     rate = path.expect().physical_bps / 2
-    udp = run_iperf3(netns_runner, ns_name(NETWORK, "h1"), ns_name(NETWORK, "h4"), path, kind="udp", udp_rate_bps=rate,
-                     duration=5, omit=0, window=UDP_BUFFER)
+    udp = run_iperf3(netns_runner, (ns_name(NETWORK, "h1"), ns_name(NETWORK, "h4")), path, kind="udp",
+                     udp_rate_bps=rate, duration=5, omit=0, window=UDP_BUFFER)
     judged = judge_udp(udp, path, rate)
     assert judged.verdict == "PASS", judged.explanation
     assert 0.5 < judged.lost_pct < 2.0 and judged.packets > 10_000

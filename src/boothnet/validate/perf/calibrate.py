@@ -71,7 +71,7 @@ def _measure(tool: str, mtu: int, work: Path) -> dict[str, float]:
         factors = []
         for share in WINDOW_SHARES:
             window = int(path.bdp * share)
-            result = run(netns_runner, names[0], names[1], path, kind="sweep", window=window, duration=3, omit=1)
+            result = run(netns_runner, (names[0], names[1]), path, kind="sweep", window=window, duration=3, omit=1)
             used = effective_window(result) or window
             if result.succeeded and used:
                 factors.append(result.throughput / (used * 8 / (rtt_ms / 1000)))

@@ -28,9 +28,7 @@ def client_argv(
     duration: int = 10,
     window: int | None = None,
     mss: int | None = None,
-    interval: float = 1.0,
     omit: int = 0,
-    bind: str | None = None,
     udp_rate_bps: float | None = None,
     reverse: bool = False,
     tcp_rate_bps: float | None = None,
@@ -43,7 +41,7 @@ def client_argv(
     if streams < 1 or duration < 1:
         raise ValueError(f"streams and duration must be >= 1, got {streams}, {duration}")
     argv = ["iperf3", "-c", destination, "-p", str(port), "-J",
-            "-P", str(streams), "-t", str(duration), "-i", f"{interval:g}"]
+            "-P", str(streams), "-t", str(duration), "-i", "1"]
     if omit:
         argv += ["-O", str(omit)]
     if reverse:
@@ -56,8 +54,6 @@ def client_argv(
         argv += ["-w", str(window)]
     if mss:
         argv += ["-M", str(mss)]
-    if bind:
-        argv += ["-B", bind]
     return argv
 
 

@@ -36,8 +36,6 @@ def client_argv(
     duration: int = 10,
     window: int | None = None,
     mss: int | None = None,
-    interval: float = 1.0,
-    verbose: bool = True,
     server_window: int | None = None,
     reverse: bool = False,
 ) -> list[str]:
@@ -47,12 +45,10 @@ def client_argv(
     if streams < 1 or duration < 1:
         raise ValueError(f"streams and duration must be >= 1, got {streams}, {duration}")
     data_port = data_port if data_port is not None else control_port + 1
-    argv = ["nuttcp"]
-    if verbose:
-        argv.append("-v")
+    argv = ["nuttcp", "-v"]
     if reverse:  # -F: the client still opens the data connection, as a stateful firewall expects
         argv += ["-r", "-F"]
-    argv += ["-fparse", f"-i{interval:g}", f"-T{duration}", f"-N{streams}",
+    argv += ["-fparse", "-i1", f"-T{duration}", f"-N{streams}",
              f"-P{control_port}", f"-p{data_port}"]
     if window:
         argv.append(f"-w{math.ceil(window / 1024)}")

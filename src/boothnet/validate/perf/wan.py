@@ -407,22 +407,25 @@ def judge_loss(result: ThroughputResult, declared_pct: float, rate_bps: float, *
     return result.model_copy(update={"verdict": Status.of(ok), "explanation": why})
 
 
-def run_iperf3(runner: Runner, client_ns: str, server_ns: str, path: WanPath, *, kind: str, duration: int,
-               omit: int, streams: int = 1, window: int | None = None, udp_rate_bps: float | None = None,
-               port: int = TOOL_PORTS["iperf3"], reverse: bool = False) -> ThroughputResult:
-    """One iperf3 run on the path (server up, client run, server down); ``reverse``: the
-    destination sends (-R)."""
+def run_iperf3(runner: Runner, ends: tuple[str, str], path: WanPath, *, kind: str, duration: int, omit: int,
+               streams: int = 1, window: int | None = None, udp_rate_bps: float | None = None,
+               reverse: bool = False) -> ThroughputResult:
+    """One iperf3 run on the path between ``ends`` (the client's and the server's nodes): server
+    up, client run, server down; ``reverse``: the destination sends (-R)."""
+    client_ns, server_ns = ends
     result = run_throughput(runner, ToolRequest(
         "iperf3", server_ns, client_ns, str(path.destination.address),
-        PortBlock(f"{path.name}/{kind}", path.destination.name, port, 1), streams=streams, duration=duration,
-        omit=omit, window=window, udp_rate_bps=udp_rate_bps, reverse=reverse, path=path.name,
+        PortBlock(f"{path.name}/{kind}", path.destination.name, TOOL_PORTS["iperf3"], 1), streams=streams,
+        duration=duration, omit=omit, window=window, udp_rate_bps=udp_rate_bps, reverse=reverse, path=path.name,
         source=path.source.name, destination_label=path.destination.name))
     return result.model_copy(update={"kind": kind})
 
 
-def run_nuttcp(runner: Runner, client_ns: str, server_ns: str, path: WanPath, *, kind: str, duration: int,
+def run_nuttcp(runner: Runner, ends: tuple[str, str], path: WanPath, *, kind: str, duration: int,
                omit: int, window: int | None = None) -> ThroughputResult:
-    """One nuttcp run with -w and -ws (both ends' windows), its goodput after omit_s."""
+    """One nuttcp run on the path between ``ends`` (the client's and the server's nodes) with -w
+    and -ws (both ends' windows), its goodput after omit_s."""
+    client_ns, server_ns = ends
     port = TOOL_PORTS["nuttcp"]
     result = run_throughput(runner, ToolRequest(
         "nuttcp", server_ns, client_ns, str(path.destination.address),
@@ -455,10 +458,10 @@ def run_wan_path(
     # the advised window both ways: the path's far end sending fills it too (iperf3 -R)
     for kind, window, reverse in (("default-window", None, False), ("advised-window", advised, False),
                                   ("advised-window", advised, True)):
-        measured = run_iperf3(runner, client, server, path, kind=kind, window=window, reverse=reverse, **common)
+        measured = run_iperf3(runner, (client, server), path, kind=kind, window=window, reverse=reverse, **common)
         tests.append(judge_stream(measured, path, ratio, window, autotuning))
     each = max(4096, advised // settings.streams)  # each stream below the BDP, together above it
-    measured = run_iperf3(runner, client, server, path, kind="parallel", streams=settings.streams, window=each,
+    measured = run_iperf3(runner, (client, server), path, kind="parallel", streams=settings.streams, window=each,
                           **common)
     tests.append(judge_stream(measured, path, ratio, each))
     rate = path.expect().physical_bps * settings.udp_rate_pct / 100
@@ -466,7 +469,7 @@ def run_wan_path(
     # (1.4-1.5 % reported for 1.0 % dropped)
     # -w gives the receiving socket room for 200 ms at 300 Mb/s: with the default 208 KiB a
     # server descheduled for 6 ms drops datagrams the path delivered (1.3 % seen in CI)
-    udp = run_iperf3(runner, client, server, path, kind="udp", udp_rate_bps=rate,
+    udp = run_iperf3(runner, (client, server), path, kind="udp", udp_rate_bps=rate,
                      duration=settings.duration_s + settings.omit_s, omit=0, window=UDP_BUFFER)
     tests.append(judge_udp(udp, path, rate))
     if "nuttcp" in net.throughput.tools:
@@ -491,9 +494,9 @@ def tcp_under_udp_load(runner: Runner, client: str, server: str, path: WanPath, 
     settings = net.throughput.wan
     rate = path.expect().physical_bps * settings.udp_load_pct / 100
     with ThreadPoolExecutor(max_workers=2) as pool:
-        load = pool.submit(run_iperf3, runner, client, server, path, kind="udp-load", udp_rate_bps=rate,
+        load = pool.submit(run_iperf3, runner, (client, server), path, kind="udp-load", udp_rate_bps=rate,
                            duration=settings.duration_s + settings.omit_s, omit=0, window=UDP_BUFFER)
-        tcp = pool.submit(run_nuttcp, runner, client, server, path, kind="tcp-under-udp-load",
+        tcp = pool.submit(run_nuttcp, runner, (client, server), path, kind="tcp-under-udp-load",
                           duration=settings.duration_s, omit=settings.omit_s, window=window)
         udp_result, tcp_result = load.result(), tcp.result()
     udp_judged = judge_udp(udp_result, path, rate)
@@ -525,7 +528,7 @@ def run_wan_sweep(
         measured = []
         for factor in settings.sweep:
             window = max(4096, int(path.advised_window * factor))
-            measured.append(run[tool](runner, ns(path.source.name), ns(path.destination.name), path, kind="sweep",
+            measured.append(run[tool](runner, (ns(path.source.name), ns(path.destination.name)), path, kind="sweep",
                                       window=window, duration=settings.duration_s, omit=settings.omit_s))
             progress(f"[wan sweep] {path.name} {tool} -w {window}: {measured[-1].throughput / 1e6:.1f} Mb/s")
         points += noted(path, judge_sweep(measured, path, net.throughput.pass_ratio, window_factor(tool, path.mtu)))

@@ -86,7 +86,6 @@ def run_verify(
     require: bool = False,
     extra_results: Iterable[CheckResult] = (),
     network: str = "boothnet",
-    snapshot: str | None = None,
     view_notes: Iterable[str] = (),
     keep_session: Callable[[LoadedSnapshot], object] | None = None,
 ) -> VerifyReport:
@@ -102,7 +101,7 @@ def run_verify(
     else:
         snap_dir = build_snapshot_dir(snapshot_configs, layer1_edges, out_dir / "snapshot")
         bf = open_session(status, network)
-        snapshot = snapshot or snapshot_name("verify", out_dir)
+        snapshot = snapshot_name("verify", out_dir)
         init_snapshot(bf, snap_dir, snapshot)
         if keep_session is not None:
             keep_session(LoadedSnapshot(status.host, bf, snapshot))
