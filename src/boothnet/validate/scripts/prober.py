@@ -7,6 +7,8 @@ timeout / unreachable / error:<name>; icmp reply / timeout / unreachable.
 Runs with the system python3: standard library only.
 """
 
+from __future__ import annotations  # annotations unevaluated: a host's older python3 runs this too
+
 import contextlib
 import errno
 import json
@@ -16,6 +18,7 @@ import socket
 import subprocess
 import sys
 import time
+from typing import cast
 
 targets = json.loads(sys.argv[1])
 timeout = float(sys.argv[2])
@@ -32,10 +35,10 @@ def failure(code):
     return f"error:{errno.errorcode.get(code, code)}"
 
 
-states = [None] * len(targets)
+states: list[str | None] = [None] * len(targets)
 selector = selectors.DefaultSelector()
-pings = {}
-datagrams = {}
+pings: dict[int, subprocess.Popen[str]] = {}
+datagrams: dict[int, tuple[socket.socket, bytes]] = {}
 for index, (destination, proto, port) in enumerate(targets):
     if proto == "icmp":
         pings[index] = subprocess.Popen(
@@ -67,7 +70,7 @@ deadline = time.monotonic() + timeout
 resend = time.monotonic() + 0.5  # UDP is allowed to lose a datagram: each is sent up to 3 times
 while selector.get_map() and time.monotonic() < deadline:
     for key, _ in selector.select(timeout=0.1):
-        index, sock = key.data, key.fileobj
+        index, sock = key.data, cast(socket.socket, key.fileobj)
         if targets[index][1] == "tcp":
             code = sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
             states[index] = "open" if code == 0 else failure(code)
@@ -86,7 +89,7 @@ while selector.get_map() and time.monotonic() < deadline:
                     sock.send(token)
 for key in list(selector.get_map().values()):
     states[key.data] = "timeout"
-    key.fileobj.close()
+    cast(socket.socket, key.fileobj).close()
 for index, process in pings.items():
     output = process.communicate()[0]
     states[index] = ("reply" if process.returncode == 0

@@ -6,17 +6,20 @@ argv: bind-address tcp-ports udp-ports log-path (ports comma-separated). The log
 Runs with the system python3: standard library only.
 """
 
+from __future__ import annotations  # annotations unevaluated: a host's older python3 runs this too
+
 import resource
 import selectors
 import socket
 import sys
+from typing import cast
 
 address, tcp_ports, udp_ports, log_path = sys.argv[1:5]
 soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
 resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 log = open(log_path, "w", buffering=1)  # noqa: SIM115 - open for the process's life
 selector = selectors.DefaultSelector()
-failed = []
+failed: list[str] = []
 for proto, ports, kind in (("tcp", tcp_ports, socket.SOCK_STREAM), ("udp", udp_ports, socket.SOCK_DGRAM)):
     for port in filter(None, ports.split(",")):
         sock = socket.socket(socket.AF_INET, kind)
@@ -26,7 +29,7 @@ for proto, ports, kind in (("tcp", tcp_ports, socket.SOCK_STREAM), ("udp", udp_p
             if proto == "tcp":
                 sock.listen(128)
         except OSError as exc:
-            failed.append(f"{proto}/{port}:{exc.strerror.replace(' ', '_')}")
+            failed.append(f"{proto}/{port}:{(exc.strerror or str(exc.errno)).replace(' ', '_')}")
             sock.close()
             continue
         sock.setblocking(False)
@@ -35,14 +38,15 @@ log.write(" ".join(["ready", *failed]) + "\n")
 while True:
     for key, _ in selector.select():
         proto, port = key.data
+        sock = cast(socket.socket, key.fileobj)
         try:
             if proto == "tcp":
-                conn, peer = key.fileobj.accept()
+                conn, peer = sock.accept()
                 log.write(f"seen tcp {port} {peer[0]}\n")
                 conn.close()
             else:
-                data, peer = key.fileobj.recvfrom(2048)
+                data, peer = sock.recvfrom(2048)
                 log.write(f"seen udp {port} {peer[0]}\n")
-                key.fileobj.sendto(data, peer)
+                sock.sendto(data, peer)
         except OSError:
             pass
