@@ -59,6 +59,7 @@ lint: sanity
 	$(BIN)/yamllint -s .
 	$(BIN)/ansible-lint -q playbooks roles
 	$(BIN)/lint-imports --no-cache
+	$(BIN)/mypy --warn-unused-ignores
 
 # Ansible's own sanity tests of the collection, as Galaxy's: module docs against argument specs,
 # ansible-doc with nothing on stderr, action plugins documented, every file compiles. ansible-test

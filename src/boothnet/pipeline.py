@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import cast
 
 from boothnet.deploy.results import DeviceResult, load_results
 from boothnet.errors import Refusal
@@ -18,7 +19,7 @@ from boothnet.lab.kernel import detect_vlan_mode
 from boothnet.lab.plan import plan_lab
 from boothnet.lab.runner import lab_down, lab_up
 from boothnet.lab.standin import StandInRefused
-from boothnet.lab.state import LabState
+from boothnet.lab.state import CONFIG_MODES, ConfigMode, LabState
 from boothnet.layout import REPO, Layout
 from boothnet.progress import Progress
 from boothnet.run import Run
@@ -69,14 +70,14 @@ class Step:
     run: Callable[[Demo, Progress, Progress], None]  # (demo, progress, announce)
 
 
-def bring_up_lab(run: Run, vlan_mode: str | None, configs: str, progress: Progress, announce: Progress
+def bring_up_lab(run: Run, vlan_mode: str | None, configs: ConfigMode, progress: Progress, announce: Progress
                  ) -> tuple[str, LabState]:
     """The lab of the run's intent up with `configs` ("full", or "day0": routers unconfigured).
     Returns the VLAN mode and the lab's state."""
     mode = vlan_mode or detect_vlan_mode()
     progress(f"VLAN mode: {mode} ({'802.1Q trunks' if mode == 'dot1q' else 'one L2 segment per VLAN'})")
     try:
-        spec, built = plan_lab(run, mode, run.build_root, progress=progress)  # type: ignore[arg-type]
+        spec, built = plan_lab(run, mode, run.build_root, progress=progress)  # type: ignore[arg-type]  # CLI choices
     except StandInRefused as refused:
         raise Stopped(["the lab's stand-ins run what the IOS/EOS configs read as; these lines cannot be read:",
                        *refused.lines]) from refused
@@ -98,7 +99,9 @@ def lab_task(run: Run, state: str, vlan_mode: str | None, configs: str, progress
     if state == "down":
         return {"changed": bool(lab_down(run.net.name, run.layout.lab, progress=progress).removed)}
     try:
-        mode, lab_state = bring_up_lab(run, vlan_mode, configs, progress, progress)
+        if configs not in CONFIG_MODES:  # the module's choices say so too
+            raise LabFindings(f"configs must be one of {', '.join(CONFIG_MODES)}, not {configs!r}")
+        mode, lab_state = bring_up_lab(run, vlan_mode, cast(ConfigMode, configs), progress, progress)
     except Stopped as exc:
         raise LabFindings(f"lab configs have findings:\n{exc}") from exc
     return {"changed": lab_state.changed, "inventory": str(run.layout.lab_inventory),

@@ -66,4 +66,4 @@ class Run:
         Batfish view)."""
         if key not in self._memo:
             self._memo[key] = make()
-        return self._memo[key]  # type: ignore[no-any-return]
+        return self._memo[key]

@@ -121,19 +121,20 @@ def diagram_source(net: Network, faults: Mapping[str, list[str]] | None = None,
     for (_, vid), members in groups.items():
         vlan = net.vlan(members[0].vlans[0][0])
         zone_colour = ZONE_COLOURS[vlan.zone]
-        bad = [c for c in members if c.label in faults]
+        bad_members = [c for c in members if c.label in faults]
         node = f"hosts_{members[0].a.device}_{vid}" if collapse else members[0].b.device
         names = ", ".join(c.b.device for c in members[:4]) + (" ..." if len(members) > 4 else "")
         text = (f"{vlan.name} (VLAN {vlan.id})\n{len(members)} host{'s' * (len(members) > 1)}: {names}"
                 if collapse else f"{members[0].b.device}\n{members[0].addresses[0]}")
-        g.node(node, text, shape="ellipse", fontsize="9", color=FAULT if bad else zone_colour,
-               fillcolor="#ffebee" if bad else "white", penwidth="2.5" if bad else "1")
+        g.node(node, text, shape="ellipse", fontsize="9", color=FAULT if bad_members else zone_colour,
+               fillcolor="#ffebee" if bad_members else "white", penwidth="2.5" if bad_members else "1")
         ports = members[0].a.short if len(members) == 1 else _span([c.a.short for c in members])
         labels = members[0].label if len(members) == 1 else _span([c.label for c in members])
         g.edge(members[0].a.device, node,
-               label=f"{'✗ ' if bad else ''}{labels} {ports}\n{_speed(members[0].speed)} · MTU {members[0].mtu}",
-               color=FAULT if bad else zone_colour, penwidth="3" if bad else "1",
-               fontcolor=FAULT if bad else "black")
+               label=f"{'✗ ' if bad_members else ''}{labels} {ports}\n{_speed(members[0].speed)} · "
+                     f"MTU {members[0].mtu}",
+               color=FAULT if bad_members else zone_colour, penwidth="3" if bad_members else "1",
+               fontcolor=FAULT if bad_members else "black")
         edges += 1
     zones = [z for z in ZONE_COLOURS if any(v.zone == z for v in net.vlans)]
     g.node("legend", _legend(zones, faults), shape="plaintext", fillcolor="white")

@@ -44,7 +44,7 @@ def parse_lldpcli(text: str) -> dict[str, list[Heard]]:
 def _port_name(port: dict) -> str:
     """The neighbour's interface name: its port id when that is a name, else its description (Linux
     lldpd sends the MAC address as id and the interface name as description)."""
-    port_id = next(iter(port.get("id", [])), {})
+    port_id: dict[str, str] = next(iter(port.get("id", [])), {})
     if port_id.get("type") in ("ifname", "local"):
         return str(port_id.get("value", ""))
     return next((str(d.get("value", "")) for d in port.get("descr", [])), str(port_id.get("value", "")))

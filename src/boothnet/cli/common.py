@@ -28,4 +28,4 @@ def run_of(args: argparse.Namespace) -> Run:
 
     if getattr(args, "run", None) is None:
         args.run = Run(inventory_path(args), Path(args.build_dir))
-    return args.run  # type: ignore[no-any-return]
+    return args.run

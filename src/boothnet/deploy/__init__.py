@@ -25,7 +25,7 @@ def _napalm_without_every_driver() -> None:
         loader.exec_module(package)
         return getattr(package, name)
 
-    package.__getattr__ = rest_of_init  # type: ignore[method-assign]
+    package.__getattr__ = rest_of_init  # type: ignore[method-assign]  # PEP 562: the package's lazy names
     sys.modules["napalm"] = package
 
 

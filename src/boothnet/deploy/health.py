@@ -66,7 +66,7 @@ def parse_ospf(frr_conf: str) -> OspfIntent:
             elif words[:4] == ["ip", "ospf", "network", "point-to-point"]:
                 intent.p2p.add(section[1])
         elif words[:1] == ["network"] and len(words) >= 4:
-            intent.networks.append(ipaddress.ip_network(words[1], strict=False))  # type: ignore[arg-type]
+            intent.networks.append(ipaddress.ip_network(words[1], strict=False))  # type: ignore[arg-type]  # IOS/EOS OSPF: IPv4 only
         elif words == ["passive-interface", "default"]:
             intent.passive_default = True
         elif words[:1] == ["passive-interface"] and len(words) == 2:

@@ -131,15 +131,15 @@ def from_ip_json(links: list[dict], addrs: list[dict]) -> State:
             i.vid = info.get("info_data", {}).get("id")
         state[i.name] = i
     for entry in addrs:
-        i = state.get(entry.get("ifname", ""))
-        if i is None:
+        addressed = state.get(entry.get("ifname", ""))
+        if addressed is None:
             continue
         for a in entry.get("addr_info", []):
             if a.get("family") not in ("inet", "inet6") or "local" not in a:
                 continue
             cidr = _cidr(f"{a['local']}/{a['prefixlen']}")
             if not _is_link_local(cidr):
-                i.addrs.add(cidr)
+                addressed.addrs.add(cidr)
     return state
 
 
@@ -268,7 +268,7 @@ def _changes(ifs: list[Iface], cur_of: Callable[[str], Iface]) -> list[str]:
            for i in ifs if cur_of(i.name).master != i.master]
     # MTU: raise ports before the VLANs and bridges on them; lower in the reverse order.
     changes = [i for i in ifs if i.mtu is not None and cur_of(i.name).mtu != i.mtu]
-    up_mtu = [i for i in changes if (cur_of(i.name).mtu or 0) < i.mtu]  # type: ignore[operator]
+    up_mtu = [i for i in changes if (cur_of(i.name).mtu or 0) < (i.mtu or 0)]
     down_mtu = [i for i in changes if i not in up_mtu]
     out += [f"link set {i.name} mtu {i.mtu}" for i in sorted(up_mtu, key=lambda i: (_LEVEL[i.kind], i.name))]
     out += [f"link set {i.name} mtu {i.mtu}" for i in sorted(down_mtu, key=lambda i: (-_LEVEL[i.kind], i.name))]

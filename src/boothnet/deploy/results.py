@@ -84,7 +84,7 @@ class DeviceResult:
     @classmethod
     def from_dict(cls, data: dict[str, object]) -> DeviceResult:
         known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
-        return cls(**known)  # type: ignore[arg-type]
+        return cls(**known)  # type: ignore[arg-type]  # a result file boothnet wrote itself
 
 
 def backup_path(build_dir: Path, network: str, device: str, stamp: str | None = None) -> Path:

@@ -315,8 +315,9 @@ def _load_and_commit(
         raise _CommitUnknown(out) from exc
     out["committed"] = True
     if takes_own_backup:
-        running = dev.last_backup  # type: ignore[attr-defined] - set by a PartsDevice's commit
+        running = dev.last_backup  # type: ignore[attr-defined]  # set by a PartsDevice's commit (driver.py)
     if backup_root is not None:
+        assert running is not None  # read before the commit, or the device's own backup
         # the device keeps its own unmasked backup for the revert; this one is a record
         folder = write_backup(backup_root, sec.mask_parts(running, values.values()))
         (folder / "changes.diff").write_text(diff, encoding="utf-8")
@@ -351,7 +352,7 @@ def health(
     *cand* and *values*: the filled-in candidate and its secrets, as committed."""
     report = hc.HealthReport()
     try:
-        dev = target.open()
+        dev: ConfigDevice = target.open()
     except Exception as exc:  # noqa: BLE001 - every driver has its own connect errors
         report.management.append(f"management unreachable after commit: {sec.mask(str(exc), values.values())}")
         return report

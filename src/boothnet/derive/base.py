@@ -6,7 +6,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from ipaddress import IPv4Interface
+from ipaddress import IPv4Address, IPv4Interface, IPv4Network
 from types import ModuleType
 from typing import Any
 
@@ -72,3 +72,22 @@ class DeriverState:
     uses: dict[str, list[_PortUse]]
     routed_vlans: dict[str, list[Vlan]]
     ospf_links: set[int]
+
+    # what more than one deriver asks of the network
+    def _peer_address(
+        self, device: str, role_filter: set[str] | None = None
+    ) -> list[tuple[Link, IPv4Address, IPv4Address]]:
+        """(link, my address, peer address) for the device's routed links."""
+        found = []
+        for link in self.net.links:
+            if link.mode != "routed" or link.addresses is None:
+                continue
+            for side, other in (("a", "b"), ("b", "a")):
+                if _split(getattr(link, side))[0] == device:
+                    peer = _split(getattr(link, other))[0]
+                    if role_filter is None or self.net.devices[peer].role in role_filter:
+                        found.append((link, getattr(link.addresses, side).ip, getattr(link.addresses, other).ip))
+        return found
+
+    def _vpn_subnets(self, refs: list[str]) -> list[IPv4Network]:
+        return [vlan.subnet for vlan in self.net.selected_vlans(refs)]

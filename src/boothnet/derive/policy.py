@@ -280,10 +280,11 @@ def matches(
 
 
 def acl_decision(
-    entries: list[AclEntry], src: IPv4Network, dst: IPv4Network, proto: str, port: int | None = None, **flags: bool
+    entries: list[AclEntry], src: IPv4Network, dst: IPv4Network, proto: str, port: int | None = None,
+    via_tunnel: bool = False,
 ) -> AclEntry | None:
     """The first line that matches a new flow's first packet, as the device evaluates it."""
-    return next((e for e in entries if matches(e, src, dst, proto, port, **flags)), None)
+    return next((e for e in entries if matches(e, src, dst, proto, port, via_tunnel=via_tunnel)), None)
 
 
 def _rule_matches(compiler: PolicyCompiler, rule: Rule, dst: IPv4Network, proto: str, port: int | None) -> bool:

@@ -23,7 +23,7 @@ class PortUses(DeriverState):
                 if link.mode == "trunk":
                     use.vlans = self.net.trunk_vlans(link)
                 elif link.mode == "access":
-                    use.vlan = self.net.vlan(link.vlan)  # type: ignore[arg-type]
+                    use.vlan = self.net.vlan(link.vlan)  # type: ignore[arg-type]  # checked: an access link has a VLAN
                 else:
                     use.address = getattr(link.addresses, side)
                 self.uses[device].append(use)
@@ -54,8 +54,9 @@ class PortUses(DeriverState):
         for use in self.uses.get(device.name, []):
             name = self.ctx.port(device.name, use.port)
             if use.kind == "access":
-                l2_vlans[use.vlan.id] = use.vlan  # type: ignore[union-attr]
-                interfaces.append(Interface(name, "access", use.description, use.mtu, use.speed, vlan=use.vlan.id,  # type: ignore[union-attr]
+                assert use.vlan is not None  # an access use is made with its VLAN
+                l2_vlans[use.vlan.id] = use.vlan
+                interfaces.append(Interface(name, "access", use.description, use.mtu, use.speed, vlan=use.vlan.id,
                                             binding=self._binding(use)))
             elif use.kind == "trunk":
                 l2_vlans.update({vlan.id: vlan for vlan in use.vlans})

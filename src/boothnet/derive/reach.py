@@ -91,7 +91,7 @@ class Tables:
                 matches = [e for e in table if dst in e.prefix and e.via is not None]
                 if not matches:
                     return f"{here} has no route to {dst}"
-                here = max(matches, key=lambda e: e.prefix.prefixlen).via  # type: ignore[assignment]
+                here = max(matches, key=lambda e: e.prefix.prefixlen).via  # type: ignore[assignment]  # via is not None (filtered)
             if here in visited:
                 return f"a loop: {' -> '.join([*visited, here])}"
             visited.append(here)

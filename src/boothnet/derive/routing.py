@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from ipaddress import IPv4Address, IPv4Interface, IPv4Network, collapse_addresses
+from ipaddress import IPv4Interface, IPv4Network, collapse_addresses
 from types import ModuleType
 
 from boothnet.derive.base import DeriverState, _split
 from boothnet.derive.model import Acl, Interface, Ospf, OspfInterface, Route, VpnPeer
 from boothnet.derive.policy import acl_name
-from boothnet.intent.model import Device, Link, Vlan
+from boothnet.intent.model import Device, Vlan
 
 
 class Routing(DeriverState):
@@ -42,22 +42,6 @@ class Routing(DeriverState):
                     acls.append(Acl(svi.acl_out, "out", name, self.policy.outbound_secure(vlan)))
             svis.append(svi)
         return svis
-
-
-    def _peer_address(
-        self, device: str, role_filter: set[str] | None = None
-    ) -> list[tuple[Link, IPv4Address, IPv4Address]]:
-        """(link, my address, peer address) for the device's routed links."""
-        found = []
-        for link in self.net.links:
-            if link.mode != "routed" or link.addresses is None:
-                continue
-            for side, other in (("a", "b"), ("b", "a")):
-                if _split(getattr(link, side))[0] == device:
-                    peer = _split(getattr(link, other))[0]
-                    if role_filter is None or self.net.devices[peer].role in role_filter:
-                        found.append((link, getattr(link.addresses, side).ip, getattr(link.addresses, other).ip))
-        return found
 
 
     def _routes(self, device: Device) -> list[Route]:
@@ -118,10 +102,10 @@ class Routing(DeriverState):
                 peer = use.link.addresses and (use.link.addresses.b if use.peer == _split(use.link.b)[0]
                                                else use.link.addresses.a)
                 neighbors.append((name, use.peer, str(peer.ip) if peer else "?"))
-        transit = [s for s in svis if self.net.vlan_id_index[s.vlan].routers]  # type: ignore[index]
+        transit = [s for s in svis if self.net.vlan_id_index[s.vlan].routers]  # type: ignore[index]  # an SVI has a VLAN id
         active += [s.name for s in transit]
         for svi in transit:
-            vlan = self.net.vlan_id_index[svi.vlan]  # type: ignore[index]
+            vlan = self.net.vlan_id_index[svi.vlan]  # type: ignore[index]  # an SVI has a VLAN id
             routers = {vlan.gateway: self.net.gateway_address(vlan), **vlan.routers}
             neighbors += [(svi.name, other, str(address)) for other, address in sorted(routers.items())
                           if other != device.name]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from ipaddress import IPv4Network
 from types import ModuleType
 
 from boothnet.derive.base import DeriverState, _split
@@ -14,10 +13,6 @@ from boothnet.platforms import platforms
 
 class VpnDerive(DeriverState):
     """A VPN gateway's peer, the subnets it carries, its firewall and (Linux) its tunnel."""
-
-    def _vpn_subnets(self, refs: list[str]) -> list[IPv4Network]:
-        return [vlan.subnet for vlan in self.net.selected_vlans(refs)]
-
 
     def _vpn(self, device: Device, interfaces: list[Interface]) -> VpnPeer | None:
         vpn = self.net.vpn

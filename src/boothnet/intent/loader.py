@@ -29,7 +29,7 @@ class VaultValue(str):
 
 # libyaml's loader when PyYAML has it: ten times faster than the pure-Python one, which
 # dominated validation of a 500-device floor (3 s of 3.4 s).
-class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]  # libyaml's loader where built
     pass
 
 

@@ -125,7 +125,7 @@ class _Collector:
         if not isinstance(data, list):
             self.add(self.var_file(key), key, type(data).__name__, "a list")
             return []
-        parsed = []
+        parsed: list[BaseModel | None] = []  # None where an item is invalid: indices stay aligned
         for index, item in enumerate(data):
             try:
                 parsed.append(model.model_validate(item))

@@ -29,7 +29,7 @@ def _free_address(state: LabState) -> ipaddress.IPv4Interface:
     used = {ipaddress.ip_interface(str(state.bridge_address)).ip}
     used |= {ipaddress.ip_interface(node["mgmt_address"]).ip for node in state.nodes.values()}
     free = next(ip for ip in reversed(list(subnet.hosts())) if ip not in used)
-    return ipaddress.ip_interface(f"{free}/{subnet.prefixlen}")
+    return ipaddress.IPv4Interface(f"{free}/{subnet.prefixlen}")
 
 
 @contextmanager

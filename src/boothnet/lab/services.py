@@ -161,9 +161,9 @@ def start_frr(
     ``daemons_for`` needs (default ``frr_conf``): a day-0 router boots from a hostname-only
     frr.conf but needs the daemons of the rendered one that a deploy pushes later."""
     etc, rundir = names.FRR_ETC / pathspace, names.FRR_RUN / pathspace
-    for d in (etc, rundir):
-        d.mkdir(parents=True, exist_ok=True)
-        (d / names.FRR_MARKER).write_text(network + "\n")
+    for folder in (etc, rundir):
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / names.FRR_MARKER).write_text(network + "\n")
     conf_text = frr_conf.read_text()
     (etc / "frr.conf").write_text(conf_text)
     (etc / "vtysh.conf").write_text("service integrated-vtysh-config\n")
@@ -254,15 +254,15 @@ def pids_in_namespaces(namespaces: Iterable[str]) -> dict[str, list[int]]:
             continue
         try:
             st = os.stat(f"/proc/{entry}/ns/net")
-            ns = want.get((st.st_dev, st.st_ino))
-            if ns is None:
+            inside = want.get((st.st_dev, st.st_ino))
+            if inside is None:
                 with open(f"/proc/{entry}/cmdline", "rb") as fh:
                     argv = fh.read().decode(errors="replace").split("\0")
-                ns = next((b for a, b in zip(argv, argv[1:], strict=False) if a in _NS_FLAGS and b in nss), None)
+                inside = next((b for a, b in zip(argv, argv[1:], strict=False) if a in _NS_FLAGS and b in nss), None)
         except OSError:
             continue
-        if ns:
-            found[ns].append(int(entry))
+        if inside:
+            found[inside].append(int(entry))
     return found
 
 

@@ -130,8 +130,8 @@ class StandIn:
                 if name is None:
                     continue
                 rules = facts.acls.get(name, [])  # an ACL bound but not defined permits all (IOS, EOS)
-                acl = by_name.get(name) or Acl(name, direction, iface.name, [])  # type: ignore[arg-type]
-                acl.interface, acl.direction = iface.name, direction  # type: ignore[assignment]
+                acl = by_name.get(name) or Acl(name, direction, iface.name, [])
+                acl.interface, acl.direction = iface.name, direction
                 if rules != expected.get(name):
                     acl.entries = _entries(rules) if rules else [AclEntry("permit", "ip", None, None, "as read")]
                 bound.append(acl)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from ipaddress import IPv4Address, IPv4Interface, IPv4Network
+from typing import Literal
 
 Mode = str  # "access" | "trunk" | "routed" (an addressed layer-3 port) | "svi" | "mgmt"
 
@@ -16,7 +17,7 @@ Mode = str  # "access" | "trunk" | "routed" (an addressed layer-3 port) | "svi" 
 class AclRule:
     """One ACL line as the device matches it."""
 
-    action: str
+    action: Literal["permit", "deny"]
     proto: str
     src: IPv4Network | None  # None: any
     src_port: int | None
@@ -93,4 +94,4 @@ class ConfigFacts:
     # why the config cannot be read at all (a line given twice in one section), else None
     unreadable: str | None = None
     # (line number, text): what the reader does not understand; never skipped in silence
-    unknown: list[tuple[int, str]] = field(default_factory=list)
+    unknown: list[tuple[int, str, str]] = field(default_factory=list)  # (line number, text, why)

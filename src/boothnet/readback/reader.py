@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from ipaddress import IPv4Address, IPv4Interface, IPv4Network
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import yaml
 from hier_config import Platform, get_hconfig
@@ -296,9 +296,10 @@ class ConfigReader:
     def _acl_rule(self, words: list[str]) -> AclRule:
         if words[0].isdigit():  # EOS numbers its lines
             words = words[1:]
-        action, proto = words[0], words[1]
-        if action not in ("permit", "deny"):
-            raise ValueError(action)
+        action: Literal["permit", "deny"] = "permit" if words[0] == "permit" else "deny"
+        if words[0] not in ("permit", "deny"):
+            raise ValueError(words[0])
+        proto = words[1]
         src, rest = self._acl_address(words[2:])
         src_port = None
         if rest[:1] == ["eq"]:

@@ -59,8 +59,9 @@ def cable_faults(net: Network, res: ValidationResults) -> dict[str, list[str]]:
     for r in res.throughput:
         if throughput_status(r) == "FAIL":
             mark(cables.between(r.source, r.destination), f"{throughput_subject(r)}: {throughput_message(r)}")
-    for row in res.rtt:
-        if row.verdict == "FAIL":
-            named = cables.named(row.path)
-            mark([named] if named else cables.between(row.source, row.destination), f"RTT {row.path}: {row.cause}")
+    for probe in res.rtt:
+        if probe.verdict == "FAIL":
+            named = cables.named(probe.path)
+            mark([named] if named else cables.between(probe.source, probe.destination),
+                 f"RTT {probe.path}: {probe.cause}")
     return dict(faults)

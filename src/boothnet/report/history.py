@@ -110,7 +110,7 @@ def _moved_throughput(before: ThroughputResult, after: ThroughputResult) -> Move
 def _moved_rtt(before: RttRow, after: RttRow) -> Moved | None:
     if before.avg_ms is None or after.avg_ms is None:
         return None
-    spread = [(r.max_ms or r.avg_ms) - (r.min_ms or r.avg_ms) for r in (before, after)]  # type: ignore[operator]
+    spread = [(r.max_ms or r.avg_ms or 0.0) - (r.min_ms or r.avg_ms or 0.0) for r in (before, after)]
     noise = max(max(spread), RTT_FLOOR_MS)
     if abs(after.avg_ms - before.avg_ms) <= noise:
         return None
@@ -149,7 +149,8 @@ def compare(previous: Path, results: ValidationResults, configs: Path) -> Compar
     cmp.moved = [m for r in results.throughput if (e := earlier.get(_throughput_key(r)))
                  and (m := _moved_throughput(e, r))]
     rtts = {(r.path, r.payload): r for r in before.rtt}
-    cmp.moved += [m for r in results.rtt if (e := rtts.get((r.path, r.payload))) and (m := _moved_rtt(e, r))]
+    cmp.moved += [m for row in results.rtt
+                  if (was := rtts.get((row.path, row.payload))) and (m := _moved_rtt(was, row))]
     return cmp
 
 

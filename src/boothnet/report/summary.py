@@ -9,7 +9,7 @@ from boothnet.validate.results import STATUSES, Failure, Overall, Status, Summar
 def throughput_status(r: ThroughputResult) -> Status:
     if not r.succeeded:
         return Status.ERROR if r.verdict == Status.ERROR else Status.FAIL  # ERROR: a host could not run it
-    return r.verdict or "SKIPPED"  # measured but never judged against an expectation
+    return r.verdict or Status.SKIPPED  # measured but never judged against an expectation
 
 
 def throughput_subject(r: ThroughputResult) -> str:
@@ -189,12 +189,12 @@ def _counts(res: ValidationResults) -> dict[str, dict[str, int]]:
     return {
         "stages": _count([s.status for s in res.stages]),
         "endpoints": _count([e.verdict for e in res.endpoints]),
-        "isolation": _count([r.verdict or "SKIPPED" for r in res.isolation]),
+        "isolation": _count([r.verdict or Status.SKIPPED for r in res.isolation]),
         "mtu": _count([m.verdict for m in res.mtu]),
         "throughput": _count([throughput_status(r) for r in res.throughput]),
         "rtt": _count([row.verdict for row in res.rtt]),
         "production": _count([probe.verdict for probe in res.production]),
-        "vpn": _count([v.verdict or "SKIPPED" for v in res.vpn]),
+        "vpn": _count([v.verdict or Status.SKIPPED for v in res.vpn]),
         "drift": _count([d.verdict for d in res.drift]),
         "cabling": _count([c.verdict for c in res.cabling]),
     }

@@ -144,7 +144,7 @@ def judge(flow: Flow, states: list[str], responder: Responder | None) -> tuple[s
         if responder.error:
             return None, "", responder.error
         unbound = [f"{flow.proto}/{p}: {responder.unbound[(flow.proto, p)]}" for p in ports
-                   if (flow.proto, p) in responder.unbound]
+                   if p is not None and (flow.proto, p) in responder.unbound]
         if unbound:
             return None, "", f"the responder on {flow.dst.name} could not listen on " + ", ".join(unbound)
     if broken := [f"{flow.proto}/{p}: {words}" if p else words for p, reached, words in outcomes if reached is None]:
@@ -202,7 +202,7 @@ def run_isolation(
         answer = batfish[index] if batfish else None
         rows.append(IsolationRow(
             src=flow.src.name, dst=flow.dst.name, src_zone=flow.src.vlan, dst_zone=flow.dst.vlan,
-            flow=flow.label(), expected=flow.expected, observed=observed, rule=flow.rule,  # type: ignore[arg-type]
+            flow=flow.label(), expected=flow.expected, observed=observed, rule=flow.rule,
             device=vlans[flow.src.vlan].gateway, detail=detail or None, error=error,
             batfish=answer.action if answer else None, batfish_detail=answer.detail if answer else None))
     return rows

@@ -68,7 +68,7 @@ def check_endpoint(net: Network, access: Access, endpoint: Endpoint, ports: dict
         problems.append(f"its MAC {mac} is learned on {where}; the intent attaches it to {endpoint.attach} "
                         f"in {vlan.name}")
 
-    resolved = [n.get("lladdr") for n in json_list(runner, node(vlan.gateway),
+    resolved = [str(n["lladdr"]) for n in json_list(runner, node(vlan.gateway),
                                                 ["ip", "-j", "neigh", "show", "to", str(endpoint.address)])
                 if n.get("lladdr") and n.get("dev") == bridge]
     if mac and resolved and mac not in resolved:

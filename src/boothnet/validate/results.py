@@ -56,10 +56,10 @@ class IsolationRow(_Model):
     def _derive(self) -> IsolationRow:
         # A row passes when the live network does what the intent says and, where Batfish was
         # asked, Batfish agrees: the configs and the lab then tell one story.
-        derived: Status = ("ERROR" if self.error is not None
-                           else "SKIPPED" if self.observed is None
-                           else "FAIL" if self.batfish is not None and self.batfish != self.observed
-                           else Status.of(self.observed == self.expected))
+        derived = (Status.ERROR if self.error is not None
+                   else Status.SKIPPED if self.observed is None
+                   else Status.FAIL if self.batfish is not None and self.batfish != self.observed
+                   else Status.of(self.observed == self.expected))
         if self.verdict is None:
             self.verdict = derived
         elif self.verdict != derived:
@@ -178,7 +178,7 @@ class Failure(_Model):
                      "cabling"]
     subject: str  # the device, link, flow or path it concerns, as the intent names it
     message: str
-    kind: Literal["FAIL", "ERROR"] = "FAIL"
+    kind: Status = Status.FAIL  # FAIL or ERROR
     action: str = ""  # what to do about it, for the booth lead
 
 

@@ -23,7 +23,7 @@ from boothnet.run import Run
 from boothnet.status import Status
 from boothnet.validate.access import Access, lab_access
 from boothnet.validate.cabling import run_cabling
-from boothnet.validate.drift import run_drift
+from boothnet.validate.drift import DriftTarget, run_drift
 from boothnet.validate.floor.reach import reach_stage
 from boothnet.validate.isolation import run_isolation
 from boothnet.validate.perf.calibrate import forwarding_ceiling, lab_ceiling, window_factor
@@ -106,6 +106,14 @@ def _measured(net: Network, access: Access, progress: Progress, stages: list[Sta
     return results + wan, rtt, production
 
 
+def _drift_targets(access: Access) -> Path | list[DriftTarget]:
+    if access.devices is not None:
+        return access.devices.drift
+    if access.lab_dir is None:
+        raise ValueError("the lab's state folder is not known: its routers cannot be read")
+    return access.lab_dir
+
+
 def _vpn(net: Network, vpn: LabVpn | None, access: Access, progress: Progress,
          stages: list[Stage], resilience: bool, light: bool) -> tuple[list[VpnTunnel], list[MtuRow]]:
     """The VPN checks and their stage, when the network has a VPN."""
@@ -113,7 +121,8 @@ def _vpn(net: Network, vpn: LabVpn | None, access: Access, progress: Progress,
         return [], []
     started = time.monotonic()
     tunnels, vpn_mtu = run_vpn(net, vpn, access, progress, resilience=resilience, light=light)
-    failed = any(row.verdict not in (Status.PASS, Status.NOT_RUN) for row in [*tunnels, *vpn_mtu])
+    verdicts = [row.verdict for row in tunnels] + [row.verdict for row in vpn_mtu]
+    failed = any(verdict not in (Status.PASS, Status.NOT_RUN) for verdict in verdicts)
     stages.append(Stage(name="vpn", status=Status.of(not failed), duration_s=round(time.monotonic() - started, 1)))
     return tunnels, vpn_mtu
 
@@ -182,13 +191,13 @@ def run_validate(run: Run, profile: Profile = FULL, access: Access | None = None
     judge_batfish_agreement(batfish_stage, isolation)
     stages.append(batfish_stage)
     mtu = timed_stage(stages, "mtu", lambda: run_mtu(net, access, progress, share or (lambda _: True)))
+    no_vpn: tuple[list[VpnTunnel], list[MtuRow]] = ([], [])
     tunnels, vpn_mtu = guarded(stages, "vpn", lambda: _vpn(net, vpn, access, progress, stages, profile.vpn_resilience,
-                                                           share is not None), ([], []))
+                                                           share is not None), no_vpn)
     mtu += vpn_mtu
     results, rtt, production = _throughput(net, access, progress, stages, vpn.inner_mtu if vpn else None,
                                            profile, run.build_root)
-    drift = timed_stage(stages, "drift", lambda: run_drift(floor.drift if floor else access.lab_dir, progress),
-                        "no routers to compare")
+    drift = timed_stage(stages, "drift", lambda: run_drift(_drift_targets(access), progress), "no routers to compare")
     zones = [v.name for v in net.vlans if not v.routers]
     conditions = guarded(stages, "conditions", lambda: measured_conditions(access, net, load_before), None)
     validation = ValidationResults(

@@ -56,7 +56,7 @@ def judge_batfish_agreement(stage: Stage, rows: list[IsolationRow]) -> Stage:
     disagree = [r for r in rows if r.batfish is not None and r.batfish != r.observed]
     if disagree:
         first = disagree[0]
-        stage.status = "FAIL"
+        stage.status = Status.FAIL
         stage.reason = (f"{len(disagree)} flow(s) where Batfish and the live lab disagree, first: "
                         f"{first.src} -> {first.dst} {first.flow}: lab {first.observed}, "
                         f"Batfish {first.batfish} ({first.batfish_detail})")

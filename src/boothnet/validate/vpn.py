@@ -77,12 +77,13 @@ def network_vpn(run: Run, stand_in_vlan_mode: str | None) -> LabVpn | None:
     net = run.net
     if net.vpn is None:
         return None
-    models = lab_models(run, stand_in_vlan_mode) if stand_in_vlan_mode else run.models("hardware")  # type: ignore[arg-type]
+    models = lab_models(run, stand_in_vlan_mode) if stand_in_vlan_mode else run.models("hardware")  # type: ignore[arg-type]  # a VLAN mode
     booth, home = models[net.vpn.booth_gateway].vpn, models[net.vpn.home_gateway].vpn
     if booth is None or home is None:
         return None
     clients = compiler_of(net).prefixes(net.vpn.clients)
-    listed = sorted((e for e in net.endpoints.values() if any(e.address in p for p in clients)), key=lambda e: e.name)
+    listed = sorted((e for e in net.endpoints.values() if any(p is not None and e.address in p for p in clients)),
+                    key=lambda e: e.name)
     secured = sorted(
         (e for e in net.endpoints.values() if any(e.address in p for p in booth.remote_subnets)), key=lambda e: e.name
     )
@@ -268,23 +269,23 @@ class VpnChecks:
                                   limit_s=60)
         try:
             for _ in range(10):  # a refusal means our listener is not accepting yet
-                transfer = tcp_transfer(self.runner, self.client_ns, str(v.secured.address), v.service_port,
-                                        nbytes=8 * 1024 * 1024, timeout_s=20)
-                if transfer.state != "refused":
+                sent = tcp_transfer(self.runner, self.client_ns, str(v.secured.address), v.service_port,
+                                    nbytes=8 * 1024 * 1024, timeout_s=20)
+                if sent.state != "refused":
                     break
                 time.sleep(0.3)
         finally:
             stop_listener(self.runner, listener)
         rows.append(MtuRow(path=f"{v.name}: 8 MiB TCP {v.client.name} -> {v.secured.name}:{v.service_port}",
                            mtu=v.inner_mtu, source=v.client.name, destination=v.secured.name,
-                           verdict=Status.of(transfer.ok),
-                           cause=None if transfer.ok else transfer.describe(), device=v.booth_gw))
+                           verdict=Status.of(sent.ok),
+                           cause=None if sent.ok else sent.describe(), device=v.booth_gw))
         return rows
 
     def _ike_ids(self) -> set[str]:
         return ike_sa_ids(self._ns(self.vpn.booth_gw), self.lab_dir / "nodes" / self.vpn.booth_gw)
 
-    def _recovery_row(self, name: str, outage: Callable[[], None]) -> list[VpnTunnel]:
+    def _recovery_row(self, name: str, outage: Callable[[], object]) -> list[VpnTunnel]:
         """Cause an outage (with marked pings during it, captured), then time the recovery."""
         started: list[float] = []
         ids_before = self._ike_ids()

@@ -100,7 +100,7 @@ def probe_addresses(nets: Iterable[Network], models: Iterable[dict[str, DeviceMo
 def probe_services(nets: Iterable[Network]) -> list[tuple[str, int | None]]:
     """Every (protocol, port) either policy names, plus an unlisted port for tcp and udp, plus ping."""
     rules = [rule for net in nets for rule in net.policy.rules]
-    other = int(_first_free(OTHER_PORT_CANDIDATES, {p for r in rules for p in r.ports}))  # type: ignore[call-overload]
+    other = int(_first_free(OTHER_PORT_CANDIDATES, {p for r in rules for p in r.ports}))  # type: ignore[call-overload]  # ports are ints
     services: set[tuple[str, int | None]] = {("tcp", other), ("udp", other), ("icmp", None)}
     for rule in rules:
         if rule.proto in ("tcp", "udp"):

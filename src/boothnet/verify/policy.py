@@ -16,6 +16,7 @@ import random
 from collections import Counter
 from dataclasses import dataclass
 from ipaddress import IPv4Address, IPv4Network
+from typing import Literal
 
 from boothnet.derive import DeviceModel
 from boothnet.derive.policy import compiler_of, policy_decision, secure_decision, source_decision
@@ -111,7 +112,7 @@ class PolicyPaths:
             self._home[address] = next((v for v in self._vlans if address in v.subnet), None)
         return self._home[address]
 
-    def _view(self, vlan: Vlan, direction: str) -> AclView | None:
+    def _view(self, vlan: Vlan, direction: Literal["in", "out"]) -> AclView | None:
         return self._acl_at.get((vlan.gateway, direction, vlan.subnet))
 
     def _uplink_view(self) -> AclView | None:

@@ -54,7 +54,7 @@ def cable_series(store: Store, rounds: int) -> list[CableSeries]:
         s.discards += sum(w.new_discards or 0 for w in wires)
         states = [w.up for w in wires if w.up is not None]
         s.up = all(states) if states else None
-        s.octets = (_sum([w.a_to_b_octets for w in wires]), _sum([w.b_to_a_octets for w in wires]))  # type: ignore[assignment]
+        s.octets = (_sum([w.a_to_b_octets for w in wires]), _sum([w.b_to_a_octets for w in wires]))  # type: ignore[assignment]  # _sum: None when a side was not read
     return sorted(series.values(), key=lambda s: s.cable)
 
 

@@ -10,6 +10,7 @@ from boothnet.booth.cables import cable_plan
 from boothnet.deploy.batch import in_parallel
 from boothnet.deploy.counters import PortCounters
 from boothnet.intent.model import Network
+from boothnet.status import Status
 from boothnet.validate.access import Access
 from boothnet.validate.counters import cable_wires, read_ports
 from boothnet.watch.model import Check, WireSample
@@ -90,16 +91,16 @@ def link_checks(samples: list[WireSample]) -> list[Check]:
         ends = text.partition(" ")[2]
         subject = f"cable {text}"
         if unread := [w for w in wires if w.error]:
-            checks.append(Check(f"link: {subject}", "link", subject, "ERROR",
+            checks.append(Check(f"link: {subject}", "link", subject, Status.ERROR,
                                 f"counters not read: {unread[0].error}",
                                 "reach the devices of this cable (is the management network up?)"))
         elif down := [w for w in wires if w.up is False]:
-            checks.append(Check(f"link: {subject}", "link", subject, "FAIL",
+            checks.append(Check(f"link: {subject}", "link", subject, Status.FAIL,
                                 f"link down at {', '.join(sorted({w.down_at for w in down}))}",
                                 f"plug {label} back in as its label says ({ends}); if it is in, change the "
                                 "cable or the optic"))
         if errors := sum(w.new_errors or 0 for w in wires):
-            checks.append(Check(f"errors: {subject}", "errors", subject, "FAIL",
+            checks.append(Check(f"errors: {subject}", "errors", subject, Status.FAIL,
                                 f"{errors} frame errors since the previous round",
                                 f"change the cable or optic of {label}; check both ends' speed and duplex"))
     return checks

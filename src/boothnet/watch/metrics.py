@@ -75,5 +75,5 @@ class WatchCollector:
 
 def exposition(store: Store, network: str) -> bytes:
     registry = CollectorRegistry(auto_describe=False)
-    registry.register(WatchCollector(store, network))  # type: ignore[arg-type]
+    registry.register(WatchCollector(store, network))
     return generate_latest(registry)

@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Literal
 
+from boothnet.status import Status
+
 
 @dataclass(frozen=True)
 class WireSample:
@@ -46,7 +48,7 @@ class Check:
     key: str  # "<section>: <subject>", the same across rounds
     section: str
     subject: str
-    status: Literal["FAIL", "ERROR"]
+    status: Status  # FAIL or ERROR
     message: str
     action: str
 

@@ -114,7 +114,8 @@ def run_round(run: Run, access: Access, number: int, previous: dict[str, WireSam
     if spot_s:
         results.throughput = timed_stage(stages, "spot check",
                                          lambda: spot_check(net, access, number, spot_s, progress), "no path")
-    wires, links = guarded(stages, "links", lambda: _links(net, access, previous, stages), ([], []))
+    unread: tuple[list[WireSample], list[Check]] = ([], [])
+    wires, links = guarded(stages, "links", lambda: _links(net, access, previous, stages), unread)
     summary = summarize(results)
     failing = [Check(f"{f.section}: {f.subject}", f.section, f.subject, f.kind, f.message, f.action)
                for f in summary.failures

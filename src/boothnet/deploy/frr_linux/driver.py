@@ -33,7 +33,7 @@ from boothnet.deploy.parts import (
 )
 
 
-class FrrLinuxDriver(Compare, RevertTimer, LinuxDriver):  # type: ignore[misc]
+class FrrLinuxDriver(Compare, RevertTimer, LinuxDriver):
     """NAPALM driver for Linux routers running FRR, nftables and strongSwan."""
 
     DRIVER_NAME = "frr_linux"

@@ -24,8 +24,8 @@ class CheckBase:
         self.errors: list[IntentError] = []
         self.warnings: list[IntentError] = []
         self.src = net.sources
-        self.vlans_by_name = {}
-        self.vlans_by_id = {}
+        self.vlans_by_name: dict[str, tuple[int, Vlan]] = {}  # name -> (index in vlans, the VLAN)
+        self.vlans_by_id: dict[int, tuple[int, Vlan]] = {}
         # device -> vlan id -> where it is present (for reserved checks and "carried nowhere")
         self.vlan_presence: dict[int, list[str]] = defaultdict(list)
         self.vlan_on_ports: set[int] = set()

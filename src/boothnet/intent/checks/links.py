@@ -83,11 +83,11 @@ class LinkChecks(CheckBase):
             if not carried:
                 self.add(file, f"{path}.vlans", link.vlans, "at least one known VLAN on a trunk")
         elif link.mode == "access":
-            vlan = self._resolve_vlan(link.vlan) if link.vlan is not None else None
-            if vlan is None:
+            access = self._resolve_vlan(link.vlan) if link.vlan is not None else None
+            if access is None:
                 self.add(file, f"{path}.vlan", link.vlan, "a known VLAN id or name")
             else:
-                self._carry(vlan, devices, link_mtu, file, f"{path}.vlan",
+                self._carry(access, devices, link_mtu, file, f"{path}.vlan",
                             f"a VLAN with an MTU of at most the link MTU {link_mtu}")
         elif link.addresses is None:
             self.add(file, f"{path}.addresses", "missing", "addresses {a: A/len, b: B/len} on a routed link")

@@ -22,7 +22,7 @@ def _selector_covers(prefixes: Callable[[str], Prefixes], wide: str, narrow: str
     inner, outer = prefixes(narrow), prefixes(wide)
     if not inner or None in inner:
         return False  # "any", or a selector with no address (zone:outside): only itself covers it
-    return all(any(o is not None and p.subnet_of(o) for o in outer) for p in inner)
+    return all(p is not None and any(o is not None and p.subnet_of(o) for o in outer) for p in inner)
 
 
 def _rule_covers(prefixes: Callable[[str], Prefixes], earlier: Rule, later: Rule) -> bool:

@@ -155,9 +155,9 @@ class VlanChecks(CheckBase):
         for name, endpoint in sorted(self.net.endpoints.items()):
             file = self.src[f"host:{name}"]
             prefix = f"endpoints.{name}." if file.endswith(("hosts.yml", "hosts.yaml")) else ""
-            vlan = self._resolve_vlan(endpoint.vlan)
-            subnet = vlan.subnet if vlan is not None else None
-            if vlan is not None and endpoint.address == self.net.gateway_address(vlan):
+            found = self._resolve_vlan(endpoint.vlan)
+            subnet = found.subnet if found is not None else None
+            if found is not None and endpoint.address == self.net.gateway_address(found):
                 continue  # reported by endpoints(): "other than the gateway"
             claim(endpoint.address, subnet, None, (file, f"{prefix}address"), name)
 

@@ -171,9 +171,9 @@ def _node_files(spec: LabSpec, config_dirs: dict[str, Path], vendor: dict[str, t
         for f in sorted(p for p in src.iterdir() if p.is_file()):
             files[f"{node.name}/{f.name}"] = f.read_bytes()
         files[f"{node.name}/daemons"] = _daemons(node.name, spec.network, (src / "frr.conf").read_text()).encode()
-    for node, script in shaping_scripts(spec).items():
-        if node not in vendor:  # tc runs in linux containers only
-            files[f"{node}/{SHAPING}"] = script.encode()
+    for shaped, script in shaping_scripts(spec).items():
+        if shaped not in vendor:  # tc runs in linux containers only
+            files[f"{shaped}/{SHAPING}"] = script.encode()
     return files
 
 

@@ -64,7 +64,7 @@ def _measure(tool: str, mtu: int, work: Path) -> dict[str, float]:
         netns_runner(names[0], ["ping", "-c", "2", "-W", "2", "10.99.7.2"], 10)
         pings = netns_runner(names[0], ["ping", "-n", "-c", "10", "-i", "0.1", "10.99.7.2"], 20).stdout
         rtt_ms = float(m.group(1)) if (m := _RTT.search(pings)) else 2 * REFERENCE_ONE_WAY_MS
-        ends = [Endpoint(name=ns, vlan="calibration", address=a, attach="calibration:ref0")  # type: ignore[arg-type]
+        ends = [Endpoint(name=ns, vlan="calibration", address=a, attach="calibration:ref0")
                 for ns, a in zip(names, ("10.99.7.1", "10.99.7.2"), strict=True)]
         path = WanPath("calibration", ends[0], ends[1], ("reference",), rtt_ms / 2, 0, 0, 1e9, mtu)
         run = {"iperf3": run_iperf3, "nuttcp": run_nuttcp}[tool]
@@ -101,7 +101,7 @@ def _cached(build_root: Path, key: str, measure: Callable[[Path], dict[str, floa
                 known[key] = measure(cache.parent)
                 write_text_atomic(cache, json.dumps(known, indent=1, sort_keys=True) + "\n")
                 progress(f"[calibration] {key}: {known[key]}, kept in {cache}")
-    return known[key]  # type: ignore[no-any-return]
+    return known[key]
 
 
 def _known(cache: Path) -> dict[str, dict[str, float]]:

@@ -22,7 +22,7 @@ DEFAULT_PASS_RATIO = 0.9
 # smaller than its link's MTU through up to 1.5 % faster than the formula (labs/README.md).
 MAX_OVER_LIMIT = 1.05
 
-Verdict = Literal["PASS", "FAIL"]
+Verdict = Status  # PASS or FAIL
 
 
 def goodput_fraction(mtu: int) -> float:

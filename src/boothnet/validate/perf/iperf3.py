@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 import statistics
-from typing import Any
+from typing import Any, Final
 
 from boothnet.validate.perf.request import ToolCommands, ToolRequest
 from boothnet.validate.perf.schema import Interval, ThroughputResult
 
-TOOL = "iperf3"
+TOOL: Final = "iperf3"
 
 
 def server_argv(port: int, *, bind: str | None = None) -> list[str]:

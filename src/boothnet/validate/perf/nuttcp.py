@@ -11,11 +11,12 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
+from typing import Final
 
 from boothnet.validate.perf.request import ToolCommands, ToolRequest
 from boothnet.validate.perf.schema import Interval, ThroughputResult
 
-TOOL = "nuttcp"
+TOOL: Final = "nuttcp"
 MIB = 1024 * 1024  # nuttcp "megabytes" are MiB; its rate_Mbps is 10^6 bit/s
 _KV = re.compile(r"([A-Za-z_]+)=([^\s]+)")
 _BANNER = re.compile(r"^nuttcp-[tr]: v[\d.]+: socket$")
@@ -179,13 +180,13 @@ def parse(
     if not summary and not sender:
         why = "; ".join(errors) or f"no result in output (exit {returncode})"
         return ThroughputResult(tool=TOOL, succeeded=False, error=f"nuttcp: {why}", mss=mss,
-                                raw=raw, **known)  # type: ignore[arg-type]
+                                raw=raw, **known)
     best = summary or sender
     if returncode not in (None, 0):
         why = "; ".join(errors) or "no message"
         return ThroughputResult(tool=TOOL, succeeded=False,
                                 error=f"nuttcp exited with {returncode}: {why}",
-                                raw=raw, **known)  # type: ignore[arg-type]
+                                raw=raw, **known)
     return ThroughputResult(
         tool=TOOL,
         succeeded=True,
@@ -200,5 +201,5 @@ def parse(
         sender_cpu_pct=float(best["tx_cpu"]) if "tx_cpu" in best else reading.cpu.get("t"),
         receiver_cpu_pct=float(best["rx_cpu"]) if "rx_cpu" in best else reading.cpu.get("r"),
         raw=raw,
-        **known,  # type: ignore[arg-type]
+        **known,
     )

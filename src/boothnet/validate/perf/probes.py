@@ -123,7 +123,7 @@ class MtuProbeResult:
     mtu: int
     at_mtu: PingResult  # payload MTU-28: must pass
     above_mtu: PingResult  # payload MTU-27: must fail
-    verdict: Literal["PASS", "FAIL"]
+    verdict: Status  # PASS or FAIL
     cause: str | None  # why it failed, None on PASS
 
     @property
@@ -294,8 +294,9 @@ def tcp_connect(runner: Runner, node: str, destination: str, port: int, *,
                 timeout_s: float = 3.0) -> TcpResult:
     """Open (and close) a TCP connection from ``node``: open, refused or timeout."""
     argv, res, words = _client(runner, node, destination, port, timeout_s, 0)
-    state: TcpState = words[0] if words and words[0] in ("open", "refused", "timeout") \
-        else "error"  # type: ignore[assignment]
+    first = words[0] if words else ""
+    state: TcpState = ("open" if first == "open" else "refused" if first == "refused"
+                       else "timeout" if first == "timeout" else "error")
     ms = float(words[1]) if state == "open" and len(words) > 1 else None
     return TcpResult(node, destination, port, state, ms, tuple(argv), res.output)
 
@@ -316,7 +317,7 @@ def tcp_transfer(runner: Runner, node: str, destination: str, port: int, *,
     elif head == "stalled":
         state = "black-hole"
     elif head in ("refused", "timeout"):
-        state = head  # type: ignore[assignment]
+        state = "refused" if head == "refused" else "timeout"
     else:
         state = "error"
     return TransferResult(node, destination, port, nbytes, state, received, seconds,

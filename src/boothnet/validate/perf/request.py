@@ -51,7 +51,8 @@ class ToolCommands(NamedTuple):
 class Tool(Protocol):
     """A measurement tool (the modules iperf3 and nuttcp)."""
 
-    TOOL: str
+    @property
+    def TOOL(self) -> str: ...  # noqa: N802 - the modules' constant
 
     def commands(self, request: ToolRequest) -> ToolCommands: ...
 

@@ -72,7 +72,7 @@ class ThroughputResult(BaseModel):
     # filled by judge()
     expected: float | None = None  # bits/s, from the path's bottleneck
     pass_ratio: float | None = None
-    verdict: Literal["PASS", "FAIL", "ERROR"] | None = None  # ERROR: no verdict (a host could not run it, CPU-bound)
+    verdict: Status | None = None  # PASS, FAIL or ERROR: no verdict (a host could not run it, CPU-bound)
     advice: str | None = None  # bandwidth-delay product / window advice
     # WAN paths (validate/perf/wan.py): which test, what limited the expectation, and why the verdict
     kind: Literal["path", "default-window", "advised-window", "parallel", "udp", "udp-load", "tcp-under-udp-load",
@@ -122,7 +122,7 @@ class RttRow(BaseModel):
     avg_ms: float | None = None
     max_ms: float | None = None
     loss_pct: float | None = None  # of the probes sent
-    verdict: Literal["PASS", "FAIL"]
+    verdict: Status  # PASS or FAIL
     cause: str | None = None
 
 

@@ -172,7 +172,8 @@ def rtt_probe(runner: Runner, ns: str, what: str, source: str, destination: str,
     m = _RTT_LINE.search(res.output)
     lost = _LOSS_LINE.search(res.output)
     row = RttRow(path=what, source=source, destination=destination, payload=payload, declared_ms=declared_ms,
-                 tolerance_ms=round(tolerance_ms, 2), verdict="FAIL", loss_pct=float(lost.group(1)) if lost else None)
+                 tolerance_ms=round(tolerance_ms, 2), verdict=Status.FAIL,
+                 loss_pct=float(lost.group(1)) if lost else None)
     if m is None:
         return row.model_copy(update={"cause": f"no reply: {' '.join(res.output.strip().splitlines()[-1:])}"})
     low, mean, high = (float(m.group(i)) for i in (1, 2, 3))
@@ -452,17 +453,18 @@ def run_wan_path(
     for row in rtts:
         progress(f"[wan] {path.name}: RTT {row.payload} B {row.avg_ms or 0:.1f} ms "
                  f"(declared {row.declared_ms:g}) {row.verdict}")
-    common = {"duration": settings.duration_s, "omit": settings.omit_s}
+    duration, omit = settings.duration_s, settings.omit_s
     advised = path.advised_window
     tests: list[ThroughputResult] = []
     # the advised window both ways: the path's far end sending fills it too (iperf3 -R)
     for kind, window, reverse in (("default-window", None, False), ("advised-window", advised, False),
                                   ("advised-window", advised, True)):
-        measured = run_iperf3(runner, (client, server), path, kind=kind, window=window, reverse=reverse, **common)
+        measured = run_iperf3(runner, (client, server), path, kind=kind, window=window, reverse=reverse,
+                              duration=duration, omit=omit)
         tests.append(judge_stream(measured, path, ratio, window, autotuning))
     each = max(4096, advised // settings.streams)  # each stream below the BDP, together above it
     measured = run_iperf3(runner, (client, server), path, kind="parallel", streams=settings.streams, window=each,
-                          **common)
+                          duration=duration, omit=omit)
     tests.append(judge_stream(measured, path, ratio, each))
     rate = path.expect().physical_bps * settings.udp_rate_pct / 100
     # no -O for UDP: iperf3 3.12 counts the datagrams lost while omitting against the rest

@@ -158,7 +158,8 @@ def _groups(findings: list[AclFinding]) -> list[list[AclFinding]]:
     """The same change seen at several ACLs (one per research VLAN, say) is one row."""
     groups: dict[tuple[Any, ...], list[AclFinding]] = {}
     for f in findings:
-        key = (f.gate is None, f.device, f.rule, f.previous_rule, f.proto, f.dst_ip, f.src_zone, f.dst_zone)
+        key: tuple[Any, ...] = (f.gate is None, f.device, f.rule, f.previous_rule, f.proto, f.dst_ip, f.src_zone,
+                                f.dst_zone)
         if f.rule is None and f.previous_rule is None:
             key += (f.acl, f.line, f.src_ip)  # Batfish rows carry no policy rule: keep them apart
         groups.setdefault(key, []).append(f)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import pandas as pd
@@ -137,15 +138,15 @@ def _ask_isolation(asker: _Asker, q: Any, intent: VerifyIntent) -> list[Future[p
         for packet in OPENING_PACKETS:
             headers = zone_pair_headers(packet, src, dst)
             what = f"{src.name}->{dst.name} {packet.name}"
-            iso.append(asker.ask(f"reachability {what}", lambda h=headers, s=start: (
-                q.reachability(pathConstraints=PathConstraints(startLocation=s), headers=h,
-                               actions="SUCCESS"))))
+            iso.append(asker.ask(f"reachability {what}", partial(
+                q.reachability, pathConstraints=PathConstraints(startLocation=start), headers=headers,
+                actions="SUCCESS")))
             # The inbound ACLs where the zone enters, searched on their own as well (one
             # question per node: searchFilters answers one row per filter).
             for node, acls in sorted(entry_acls.items()):
-                iso.append(asker.ask(f"searchFilters {what}@{node}", lambda h=headers, n=node, a=acls: (
-                    q.searchFilters(headers=h, action="permit", filters=", ".join(sorted(set(a))),
-                                    nodes=n))))
+                iso.append(asker.ask(f"searchFilters {what}@{node}", partial(
+                    q.searchFilters, headers=headers, action="permit", filters=", ".join(sorted(set(acls))),
+                    nodes=node)))
     return iso
 
 
@@ -162,8 +163,8 @@ def _ask_secure(asker: _Asker, q: Any, intent: VerifyIntent) -> list[Future[pd.D
     asked = []
     for packet in OPENING_PACKETS:
         headers = secure_headers(packet, sec)
-        asked.append(asker.ask(f"searchFilters secure {packet.name}", lambda h=headers: (
-            q.searchFilters(headers=h, action="permit", **where))))
+        asked.append(asker.ask(f"searchFilters secure {packet.name}", partial(
+            q.searchFilters, headers=headers, action="permit", **where)))
     return asked
 
 
@@ -178,8 +179,8 @@ def _ask_traces(asker: _Asker, q: Any, intent: VerifyIntent) -> dict[str, Future
         if pf.dst_port is not None:
             hkw["dstPorts"] = str(pf.dst_port)
         headers = HeaderConstraints(**hkw)
-        traces[pf.name] = asker.ask(f"traceroute {pf.name}", lambda s=start, h=headers: (
-            q.traceroute(startLocation=s, headers=h)))
+        traces[pf.name] = asker.ask(f"traceroute {pf.name}", partial(q.traceroute, startLocation=start,
+                                                                      headers=headers))
     return traces
 
 
@@ -192,8 +193,9 @@ def _ask_policy(asker: _Asker, q: Any, intent: VerifyIntent) -> list[tuple[Polic
                                   ",".join(map(str, query.ports)) or None,
                                   EPHEMERAL_PORTS if query.proto in ("tcp", "udp") else None)
         what = f"searchFilters policy {query.node} {query.acl} {query.proto} {query.action}"
-        asked.append((query, asker.ask(what, lambda h=headers, qy=query: q.searchFilters(
-            headers=h, action=OPPOSITE[qy.action], nodes=qy.node, filters=qy.acl))))
+        asked.append((query, asker.ask(what, partial(q.searchFilters, headers=headers,
+                                                     action=OPPOSITE[query.action], nodes=query.node,
+                                                     filters=query.acl))))
     return asked
 
 
@@ -225,7 +227,7 @@ def collect(bf: Any, intent: VerifyIntent, snapshot: str) -> Answers:
     ans.isolation = _all_or_none(iso)
     ans.secure = _all_or_none(secure)
     traced = {name: f.result() for name, f in traces.items()}
-    ans.traces = None if any(frame is None for frame in traced.values()) else traced  # type: ignore[assignment]
+    ans.traces = None if any(frame is None for frame in traced.values()) else traced
     decided = _all_or_none([future for _, future in policy])
     ans.policy = None if decided is None else list(zip([query for query, _ in policy], decided, strict=True))
     return ans
