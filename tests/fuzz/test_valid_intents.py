@@ -125,7 +125,7 @@ def test_a_valid_intent_parses_clean_in_batfish(host, files):
         net = load_network(_write(files, work / "inv"))
         result, models = render_batfish_view(net, work / "build")
         intent = verify_intent_from_model(net, models)
-        report = run_verify(intent, result.out_dir, intent.links, work / "verify", host=host, require=True,
+        report = run_verify(intent, result.out_dir, work / "verify", host=host, require=True,
                             network="boothnet-valid", snapshot="parse")
         for name in ("parsing", "references", "unused"):
             errors = [f.one_line() for f in report.check(name).findings if str(f.severity) == "error"]

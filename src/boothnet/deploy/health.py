@@ -61,19 +61,29 @@ def parse_ospf(frr_conf: str) -> OspfIntent:
             continue
         words = line.split()
         if section[0] == "interface":
-            if words[:3] == ["ip", "ospf", "area"]:
-                intent.area_ifaces.add(section[1])
-            elif words[:4] == ["ip", "ospf", "network", "point-to-point"]:
-                intent.p2p.add(section[1])
-        elif words[:1] == ["network"] and len(words) >= 4:
-            intent.networks.append(ipaddress.ip_network(words[1], strict=False))  # type: ignore[arg-type]  # IOS/EOS OSPF: IPv4 only
-        elif words == ["passive-interface", "default"]:
-            intent.passive_default = True
-        elif words[:1] == ["passive-interface"] and len(words) == 2:
-            intent.passive.add(words[1])
-        elif words[:2] == ["no", "passive-interface"] and len(words) == 3:
-            intent.non_passive.add(words[2])
+            _interface_line(intent, section[1], words)
+        else:
+            _router_line(intent, words)
     return intent
+
+
+def _interface_line(intent: OspfIntent, name: str, words: list[str]) -> None:
+    if words[:3] == ["ip", "ospf", "area"]:
+        intent.area_ifaces.add(name)
+    elif words[:4] == ["ip", "ospf", "network", "point-to-point"]:
+        intent.p2p.add(name)
+
+
+def _router_line(intent: OspfIntent, words: list[str]) -> None:
+    """A line of `router ospf`."""
+    if words[:1] == ["network"] and len(words) >= 4:
+        intent.networks.append(ipaddress.IPv4Network(words[1], strict=False))  # OSPFv2: IPv4 only
+    elif words == ["passive-interface", "default"]:
+        intent.passive_default = True
+    elif words[:1] == ["passive-interface"] and len(words) == 2:
+        intent.passive.add(words[1])
+    elif words[:2] == ["no", "passive-interface"] and len(words) == 3:
+        intent.non_passive.add(words[2])
 
 
 def active_ospf_interfaces(frr_conf: str, interfaces_ip: str) -> set[str]:

@@ -84,33 +84,32 @@ def parse_batch(text: str) -> State:
         line = raw.split("#", 1)[0].strip()
         if not line:
             continue
-        w = shlex.split(line)
         try:
-            if w[:2] == ["link", "add"] and len(w) == 5 and w[3:] == ["type", "bridge"]:
-                get(w[2]).kind = "bridge"
-            elif (
-                w[:3] == ["link", "add", "link"]
-                and len(w) == 10
-                and w[4] == "name"
-                and w[6:9] == ["type", "vlan", "id"]
-            ):
-                i = get(w[5])
-                i.kind, i.parent, i.vid = "vlan", w[3], int(w[9])
-                get(w[3])
-            elif w[:2] == ["link", "set"] and len(w) == 5 and w[3] == "master":
-                get(w[2]).master = w[4]
-                get(w[4])
-            elif w[:2] == ["link", "set"] and len(w) == 5 and w[3] == "mtu":
-                get(w[2]).mtu = int(w[4])
-            elif w[:2] == ["link", "set"] and len(w) == 4 and w[3] in ("up", "down"):
-                get(w[2]).up = w[3] == "up"
-            elif w[:2] == ["addr", "add"] and len(w) == 5 and w[3] == "dev":
-                get(w[4]).addrs.add(_cidr(w[2]))
-            else:
-                raise IfStateError("unsupported statement")
+            _apply(shlex.split(line), get)
         except (IfStateError, ValueError) as exc:
             raise IfStateError(f"interfaces.ip line {number}: {line!r}: {exc}") from exc
     return state
+
+
+def _apply(w: list[str], get: Callable[[str], Iface]) -> None:
+    """One statement of a batch (its words) on the interfaces ``get`` finds or adds."""
+    if w[:2] == ["link", "add"] and len(w) == 5 and w[3:] == ["type", "bridge"]:
+        get(w[2]).kind = "bridge"
+    elif w[:3] == ["link", "add", "link"] and len(w) == 10 and w[4] == "name" and w[6:9] == ["type", "vlan", "id"]:
+        i = get(w[5])
+        i.kind, i.parent, i.vid = "vlan", w[3], int(w[9])
+        get(w[3])
+    elif w[:2] == ["link", "set"] and len(w) == 5 and w[3] == "master":
+        get(w[2]).master = w[4]
+        get(w[4])
+    elif w[:2] == ["link", "set"] and len(w) == 5 and w[3] == "mtu":
+        get(w[2]).mtu = int(w[4])
+    elif w[:2] == ["link", "set"] and len(w) == 4 and w[3] in ("up", "down"):
+        get(w[2]).up = w[3] == "up"
+    elif w[:2] == ["addr", "add"] and len(w) == 5 and w[3] == "dev":
+        get(w[4]).addrs.add(_cidr(w[2]))
+    else:
+        raise IfStateError("unsupported statement")
 
 
 def from_ip_json(links: list[dict], addrs: list[dict]) -> State:

@@ -213,15 +213,11 @@ def deploy(
     *session*: a session to the device already open (the run's, kept for its other steps);
     it stays open. Without it the deploy opens and closes its own."""
     run = DeployRun()
-    problem = target.capabilities.revert_in_problem(revert_in)
-    if problem:
-        run.error = f"refused before any change: {problem}"
+    prepared = _prepare(target, config_dir, revert_in, secrets)
+    if isinstance(prepared, str):
+        run.error = prepared
         return run
-    try:
-        cand, values = candidate(target.capabilities, config_dir, secrets)
-    except REJECTED as exc:
-        run.error = f"rejected before apply: {exc}"
-        return run
+    cand, values = prepared
     masked = lambda exc: sec.mask(f"{exc}", values.values())  # noqa: E731
     try:
         dev = session or target.open()
@@ -251,6 +247,18 @@ def deploy(
     finally:
         if session is None:
             _close(dev)
+
+
+def _prepare(target: Target, config_dir: Path, revert_in: int, secrets: Secrets | None
+             ) -> tuple[Any, Mapping[str, str]] | str:
+    """The candidate and its secrets' values, or why the deploy stops before touching the device."""
+    problem = target.capabilities.revert_in_problem(revert_in)
+    if problem:
+        return f"refused before any change: {problem}"
+    try:
+        return candidate(target.capabilities, config_dir, secrets)
+    except REJECTED as exc:
+        return f"rejected before apply: {exc}"
 
 
 def _confirm_if_healthy(run: DeployRun, dev: ConfigDevice, report: hc.HealthReport,

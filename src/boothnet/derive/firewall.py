@@ -5,7 +5,7 @@ from __future__ import annotations
 from types import ModuleType
 
 from boothnet.derive.base import DeriverState
-from boothnet.derive.model import Acl, AclEntry, DeviceModel
+from boothnet.derive.model import Acl, AclEntry, DeviceModel, Interface
 
 
 class Firewalls(DeriverState):
@@ -51,50 +51,46 @@ class Firewalls(DeriverState):
 
 
     def _linux_statements(self, model: DeviceModel, q: ModuleType) -> list[str]:
-        bridges: list[str] = []
+        bridges = [f"link add {q.svi_name(vlan.id)} type bridge" for vlan in model.vlans]
         members: list[str] = []
         addresses: list[str] = []
         ups: list[str] = []
-        for vlan in model.vlans:
-            bridges.append(f"link add {q.svi_name(vlan.id)} type bridge")
         for iface in model.interfaces:
-            if iface.kind == "access":
-                members += [
-                    f"link set {iface.name} mtu {iface.mtu}",
-                    f"link set {iface.name} master {q.svi_name(iface.vlan)}",
-                ]
-                ups.append(iface.name)
-            elif iface.kind == "trunk":
-                if self.ctx.vlan_mode == "dot1q":
-                    members.append(f"link set {iface.name} mtu {iface.mtu}")
-                    ups.append(iface.name)
-                for vid in iface.allowed_vlans:
-                    member = q.trunk_member(iface.name, vid, self.ctx.vlan_mode)
-                    if self.ctx.vlan_mode == "dot1q":
-                        members.append(f"link add link {iface.name} name {member} type vlan id {vid}")
-                    members += [f"link set {member} mtu {iface.mtu}", f"link set {member} master {q.svi_name(vid)}"]
-                    ups.append(member)
-            elif iface.kind == "routed":
-                members.append(f"link set {iface.name} mtu {iface.mtu}")
-                if iface.address:
-                    addresses.append(f"addr add {iface.address} dev {iface.name}")
-                ups.append(iface.name)
+            port_members, port_addresses, port_ups = self._port_statements(iface, q)
+            members, addresses, ups = members + port_members, addresses + port_addresses, ups + port_ups
         for vlan in model.vlans:
             members.append(f"link set {q.svi_name(vlan.id)} mtu {vlan.mtu}")
             ups.append(q.svi_name(vlan.id))
-        for iface in model.interfaces:
-            if iface.kind == "svi" and iface.address:
-                addresses.append(f"addr add {iface.address} dev {iface.name}")
+        addresses += [f"addr add {i.address} dev {i.name}" for i in model.interfaces if i.kind == "svi" and i.address]
         if model.vpn is not None and self.ctx.tunnel_backend == "libipsec":
             # the TUN device comes with charon at 1400; the intent's inner MTU holds inside
             members.append(f"link set {q.LIBIPSEC_DEVICE} mtu {model.vpn.inner_mtu}")
             # kernel-libipsec refuses a CHILD_SA unless the gateway owns an address inside
             # each local subnet; the subnet's network address is one no host can hold
             own = [i.address.network for i in model.interfaces if i.address is not None]
-            for subnet in model.vpn.local_subnets:
-                if not any(subnet.subnet_of(n) for n in own):
-                    addresses.append(f"addr add {subnet.network_address}/32 dev {q.LIBIPSEC_DEVICE}")
+            addresses += [f"addr add {subnet.network_address}/32 dev {q.LIBIPSEC_DEVICE}"
+                          for subnet in model.vpn.local_subnets if not any(subnet.subnet_of(n) for n in own)]
         down = {i.name for i in model.interfaces if i.shutdown}
         down |= {q.trunk_member(i.name, vid, self.ctx.vlan_mode) for i in model.interfaces if i.shutdown
                  for vid in i.allowed_vlans}
         return bridges + members + addresses + [f"link set {name} up" for name in ups if name not in down]
+
+    def _port_statements(self, iface: Interface, q: ModuleType) -> tuple[list[str], list[str], list[str]]:
+        """One port's (MTU and bridge membership, addresses, interfaces to bring up)."""
+        if iface.kind == "access":
+            return ([f"link set {iface.name} mtu {iface.mtu}",
+                     f"link set {iface.name} master {q.svi_name(iface.vlan)}"], [], [iface.name])
+        if iface.kind == "routed":
+            return ([f"link set {iface.name} mtu {iface.mtu}"],
+                    [f"addr add {iface.address} dev {iface.name}"] if iface.address else [], [iface.name])
+        if iface.kind != "trunk":
+            return [], [], []
+        dot1q = self.ctx.vlan_mode == "dot1q"
+        members, ups = ([f"link set {iface.name} mtu {iface.mtu}"], [iface.name]) if dot1q else ([], [])
+        for vid in iface.allowed_vlans:
+            member = q.trunk_member(iface.name, vid, self.ctx.vlan_mode)
+            if dot1q:
+                members.append(f"link add link {iface.name} name {member} type vlan id {vid}")
+            members += [f"link set {member} mtu {iface.mtu}", f"link set {member} master {q.svi_name(vid)}"]
+            ups.append(member)
+        return members, [], ups

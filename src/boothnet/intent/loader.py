@@ -232,7 +232,30 @@ def load_inventory(root: Path) -> RawInventory:
     if hosts_path is None:
         raise IntentInvalid([IntentError(_rel(root), "hosts.yml", "missing", "an inventory folder with hosts.yml")])
     raw = RawInventory(root=root, hosts_file=_rel(hosts_path))
+    _read_group_vars(root, raw, errors)
+    found = _read_hosts(hosts_path, raw.hosts_file)
+    for name, (group, inline, _) in sorted(found.items()):
+        host_vars, source = _host_vars(root, name, dict(inline), raw, errors)
+        if isinstance(host_vars.get("ports"), list):
+            host_vars["ports"], raw.port_entries[name] = expand_port_ranges(host_vars["ports"])
+        raw.host_files[name] = source
+        if group == ENDPOINT_GROUP:
+            raw.endpoints[name] = host_vars
+        elif group == DEVICE_GROUP:
+            raw.devices[name] = host_vars
+        else:
+            errors.append(
+                IntentError(
+                    raw.hosts_file, f"all.hosts.{name}", name, f"every host in group {DEVICE_GROUP} or {ENDPOINT_GROUP}"
+                )
+            )
+    if errors:
+        raise IntentInvalid(errors)
+    return raw
 
+
+def _read_group_vars(root: Path, raw: RawInventory, errors: list[IntentError]) -> None:
+    """group_vars/all/*.yml (and group_vars/all.yml) into raw.vars, each key from one file."""
     var_paths = sorted((root / "group_vars" / "all").glob("*.y*ml"))
     var_paths += [p for p in (root / "group_vars" / "all.yml",) if p.exists()]
     for path in var_paths:
@@ -253,33 +276,19 @@ def load_inventory(root: Path) -> RawInventory:
             raw.vars[key] = value
             raw.var_files[key] = _rel(path)
 
-    found = _read_hosts(hosts_path, raw.hosts_file)
-    for name, (group, inline, _) in sorted(found.items()):
-        host_vars = dict(inline)
-        source = raw.hosts_file
-        raw.inline_keys[name] = set(inline)
-        for candidate in (root / "host_vars" / f"{name}.yml", root / "host_vars" / name / "main.yml"):
-            if candidate.exists():
-                data = _read_yaml(candidate, errors)
-                if isinstance(data, dict):
-                    host_vars.update(data)
-                    source = _rel(candidate)
-                    raw.inline_keys[name] -= set(data)
-                elif data is not None:
-                    errors.append(_not_a_mapping(candidate, data))
-        if isinstance(host_vars.get("ports"), list):
-            host_vars["ports"], raw.port_entries[name] = expand_port_ranges(host_vars["ports"])
-        raw.host_files[name] = source
-        if group == ENDPOINT_GROUP:
-            raw.endpoints[name] = host_vars
-        elif group == DEVICE_GROUP:
-            raw.devices[name] = host_vars
-        else:
-            errors.append(
-                IntentError(
-                    raw.hosts_file, f"all.hosts.{name}", name, f"every host in group {DEVICE_GROUP} or {ENDPOINT_GROUP}"
-                )
-            )
-    if errors:
-        raise IntentInvalid(errors)
-    return raw
+
+def _host_vars(root: Path, name: str, host_vars: dict[str, Any], raw: RawInventory, errors: list[IntentError]
+               ) -> tuple[dict[str, Any], str]:
+    """The host's inline vars with its host_vars file over them, and the file they came from."""
+    source = raw.hosts_file
+    raw.inline_keys[name] = set(host_vars)
+    for candidate in (root / "host_vars" / f"{name}.yml", root / "host_vars" / name / "main.yml"):
+        if candidate.exists():
+            data = _read_yaml(candidate, errors)
+            if isinstance(data, dict):
+                host_vars.update(data)
+                source = _rel(candidate)
+                raw.inline_keys[name] -= set(data)
+            elif data is not None:
+                errors.append(_not_a_mapping(candidate, data))
+    return host_vars, source

@@ -9,7 +9,7 @@ import ipaddress
 import re
 from pathlib import Path
 
-from boothnet.lab.spec import LabSpec
+from boothnet.lab.spec import LabNode, LabSpec
 
 IFNAMSIZ = 15  # kernel IFNAMSIZ (16) minus the terminating NUL
 MGMT_IF = "mgmt0"
@@ -87,27 +87,35 @@ def _node_errors(spec: LabSpec, subnet: ipaddress.IPv4Network | ipaddress.IPv6Ne
         ifs[node.name] = {MGMT_IF}
         if node.kind not in ("router", "host"):
             errs.append(f"{where}: kind {node.kind!r} must be 'router' or 'host'")
-        try:
-            iface = ipaddress.ip_interface(node.mgmt_address)
-            if subnet is not None and iface.ip not in subnet:
-                errs.append(f"{where}: mgmt_address {node.mgmt_address} not in {subnet}")
-            elif subnet is not None and iface.network != subnet:
-                errs.append(f"{where}: mgmt_address {node.mgmt_address} prefix != {subnet}")
-            if iface.ip == gw:
-                errs.append(f"{where}: mgmt_address {iface.ip} is the bridge's own address")
-            other = mgmt_seen.setdefault(str(iface.ip), node.name)
-            if other != node.name:
-                errs.append(f"{where}: mgmt_address {iface.ip} already used by {other}")
-        except ValueError as exc:
-            errs.append(f"{where}: mgmt_address {node.mgmt_address!r}: {exc}")
+        errs += [f"{where}: {why}" for why in _mgmt_errors(node, subnet, gw, mgmt_seen)]
         if node.kind == "router":
             if not node.config_dir:
                 errs.append(f"{where}: router needs a config_dir")
             else:
-                for f in ("interfaces.ip", "frr.conf"):
-                    if not (Path(node.config_dir) / f).is_file():
-                        errs.append(f"{where}: missing {Path(node.config_dir) / f}")
+                errs += [f"{where}: missing {Path(node.config_dir) / f}" for f in ("interfaces.ip", "frr.conf")
+                         if not (Path(node.config_dir) / f).is_file()]
     return ifs
+
+
+def _mgmt_errors(node: LabNode, subnet: ipaddress.IPv4Network | ipaddress.IPv6Network | None,
+                 gw: object, seen: dict[str, str]) -> list[str]:
+    """What is wrong with the node's management address (``gw``: the bridge's; ``seen``: address -> the
+    node that has it)."""
+    try:
+        iface = ipaddress.ip_interface(node.mgmt_address)
+    except ValueError as exc:
+        return [f"mgmt_address {node.mgmt_address!r}: {exc}"]
+    errs = []
+    if subnet is not None and iface.ip not in subnet:
+        errs.append(f"mgmt_address {node.mgmt_address} not in {subnet}")
+    elif subnet is not None and iface.network != subnet:
+        errs.append(f"mgmt_address {node.mgmt_address} prefix != {subnet}")
+    if iface.ip == gw:
+        errs.append(f"mgmt_address {iface.ip} is the bridge's own address")
+    other = seen.setdefault(str(iface.ip), node.name)
+    if other != node.name:
+        errs.append(f"mgmt_address {iface.ip} already used by {other}")
+    return errs
 
 
 def _link_errors(spec: LabSpec, ifs: dict[str, set[str]], errs: list[str]) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterator
 
 from boothnet.booth.cables import Cable, cable_plan
 from boothnet.intent.model import Network
@@ -38,30 +39,30 @@ class _Cables:
 
 
 def cable_faults(net: Network, res: ValidationResults) -> dict[str, list[str]]:
+    """Cable label -> why each failed row suspects it (a cable named by its path, else those
+    between the row's two ends)."""
     cables = _Cables(net)
     faults: dict[str, list[str]] = defaultdict(list)
-
-    def mark(found: list[Cable], why: str) -> None:
+    for found, why in _suspects(cables, res):
         for cable in found:
             if why not in faults[cable.label]:
                 faults[cable.label].append(why)
-
-    for row in res.cabling:
-        if row.verdict != "PASS" and row.label != "-":
-            mark([c for c in cables.cables if c.label == row.label], f"cabling: {row.cause}")
-    for e in res.endpoints:
-        if e.verdict == "FAIL" and e.host in cables.by_host:
-            mark([cables.by_host[e.host]], f"endpoint {e.host}: {e.cause}")
-    for m in res.mtu:
-        if m.verdict == "FAIL":
-            named = cables.named(m.path)
-            mark([named] if named else cables.between(m.source, m.destination), f"MTU {m.mtu} {m.path}: {m.cause}")
-    for r in res.throughput:
-        if throughput_status(r) == "FAIL":
-            mark(cables.between(r.source, r.destination), f"{throughput_subject(r)}: {throughput_message(r)}")
-    for probe in res.rtt:
-        if probe.verdict == "FAIL":
-            named = cables.named(probe.path)
-            mark([named] if named else cables.between(probe.source, probe.destination),
-                 f"RTT {probe.path}: {probe.cause}")
     return dict(faults)
+
+
+def _on_path(cables: _Cables, path: str, source: str, destination: str) -> list[Cable]:
+    named = cables.named(path)
+    return [named] if named else cables.between(source, destination)
+
+
+def _suspects(cables: _Cables, res: ValidationResults) -> Iterator[tuple[list[Cable], str]]:
+    yield from (([c for c in cables.cables if c.label == row.label], f"cabling: {row.cause}")
+                for row in res.cabling if row.verdict != "PASS" and row.label != "-")
+    yield from (([cables.by_host[e.host]], f"endpoint {e.host}: {e.cause}")
+                for e in res.endpoints if e.verdict == "FAIL" and e.host in cables.by_host)
+    yield from ((_on_path(cables, m.path, m.source, m.destination), f"MTU {m.mtu} {m.path}: {m.cause}")
+                for m in res.mtu if m.verdict == "FAIL")
+    yield from ((cables.between(r.source, r.destination), f"{throughput_subject(r)}: {throughput_message(r)}")
+                for r in res.throughput if throughput_status(r) == "FAIL")
+    yield from ((_on_path(cables, p.path, p.source, p.destination), f"RTT {p.path}: {p.cause}")
+                for p in res.rtt if p.verdict == "FAIL")

@@ -161,6 +161,12 @@ def _md_cell(text: str) -> str:
 
 def render_markdown(res: ValidationResults, summary: Summary, pngs: dict[str, Path | None],
                     comparison: Comparison | None = None) -> str:
+    return "\n".join([*_md_first_screen(res, summary, pngs, comparison), *_md_sections(res, pngs)])
+
+
+def _md_first_screen(res: ValidationResults, summary: Summary, pngs: dict[str, Path | None],
+                     comparison: Comparison | None) -> list[str]:
+    """The verdict, the failures with what to do, what changed, the diagram and the counts."""
     lines = [f"# Validation report: {res.network}", ""]
     lines += [f"## {_BADGE[summary.overall]}", "", f"**{summary.headline}**", ""]
     if summary.failures:
@@ -188,6 +194,12 @@ def render_markdown(res: ValidationResults, summary: Summary, pngs: dict[str, Pa
     lines += [f"| {k} | {v['PASS']} | {v['FAIL']} | {v['ERROR']} | {v['SKIPPED'] + v['NOT RUN']} |"
               for k, v in summary.counts.items()]
     lines.append("")
+    return lines
+
+
+def _md_sections(res: ValidationResults, pngs: dict[str, Path | None]) -> list[str]:
+    """Each section's table, its chart above it."""
+    lines: list[str] = []
     images = {"Isolation matrix": pngs.get("reachability"), "Throughput": pngs.get("throughput"),
               "WAN paths: window, streams, UDP": pngs.get("sweep")}
     for title, header, rows in _tables(res):
@@ -200,7 +212,7 @@ def render_markdown(res: ValidationResults, summary: Summary, pngs: dict[str, Pa
         lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
         lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in rows]
         lines.append("")
-    return "\n".join(lines)
+    return lines
 
 
 _CSS = """

@@ -147,6 +147,11 @@ def _wiring_failures(res: ValidationResults) -> list[Failure]:
 
 def _path_failures(res: ValidationResults) -> list[Failure]:
     """MTU, throughput, RTT and the VPN: what a path carries and how fast."""
+    return [*_mtu_failures(res), *_throughput_failures(res), *_rtt_failures(res), *_production_failures(res),
+            *_vpn_failures(res)]
+
+
+def _mtu_failures(res: ValidationResults) -> list[Failure]:
     failures = []
     for m in res.mtu:
         if m.verdict in ("FAIL", "ERROR"):
@@ -155,15 +160,30 @@ def _path_failures(res: ValidationResults) -> list[Failure]:
                                             f"{m.cause or 'failed'}",
                                     action=f"set MTU {m.mtu} on every hop of {m.path}"
                                     + (f" (first: {m.device})" if m.device else "")))
+    return failures
+
+
+def _throughput_failures(res: ValidationResults) -> list[Failure]:
+    failures = []
     for r in res.throughput:
         if (status := throughput_status(r)) in ("FAIL", "ERROR"):
             failures.append(Failure(section="throughput", subject=throughput_subject(r), kind=status,
                                     message=throughput_message(r), action=_throughput_action(r)))
+    return failures
+
+
+def _rtt_failures(res: ValidationResults) -> list[Failure]:
+    failures = []
     for row in res.rtt:
         if row.verdict == "FAIL":
             failures.append(Failure(section="rtt", subject=f"path {row.path} ({row.payload} B DF ping)",
                                     message=row.cause or "failed",
                                     action="check the WAN hop's delay and the intent's delay_ms for it"))
+    return failures
+
+
+def _production_failures(res: ValidationResults) -> list[Failure]:
+    failures = []
     for probe in res.production:
         if probe.verdict in ("FAIL", "ERROR"):
             failures.append(Failure(section="production", kind=probe.verdict,
@@ -171,6 +191,11 @@ def _path_failures(res: ValidationResults) -> list[Failure]:
                                     message=probe.cause,
                                     action="find what carries research traffic into this production host's path: "
                                     "a mirror (SPAN) session, a shared trunk or uplink, shaping or QoS removed"))
+    return failures
+
+
+def _vpn_failures(res: ValidationResults) -> list[Failure]:
+    failures = []
     for v in res.vpn:
         if v.verdict == "FAIL":
             rec = "" if v.recovery_time_s is None else \

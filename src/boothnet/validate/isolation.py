@@ -126,10 +126,11 @@ def probe_from(access: Access, src: Endpoint, flows: list[Flow]) -> list[list[st
     return out
 
 
-def judge(flow: Flow, states: list[str], responder: Responder | None) -> tuple[str | None, str, str | None]:
-    """(observed action, detail, error) of one flow from its ports' states."""
-    ports = flow.ports() or (None,)
-    outcomes: list[tuple[int | None, bool | None, str]] = []  # port, reached (None: no verdict), words
+def _outcomes(flow: Flow, ports: tuple[int | None, ...], states: list[str], responder: Responder | None
+              ) -> list[tuple[int | None, bool | None, str]]:
+    """Per port: (port, reached (None: no verdict), words); a probe the responder saw arrive
+    reached, whatever the prober heard back."""
+    outcomes: list[tuple[int | None, bool | None, str]] = []
     for port, state in zip(ports, states, strict=True):
         if responder is not None and port is not None and (flow.proto, port, str(flow.src.address)) in responder.seen \
                 and state not in REACHED:
@@ -140,13 +141,26 @@ def judge(flow: Flow, states: list[str], responder: Responder | None) -> tuple[s
             outcomes.append((port, False, NOT_REACHED[state]))
         else:
             outcomes.append((port, None, state.removeprefix("error:")))
-    if responder is not None and flow.proto != "icmp":
-        if responder.error:
-            return None, "", responder.error
-        unbound = [f"{flow.proto}/{p}: {responder.unbound[(flow.proto, p)]}" for p in ports
-                   if p is not None and (flow.proto, p) in responder.unbound]
-        if unbound:
-            return None, "", f"the responder on {flow.dst.name} could not listen on " + ", ".join(unbound)
+    return outcomes
+
+
+def _responder_failed(flow: Flow, ports: tuple[int | None, ...], responder: Responder | None) -> str | None:
+    """Why the responder cannot tell a delivery from a drop on ``flow``'s ports (None: it can)."""
+    if responder is None or flow.proto == "icmp":
+        return None
+    if responder.error:
+        return responder.error
+    unbound = [f"{flow.proto}/{p}: {responder.unbound[(flow.proto, p)]}" for p in ports
+               if p is not None and (flow.proto, p) in responder.unbound]
+    return f"the responder on {flow.dst.name} could not listen on " + ", ".join(unbound) if unbound else None
+
+
+def judge(flow: Flow, states: list[str], responder: Responder | None) -> tuple[str | None, str, str | None]:
+    """(observed action, detail, error) of one flow from its ports' states."""
+    ports = flow.ports() or (None,)
+    outcomes = _outcomes(flow, ports, states, responder)
+    if why := _responder_failed(flow, ports, responder):
+        return None, "", why
     if broken := [f"{flow.proto}/{p}: {words}" if p else words for p, reached, words in outcomes if reached is None]:
         return None, "", "; ".join(broken)
     expect_reach = flow.expected == "permit"

@@ -254,15 +254,10 @@ def _throughput_tests(
         return ", ".join(host_cables[h.name] for h in test.hosts if h.name in host_cables)
 
     tests = throughput_tests(net)
-    ceilings = {test.name: forwarding(len(test.flows), min(path_mtu(net, c, s, tunnel_mtu) for c, s in test.flows))
-                for test in tests if test.across is not None and forwarding is not None and not access.on_floor
-                and spot is None}
-    jobs = [_Job(test, tool, reverse) for test in tests for tool in net.throughput.tools for reverse in (False, True)]
-    if spot is not None:
-        paths = [job for job in jobs if job.test.across is None]
-        jobs = [paths[spot % len(paths)]] if paths else []
-    elif "iperf3" in net.throughput.tools:
-        jobs += [_Job(test, "iperf3", reverse, udp=True) for test in loss_families(tests) for reverse in (False, True)]
+    ceilings = {} if forwarding is None or access.on_floor or spot is not None else \
+        {test.name: forwarding(len(test.flows), min(path_mtu(net, c, s, tunnel_mtu) for c, s in test.flows))
+         for test in tests if test.across is not None}
+    jobs = _jobs(net, tests, spot)
 
     def measure(job: _Job) -> ThroughputResult:
         if job.udp:
@@ -294,13 +289,7 @@ def _throughput_tests(
                 said = "; ".join(filter(None, [result.explanation, describe(loads)]))
                 result = result.model_copy(update={"link_loads": loads, "explanation": said or None})
         except (ValueError, RuntimeError) as exc:  # no port block; a server that never listened
-            ends = [first_client.name, first_server.name]
-            result = judge(ThroughputResult(tool=tool, succeeded=False, error=str(exc), path=test.name,
-                                            reverse=job.reverse, source=ends[job.reverse],
-                                            destination=ends[not job.reverse]),
-                           expected, net.throughput.pass_ratio)
-            if isinstance(exc, Unprobed):
-                result = result.model_copy(update={"verdict": Status.ERROR})
+            result = _unmeasured(job, exc, expected, net.throughput.pass_ratio)
         finally:
             for block in blocks:
                 allocator.release(block)
@@ -309,6 +298,28 @@ def _throughput_tests(
         return result
 
     return run_disjoint(jobs, lambda job: job.test.links, measure, net.throughput.parallel or DEFAULT_LANES)
+
+
+def _unmeasured(job: _Job, exc: Exception, expected: float, ratio: float) -> ThroughputResult:
+    """The row of a test that could not run: a FAIL, or an ERROR where a host cannot run the tool."""
+    first_client, first_server = job.test.flows[0]
+    ends = [first_client.name, first_server.name]
+    result = judge(ThroughputResult(tool=job.tool, succeeded=False, error=str(exc), path=job.test.name,
+                                    reverse=job.reverse, source=ends[job.reverse], destination=ends[not job.reverse]),
+                   expected, ratio)
+    return result.model_copy(update={"verdict": Status.ERROR}) if isinstance(exc, Unprobed) else result
+
+
+def _jobs(net: Network, tests: list[ThroughputTest], spot: int | None) -> list[_Job]:
+    """Each test with each tool, both ways, and the loss tests (iperf3 UDP); ``spot``: one path
+    test only, the spot-th (a watch round's spot check)."""
+    jobs = [_Job(test, tool, reverse) for test in tests for tool in net.throughput.tools for reverse in (False, True)]
+    if spot is not None:
+        paths = [job for job in jobs if job.test.across is None]
+        return [paths[spot % len(paths)]] if paths else []
+    if "iperf3" in net.throughput.tools:
+        jobs += [_Job(test, "iperf3", reverse, udp=True) for test in loss_families(tests) for reverse in (False, True)]
+    return jobs
 
 
 LOSS_RATE_SHARE = 0.5  # a loss test sends at half the path's limit: loss there is the path's, not congestion

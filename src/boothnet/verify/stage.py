@@ -63,7 +63,6 @@ def run_verify_stage(
     return run_verify(
         view.intent,
         view.configs.out_dir,
-        view.intent.links,
         layout.verify,
         host=host,
         require=require,

@@ -22,6 +22,7 @@ from boothnet.validate.drift import DriftTarget
 from boothnet.validate.floor import reach_floor
 from boothnet.watch.alarms import DEPENDENT, announced, call_hook, cause_cleared, changes, line
 from boothnet.watch.metrics import exposition
+from boothnet.watch.model import Event, RoundRecord
 from boothnet.watch.page import write_page
 from boothnet.watch.round import run_round
 from boothnet.watch.store import Store
@@ -120,17 +121,9 @@ def watch(run: Run, access: Access, options: WatchOptions, out: Callable[[str], 
                 else:
                     number, failing, wires = record.number, record.failing, {w.wire: w for w in record.wires}
                     recheck = cause_cleared(events) or recheck and any(c.section in DEPENDENT for c in failing)
-                    for event in announced(events):
-                        out(line(event))
-                        if options.on_alarm:
-                            call_hook(options.on_alarm, event, network, lambda text: out(f"watch: {text}"))
+                    _announce(events, options, network, out)
                 write_page(store, network, page, int(options.every))
-                busiest = max(record.wires, key=lambda w: max(w.a_to_b_bps or 0, w.b_to_a_bps or 0) / w.speed_bps,
-                              default=None)
-                hot = "" if busiest is None or busiest.a_to_b_bps is None else \
-                    f"; busiest {busiest.wire} {max(busiest.a_to_b_bps, busiest.b_to_a_bps or 0) / 1e6:.1f} Mb/s"
-                out(f"{time.strftime('%H:%M:%S')} round {record.number}: {record.verdict}, {record.headline}, "
-                    f"{record.finished - record.started:.1f} s{hot}")
+                out(_round_line(record))
                 done += 1
                 if options.rounds is not None and done >= options.rounds:
                     break
@@ -139,6 +132,23 @@ def watch(run: Run, access: Access, options: WatchOptions, out: Callable[[str], 
     finally:
         store.close()
     return 0 if verdict == "PASS" else 1
+
+
+def _announce(events: list[Event], options: WatchOptions, network: str, out: Callable[[str], None]) -> None:
+    """The round's alarms raised and cleared, each a line and a call of the on-alarm hook."""
+    for event in announced(events):
+        out(line(event))
+        if options.on_alarm:
+            call_hook(options.on_alarm, event, network, lambda text: out(f"watch: {text}"))
+
+
+def _round_line(record: RoundRecord) -> str:
+    """The round's one line: its verdict, time and busiest cable."""
+    busiest = max(record.wires, key=lambda w: max(w.a_to_b_bps or 0, w.b_to_a_bps or 0) / w.speed_bps, default=None)
+    hot = "" if busiest is None or busiest.a_to_b_bps is None else \
+        f"; busiest {busiest.wire} {max(busiest.a_to_b_bps, busiest.b_to_a_bps or 0) / 1e6:.1f} Mb/s"
+    return (f"{time.strftime('%H:%M:%S')} round {record.number}: {record.verdict}, {record.headline}, "
+            f"{record.finished - record.started:.1f} s{hot}")
 
 
 def watch_floor(inventory: Path, build_root: Path, devices: list[DriftTarget], hosts: Mapping[str, Mapping[str, Any]],

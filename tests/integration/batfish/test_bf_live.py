@@ -22,7 +22,7 @@ _spec.loader.exec_module(rec)
 
 def test_verify_base_reports_the_planted_findings(host, tmp_path):
     intent = rec.booth_intent()
-    report = run_verify(intent, rec.configs_dir("base"), intent.links, tmp_path, host=host,
+    report = run_verify(intent, rec.configs_dir("base"), tmp_path, host=host,
                         require=True)
     assert report.check("references").status == Status.FAIL
     assert any("MISSING_ACL" in f.message for f in report.check("references").findings)
@@ -37,7 +37,7 @@ def test_verify_base_reports_the_planted_findings(host, tmp_path):
 
 def test_verify_change_breaks_isolation_and_secure_network(host, tmp_path):
     intent = rec.booth_intent()
-    report = run_verify(intent, rec.configs_dir("change"), intent.links, tmp_path, host=host,
+    report = run_verify(intent, rec.configs_dir("change"), tmp_path, host=host,
                         require=True)
     assert report.check("isolation").status == Status.FAIL
     assert report.check("secure_network").status == Status.FAIL

@@ -51,7 +51,7 @@ def verify(host, view, tmp_path) -> Callable[[dict[str, Edit]], VerifyReport]:
         for device, edit in edits.items():
             path = planted / f"{device}.cfg"
             path.write_text(edit(path.read_text()))
-        return run_verify(intent, planted, intent.links, tmp_path / "verify", host=host, require=True,
+        return run_verify(intent, planted, tmp_path / "verify", host=host, require=True,
                           network="boothnet-planted", snapshot=f"planted-{os.getpid()}")
 
     return run
@@ -165,7 +165,7 @@ def test_every_rendered_config_parses_cleanly(host, network, tmp_path):
     net = load_network(inventory)
     result, models = render_batfish_view(net, tmp_path / "build")
     intent = verify_intent_from_model(net, models)
-    report = run_verify(intent, result.out_dir, intent.links, tmp_path / "verify", host=host,
+    report = run_verify(intent, result.out_dir, tmp_path / "verify", host=host,
                         require=True, network=f"boothnet-{network}", snapshot="parse")
     for name in ("parsing", "references", "unused"):
         errors = [f.one_line() for f in report.check(name).findings if str(f.severity) == "error"]

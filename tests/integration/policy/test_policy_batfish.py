@@ -27,7 +27,7 @@ EXAMPLES = int(os.environ.get("BOOTHNET_POLICY_BATFISH_EXAMPLES", "4"))
 def verify(host: str, net: Network, work: Path, name: str) -> VerifyReport:
     result, models = render_batfish_view(net, work / "build")
     intent = verify_intent_from_model(net, models)
-    return run_verify(intent, result.out_dir, intent.links, work / "verify", host=host, require=True,
+    return run_verify(intent, result.out_dir, work / "verify", host=host, require=True,
                       network="boothnet-policy", snapshot=f"{name}-{os.getpid()}")
 
 

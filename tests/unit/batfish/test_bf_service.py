@@ -120,7 +120,7 @@ def test_require_makes_unreachable_fatal(closed_port):
 
 
 def test_run_verify_without_service_is_skipped_never_passed(tmp_path, no_service):
-    report = run_verify(booth_intent(), configs_dir(), [], tmp_path, host=None, require=False)
+    report = run_verify(booth_intent(), configs_dir(), tmp_path, host=None, require=False)
     assert report.status == Status.SKIPPED
     assert report.checks and all(c.status == Status.SKIPPED for c in report.checks)
     data = json.loads((tmp_path / "verify.json").read_text())
@@ -132,7 +132,7 @@ def test_run_verify_without_service_is_skipped_never_passed(tmp_path, no_service
 
 def test_run_verify_with_require_raises(tmp_path, closed_port):
     with pytest.raises(BatfishUnavailable):
-        run_verify(booth_intent(), configs_dir(), [], tmp_path, host=closed_port, require=True)
+        run_verify(booth_intent(), configs_dir(), tmp_path, host=closed_port, require=True)
     assert not (tmp_path / "verify.json").exists()
 
 

@@ -94,8 +94,8 @@ def test_run_verify_live_path_with_a_fake_service(tmp_path, monkeypatch):
     monkeypatch.setattr(verify_mod, "open_session", lambda status, network: FakeSession())
     monkeypatch.setattr(verify_mod, "collect", lambda bf, intent, snap: recorded_answers())
     extra = [CheckResult.skipped("lint", "Config lint", "not run")]
-    report = verify_mod.run_verify(booth_intent(), configs_dir(), booth_intent().links,
-                                   tmp_path, host="bf", extra_results=extra)
+    report = verify_mod.run_verify(booth_intent(), configs_dir(), tmp_path, host="bf",
+                                   extra_results=extra)
     assert report.status == Status.FAIL
     assert uploaded and (tmp_path / "snapshot" / "batfish" / "layer1_topology.json").exists()
     assert report.check("mtu").findings[0].device == "core1"
@@ -117,7 +117,7 @@ def test_require_turns_unanswered_questions_into_failures(tmp_path, monkeypatch)
         "bf", 9996, True, "reachable"))
     monkeypatch.setattr(verify_mod, "open_session", lambda status, network: FakeSession())
     monkeypatch.setattr(verify_mod, "collect", partial)
-    report = verify_mod.run_verify(booth_intent(), configs_dir(), [], tmp_path, require=True)
+    report = verify_mod.run_verify(booth_intent(), configs_dir(), tmp_path, require=True)
     assert report.check("ipsec").status == Status.FAIL
 
 

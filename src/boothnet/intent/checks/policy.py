@@ -89,18 +89,21 @@ class PolicyChecks(CheckBase):
                 # the uplink's OUTSIDE_IN admits only return traffic: such a rule would compile to nothing
                 self.add(file, f"{path}.from", rule.source, "a source inside the booth for a permit (the booth "
                          "admits nothing new from the show network; zone:outside is a destination, or a deny)")
-            if rule.ports and rule.proto not in ("tcp", "udp"):
-                self.add(file, f"{path}.ports", rule.ports, "ports only with proto tcp or udp")
-            for index, port in enumerate(rule.ports):
-                if not 1 <= port <= 65535:
-                    self.add(file, f"{path}.ports", port, "ports 1-65535")
-                elif port in rule.ports[:index]:  # it would print the same ACL line twice
-                    self.add(file, f"{path}.ports[{index}]", port, "each port once (it is listed earlier)")
+            self._check_ports(rule, file, path)
         groups_file = self.src["host_groups"]
         for group, members in sorted(self.net.host_groups.items()):
             for index, member in enumerate(members):
                 if member not in self.net.endpoints:
                     self.add(groups_file, f"host_groups.{group}[{index}]", member, "a known endpoint")
+
+    def _check_ports(self, rule: Rule, file: str, path: str) -> None:
+        if rule.ports and rule.proto not in ("tcp", "udp"):
+            self.add(file, f"{path}.ports", rule.ports, "ports only with proto tcp or udp")
+        for index, port in enumerate(rule.ports):
+            if not 1 <= port <= 65535:
+                self.add(file, f"{path}.ports", port, "ports 1-65535")
+            elif port in rule.ports[:index]:  # it would print the same ACL line twice
+                self.add(file, f"{path}.ports[{index}]", port, "each port once (it is listed earlier)")
 
     def unbound_address_rules(self) -> None:
         """A rule that admits listed hosts into the secured network by address rests on their

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from ipaddress import IPv4Address, IPv4Network
 
 from boothnet.intent.checks.base import MAX_MTU, MIN_MTU, CheckBase
+from boothnet.intent.model import Vlan
 from boothnet.platforms import platforms
 
 
@@ -57,16 +59,20 @@ class VlanChecks(CheckBase):
                 self.add(file, f"{path}.subnet", str(vlan.subnet),
                          "a VLAN subnet of /30 or larger (a gateway and hosts)")
                 continue
-            address = self.net.gateway_address(vlan)
-            if address not in vlan.subnet or address in (vlan.subnet.network_address, vlan.subnet.broadcast_address):
-                self.add(file, f"{path}.gateway_address", str(address), f"a host address in {vlan.subnet}")
-            for router, router_address in vlan.routers.items():
-                if router not in self.net.devices:
-                    self.add(file, f"{path}.routers.{router}", router, "a known device")
-                else:
-                    self.vlan_presence[vlan.id].append(router)
-                if router_address not in vlan.subnet:
-                    self.add(file, f"{path}.routers.{router}", str(router_address), f"a host address in {vlan.subnet}")
+            self._vlan_routers(vlan, file, path)
+
+    def _vlan_routers(self, vlan: Vlan, file: str, path: str) -> None:
+        """The VLAN's gateway address and its other routers, each a host address in its subnet."""
+        address = self.net.gateway_address(vlan)
+        if address not in vlan.subnet or address in (vlan.subnet.network_address, vlan.subnet.broadcast_address):
+            self.add(file, f"{path}.gateway_address", str(address), f"a host address in {vlan.subnet}")
+        for router, router_address in vlan.routers.items():
+            if router not in self.net.devices:
+                self.add(file, f"{path}.routers.{router}", router, "a known device")
+            else:
+                self.vlan_presence[vlan.id].append(router)
+            if router_address not in vlan.subnet:
+                self.add(file, f"{path}.routers.{router}", str(router_address), f"a host address in {vlan.subnet}")
 
     def vlan_carriage(self) -> None:
         file = self.src["vlans"]
@@ -119,9 +125,7 @@ class VlanChecks(CheckBase):
         its subnet (a /31 holds two per RFC 3021 where the platform allows it) and used once."""
         known = platforms()
         owners: dict[IPv4Address, str] = {}
-
-        def claim(address: IPv4Address, subnet: IPv4Network | None, device: str | None, where: tuple[str, str],
-                  who: str) -> None:
+        for address, subnet, device, where, who in self._claims():
             platform = known.get(self.net.devices[device].platform) if device in self.net.devices else None
             if subnet is not None and address in subnet:
                 problem = _host_address_problem(address, subnet, platform.slash31 if platform else True)
@@ -132,32 +136,31 @@ class VlanChecks(CheckBase):
             else:
                 owners[address] = who
 
+    def _claims(self) -> Iterator[tuple[IPv4Address, IPv4Network | None, str | None, tuple[str, str], str]]:
+        """(address, its subnet, the device that holds it, (file, field path), who) for every
+        address the intent gives out."""
         mgmt = self.net.settings.mgmt_subnet
         for name, device in sorted(self.net.devices.items()):
-            claim(device.mgmt_address, mgmt, name, (self.src[f"host:{name}"], "mgmt_address"), f"{name} mgmt_address")
+            yield device.mgmt_address, mgmt, name, (self.src[f"host:{name}"], "mgmt_address"), f"{name} mgmt_address"
         vlans_file = self.src["vlans"]
         for index, vlan in enumerate(self.net.vlans):
             gateway = self.net.gateway_address(vlan)
             if gateway in vlan.subnet:  # out of the subnet is reported by vlans()
-                claim(gateway, vlan.subnet, vlan.gateway, (vlans_file, f"vlans[{index}].gateway_address"),
-                      f"vlans[{index}] gateway {vlan.gateway}")
+                yield (gateway, vlan.subnet, vlan.gateway, (vlans_file, f"vlans[{index}].gateway_address"),
+                       f"vlans[{index}] gateway {vlan.gateway}")
             for router, address in vlan.routers.items():
-                claim(address, vlan.subnet, router, (vlans_file, f"vlans[{index}].routers.{router}"),
-                      f"vlans[{index}].routers.{router}")
+                yield (address, vlan.subnet, router, (vlans_file, f"vlans[{index}].routers.{router}"),
+                       f"vlans[{index}].routers.{router}")
         for index, link in enumerate(self.net.links):
-            if link.addresses is None:
-                continue
-            for side in ("a", "b"):
+            for side in ("a", "b") if link.addresses is not None else ():
                 iface = getattr(link.addresses, side)
-                device = getattr(link, side).partition(":")[0]
-                claim(iface.ip, iface.network, device, (self.src["links"], f"links[{index}].addresses.{side}"),
-                      f"links[{index}].addresses.{side}")
+                yield (iface.ip, iface.network, getattr(link, side).partition(":")[0],
+                       (self.src["links"], f"links[{index}].addresses.{side}"), f"links[{index}].addresses.{side}")
         for name, endpoint in sorted(self.net.endpoints.items()):
             file = self.src[f"host:{name}"]
             prefix = f"endpoints.{name}." if file.endswith(("hosts.yml", "hosts.yaml")) else ""
             found = self._resolve_vlan(endpoint.vlan)
-            subnet = found.subnet if found is not None else None
             if found is not None and endpoint.address == self.net.gateway_address(found):
                 continue  # reported by endpoints(): "other than the gateway"
-            claim(endpoint.address, subnet, None, (file, f"{prefix}address"), name)
+            yield endpoint.address, found.subnet if found is not None else None, None, (file, f"{prefix}address"), name
 

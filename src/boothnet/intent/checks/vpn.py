@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from boothnet.errors import IntentError
 from boothnet.intent.checks.base import CheckBase
+from boothnet.intent.model import Vpn
 
 # ESP overhead in bytes for the worst case of each cipher family: outer IPv4 20, SPI and
 # sequence 8, IV, padding to the block, pad length and next header 2, ICV; UDP 8 if encapsulated.
@@ -27,15 +28,7 @@ class VpnChecks(CheckBase):
             if getattr(vpn, field) not in self.net.devices:
                 self.add(file, f"vpn.{field}", getattr(vpn, field), "a known device")
         for field in ("booth_subnets", "home_subnets"):
-            for index, ref in enumerate(getattr(vpn, field)):
-                kind, _, name = ref.partition(":")
-                if kind != "vlan" or name not in self.vlans_by_name:
-                    self.add(file, f"vpn.{field}[{index}]", ref, "vlan:<a known VLAN name>")
-                    continue
-                zone = self.vlans_by_name[name][1].zone
-                if zone in ("research", "production") and zone not in vpn.protected_zones:
-                    self.add(file, f"vpn.{field}[{index}]", ref, f"a VLAN outside the {zone} zone, or list "
-                             f"{zone} in vpn.protected_zones to carry {zone} traffic through the VPN on purpose")
+            self._vpn_subnets(vpn, field, file)
         kind, _, group = vpn.clients.partition(":")
         if kind != "group" or group not in self.net.host_groups:
             self.add(file, "vpn.clients", vpn.clients, "group:<a known host group>")
@@ -65,6 +58,18 @@ class VpnChecks(CheckBase):
                     f"outer link {link.a} -- {link.b} has MTU {mtu}",
                 )
         self._vpn_clients(group, file)
+
+    def _vpn_subnets(self, vpn: Vpn, field: str, file: str) -> None:
+        """Each of the VPN's VLANs known, and in a zone it may carry."""
+        for index, ref in enumerate(getattr(vpn, field)):
+            kind, _, name = ref.partition(":")
+            if kind != "vlan" or name not in self.vlans_by_name:
+                self.add(file, f"vpn.{field}[{index}]", ref, "vlan:<a known VLAN name>")
+                continue
+            zone = self.vlans_by_name[name][1].zone
+            if zone in ("research", "production") and zone not in vpn.protected_zones:
+                self.add(file, f"vpn.{field}[{index}]", ref, f"a VLAN outside the {zone} zone, or list "
+                         f"{zone} in vpn.protected_zones to carry {zone} traffic through the VPN on purpose")
 
     def _vpn_clients(self, group: str, file: str) -> None:
         """Each listed client once, in a VLAN the VPN carries from the booth."""

@@ -120,24 +120,13 @@ class _Reading:
             if not _BANNER.match(line.strip()):
                 self.errors.append(line.strip())
             return
-        known = self.known
-        if "nstream" in kv and not self.streams_given:
-            known["streams"] = int(kv["nstream"])
-        if "mss" in kv:
-            self.mss = int(kv["mss"])
-        for key in ("connect", "accept"):
-            # the peer of the receiver's end (nuttcp-r) is the data's source, of the sender's its
-            # destination, whichever end opened the connection (-F flips that)
-            if key in kv:
-                end = {"nuttcp-r": "source", "nuttcp-t": "destination"}.get(
-                    prefix, "destination" if key == "connect" else "source")
-                known[end] = known[end] or kv[key]
+        self._connection(prefix, kv)
         if "rtt_ms" in kv:
             self.rtt = float(kv["rtt_ms"])
         if kv.get("stats") == "cpu" and prefix and kv.get("cpu", "").endswith("%"):
             self.cpu[prefix[-1]] = float(kv["cpu"].rstrip("%"))
         if prefix == "nuttcp-t" and "send_window_size" in kv:  # what the kernel gave the sender
-            known["buffer_bytes"] = int(kv["send_window_size"])
+            self.known["buffer_bytes"] = int(kv["send_window_size"])
         if "retrans" in kv and (prefix == "nuttcp-t" or "real_seconds" in kv):
             self.retrans = int(kv["retrans"])
         if "real_sec" in kv and "rate_Mbps" in kv:  # an interval line
@@ -153,6 +142,20 @@ class _Reading:
                 self.sender = kv
             else:  # nuttcp-r (verbose) or the unprefixed brief summary: the receiver
                 self.summary = kv
+
+    def _connection(self, prefix: str, kv: dict[str, str]) -> None:
+        """Streams, MSS and the two ends, from the connect/accept lines."""
+        if "nstream" in kv and not self.streams_given:
+            self.known["streams"] = int(kv["nstream"])
+        if "mss" in kv:
+            self.mss = int(kv["mss"])
+        for key in ("connect", "accept"):
+            # the peer of the receiver's end (nuttcp-r) is the data's source, of the sender's its
+            # destination, whichever end opened the connection (-F flips that)
+            if key in kv:
+                end = {"nuttcp-r": "source", "nuttcp-t": "destination"}.get(
+                    prefix, "destination" if key == "connect" else "source")
+                self.known[end] = self.known[end] or kv[key]
 
 
 def parse(

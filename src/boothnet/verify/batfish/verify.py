@@ -12,7 +12,7 @@ from boothnet.verify.batfish.intent import VerifyIntent
 from boothnet.verify.batfish.questions import Answers, collect
 from boothnet.verify.batfish.report import CheckResult, Finding, Status, VerifyReport
 from boothnet.verify.batfish.service import BatfishUnavailable, open_session, service_status
-from boothnet.verify.batfish.snapshot import Edge, build_snapshot_dir, init_snapshot, read_configs, snapshot_name
+from boothnet.verify.batfish.snapshot import build_snapshot_dir, init_snapshot, read_configs, snapshot_name
 
 
 def verify_from_answers(
@@ -80,16 +80,17 @@ class LoadedSnapshot:
 def run_verify(
     intent: VerifyIntent,
     snapshot_configs: Path,
-    layer1_edges: Iterable[Edge],
     out_dir: Path,
     host: str | None = None,
     require: bool = False,
     extra_results: Iterable[CheckResult] = (),
     network: str = "boothnet",
+    snapshot: str | None = None,
     view_notes: Iterable[str] = (),
     keep_session: Callable[[LoadedSnapshot], object] | None = None,
 ) -> VerifyReport:
-    """Run all Batfish checks on `snapshot_configs/*.cfg`; write verify.json and verify.md.
+    """Run all Batfish checks on `snapshot_configs/*.cfg` cabled as the intent's links; write
+    verify.json and verify.md.
 
     No service: every check SKIPPED with the reason and the docker command (fatal with
     `require`, raising BatfishUnavailable). Offline results (e.g. config lint) ride along
@@ -99,9 +100,9 @@ def run_verify(
     if not status.reachable:
         report = skipped_report(status.skip_reason, status.host, str(status))
     else:
-        snap_dir = build_snapshot_dir(snapshot_configs, layer1_edges, out_dir / "snapshot")
+        snap_dir = build_snapshot_dir(snapshot_configs, intent.links, out_dir / "snapshot")
         bf = open_session(status, network)
-        snapshot = snapshot_name("verify", out_dir)
+        snapshot = snapshot or snapshot_name("verify", out_dir)
         init_snapshot(bf, snap_dir, snapshot)
         if keep_session is not None:
             keep_session(LoadedSnapshot(status.host, bf, snapshot))

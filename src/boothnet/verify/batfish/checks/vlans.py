@@ -47,6 +47,15 @@ def trunks(iface_props: pd.DataFrame) -> dict[IfaceRef, set[int]]:
     return out
 
 
+def _undefined(node: str, vlan: int, present: set[tuple[str, int]], configs: dict[str, str] | None) -> str | None:
+    """Why a VLAN a trunk of ``node`` carries is missing there (None: it is not)."""
+    if configs and node in configs and vlan not in declared_vlans(configs[node]):
+        return "the switch does not define it"
+    if (node, vlan) not in present:
+        return "the VLAN is not on the switch"
+    return None
+
+
 def check_vlans(
     vlan_props: pd.DataFrame,
     iface_props: pd.DataFrame,
@@ -66,17 +75,9 @@ def check_vlans(
     trunk_vlans = trunks(iface_props)
     for ref, carried in sorted(trunk_vlans.items(), key=lambda x: x[0].spec()):
         # A default "all VLANs" trunk would flood the list: judge only VLANs the intent knows.
-        for v in sorted(carried & wanted):
-            if configs and ref.node in configs and v not in declared_vlans(configs[ref.node]):
-                found.append(Finding(
-                    "vlans", ref.node,
-                    f"trunk {ref.interface} carries VLAN {v} but the switch does not define it",
-                    location=ref.interface))
-            elif (ref.node, v) not in present:
-                found.append(Finding(
-                    "vlans", ref.node,
-                    f"trunk {ref.interface} carries VLAN {v} but the VLAN is not on the switch",
-                    location=ref.interface))
+        found += [Finding("vlans", ref.node, f"trunk {ref.interface} carries VLAN {v} but {why}",
+                          location=ref.interface)
+                  for v in sorted(carried & wanted) if (why := _undefined(ref.node, v, present, configs))]
     for link in intent.links:
         a, b = trunk_vlans.get(link.a), trunk_vlans.get(link.b)
         if a is None or b is None:
