@@ -61,7 +61,8 @@ def cmd_watch(args: argparse.Namespace) -> int:
     from boothnet.validate.access import lab_access
 
     lab_dir = run.layout.lab.resolve()
-    if not getattr(read_state(lab_dir), "up", False):
+    state = read_state(lab_dir)
+    if state is None or not state.up:
         print(f"boothnet watch: {run.net.name}'s lab is not up: `boothnet lab-up -n {run.net.name}` (or make demo) "
               "first", file=sys.stderr)
         return 2

@@ -37,7 +37,8 @@ def main(argv: list[str] | None = None) -> int:
             print(json.dumps({"network": result.network, "status": result.status, "changed": result.changed}))
         elif args.action == "down":
             network = args.network or (load_spec(args.spec).network if args.spec else None)
-            network = network or getattr(read_state(args.state_dir), "network", None)
+            recorded = read_state(args.state_dir)
+            network = network or (recorded.network if recorded else None)
             if not network:
                 ap.error("down needs --network, --spec or a state.json in --state-dir")
             result = lab_down(network, args.state_dir, progress)

@@ -51,9 +51,6 @@ class ToolCommands(NamedTuple):
 class Tool(Protocol):
     """A measurement tool (the modules iperf3 and nuttcp)."""
 
-    @property
-    def TOOL(self) -> str: ...  # noqa: N802 - the modules' constant
-
     def commands(self, request: ToolRequest) -> ToolCommands: ...
 
     def result(self, request: ToolRequest, stdout: str, stderr: str, returncode: int) -> ThroughputResult: ...

@@ -9,7 +9,7 @@ import threading
 
 from boothnet.validate.perf import iperf3, nuttcp
 from boothnet.validate.perf.formula import DEFAULT_PASS_RATIO
-from boothnet.validate.perf.request import Tool, ToolName, ToolRequest
+from boothnet.validate.perf.request import Tool, ToolCommands, ToolName, ToolRequest
 from boothnet.validate.perf.runner import CommandResult, Runner, pidfile_for, start_background, stop_background
 from boothnet.validate.perf.schema import ThroughputResult, judge
 
@@ -26,8 +26,7 @@ def run_throughput(runner: Runner, request: ToolRequest, *, expected_bps: float 
     client starts when every other holder of the barrier has its server up."""
     tool = TOOLS[request.tool]
     commands = tool.commands(request)
-    res = _client_against_server(runner, request, commands.server, commands.client, commands.client_timeout,
-                                 request.duration + request.omit + 60, start_together)
+    res = _client_against_server(runner, request, commands, request.duration + request.omit + 60, start_together)
     result = tool.result(request, res.stdout, res.stderr, res.returncode).model_copy(
         update={"reverse": request.reverse})
     if res.timed_out:
@@ -38,15 +37,13 @@ def run_throughput(runner: Runner, request: ToolRequest, *, expected_bps: float 
     return result
 
 
-def _client_against_server(
-    runner: Runner, request: ToolRequest, server_argv: list[str], client_argv: list[str],
-    client_timeout: float, limit: float, start_together: threading.Barrier | None,
-) -> CommandResult:
+def _client_against_server(runner: Runner, request: ToolRequest, commands: ToolCommands, limit: float,
+                           start_together: threading.Barrier | None) -> CommandResult:
     """The server started (bounded by `limit` s), the client run (after the others, with
     `start_together`), the server stopped by pid whatever happened to the client."""
     port = request.ports.first
     try:
-        handle = start_background(runner, request.server_node, server_argv,
+        handle = start_background(runner, request.server_node, commands.server,
                                   pidfile_for(runner, request.server_node, request.tool, port), limit_s=limit,
                                   port=port)
     except RuntimeError:
@@ -56,7 +53,7 @@ def _client_against_server(
     try:
         if start_together is not None:
             start_together.wait(timeout=limit)
-        return runner(request.client_node, client_argv, client_timeout)
+        return runner(request.client_node, commands.client, commands.client_timeout)
     finally:
         stop_background(runner, handle)
 
