@@ -7,8 +7,8 @@ import os
 
 from boothnet.intent import load_network
 from boothnet.validate.access import Access
+from boothnet.validate.checks.conditions import measured_conditions
 from boothnet.validate.perf.runner import local_runner
-from boothnet.validate.stage import measured_conditions
 from tests.helpers import INVENTORIES
 
 

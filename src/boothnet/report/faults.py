@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 from boothnet.booth.cables import Cable, cable_plan
 from boothnet.intent.model import Network
-from boothnet.report.summary import throughput_message, throughput_status, throughput_subject
+from boothnet.validate.checks import catalog
 from boothnet.validate.results import ValidationResults
 
 
@@ -56,13 +56,16 @@ def _on_path(cables: _Cables, path: str, source: str, destination: str) -> list[
 
 
 def _suspects(cables: _Cables, res: ValidationResults) -> Iterator[tuple[list[Cable], str]]:
-    yield from (([c for c in cables.cables if c.label == row.label], f"cabling: {row.cause}")
-                for row in res.cabling if row.verdict != "PASS" and row.label != "-")
-    yield from (([cables.by_host[e.host]], f"endpoint {e.host}: {e.cause}")
-                for e in res.endpoints if e.verdict == "FAIL" and e.host in cables.by_host)
-    yield from ((_on_path(cables, m.path, m.source, m.destination), f"MTU {m.mtu} {m.path}: {m.cause}")
-                for m in res.mtu if m.verdict == "FAIL")
-    yield from ((cables.between(r.source, r.destination), f"{throughput_subject(r)}: {throughput_message(r)}")
-                for r in res.throughput if throughput_status(r) == "FAIL")
-    yield from ((_on_path(cables, p.path, p.source, p.destination), f"RTT {p.path}: {p.cause}")
-                for p in res.rtt if p.verdict == "FAIL")
+    for check in catalog():
+        for row in check.rows(res):
+            if (suspect := check.suspect(row)) is None:
+                continue
+            if suspect.label is not None:
+                yield [c for c in cables.cables if c.label == suspect.label], suspect.why
+            elif suspect.host is not None:
+                if suspect.host in cables.by_host:
+                    yield [cables.by_host[suspect.host]], suspect.why
+            elif suspect.path:
+                yield _on_path(cables, suspect.path, suspect.source, suspect.destination), suspect.why
+            else:
+                yield cables.between(suspect.source, suspect.destination), suspect.why

@@ -9,40 +9,17 @@ import difflib
 import hashlib
 import json
 import shutil
-import statistics
 from datetime import UTC, datetime
 from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from boothnet.report.summary import throughput_status
-from boothnet.validate.perf.schema import RttRow, ThroughputResult
+from boothnet.validate.checks import Moved, catalog
 from boothnet.validate.results import ValidationResults
 
 # A kept run's folder (``build/<network>/runs/<UTC>/``): its report and the lab configs it ran on
 RUN_REPORT = "report.json"
 RUN_CONFIGS = "configs"
-
-NOISE_SIGMAS = 3  # a throughput row moved when the change exceeds 3 combined interval deviations
-NOISE_FLOOR = 0.02  # ... and 2 % of its limit: one-second intervals can be very steady in the lab
-RTT_FLOOR_MS = 1.0
-
-
-class Moved(BaseModel):
-    subject: str  # "path r110: node1 -> fs1 (iperf3, 1 stream)"
-    before: float
-    after: float
-    unit: str  # "Mb/s", "ms"
-    noise: float  # the change that would still be noise, in the unit
-    limit: str  # what the row is judged against: "expected 900.0 Mb/s (physical)"
-
-    @property
-    def line(self) -> str:
-        change = self.after - self.before
-        pct = f" ({change / self.before:+.0%})" if self.before else ""
-        return (f"{self.subject}: {self.before:.1f} -> {self.after:.1f} {self.unit}, {change:+.1f} {self.unit}"
-                f"{pct}, beyond its noise of {self.noise:.1f} {self.unit}; {self.limit}")
-
 
 class Comparison(BaseModel):
     previous: str  # the earlier run's folder name (its timestamp)
@@ -68,54 +45,21 @@ class Comparison(BaseModel):
         return out
 
 
-def _verdicts(res: ValidationResults) -> dict[str, str]:
+def check_verdicts(res: ValidationResults) -> dict[str, str]:
     """Every check of a run by a key that names it the same way in the next run."""
     checks: dict[str, str] = {f"stage {s.name}{' on ' + s.device if s.device else ''}": s.status for s in res.stages}
-    checks |= {f"isolation {r.src} -> {r.dst} {r.flow}": r.verdict or "SKIPPED" for r in res.isolation}
-    checks |= {f"mtu {m.path} {m.source} -> {m.destination} ({m.kind})": m.verdict for m in res.mtu}
-    checks |= {_throughput_key(r): throughput_status(r) for r in res.throughput}
-    checks |= {f"rtt {r.path} {r.payload} B": r.verdict for r in res.rtt}
-    checks |= {f"production {p.probe} {p.source} -> {p.destination}": p.verdict for p in res.production}
-    checks |= {f"vpn {v.name}": v.verdict or "SKIPPED" for v in res.vpn}
-    checks |= {f"endpoint {e.host}": e.verdict for e in res.endpoints}
-    checks |= {f"drift {d.device}": d.verdict for d in res.drift}
-    checks |= {f"cabling {c.cable}": c.verdict for c in res.cabling}
+    checks |= {check.key(row): check.verdict(row) for check in catalog() for row in check.rows(res)}
     return checks
 
 
-def _throughput_key(r: ThroughputResult) -> str:
-    window = f" -w {r.window}" if r.window else ""
-    streams = f"{r.streams} stream{'s' * (r.streams != 1)}"
-    way = "reverse, " if r.reverse else ""
-    return f"throughput {r.path or r.source + ' -> ' + r.destination} ({way}{r.kind}{window}, {r.tool}, {streams})"
-
-
-def _spread(r: ThroughputResult) -> float:
-    samples = [i.throughput for i in r.intervals]
-    return statistics.stdev(samples) if len(samples) > 1 else 0.0
-
-
-def _moved_throughput(before: ThroughputResult, after: ThroughputResult) -> Moved | None:
-    if not (before.succeeded and after.succeeded):
-        return None
-    limit = after.expected or before.expected or max(before.throughput, after.throughput)
-    noise = max(NOISE_SIGMAS * (_spread(before) ** 2 + _spread(after) ** 2) ** 0.5, NOISE_FLOOR * limit)
-    if abs(after.throughput - before.throughput) <= noise:
-        return None
-    against = f"expected {limit / 1e6:.1f} Mb/s" + (f" ({after.limit})" if after.limit else "")
-    return Moved(subject=_throughput_key(after).removeprefix("throughput "), before=before.throughput / 1e6,
-                 after=after.throughput / 1e6, unit="Mb/s", noise=noise / 1e6, limit=against)
-
-
-def _moved_rtt(before: RttRow, after: RttRow) -> Moved | None:
-    if before.avg_ms is None or after.avg_ms is None:
-        return None
-    spread = [(r.max_ms or r.avg_ms or 0.0) - (r.min_ms or r.avg_ms or 0.0) for r in (before, after)]
-    noise = max(max(spread), RTT_FLOOR_MS)
-    if abs(after.avg_ms - before.avg_ms) <= noise:
-        return None
-    return Moved(subject=f"RTT {after.path} ({after.payload} B)", before=before.avg_ms, after=after.avg_ms, unit="ms",
-                 noise=noise, limit=f"declared {after.declared_ms:g} +- {after.tolerance_ms:g} ms")
+def _moved(before: ValidationResults, results: ValidationResults) -> list[Moved]:
+    """Each measured row of ``results`` whose figure moved beyond its noise since ``before``."""
+    moved = []
+    for check in catalog():
+        earlier = {check.key(row): row for row in check.rows(before)}
+        moved += [m for row in check.rows(results)
+                  if (was := earlier.get(check.key(row))) is not None and (m := check.moved(was, row))]
+    return moved
 
 
 def config_hashes(configs: Path) -> dict[str, str]:
@@ -138,19 +82,13 @@ def _config_diffs(before: Path, after: Path) -> dict[str, str]:
 def compare(previous: Path, results: ValidationResults, configs: Path) -> Comparison:
     """This run (``results``, rendered ``configs``) against the run kept in ``previous``."""
     before = load_results(previous)
-    old, new = _verdicts(before), _verdicts(results)
+    old, new = check_verdicts(before), check_verdicts(results)
     failing = {"FAIL", "ERROR"}
     cmp = Comparison(previous=previous.name,
                      newly_failing=[k for k, v in new.items() if v in failing and old.get(k) == "PASS"],
                      newly_passing=[k for k, v in new.items() if v == "PASS" and old.get(k) in failing],
                      only_before=len(set(old) - set(new)), only_now=len(set(new) - set(old)),
-                     configs=_config_diffs(previous / RUN_CONFIGS, configs))
-    earlier = {_throughput_key(r): r for r in before.throughput}
-    cmp.moved = [m for r in results.throughput if (e := earlier.get(_throughput_key(r)))
-                 and (m := _moved_throughput(e, r))]
-    rtts = {(r.path, r.payload): r for r in before.rtt}
-    cmp.moved += [m for row in results.rtt
-                  if (was := rtts.get((row.path, row.payload))) and (m := _moved_rtt(was, row))]
+                     configs=_config_diffs(previous / RUN_CONFIGS, configs), moved=_moved(before, results))
     return cmp
 
 

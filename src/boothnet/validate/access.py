@@ -92,6 +92,15 @@ class Access:
     unreachable: dict[str, str] = field(default_factory=dict)  # floor host -> why it could not be reached
     missing: dict[str, set[str]] = field(default_factory=dict)  # floor host -> the tools it lacks
 
+    def routers(self) -> Path | list[DriftTarget]:
+        """The routers a run reads, as deploy reaches them: the lab's state folder (its inventory
+        names them), or a floor's devices."""
+        if self.devices is not None:
+            return self.devices.drift
+        if self.lab_dir is None:
+            raise ValueError("the lab's state folder is not known: its routers cannot be read")
+        return self.lab_dir
+
     def why_not(self, host: str, *tools: str) -> str | None:
         """Why ``host`` cannot run ``tools`` (unreachable, or lacking one), or None when it can."""
         if host in self.unreachable:

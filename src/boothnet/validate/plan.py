@@ -206,6 +206,9 @@ def _spread(pairs: list[tuple[Endpoint, Endpoint]]) -> list[tuple[Endpoint, Endp
     return flows
 
 
+BACKBONE = "backbone "  # what a backbone aggregate's name starts with
+
+
 def backbone_tests(net: Network) -> list[ThroughputTest]:
     """Each device link loaded with traffic that crosses it, two ways:
 
@@ -251,9 +254,9 @@ def backbone_tests(net: Network) -> list[ThroughputTest]:
             beyond = [s for c, s in by_vlan[densest or ""] if c is client and s.name not in taken]
             if beyond:
                 one_vlan.append((client, beyond[0]))
-        named = [(f"backbone {label}: {len(everyone)} clients at once", everyone)]
+        named = [(f"{BACKBONE}{label}: {len(everyone)} clients at once", everyone)]
         if {c.name for c, _ in one_vlan} != {c.name for c, _ in everyone}:
-            named.append((f"backbone {label}: {densest}'s {len(one_vlan)} hosts at once", one_vlan))
+            named.append((f"{BACKBONE}{label}: {densest}'s {len(one_vlan)} hosts at once", one_vlan))
         for name, flows in named:
             if not flows:
                 continue

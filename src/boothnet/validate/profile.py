@@ -27,6 +27,8 @@ class Profile:
     isolation_seed: int | None = None
     convergence_timeout_s: float = 60
     share: Callable[[str], bool] | None = None
+    spot_s: int | None = None  # a watch round's spot check: one path measured for that long ...
+    spot_index: int = 0  # ... the spot_index-th, counted round the list
 
     def edit(self, **changes: Any) -> Profile:
         """This profile with ``changes`` (unknown names raise TypeError, as a bad flag should)."""

@@ -7,7 +7,7 @@ Anything not measured is SKIPPED, which is never shown as PASS.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -171,11 +171,16 @@ class ValidationResults(_Model):
     conditions: Conditions | None = None
     # worth a look, failing nothing: an address no intent host holds, answering on an open VLAN
     warnings: list[str] = Field(default_factory=list)
+    # the rows of a check added after this schema (validate/checks/), by its name: no field to add
+    more: dict[str, list[dict[str, Any]]] = Field(default_factory=dict)
+
+    def for_report(self) -> dict[str, Any]:
+        """As report.json keeps it: without the tools' raw output."""
+        return self.model_dump(mode="json", exclude={"throughput": {"__all__": {"raw"}}})
 
 
 class Failure(_Model):
-    section: Literal["stage", "isolation", "mtu", "throughput", "rtt", "production", "vpn", "endpoints", "drift",
-                     "cabling"]
+    section: str  # "stage", or a check's section: "isolation", "mtu", "throughput", ...
     subject: str  # the device, link, flow or path it concerns, as the intent names it
     message: str
     kind: Status = Status.FAIL  # FAIL or ERROR

@@ -12,6 +12,8 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 
+from boothnet.validate.checks import catalog, sections
+from boothnet.watch.links import ERRORS, LINK
 from boothnet.watch.model import Check, Event, RoundRecord
 
 
@@ -35,9 +37,9 @@ def changes(previous: list[Check], record: RoundRecord, since: Callable[[str], f
 
 
 # a check of a DEPENDENT section failing beside an open CAUSE on one of its nodes is that cause's
-# effect: an MTU probe through a pulled cable is no MTU black hole
-CAUSES = ("link", "cabling", "endpoints")
-DEPENDENT = ("mtu", "isolation", "rtt", "throughput", "vpn", "production")
+# effect: an MTU probe through a pulled cable is no MTU black hole (each check says which it is)
+CAUSES = (LINK, *dict.fromkeys(c.section for c in catalog() if c.alarm == "cause"))
+DEPENDENT = tuple(dict.fromkeys(c.section for c in catalog() if c.alarm == "effect"))
 
 
 def attributed(failing: list[Check], nodes_of: Callable[[Check], set[str]]) -> list[Check]:
@@ -60,9 +62,9 @@ def cause_cleared(events: Iterable[Event]) -> bool:
 
 SHOWN_PER_ROUND = 5  # alarms (and clears) printed one by one each round; the rest in one line
 # one unplugged cable fails its link, its LLDP, drift, then the isolation pairs and MTU probes
-# behind it: the cause first
-PRIORITY = ("link", "errors", "cabling", "stage", "drift", "vpn", "rtt", "endpoints", "mtu", "isolation",
-            "throughput")
+# behind it: the cause first (each check's alarm_rank)
+_RANKS = {LINK: 0, ERRORS: 10, "stage": 30} | {section: check.alarm_rank for section, check in sections().items()}
+PRIORITY = tuple(sorted(_RANKS, key=lambda section: _RANKS[section]))
 
 
 def announced(events: list[Event]) -> list[Event]:

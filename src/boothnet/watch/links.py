@@ -15,6 +15,9 @@ from boothnet.validate.access import Access
 from boothnet.validate.counters import cable_wires, read_ports
 from boothnet.watch.model import Check, WireSample
 
+# watch's own check (every round, beside the catalog's): its stage, and its two alarm sections
+LINKS, LINK, ERRORS = "links", "link", "errors"
+
 
 def sample_cables(net: Network, access: Access) -> list[WireSample]:
     """Every wire of every cable, read once from each device (a host's end is never read: its
@@ -91,16 +94,16 @@ def link_checks(samples: list[WireSample]) -> list[Check]:
         ends = text.partition(" ")[2]
         subject = f"cable {text}"
         if unread := [w for w in wires if w.error]:
-            checks.append(Check(f"link: {subject}", "link", subject, Status.ERROR,
+            checks.append(Check(f"{LINK}: {subject}", LINK, subject, Status.ERROR,
                                 f"counters not read: {unread[0].error}",
                                 "reach the devices of this cable (is the management network up?)"))
         elif down := [w for w in wires if w.up is False]:
-            checks.append(Check(f"link: {subject}", "link", subject, Status.FAIL,
+            checks.append(Check(f"{LINK}: {subject}", LINK, subject, Status.FAIL,
                                 f"link down at {', '.join(sorted({w.down_at for w in down}))}",
                                 f"plug {label} back in as its label says ({ends}); if it is in, change the "
                                 "cable or the optic"))
         if errors := sum(w.new_errors or 0 for w in wires):
-            checks.append(Check(f"errors: {subject}", "errors", subject, Status.FAIL,
+            checks.append(Check(f"{ERRORS}: {subject}", ERRORS, subject, Status.FAIL,
                                 f"{errors} frame errors since the previous round",
                                 f"change the cable or optic of {label}; check both ends' speed and duplex"))
     return checks

@@ -7,59 +7,37 @@ import re
 import time
 import zlib
 from collections.abc import Callable
-from functools import partial
 
-from boothnet.deploy.batch import in_parallel
 from boothnet.intent.model import Network
 from boothnet.progress import Progress
-from boothnet.report.summary import isolation_subject, mtu_subject, summarize, throughput_subject
+from boothnet.report.summary import summarize
 from boothnet.run import Run
 from boothnet.status import Status
 from boothnet.validate.access import Access
-from boothnet.validate.perf.schema import RttRow, ThroughputResult
-from boothnet.validate.perf.wan import link_rtt_probe, path_rtt_probe, wan_links, wan_paths
-from boothnet.validate.plan import path_mtu
+from boothnet.validate.checks import catalog
 from boothnet.validate.profile import WATCH_ROUND
 from boothnet.validate.results import Stage, ValidationResults
-from boothnet.validate.run import run_throughput_tests
 from boothnet.validate.stage import run_validate
-from boothnet.validate.verdicts import guarded, timed_stage
+from boothnet.validate.verdicts import guarded
 from boothnet.watch.alarms import CAUSES, attributed
-from boothnet.watch.links import link_checks, sample_cables, with_rates
+from boothnet.watch.links import ERRORS, LINK, LINKS, link_checks, sample_cables, with_rates
 from boothnet.watch.model import Check, PathRtt, RoundRecord, WireSample
 
-# the stages whose rows carry their own failures (the stage's own FAIL line would repeat them)
-ROW_STAGES = {"cabling": "cabling", "endpoints": "endpoints", "isolation": "isolation", "mtu": "mtu", "vpn": "vpn",
-              "drift": "drift", "wan rtt": "rtt", "links": "link", "spot check": "throughput"}
 CONVERGED_WITHIN_S = 5  # a round says routing is down; it does not wait for it to come back
-PINGS = 10
 ROTATION = 6  # each host pair, host, VLAN and MTU path is probed every ROTATION rounds
 
 
-def wan_rtt(net: Network, access: Access) -> list[RttRow]:
-    """One small DF ping series per WAN link (its first end's router) and per declared WAN path
-    (its source host), all at once."""
-    runner, node = access.runner, access.node
-    probes: list[Callable[[], RttRow]] = [
-        partial(link_rtt_probe, runner, node(router), link, 56, PINGS)
-        for link in wan_links(net) if access.has_shell(router := link.a.split(":", 1)[0])]
-    probes += [partial(path_rtt_probe, runner, node(path.source.name), path, 56, f"path {path.name}", PINGS)
-               for path in wan_paths(net, lambda src, dst: path_mtu(net, src, dst, None))
-               if not access.why_not(path.source.name, "ping")]
-    return in_parallel(probes, lambda probe: probe())
-
-
 def checked_this_round(results: ValidationResults) -> set[str]:
-    """What a failing check must have been checked by to clear: its section, for the stages that
-    ran whole; its own key, for the rotating shares (isolation pairs, MTU probes, a spot check)."""
+    """What a failing check must have been checked by to clear: its section, for the checks that
+    ran whole; its own key, for those a round takes a share of (isolation pairs, MTU probes, a
+    spot check). A row that could not be made (ERROR) checked nothing."""
     ran = {s.name for s in results.stages if s.status in (Status.PASS, Status.FAIL)}
-    checked = {"stage", *(section for stage, section in ROW_STAGES.items() if stage in ran)}
-    if "link" in checked:
-        checked.add("errors")
-    checked -= {"isolation", "mtu", "throughput"}
-    checked |= {f"isolation: {isolation_subject(row)}" for row in results.isolation if row.verdict != "ERROR"}
-    checked |= {f"mtu: {mtu_subject(row)}" for row in results.mtu if row.verdict != "ERROR"}
-    checked |= {f"throughput: {throughput_subject(r)}" for r in results.throughput}
+    checked = {"stage"} | {check.section for check in catalog() if check.has_rows and check.name in ran}
+    checked -= {check.section for check in catalog() if check.rotates}
+    checked |= {f"{check.section}: {check.subject(row)}" for check in catalog() if check.rotates
+                for row in check.rows(results) if check.verdict(row) != Status.ERROR}
+    if LINKS in ran:
+        checked |= {LINK, ERRORS}
     return checked
 
 
@@ -68,15 +46,8 @@ def _links(net: Network, access: Access, previous: dict[str, WireSample], stages
     started = time.monotonic()
     wires = with_rates(sample_cables(net, access), previous)
     checks = link_checks(wires)
-    stages.append(Stage(name="links", status=Status.of(not checks), duration_s=round(time.monotonic() - started, 1)))
+    stages.append(Stage(name=LINKS, status=Status.of(not checks), duration_s=round(time.monotonic() - started, 1)))
     return wires, checks
-
-
-def spot_check(net: Network, access: Access, number: int, seconds: int,
-               progress: Progress) -> list[ThroughputResult]:
-    """One throughput measurement of ``seconds``, the next path, tool and direction each round."""
-    short = net.model_copy(update={"throughput": net.throughput.model_copy(update={"duration_s": seconds})})
-    return run_throughput_tests(short, access, progress, spot=number)
 
 
 def nodes_of(net: Network, wires: list[WireSample]) -> Callable[[Check], set[str]]:
@@ -106,20 +77,17 @@ def run_round(run: Run, access: Access, number: int, previous: dict[str, WireSam
     started = time.time()
     net = run.net
     profile = WATCH_ROUND.edit(
-        isolation_seed=number, convergence_timeout_s=60 if first else CONVERGED_WITHIN_S,
-        share=lambda key: everything or zlib.crc32(key.encode()) % ROTATION == number % ROTATION)
+        isolation_seed=number, convergence_timeout_s=60 if first else CONVERGED_WITHIN_S, spot_s=spot_s,
+        spot_index=number, share=lambda key: everything or zlib.crc32(key.encode()) % ROTATION == number % ROTATION)
     results = run_validate(run, profile, access, progress)
     stages = results.stages
-    results.rtt = timed_stage(stages, "wan rtt", lambda: wan_rtt(net, access), "no WAN link")
-    if spot_s:
-        results.throughput = timed_stage(stages, "spot check",
-                                         lambda: spot_check(net, access, number, spot_s, progress), "no path")
     unread: tuple[list[WireSample], list[Check]] = ([], [])
-    wires, links = guarded(stages, "links", lambda: _links(net, access, previous, stages), unread)
+    wires, links = guarded(stages, LINKS, lambda: _links(net, access, previous, stages), unread)
     summary = summarize(results)
+    said_by_rows = {check.name for check in catalog() if check.has_rows}  # a stage's FAIL would repeat its rows
     failing = [Check(f"{f.section}: {f.subject}", f.section, f.subject, f.kind, f.message, f.action)
                for f in summary.failures
-               if not (f.section == "stage" and f.kind == "FAIL" and f.subject.removeprefix("stage ") in ROW_STAGES)]
+               if not (f.section == "stage" and f.kind == "FAIL" and f.subject.removeprefix("stage ") in said_by_rows)]
     failing = attributed(failing + links, nodes_of(net, wires))
     counted = sum(c["PASS"] + c["FAIL"] for c in summary.counts.values()) + len({w.cable for w in wires})
     rtt = [PathRtt(r.path, r.avg_ms, r.loss_pct, r.declared_ms, r.verdict) for r in results.rtt]

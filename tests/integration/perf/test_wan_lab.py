@@ -116,8 +116,8 @@ def test_the_home_path_measures_its_rtt_and_puts_the_window_advice_to_the_test(w
     # the report shows the sweep plot and explains both verdicts
     paths = write_report(results, tmp_path / "report")
     page = paths.html.read_text()
-    assert paths.sweep_png is not None
-    assert base64.b64encode(paths.sweep_png.read_bytes()).decode()[:200] in page
+    assert (sweep := paths.plots.get("wan sweep")) is not None
+    assert base64.b64encode(sweep.read_bytes()).decode()[:200] in page
     assert "window-limited by the sender&#x27;s autotuning" in page and "fills the path" in page
 
 

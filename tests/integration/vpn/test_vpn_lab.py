@@ -258,7 +258,7 @@ def test_a_vpn_path_faster_than_the_labs_own_tunnel_is_judged_against_its_ceilin
         shape(ns, ifname, 1000)
     try:
         assert wait_converged(net, access, isolation_flows(net)).status == "PASS"
-        _, rows = run_wan_path(netns_runner, fast, access.node, net, quiet)
+        rows = run_wan_path(netns_runner, fast, access.node, net, quiet)
     finally:
         for ns, ifname in ((f"{NETWORK}-client1", "eth0"), (f"{NETWORK}-core1", switch_port)):
             shape(ns, ifname, 100)

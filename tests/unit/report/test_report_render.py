@@ -79,8 +79,8 @@ def test_html_is_self_contained(tmp_path: Path) -> None:
     assert page.count("data:image/png;base64,") == 2
     assert not re.search(r'(src|href)="(?!data:)', page)  # no external file or URL
     assert "<link" not in page and "<script" not in page
-    assert paths.throughput_png and paths.throughput_png.read_bytes()[:4] == b"\x89PNG"
-    assert paths.reachability_png and paths.reachability_png.read_bytes()[:4] == b"\x89PNG"
+    assert paths.plots["throughput"].read_bytes()[:4] == b"\x89PNG"
+    assert paths.plots["isolation"].read_bytes()[:4] == b"\x89PNG"
 
 
 def test_report_json_has_summary_and_round_trips(tmp_path: Path) -> None:

@@ -93,6 +93,14 @@ class ThroughputResult(BaseModel):
     raw: str | None = Field(default=None, repr=False)  # tool output as captured
 
     @property
+    def status(self) -> Status:
+        """Its verdict as a report counts it: a run that failed is FAIL (ERROR where a host could
+        not run it); measured but never judged against an expectation is SKIPPED."""
+        if not self.succeeded:
+            return Status.ERROR if self.verdict == Status.ERROR else Status.FAIL
+        return Status(self.verdict) if self.verdict else Status.SKIPPED
+
+    @property
     def ratio(self) -> float | None:
         """measured / expected, when judged."""
         if not self.expected:

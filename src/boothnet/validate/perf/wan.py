@@ -439,9 +439,10 @@ def run_nuttcp(runner: Runner, ends: tuple[str, str], path: WanPath, *, kind: st
 def run_wan_path(
     runner: Runner, path: WanPath, ns: Callable[[str], str], net: Network, progress: Progress,
     window_factor: Callable[[str, int], float] | None = None,
-) -> tuple[list[RttRow], list[ThroughputResult]]:
-    """RTT probes, the window pair, parallel streams and UDP. ``window_factor``: this kernel's k,
-    which judges an OS-default stream its sender's autotuning limits (judge_stream)."""
+) -> list[ThroughputResult]:
+    """The window pair, parallel streams and UDP (the path's RTT: the wan rtt check).
+    ``window_factor``: this kernel's k, which judges an OS-default stream its sender's autotuning
+    limits (judge_stream)."""
     settings, ratio = net.throughput.wan, net.throughput.pass_ratio
     client, server = ns(path.source.name), ns(path.destination.name)
     wmem_max = _autotuning_max(runner, client)
@@ -449,10 +450,6 @@ def run_wan_path(
     # the BDP: asking for it may start a calibration run
     autotuning = (wmem_max, window_factor("iperf3", path.mtu)) \
         if wmem_max and window_factor and wmem_max // 2 < path.bdp else None
-    rtts = [path_rtt_probe(runner, client, path, payload) for payload in (56, path.mtu - 28)]
-    for row in rtts:
-        progress(f"[wan] {path.name}: RTT {row.payload} B {row.avg_ms or 0:.1f} ms "
-                 f"(declared {row.declared_ms:g}) {row.verdict}")
     duration, omit = settings.duration_s, settings.omit_s
     advised = path.advised_window
     tests: list[ThroughputResult] = []
@@ -479,7 +476,7 @@ def run_wan_path(
     tests = noted(path, tests)
     for t in tests:
         progress(f"[wan] {path.name} {t.kind}: {t.throughput / 1e6:.1f} Mb/s {t.verdict}: {t.explanation}")
-    return rtts, tests
+    return tests
 
 
 def _autotuning_max(runner: Runner, node: str) -> int | None:

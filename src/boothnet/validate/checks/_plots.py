@@ -11,7 +11,6 @@ import matplotlib.pyplot as plt  # noqa: E402 - the backend must be chosen first
 from matplotlib.colors import ListedColormap  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
 
-from boothnet.report.summary import throughput_status  # noqa: E402
 from boothnet.validate.perf.schema import ThroughputResult  # noqa: E402
 from boothnet.validate.results import IsolationRow  # noqa: E402
 
@@ -38,7 +37,7 @@ def throughput_plot(pairs: list[tuple[ThroughputResult | None, ThroughputResult 
             if r is None:
                 continue
             at = y - 0.2 if r.reverse else y + 0.2
-            status = throughput_status(r)
+            status = r.status
             ax.barh(at, r.throughput / 1e6, height=0.38, color=colors[status], hatch="//" if r.reverse else None,
                     edgecolor="white")
             if r.expected:

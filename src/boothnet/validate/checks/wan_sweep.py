@@ -1,0 +1,44 @@
+"""WAN sweep: each tool at each window of the sweep on every declared WAN path, judged together
+per tool: throughput must follow the window up to the path's limit."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from boothnet.status import Status
+from boothnet.validate.checks._plots import window_sweep_plot
+from boothnet.validate.checks.base import Context
+from boothnet.validate.checks.wan import Wan, declared_paths
+from boothnet.validate.perf.calibrate import window_factor
+from boothnet.validate.perf.schema import ThroughputResult
+from boothnet.validate.perf.wan import run_wan_sweep
+from boothnet.validate.results import Stage, ValidationResults
+
+
+class WanSweep(Wan):
+    name = "wan sweep"
+    order = 120
+    title = "WAN paths: window sweep"
+    kinds = frozenset({"sweep"})
+
+    def execute(self, ctx: Context) -> None:
+        if not (ctx.profile.throughput and self.applies(ctx)):
+            return
+        if not declared_paths(ctx):
+            ctx.stages.append(Stage(name=self.name, status=Status.SKIPPED, reason=self.empty))
+        elif not ctx.profile.wan_sweep:
+            ctx.stages.append(Stage(name=self.name, status=Status.SKIPPED, reason="--no-wan-sweep"))
+        else:
+            super().execute(ctx)
+
+    def measure(self, ctx: Context) -> list[ThroughputResult]:
+        factor = window_factor(ctx.run.build_root, ctx.progress)
+        return [point for path in declared_paths(ctx)
+                for point in run_wan_sweep(ctx.access.runner, path, ctx.access.node, ctx.net, ctx.progress, factor)]
+
+    def plot(self, results: ValidationResults, folder: Path) -> Path | None:
+        return window_sweep_plot(self.rows(results), {r.path: r.declared_ms for r in results.rtt},
+                                 folder / "window_sweep.png")
+
+
+CHECK = WanSweep()
