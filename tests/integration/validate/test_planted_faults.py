@@ -327,8 +327,8 @@ def test_an_internal_error_in_one_stage_is_that_stage_s_error_and_the_report_is_
     def broken(*_args, **_kwargs):
         raise KeyError("planted")
 
-    monkeypatch.setattr("boothnet.validate.stage.run_mtu", broken)
-    monkeypatch.setattr("boothnet.validate.stage.run_vpn", broken)
+    monkeypatch.setattr("boothnet.validate.checks.mtu.run_mtu", broken)
+    monkeypatch.setattr("boothnet.validate.checks.vpn.run_vpn", broken)
     results = run_validate(Run.of(inventory_of(build), build), FULL.edit(throughput=False, isolation_seed=SEED))
     stages = {s.name: s for s in results.stages}
     assert stages["mtu"].status == "ERROR"
