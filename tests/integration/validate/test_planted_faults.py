@@ -16,11 +16,14 @@ import pytest
 from boothnet.booth.cables import cable_plan
 from boothnet.intent import Network
 from boothnet.lab.state import read_state
+from boothnet.poll import poll
 from boothnet.report.render import write_report
 from boothnet.report.summary import summarize
 from boothnet.run import Run
 from boothnet.validate.access import Access, lab_access
 from boothnet.validate.cabling import run_cabling
+from boothnet.validate.checks import Context
+from boothnet.validate.checks.ospf import CHECK as OSPF
 from boothnet.validate.drift import lab_targets, run_drift
 from boothnet.validate.floor import reach_floor
 from boothnet.validate.floor.ansible_runner import inventory_connections
@@ -28,8 +31,8 @@ from boothnet.validate.isolation import run_isolation
 from boothnet.validate.placement import run_placement
 from boothnet.validate.plan import COMMON_TCP, isolation_plan
 from boothnet.validate.profile import FULL
-from boothnet.validate.results import IsolationRow
-from boothnet.validate.run import run_mtu
+from boothnet.validate.results import IsolationRow, ValidationResults
+from boothnet.validate.run import run_mtu, wait_converged
 from boothnet.validate.stage import run_validate
 from tests.helpers import ROOT, quiet, swap_host_cables
 from tests.integration.validate.planted import SEED, failed, inventory_of, nft, sh
@@ -246,6 +249,30 @@ def test_a_gateway_interface_shrunk_below_the_vlan_mtu_is_named(lab) -> None:
     assert bad[0].cause == ("DF ping of 9000 bytes failed: frag needed, MTU 1500 known at the sender: r2's "
                             "interface in lab is smaller than the VLAN MTU 9000")
     assert failed(run_mtu(net, lab_access(net), quiet)) == []
+
+
+def _hello(node: str, seconds: int) -> None:
+    sh("ip", "netns", "exec", f"{NETWORK}-{node}", "vtysh", "-N", f"{NETWORK}-{node}", "-c", "configure terminal",
+       "-c", "interface eth3", "-c", f"ip ospf hello-interval {seconds}")
+
+
+def test_an_ospf_hello_timer_changed_on_one_end_fails_the_adjacency_at_both_ends(lab, access) -> None:
+    net, build = lab
+    access = access if access.on_floor else lab_access(net, build / NETWORK / "lab")  # its routers' inventory
+    # the check waits this long for an adjacency still forming; the fault is for good
+    profile = FULL.edit(convergence_timeout_s=5)
+    ctx = Context(Run(inventory_of(build), build), access, profile, quiet, ValidationResults(network=net.name))
+    _hello("r2", 3)  # r1 still says 1: each drops the other's hellos, the adjacency dies in its 4 s dead time
+    try:  # within 15 s of the fault (a neighbour stays listed until its dead time ran out)
+        rows = poll(lambda: OSPF.measure(ctx), lambda rows: {r.verdict for r in rows} == {"FAIL"}, 15)
+    finally:
+        _hello("r2", 1)
+    assert sorted((r.device, r.interface, r.neighbour, r.verdict) for r in rows) == [
+        ("r1", "eth3", "r2", "FAIL"), ("r2", "eth3", "r1", "FAIL")]
+    assert all("no adjacency with" in (r.cause or "") for r in rows), [r.cause for r in rows]
+    assert wait_converged(net, access, isolation_plan(net, SEED).flows, timeout_s=60).status == "PASS"
+    assert {r.verdict for r in OSPF.measure(ctx)} == {"PASS"}
+    assert failed(run_drift(lab_targets(build / NETWORK / "lab"), quiet)) == []  # r2 runs what was deployed
 
 
 def test_a_whole_run_with_a_planted_leak_fails_naming_it_in_the_report(lab) -> None:

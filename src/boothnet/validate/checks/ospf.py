@@ -1,0 +1,126 @@
+"""OSPF adjacencies: every adjacency the intent implies (two routers on a routed link or a shared
+VLAN, neither side passive) is up at both ends: Full, or 2-Way toward another DROther on a LAN
+where the device is Full with its DR. Routing can converge over another path with one adjacency
+down; this check names it. Adjacencies still forming (a lab just up) get the profile's convergence
+time to come up."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from boothnet.deploy.batch import in_parallel
+from boothnet.deploy.health import intended_neighbors
+from boothnet.deploy.steps import model_or_empty
+from boothnet.poll import poll
+from boothnet.status import Status
+from boothnet.validate.access import Access
+from boothnet.validate.checks.base import Context, LiveCheck
+from boothnet.validate.drift import DriftTarget, lab_targets
+
+TWO_WAY = ("2-Way", "2Way")  # FRR's word, and NAPALM's
+GETTER = "get_ospf_neighbors"
+
+
+class AdjacencyRow(BaseModel):
+    model_config = ConfigDict(extra="forbid", use_enum_values=True)
+
+    device: str
+    interface: str  # as the device names it
+    neighbour: str  # the router the intent puts at the other end
+    address: str  # the neighbour's address on that interface
+    state: str | None = None  # what the device reports (None: no such neighbour, or not read)
+    verdict: Status
+    cause: str | None = None
+
+
+def _neighbours(access: Access, target: DriftTarget) -> dict[str, list[dict[str, str]]] | str:
+    """The device's OSPF neighbours by interface, or why they could not be read."""
+    if access.devices is not None:
+        driver, why = access.devices.driver(target.device)
+        if driver is None:
+            return why
+        opened = None
+    else:
+        try:
+            driver = opened = target.target.open()
+        except Exception as exc:  # noqa: BLE001 - every driver has its own errors
+            return f"could not be reached: {type(exc).__name__}: {exc}"
+    try:
+        if not hasattr(driver, GETTER):
+            return f"its driver reads no OSPF neighbours ({type(driver).__name__} has no {GETTER})"
+        found: dict[str, list[dict[str, str]]] = getattr(driver, GETTER)()
+        return found
+    except Exception as exc:  # noqa: BLE001
+        return f"{GETTER} failed: {type(exc).__name__}: {exc}"
+    finally:
+        if opened is not None:
+            opened.close()
+
+
+def adjacency_rows(device: str, intended: dict[str, dict[str, str]],
+                   read: dict[str, list[dict[str, str]]] | str) -> list[AdjacencyRow]:
+    """Each adjacency ``intended`` (interface -> address -> neighbour) against what was ``read``."""
+    rows = []
+    for interface, peers in sorted(intended.items()):
+        found = {} if isinstance(read, str) else {n.get("address"): n.get("state") for n in read.get(interface, [])}
+        # 2-Way is a LAN's steady state between two DROthers only: each is Full with its DR; on a
+        # link of two routers it is an adjacency still forming, or stuck (both priority 0)
+        up = ("Full", *TWO_WAY) if "Full" in found.values() else ("Full",)
+        for address, neighbour in sorted(peers.items()):
+            state = found.get(address)
+            verdict, cause = Status.PASS, None
+            if isinstance(read, str):
+                verdict = Status.NOT_RUN if f"has no {GETTER}" in read else Status.ERROR
+                cause = f"{device}'s OSPF neighbours not read: {read}"
+            elif state not in up:
+                verdict = Status.FAIL
+                cause = (f"{device} {interface}: no adjacency with {neighbour} ({address}): "
+                         + (f"stuck in {state}" if state else "no such neighbour"))
+            rows.append(AdjacencyRow(device=device, interface=interface, neighbour=neighbour, address=address,
+                                     state=state, verdict=verdict, cause=cause))
+    return rows
+
+
+class OspfAdjacencies(LiveCheck):
+    name = "ospf"
+    section = "ospf"
+    order = 25
+    row_type = AdjacencyRow
+    title = "OSPF adjacencies (each the intent implies, at both ends)"
+    header = ("verdict", "device", "interface", "neighbour", "state", "why")
+    empty = "no OSPF adjacency in the intent"
+    alarm = "cause"
+    alarm_rank = 25
+
+    def measure(self, ctx: Context) -> list[AdjacencyRow]:
+        routers: Path | list[DriftTarget] = ctx.access.routers()
+        targets = lab_targets(routers) if isinstance(routers, Path) else routers
+        intended = {t.device: found for t in targets if (found := intended_neighbors(model_or_empty(t.config_dir)))}
+        wanted = [t for t in targets if t.device in intended]
+
+        def read_all() -> list[AdjacencyRow]:
+            read: list[Any] = in_parallel(wanted, lambda target: _neighbours(ctx.access, target))
+            return [row for target, found in zip(wanted, read, strict=True)
+                    for row in adjacency_rows(target.device, intended[target.device], found)]
+
+        rows = poll(read_all, lambda rows: all(row.verdict != Status.FAIL for row in rows),
+                    ctx.profile.convergence_timeout_s)
+        ctx.progress(f"[ospf] {sum(r.verdict == Status.PASS for r in rows)} of {len(rows)} adjacencies up")
+        return rows
+
+    def subject(self, row: AdjacencyRow) -> str:
+        return f"adjacency {row.device} {row.interface} -> {row.neighbour} ({row.address})"
+
+    def action(self, row: AdjacencyRow) -> str:
+        return (f"on {row.device} and {row.neighbour}: `show ip ospf neighbor`, `show ip ospf interface "
+                f"{row.interface}`: hello and dead timers, area, MTU, authentication and passive must match")
+
+    def cells(self, row: AdjacencyRow) -> list[str]:
+        return [row.verdict, row.device, row.interface, f"{row.neighbour} ({row.address})", row.state or "-",
+                row.cause or ""]
+
+
+CHECK = OspfAdjacencies()
