@@ -35,8 +35,9 @@ class ReportPaths:
 def _tables(res: ValidationResults) -> list[tuple[str, list[str], list[list[str]], str]]:
     """(title, header, rows, check name) per section, shared by Markdown and HTML: the stages,
     then each check's table in the catalog's order."""
-    out = [("Stages", ["status", "stage", "device", "note"],
-            [[s.status, s.name, s.device or "", s.reason or s.note or ""] for s in res.stages], "")]
+    out = [("Stages", ["status", "stage", "device", "seconds", "note"],
+            [[s.status, s.name, s.device or "", "-" if s.duration_s is None else f"{s.duration_s:g}",
+              s.reason or s.note or ""] for s in res.stages], "")]
     out += [(check.title, list(check.header), check.table(res), check.name) for check in catalog() if check.title]
     return out
 

@@ -13,11 +13,11 @@ import random
 from datetime import UTC, datetime
 
 from boothnet.locks import measurement_turn
-from boothnet.progress import Progress
+from boothnet.progress import Observer, Progress, observed
 from boothnet.run import Run
 from boothnet.status import Status
 from boothnet.validate.access import Access, lab_access
-from boothnet.validate.checks import Context, catalog
+from boothnet.validate.checks import Context, LiveCheck, catalog
 from boothnet.validate.plan import isolation_plan
 from boothnet.validate.profile import FULL, Profile
 from boothnet.validate.results import Stage, ValidationResults
@@ -33,7 +33,7 @@ def random_seed() -> int:
     return int(value) if value.isdigit() else random.SystemRandom().randrange(1_000_000)
 
 
-def start(run: Run, profile: Profile, access: Access | None, progress: Progress) -> Context:
+def start(run: Run, profile: Profile, access: Access | None, progress: Observer) -> Context:
     """A run's context: how it reaches the network, the VPN, and the isolation sample."""
     net = run.net
     load_before = os.getloadavg()
@@ -55,9 +55,16 @@ def run_validate(run: Run, profile: Profile = FULL, access: Access | None = None
                  progress: Progress = lambda _: None, extra_stages: list[Stage] | None = None) -> ValidationResults:
     """Every check of the catalog that ``profile`` runs, against the running lab, or against the
     network ``access`` reaches (a floor); ``extra_stages`` (a demo's) come first in the results."""
-    ctx = start(run, profile, access, progress)
+    ctx = start(run, profile, access, observed(progress))
     ctx.stages.extend(extra_stages or [])
     checks = catalog()
+
+    def execute(check: LiveCheck) -> None:
+        before = len(ctx.stages)
+        check.execute(ctx)
+        for stage in ctx.stages[before:]:
+            ctx.progress.stage(stage.name, stage.status, stage.duration_s, stage.reason)
+
     measuring = [check for check in checks if check.measures and check.applies(ctx)]
     if measuring and not profile.throughput:
         ctx.stages.append(Stage(name="measurements", status=Status.SKIPPED,
@@ -65,10 +72,10 @@ def run_validate(run: Run, profile: Profile = FULL, access: Access | None = None
     for check in checks:
         if check in measuring and profile.throughput:
             if check is measuring[0]:  # the measuring checks together, in one turn of this machine
-                with measurement_turn(progress):
+                with measurement_turn(ctx.progress):
                     for each in measuring:
-                        each.execute(ctx)
+                        execute(each)
         else:
-            check.execute(ctx)
+            execute(check)
     ctx.results.generated = datetime.now(UTC).isoformat(timespec="seconds")
     return ctx.results

@@ -143,12 +143,13 @@ def _announce(events: list[Event], options: WatchOptions, network: str, out: Cal
 
 
 def _round_line(record: RoundRecord) -> str:
-    """The round's one line: its verdict, time and busiest cable."""
+    """The round's one line: its verdict, time (and where it went) and busiest cable."""
     busiest = max(record.wires, key=lambda w: max(w.a_to_b_bps or 0, w.b_to_a_bps or 0) / w.speed_bps, default=None)
     hot = "" if busiest is None or busiest.a_to_b_bps is None else \
         f"; busiest {busiest.wire} {max(busiest.a_to_b_bps, busiest.b_to_a_bps or 0) / 1e6:.1f} Mb/s"
+    slowest = f" ({record.slowest})" if record.slowest else ""
     return (f"{time.strftime('%H:%M:%S')} round {record.number}: {record.verdict}, {record.headline}, "
-            f"{record.finished - record.started:.1f} s{hot}")
+            f"{record.finished - record.started:.1f} s{slowest}{hot}")
 
 
 def watch_floor(inventory: Path, build_root: Path, devices: list[DriftTarget], hosts: Mapping[str, Mapping[str, Any]],

@@ -84,3 +84,4 @@ class RoundRecord:
     rtt: list[PathRtt] = field(default_factory=list)
     failing: list[Check] = field(default_factory=list)
     checked: set[str] = field(default_factory=set)  # keys' sections (or keys) this round could clear
+    slowest: str = ""  # where the round's time went: "isolation 5.1 s, mtu 2.0 s, ospf 0.8 s" (not kept)

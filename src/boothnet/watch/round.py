@@ -9,7 +9,7 @@ import zlib
 from collections.abc import Callable
 
 from boothnet.intent.model import Network
-from boothnet.progress import Progress
+from boothnet.progress import Observer, Progress, StageTimes
 from boothnet.report.summary import summarize
 from boothnet.run import Run
 from boothnet.status import Status
@@ -79,10 +79,13 @@ def run_round(run: Run, access: Access, number: int, previous: dict[str, WireSam
     profile = WATCH_ROUND.edit(
         isolation_seed=number, convergence_timeout_s=60 if first else CONVERGED_WITHIN_S, spot_s=spot_s,
         spot_index=number, share=lambda key: everything or zlib.crc32(key.encode()) % ROTATION == number % ROTATION)
-    results = run_validate(run, profile, access, progress)
+    times = StageTimes()
+    observer = Observer(progress, times)
+    results = run_validate(run, profile, access, observer)
     stages = results.stages
     unread: tuple[list[WireSample], list[Check]] = ([], [])
     wires, links = guarded(stages, LINKS, lambda: _links(net, access, previous, stages), unread)
+    observer.stage(stages[-1].name, stages[-1].status, stages[-1].duration_s, stages[-1].reason)
     summary = summarize(results)
     said_by_rows = {check.name for check in catalog() if check.has_rows}  # a stage's FAIL would repeat its rows
     failing = [Check(f"{f.section}: {f.subject}", f.section, f.subject, f.kind, f.message, f.action)
@@ -93,4 +96,4 @@ def run_round(run: Run, access: Access, number: int, previous: dict[str, WireSam
     rtt = [PathRtt(r.path, r.avg_ms, r.loss_pct, r.declared_ms, r.verdict) for r in results.rtt]
     return RoundRecord(number=number, started=started, finished=time.time(), seed=number,
                        verdict="FAIL" if failing else "PASS", headline="", checks=counted, wires=wires, rtt=rtt,
-                       failing=failing, checked=checked_this_round(results))
+                       failing=failing, checked=checked_this_round(results), slowest=times.slowest())

@@ -138,7 +138,8 @@ def test_watch_alarms_on_planted_faults_and_shows_traffic_in_its_page_and_promet
     with running_lab(run, build), prometheus(tmp_path, port) as prom:
         watch = Watch(inventory, build, port, hook)
         try:
-            watch.wait_line(r" round 1: PASS", 1)
+            first = watch.wait_line(r" round 1: PASS", 1)
+            assert re.search(r", [\d.]+ s \(.+ [\d.]+ s\)", first), first  # where the round's time went
 
             # a cable unplugged: its alarm names the label within one round; plugged back, a clear line
             sh("r1", "ip", "link", "set", "eth3", "down")

@@ -12,7 +12,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import BaseModel
 
 from boothnet.intent.model import Network
-from boothnet.progress import Progress
+from boothnet.progress import Observer
 from boothnet.run import Run
 from boothnet.status import Status
 from boothnet.validate.access import Access
@@ -31,7 +31,7 @@ class Context:
     run: Run
     access: Access
     profile: Profile
-    progress: Progress
+    progress: Observer  # lines, and each stage's end (run_validate says them)
     results: ValidationResults
     load_before: tuple[float, ...] = ()
     flows: list[Flow] = field(default_factory=list)  # the isolation sample: convergence waits on its pings
