@@ -90,3 +90,19 @@ def test_a_row_not_judged_here_neither_passes_nor_fails_its_stage():
     assert [(s.status, s.reason) for s in stages] == [
         ("PASS", None), ("SKIPPED", "none of 1 checks judged here"),
         ("FAIL", "1 of 3 checks failed (1 not judged here)")]
+
+
+def test_convergence_with_no_ping_to_make_is_not_run_never_a_pass() -> None:
+    """A watch round's share of lab-mini may hold no permitted ping between VLANs (and lab-mini has
+    no uplink): its first round said convergence PASS having pinged nothing."""
+    from boothnet.intent import load_network
+    from boothnet.validate.access import Access
+    from boothnet.validate.run import wait_converged
+    from tests.helpers import INVENTORIES
+
+    def no_host(*_args: object) -> None:
+        raise AssertionError("nothing to ping: no host is asked")
+
+    stage = wait_converged(load_network(INVENTORIES / "lab-mini"), Access("lab", no_host, str), [], timeout_s=5)
+    assert stage.status == "NOT RUN"
+    assert stage.reason == "no permitted ping between VLANs, and none north-south, in this sample"

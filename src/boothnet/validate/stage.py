@@ -70,12 +70,11 @@ def run_validate(run: Run, profile: Profile = FULL, access: Access | None = None
         ctx.stages.append(Stage(name="measurements", status=Status.SKIPPED,
                                 reason=f"not requested ({profile.name}): {', '.join(c.name for c in measuring)}"))
     for check in checks:
-        if check in measuring and profile.throughput:
-            if check is measuring[0]:  # the measuring checks together, in one turn of this machine
-                with measurement_turn(ctx.progress):
-                    for each in measuring:
-                        execute(each)
-        else:
+        if check not in measuring or not profile.throughput:
             execute(check)
+        elif check is measuring[0]:  # the measuring checks together, in one turn of this machine
+            with measurement_turn(ctx.progress):
+                for each in measuring:
+                    execute(each)
     ctx.results.generated = datetime.now(UTC).isoformat(timespec="seconds")
     return ctx.results
