@@ -32,8 +32,8 @@ def checked_this_round(results: ValidationResults) -> set[str]:
     ran whole; its own key, for those a round takes a share of (isolation pairs, MTU probes, a
     spot check). A row that could not be made (ERROR) checked nothing."""
     ran = {s.name for s in results.stages if s.status in (Status.PASS, Status.FAIL)}
-    checked = {"stage"} | {check.section for check in catalog() if check.has_rows and check.name in ran}
-    checked -= {check.section for check in catalog() if check.rotates}
+    checked = {"stage"} | {check.section for check in catalog()
+                           if check.has_rows and not check.rotates and check.name in ran}
     checked |= {f"{check.section}: {check.subject(row)}" for check in catalog() if check.rotates
                 for row in check.rows(results) if check.verdict(row) != Status.ERROR}
     if LINKS in ran:

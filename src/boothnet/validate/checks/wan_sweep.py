@@ -5,14 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from boothnet.status import Status
 from boothnet.validate.checks._plots import window_sweep_plot
 from boothnet.validate.checks.base import Context
 from boothnet.validate.checks.wan import Wan, declared_paths
 from boothnet.validate.perf.calibrate import window_factor
 from boothnet.validate.perf.schema import ThroughputResult
 from boothnet.validate.perf.wan import run_wan_sweep
-from boothnet.validate.results import Stage, ValidationResults
+from boothnet.validate.results import ValidationResults
 
 
 class WanSweep(Wan):
@@ -21,15 +20,10 @@ class WanSweep(Wan):
     title = "WAN paths: window sweep"
     kinds = frozenset({"sweep"})
 
-    def execute(self, ctx: Context) -> None:
-        if not (ctx.profile.throughput and self.applies(ctx)):
-            return
+    def skip(self, ctx: Context) -> str | None:
         if not declared_paths(ctx):
-            ctx.stages.append(Stage(name=self.name, status=Status.SKIPPED, reason=self.empty))
-        elif not ctx.profile.wan_sweep:
-            ctx.stages.append(Stage(name=self.name, status=Status.SKIPPED, reason="--no-wan-sweep"))
-        else:
-            super().execute(ctx)
+            return self.empty
+        return None if ctx.profile.wan_sweep else "--no-wan-sweep"
 
     def measure(self, ctx: Context) -> list[ThroughputResult]:
         factor = window_factor(ctx.run.build_root, ctx.progress)
