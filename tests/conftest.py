@@ -50,6 +50,10 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log):  # noqa: ANN201 - x
         return None
     from xdist.scheduler import LoadScopeScheduling
 
+    # xdist would hand the units out by their count of tests, most first, which sent the longest
+    # single-test modules (watch: 163 s) out last; the collection's own order is LIVE_FIRST's
+    config.option.loadscopereorder = False
+
     class LiveUnits(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
             return live_scope(nodeid)

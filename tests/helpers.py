@@ -12,31 +12,36 @@ from boothnet.lab.lldp import SOCKET_DIR
 
 ROOT = Path(__file__).resolve().parents[1]
 INVENTORIES = ROOT / "inventories"
-# The live tier runs on two workers (LIVE_WORKERS), since most live tests wait (on convergence,
-# revert timers, delay lines, watch rounds) rather than compute; a third starved the measurements
-# on this machine's 2 cores (UDP loss, a client timing out) even one at a time. A test marked
-# `measures` judges a rate this machine's CPU carries: no two run at once (cpu_share); a
-# `cpu_alone` one runs with no other test at all. Every module has names of its own (a lab's
-# network and management subnet, Batfish snapshots named by the run's folder, floor pid files by
-# network), so any two may run side by side. The modules that ask Batfish run on one worker in
-# turn (one JVM answers them all). Work units go out longest first (LIVE_FIRST), so that no long
-# module starts last; docs/benchmarks.md, "The suite's time", has the figures behind this.
+# The live tier runs on three workers (LIVE_WORKERS), since most live tests wait (on convergence,
+# revert timers, delay lines, watch rounds) rather than compute. A test marked `measures` judges a
+# rate this machine's CPU carries: no two run at once (cpu_share), and validate's own measuring
+# stages take the machine's measurement turn (boothnet.locks); a `cpu_alone` one runs with no
+# other test at all. Every module has names of its own (a lab's network and management subnet,
+# Batfish snapshots named by the run's folder, floor pid files by network), so any two may run
+# side by side. The modules that ask Batfish run on one worker in turn (one JVM answers them all).
+# Work units go out longest first (LIVE_FIRST), so that no long module starts last;
+# docs/benchmarks.md, "The suite's time", has the figures behind this.
 BATFISH_GROUP = "batfish-group"
 BATFISH_MODULES = (
     "checks/", "tests/integration/batfish/", "tests/fuzz/test_valid_intents.py",
     "tests/integration/faults/test_batfish_dies.py", "tests/integration/policy/test_policy_batfish.py",
 )
-# the longest units in CI (seconds of test time on two workers, f936a8d), longest first; the rest follow
+# the units longer than a minute, longest first (seconds from start to end on three workers, waits
+# for the measurement turn included, 31e73cc); the rest follow in collection order
 LIVE_FIRST = (
-    BATFISH_GROUP,  # 420
-    "tests/integration/vpn/test_vpn_lab.py",  # 390
-    "tests/integration/validate/test_planted_faults.py",  # 230
-    "tests/integration/faults/test_killed_demo.py",  # 225
-    "tests/integration/perf/test_wan_lab.py",  # 209
-    "tests/integration/watch/test_watch_lab.py",  # 155
-    "tests/integration/validate/test_planted_measured.py",  # 150 (its [floor] measurements are soak)
-    "tests/integration/validate/test_backbone.py",  # 133
-    "tests/integration/deploy/test_deploy_lab.py",  # 133
+    "tests/integration/validate/test_planted_measured.py",  # 407
+    "tests/integration/vpn/test_vpn_lab.py",  # 364
+    BATFISH_GROUP,  # 308
+    "tests/integration/validate/test_planted_faults.py",  # 268
+    "tests/integration/perf/test_wan_lab.py",  # 267
+    "tests/integration/watch/test_watch_lab.py",  # 163
+    "tests/integration/validate/test_backbone.py",  # 149
+    "tests/integration/faults/test_killed_demo.py",  # 120
+    "tests/integration/perf/test_perf_lab.py",  # 112
+    "tests/integration/deploy/test_deploy_lab.py",  # 103
+    "tests/integration/floor/test_floor_path.py",  # 86
+    "tests/integration/validate/test_vendor_standins.py",  # 85
+    "tests/integration/deploy/test_day0_adjacencies.py",  # 67
 )
 
 

@@ -61,7 +61,7 @@ def wan_intent(dst: Path, loss_pct: float = 0.0, delay_ms: float = 25) -> Path:
          "action": "permit"} for proto, ports in (("tcp", [5201, 5000, 5001]), ("udp", [5201]))))
     _edit(inv, "group_vars/all/throughput.yml", lambda d: d["throughput"].update(
         tools=["iperf3", "nuttcp"], paths=[{"name": "home-path", "from": "h1", "to": "h4"}],
-        wan={"duration_s": 2, "omit_s": 1, "sweep": [0.125, 0.25, 1, 2]}))  # 1 s leaves slow start behind
+        wan={"duration_s": 2, "omit_s": 1, "sweep": [0.25, 1]}))  # 1 s leaves slow start behind
     return inv
 
 
@@ -107,9 +107,9 @@ def test_the_home_path_measures_its_rtt_and_puts_the_window_advice_to_the_test(w
     assert wan["tcp-under-udp-load"].verdict == "PASS", wan["tcp-under-udp-load"].explanation
     assert wan["udp-load"].verdict == "PASS"
     sweep = [r for r in results.throughput if r.kind == "sweep"]
-    assert len(sweep) == 8 and all(r.verdict == "PASS" for r in sweep), [r.explanation for r in sweep]
-    for tool in ("iperf3", "nuttcp"):  # window/RTT below the BDP, the limit at and above it
-        assert [r.limit for r in sweep if r.tool == tool] == ["window", "window", "physical", "physical"]
+    assert len(sweep) == 4 and all(r.verdict == "PASS" for r in sweep), [r.explanation for r in sweep]
+    for tool in ("iperf3", "nuttcp"):  # window/RTT below the BDP, the limit at it
+        assert [r.limit for r in sweep if r.tool == tool] == ["window", "physical"]
         assert all(r.buffer_bytes for r in sweep if r.tool == tool)  # the kernel's buffer, recorded
     stages = {s.name: s.status for s in results.stages}
     assert stages["wan"] == "PASS" and stages["wan sweep"] == "PASS"
