@@ -33,13 +33,14 @@ LIVE_BATFISH_FIXTURES = {"host", "batfish_status"}
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """A test that asks the live Batfish service is in the live tier; under `--dist loadgroup` the
-    live tier's units go out longest first (tests.helpers.LIVE_FIRST), the order kept within each."""
+    """A test that asks the live Batfish service is in the live tier; the live tier's units go out
+    longest first (tests.helpers.LIVE_FIRST), the order kept within each (a stable sort by module)."""
     for item in items:
         if LIVE_BATFISH_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.batfish)
-    if config.getvalue("dist") == "loadgroup":
-        items.sort(key=lambda item: live_order(item.nodeid))
+    # on every run, not only under `--dist loadgroup`: xdist's scheduler takes the order its
+    # workers collected, and a worker runs no scheduler of its own (its `dist` is "no")
+    items.sort(key=lambda item: live_order(item.nodeid))
 
 
 def pytest_xdist_make_scheduler(config: pytest.Config, log):  # noqa: ANN201 - xdist's scheduler
