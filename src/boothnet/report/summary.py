@@ -27,8 +27,12 @@ def _stage_action(stage: Stage) -> str:
     return check.stage_action if check else STAGE_ACTIONS.get(stage.name, "see the stage's section below")
 
 
+def stage_subject(st: Stage) -> str:
+    return f"stage {st.name}{f' on {st.device}' if st.device else ''}"
+
+
 def stage_failures(res: ValidationResults) -> list[Failure]:
-    return [Failure(section="stage", subject=f"stage {st.name}{f' on {st.device}' if st.device else ''}",
+    return [Failure(section="stage", subject=stage_subject(st),
                     message=st.reason or st.status.lower(), kind=st.status, action=_stage_action(st))
             for st in res.stages if st.status in ("FAIL", "ERROR")]
 

@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 from boothnet.intent.model import Network
 from boothnet.progress import Observer, Progress, StageTimes
-from boothnet.report.summary import summarize
+from boothnet.report.summary import stage_subject, summarize
 from boothnet.run import Run
 from boothnet.status import Status
 from boothnet.validate.access import Access
@@ -32,7 +32,9 @@ def checked_this_round(results: ValidationResults) -> set[str]:
     ran whole; its own key, for those a round takes a share of (isolation pairs, MTU probes, a
     spot check). A row that could not be made (ERROR) checked nothing."""
     ran = {s.name for s in results.stages if s.status in (Status.PASS, Status.FAIL)}
-    checked = {"stage"} | {check.section for check in catalog()
+    # a stage's own alarm clears only on a round that ran it (not one whose share left it NOT RUN)
+    checked = {f"stage: {stage_subject(s)}" for s in results.stages if s.status in (Status.PASS, Status.FAIL)}
+    checked |= {check.section for check in catalog()
                            if check.has_rows and not check.rotates and check.name in ran}
     checked |= {f"{check.section}: {check.subject(row)}" for check in catalog() if check.rotates
                 for row in check.rows(results) if check.verdict(row) != Status.ERROR}

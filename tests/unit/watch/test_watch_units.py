@@ -167,6 +167,21 @@ def test_a_rotating_shares_failure_clears_only_when_its_own_probe_ran_again() ->
     checked = checked_this_round(results)
     assert "mtu: link h1 -- r1:eth1 [r1]" in checked and "mtu" not in checked  # h2's MTU alarm stays open
     assert "drift" in checked and "cabling" not in checked  # a stage that could not run clears nothing
+    assert "stage: stage drift" in checked and "stage: stage cabling" not in checked
+
+
+def test_a_stage_alarm_stays_open_through_a_round_that_did_not_run_that_stage() -> None:
+    from boothnet.validate.results import Stage, ValidationResults
+    from boothnet.watch.round import checked_this_round
+
+    key = "stage: stage convergence"
+    open_alarm = [check(key, "stage")]
+    not_run = ValidationResults(network="wt", stages=[Stage(name="convergence", status="NOT RUN")])
+    r = record(2, [], checked_this_round(not_run))
+    assert changes(open_alarm, r, lambda _: None) == [] and [c.key for c in r.failing] == [key]
+    ran = ValidationResults(network="wt", stages=[Stage(name="convergence", status="PASS")])
+    cleared = changes(open_alarm, record(3, [], checked_this_round(ran)), lambda _: None)
+    assert [(e.state, e.key) for e in cleared] == [("CLEAR", key)]
 
 
 def test_one_fault_that_fails_many_checks_prints_its_cause_first_and_counts_the_rest() -> None:
