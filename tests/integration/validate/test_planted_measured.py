@@ -50,7 +50,8 @@ def test_an_unshaped_path_is_faster_than_its_link_and_fails(lab, access) -> None
         for ns, dev in ends:
             shape(ns, dev, 1000)
     assert {(r.path, r.tool, r.reverse) for r in bad} == {
-        ("lab: h3 -> h4", tool, reverse) for tool in ("iperf3", "nuttcp") for reverse in (False, True)}
+        ("lab: h3 -> h4", tool, reverse) for tool in ("iperf3", "nuttcp") for reverse in (False, True)}, \
+        [(r.path, r.tool, r.reverse, r.causes, r.explanation) for r in bad]
     # the cause class, first among any others (retransmits at the unshaped queue, a busy CPU)
     assert all(r.causes[:1] == ["too_fast"] for r in bad), [(r.causes, r.explanation) for r in bad]
     assert all(r.explanation.startswith(f"{r.throughput / 1e6:.1f} Mb/s is") and
