@@ -31,11 +31,11 @@ def checked_this_round(results: ValidationResults) -> set[str]:
     """What a failing check must have been checked by to clear: its section, for the checks that
     ran whole; its own key, for those a round takes a share of (isolation pairs, MTU probes, a
     spot check). A row that could not be made (ERROR) checked nothing."""
-    ran = {s.name for s in results.stages if s.status in (Status.PASS, Status.FAIL)}
+    stages_run = [s for s in results.stages if s.status in (Status.PASS, Status.FAIL)]
+    ran = {s.name for s in stages_run}
     # a stage's own alarm clears only on a round that ran it (not one whose share left it NOT RUN)
-    checked = {f"stage: {stage_subject(s)}" for s in results.stages if s.status in (Status.PASS, Status.FAIL)}
-    checked |= {check.section for check in catalog()
-                           if check.has_rows and not check.rotates and check.name in ran}
+    checked = {f"stage: {stage_subject(s)}" for s in stages_run}
+    checked |= {check.section for check in catalog() if check.has_rows and not check.rotates and check.name in ran}
     checked |= {f"{check.section}: {check.subject(row)}" for check in catalog() if check.rotates
                 for row in check.rows(results) if check.verdict(row) != Status.ERROR}
     if LINKS in ran:
