@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import yaml
 
-from tests.helpers import INVENTORIES, ROOT, cpu_share, live_order, live_scope  # noqa: F401 - ROOT for the conftests and tests below
+from tests.helpers import INVENTORIES, ROOT, live_order, live_scope  # noqa: F401 - ROOT for the conftests and tests below
 
 
 class InventoryCopy:
@@ -64,17 +66,14 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log):  # noqa: ANN201 - x
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):  # noqa: ANN201 - pytest's hook
-    """Under xdist, a ``cpu_alone`` test runs with no other test beside it, and no two tests marked
-    ``measures`` run at once (tests.helpers.cpu_share).
-    The share is held around the whole protocol, so a module's lab bring-up and teardown (its
-    fixtures' setup and finalizers, run in its first and last test's protocol) count as work too;
-    the workers share their base temp folder's parent."""
-    if not hasattr(item.config, "workerinput"):
+    """Under xdist, a test marked ``measures`` (it calls the measuring code itself, outside
+    validate's stages) holds this machine's measurement turn for its whole protocol, so no two
+    rate measurements meet."""
+    if not hasattr(item.config, "workerinput") or item.get_closest_marker("measures") is None:
         return (yield)
-    # the tmp_path_factory fixture's own object, which pytest keeps on the config (not public API)
-    lock_dir = item.config._tmp_path_factory.getbasetemp().parent  # type: ignore[attr-defined]
-    with cpu_share(lock_dir, item.get_closest_marker("cpu_alone") is not None,
-                   item.get_closest_marker("measures") is not None):
+    from boothnet.locks import measurement_turn
+
+    with measurement_turn():
         return (yield)
 
 
@@ -108,6 +107,19 @@ def traced(monkeypatch, capsys):
         return [line.removeprefix("trace: ") for line in err.splitlines() if line.startswith("trace: ")]
 
     return events
+
+
+@pytest.fixture(scope="session", autouse=True)
+def one_calibration_per_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Every test's build folder shares this run's calibrations (a figure of the machine, measured
+    on scratch namespaces, not of any lab): measured once per run, as once per machine for a user.
+    Under xdist the workers' base folders share their parent."""
+    from boothnet.layout import CALIBRATION_ENV
+
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    os.environ.setdefault(CALIBRATION_ENV, str(shared / "calibration.json"))
+    yield
 
 
 @pytest.fixture(scope="session")

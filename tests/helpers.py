@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import subprocess
 from collections.abc import Iterator
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -14,11 +14,11 @@ ROOT = Path(__file__).resolve().parents[1]
 INVENTORIES = ROOT / "inventories"
 # The live tier runs on three workers (LIVE_WORKERS), since most live tests wait (on convergence,
 # revert timers, delay lines, watch rounds) rather than compute. A test marked `measures` judges a
-# rate this machine's CPU carries: no two run at once (cpu_share), and validate's own measuring
-# stages take the machine's measurement turn (boothnet.locks); a `cpu_alone` one runs with no
-# other test at all. Every module has names of its own (a lab's network and management subnet,
-# Batfish snapshots named by the run's folder, floor pid files by network), so any two may run
-# side by side. The modules that ask Batfish run on one worker in turn (one JVM answers them all).
+# rate this machine's CPU carries: it holds the machine's measurement turn (boothnet.locks), which
+# validate's own measuring stages and calibrations take too, so no two measurements meet. Every
+# module has names of its own (a lab's network and management subnet, Batfish snapshots named by
+# the run's folder, floor pid files by network), so any two may run side by side. The modules
+# that ask Batfish run on one worker in turn (one JVM answers them all).
 # Work units go out longest first (LIVE_FIRST), so that no long module starts last;
 # docs/benchmarks.md, "The suite's time", has the figures behind this.
 BATFISH_GROUP = "batfish-group"
@@ -55,31 +55,6 @@ def live_order(nodeid: str) -> int:
     """Where a test's unit goes out: LIVE_FIRST's place, then every other unit."""
     scope = live_scope(nodeid)
     return LIVE_FIRST.index(scope) if scope in LIVE_FIRST else len(LIVE_FIRST)
-
-
-@contextmanager
-def cpu_share(lock_dir: Path, alone: bool, measures: bool) -> Iterator[None]:
-    """Held around each live test on every worker: the CPU shared, or held alone by a
-    ``cpu_alone`` test, which then runs with no other test beside it; then, for a test that
-    ``measures`` outside validate's measuring stages, this machine's measurement turn for the
-    whole test (the product takes that turn around its own measurements: boothnet.locks). Taken
-    in that order everywhere, so no two takers wait for each other. A waiting exclusive taker
-    holds the turnstile, so a worker that runs test after test cannot starve it."""
-    import fcntl
-
-    from boothnet.locks import measurement_turn
-
-    with open(lock_dir / "cpu.turnstile", "a") as turnstile, open(lock_dir / "cpu.lock", "a") as lock:
-        fcntl.flock(turnstile, fcntl.LOCK_EX)
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX if alone else fcntl.LOCK_SH)
-        finally:
-            fcntl.flock(turnstile, fcntl.LOCK_UN)
-        try:
-            with measurement_turn() if measures and not alone else nullcontext():
-                yield
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 def quiet(_message: str) -> None:

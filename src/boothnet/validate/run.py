@@ -31,7 +31,7 @@ from boothnet.validate.perf.ports import TOOL_PORTS, PortAllocator, PortBlock
 from boothnet.validate.perf.probes import mtu_probe, ping, udp_receive_errors
 from boothnet.validate.perf.run import ToolName, ToolRequest, combine, run_throughput
 from boothnet.validate.perf.runner import listening_ports
-from boothnet.validate.perf.schema import ThroughputResult, judge
+from boothnet.validate.perf.schema import ThroughputResult, busy_share, judge, lab_cpu_bound, machine_cpu
 from boothnet.validate.perf.wan import CEILING_SHARE, UDP_BUFFER, judge_loss
 from boothnet.validate.plan import (
     Flow,
@@ -327,39 +327,6 @@ def _jobs(net: Network, tests: list[ThroughputTest], spot: int | None) -> list[_
 
 LOSS_RATE_SHARE = 0.5  # a loss test sends at half the path's limit: loss there is the path's, not congestion
 DEFAULT_LANES = 8  # sc-booth's 196 LAN measurements on 2 cores: 311 s in 2 lanes, 89 s in 8, every ratio >= 0.997
-
-
-# The lab's routers are namespaces forwarding in software on the cores that also run the tools: a
-# measurement while every core is busy is this machine's ceiling, not the network's. Half the
-# expectation still comes through a starved lab (campus booth's hairpinned trunk: 78-89 %); a link
-# at a fraction of its speed carries that fraction whatever the CPU, and keeps its diagnosis.
-CPU_SATURATED = 0.9
-CPU_STARVED_KEEPS = 0.5
-
-
-def machine_cpu() -> tuple[int, int]:
-    """(idle, total) jiffies of every core since boot (/proc/stat's first line)."""
-    fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
-    return fields[3] + fields[4], sum(fields[:8])
-
-
-def busy_share(before: tuple[int, int], after: tuple[int, int]) -> float:
-    idle, total = after[0] - before[0], after[1] - before[1]
-    return 1 - idle / total if total > 0 else 0.0
-
-
-def lab_cpu_bound(result: ThroughputResult, busy: float) -> ThroughputResult:
-    """A slow lab measurement taken while the machine's cores were saturated: the lab's ceiling,
-    no verdict on the network (ERROR, cause cpu_bound), said before any cable diagnosis."""
-    if (result.verdict != Status.FAIL or not result.succeeded or not result.expected or busy < CPU_SATURATED
-            or "lossy" in result.causes or not CPU_STARVED_KEEPS * result.expected <= result.throughput
-            < result.expected):
-        return result
-    said = (f"CPU-bound: this machine's cores were {busy:.0%} busy while it ran: the lab's stand-ins forward in "
-            "software on the cores that also run the tools, so this is the lab's ceiling, not the network's (no "
-            "verdict; on the floor there is no such cap)")
-    return result.model_copy(update={"verdict": Status.ERROR, "explanation": said,
-                                     "causes": [*result.causes, "cpu_bound"]})
 
 
 SHAPED_AT_SPEED = 0.98  # an htb class's rate is its frames' share of line rate: 0.984 at MTU 1500, more for jumbo

@@ -16,6 +16,7 @@ from boothnet.booth.cables import cable_label
 from boothnet.intent import Network
 from boothnet.lab.scratch import copy_inventory
 from boothnet.lab.shaping import shape
+from boothnet.layout import Layout
 from boothnet.run import Run
 from boothnet.validate.access import lab_access
 from boothnet.validate.perf.calibrate import forwarding_ceiling
@@ -81,7 +82,6 @@ def test_a_backbone_link_at_a_tenth_of_its_speed_fails_naming_its_cable(tmp_path
         assert [r for r in run_throughput_tests(_one_tool(net), access, quiet) if r.verdict != "PASS"] == []
 
 
-@pytest.mark.cpu_alone  # the row and the scratch pair's figure, both measured with no other test beside
 def test_an_intent_asking_more_than_this_machine_forwards_is_the_labs_ceiling_not_a_cable(tmp_path: Path) -> None:
     """Issue 42: a hidden booth's router on a stick carried 1,041-1,680 of 1,883 Mb/s, and the row
     blamed its trunk's optic. Here every port and link of lab-mini is 100 Gb/s, more than software
@@ -98,7 +98,7 @@ def test_an_intent_asking_more_than_this_machine_forwards_is_the_labs_ceiling_no
         rows = run_throughput_tests(net, access, quiet, forwarding=forwarding_ceiling(tmp_path / "build", quiet))
     across = [r for r in rows if r.path.startswith("backbone ")]
     assert len(across) == 2, [r.path for r in rows]
-    cached = json.loads((tmp_path / "build" / "calibration.json").read_text())
+    cached = json.loads(Layout(tmp_path / "build", "").calibration.read_text())
     (measured,) = [v["bps"] for k, v in cached.items() if " lab forwarding, " in k]
     for r in across:
         said = r.explanation or ""

@@ -225,7 +225,7 @@ def test_planted_shrunk_research_gateway_fails_the_routed_paths_naming_the_hop(l
     assert [r for r in run_mtu(net, lab_access(net), quiet) if r.verdict != "PASS"] == []
 
 
-@pytest.mark.cpu_alone  # the row and the scratch pair's figure, both measured with no other test beside
+@pytest.mark.measures  # run_wan_path itself: outside validate's measurement turn
 def test_a_vpn_path_faster_than_the_labs_own_tunnel_is_judged_against_its_ceiling(lab: tuple[Network, Path],
                                                                                    lab_run: Run) -> None:
     """Issue 34: a booth whose VPN client sits on a 1 Gb/s port failed every WAN row of its tunnel
@@ -258,19 +258,24 @@ def test_a_vpn_path_faster_than_the_labs_own_tunnel_is_judged_against_its_ceilin
         shape(ns, ifname, 1000)
     try:
         assert wait_converged(net, access, isolation_flows(net)).status == "PASS"
-        rows = run_wan_path(netns_runner, fast, access.node, net, quiet)
+        rows = run_wan_path(netns_runner, fast, access.node, net, quiet, lab=True)
     finally:
         for ns, ifname in ((f"{NETWORK}-client1", "eth0"), (f"{NETWORK}-core1", switch_port)):
             shape(ns, ifname, 100)
     for row in rows:
         assert row.explanation and row.explanation.endswith("can only be proven on the floor"), row
         assert "the path carries less than the intent says" not in row.explanation, row
-    by_kind = {r.kind: r for r in rows if not r.reverse}
-    assert by_kind["advised-window"].verdict == "PASS", by_kind["advised-window"].explanation
+    # a stream slowed while other tests' labs saturated the cores says so (cause cpu_bound): an
+    # honest answer, no verdict on the path; every other row passes, or is not judged
+    judged = [r for r in rows if r.causes != ["cpu_bound"]]
+    assert all(r.verdict == "ERROR" and r.explanation.startswith("CPU-bound: ") for r in rows if r not in judged)
+    by_kind = {r.kind: r for r in judged if not r.reverse}
+    if advised := by_kind.get("advised-window"):
+        assert advised.verdict == "PASS", advised.explanation
     assert by_kind["udp"].verdict == "PASS", by_kind["udp"].explanation  # sent below what the lab carries
     # beside TCP filling the lab's tunnel, charon drops UDP: said, and not judged as the network's loss
     assert by_kind["udp-load"].verdict in ("PASS", "SKIPPED"), by_kind["udp-load"].explanation
-    assert {r.verdict for r in rows} <= {"PASS", "SKIPPED"}, [(r.kind, r.verdict, r.explanation) for r in rows]
+    assert {r.verdict for r in judged} <= {"PASS", "SKIPPED"}, [(r.kind, r.verdict, r.explanation) for r in judged]
 
 
 def test_planted_mirror_of_research_into_a_production_port_degrades_production_under_load(

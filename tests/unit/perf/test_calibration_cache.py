@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 import boothnet.locks as locks
+from boothnet.layout import CALIBRATION_ENV
 from boothnet.validate.perf.calibrate import _cached
 
 
@@ -15,6 +16,7 @@ from boothnet.validate.perf.calibrate import _cached
 def test_a_calibration_file_that_is_not_an_object_is_measured_again_and_kept(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, left: str) -> None:
     monkeypatch.setattr(locks, "LAB_LOCK_DIR", tmp_path / "locks")
+    monkeypatch.delenv(CALIBRATION_ENV)  # this build folder's own file, not the run's
     (tmp_path / "calibration.json").write_text(left)
     measured: list[Path] = []
 

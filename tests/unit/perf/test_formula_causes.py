@@ -27,7 +27,7 @@ def test_too_fast_alone_and_lossy_alone_name_one_cause():
 
 
 def test_a_slow_lab_aggregate_on_a_saturated_machine_is_the_labs_ceiling_not_a_cable():
-    from boothnet.validate.run import busy_share, lab_cpu_bound
+    from boothnet.validate.perf.schema import busy_share, lab_cpu_bound
 
     slow = judge(_row(1.47e9, 0), 1.883e9)  # campus booth's hairpinned trunk: 78 %
     assert slow.verdict == "FAIL"

@@ -36,7 +36,7 @@ from boothnet.validate.perf.formula import (
 from boothnet.validate.perf.ports import TOOL_PORTS, PortBlock
 from boothnet.validate.perf.run import ToolRequest, run_throughput
 from boothnet.validate.perf.runner import Runner
-from boothnet.validate.perf.schema import RttRow, ThroughputResult
+from boothnet.validate.perf.schema import RttRow, ThroughputResult, busy_share, lab_cpu_bound, machine_cpu
 
 UDP_BUFFER = 4 * 2**20  # socket buffers of a UDP test (net.core.rmem_max caps larger)
 RTT_TOLERANCE_MS = 2.0
@@ -438,11 +438,12 @@ def run_nuttcp(runner: Runner, ends: tuple[str, str], path: WanPath, *, kind: st
 
 def run_wan_path(
     runner: Runner, path: WanPath, ns: Callable[[str], str], net: Network, progress: Progress,
-    window_factor: Callable[[str, int], float] | None = None,
+    window_factor: Callable[[str, int], float] | None = None, *, lab: bool = False,
 ) -> list[ThroughputResult]:
     """The window pair, parallel streams and UDP (the path's RTT: the wan rtt check).
     ``window_factor``: this kernel's k, which judges an OS-default stream its sender's autotuning
-    limits (judge_stream)."""
+    limits (judge_stream). ``lab``: a stream slowed while this machine's cores were saturated is
+    the lab's ceiling, no verdict (lab_cpu_bound), as on the LAN."""
     settings, ratio = net.throughput.wan, net.throughput.pass_ratio
     client, server = ns(path.source.name), ns(path.destination.name)
     wmem_max = _autotuning_max(runner, client)
@@ -454,15 +455,18 @@ def run_wan_path(
     advised = path.advised_window
     tests: list[ThroughputResult] = []
     # the advised window both ways: the path's far end sending fills it too (iperf3 -R)
+    def stream(kind: str, window: int | None, reverse: bool = False, streams: int = 1) -> ThroughputResult:
+        before = machine_cpu()
+        measured = run_iperf3(runner, (client, server), path, kind=kind, window=window, reverse=reverse,
+                              streams=streams, duration=duration, omit=omit)
+        judged = judge_stream(measured, path, ratio, window, autotuning)
+        return lab_cpu_bound(judged, busy_share(before, machine_cpu())) if lab else judged
+
     for kind, window, reverse in (("default-window", None, False), ("advised-window", advised, False),
                                   ("advised-window", advised, True)):
-        measured = run_iperf3(runner, (client, server), path, kind=kind, window=window, reverse=reverse,
-                              duration=duration, omit=omit)
-        tests.append(judge_stream(measured, path, ratio, window, autotuning))
+        tests.append(stream(kind, window, reverse))
     each = max(4096, advised // settings.streams)  # each stream below the BDP, together above it
-    measured = run_iperf3(runner, (client, server), path, kind="parallel", streams=settings.streams, window=each,
-                          duration=duration, omit=omit)
-    tests.append(judge_stream(measured, path, ratio, each))
+    tests.append(stream("parallel", each, streams=settings.streams))
     rate = path.expect().physical_bps * settings.udp_rate_pct / 100
     # no -O for UDP: iperf3 3.12 counts the datagrams lost while omitting against the rest
     # (1.4-1.5 % reported for 1.0 % dropped)
