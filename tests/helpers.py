@@ -12,7 +12,7 @@ from boothnet.lab.lldp import SOCKET_DIR
 
 ROOT = Path(__file__).resolve().parents[1]
 INVENTORIES = ROOT / "inventories"
-# The live tier runs on three workers (LIVE_WORKERS), since most live tests wait (on convergence,
+# The live tier runs on four workers (LIVE_WORKERS), since most live tests wait (on convergence,
 # revert timers, delay lines, watch rounds) rather than compute. A test marked `measures` judges a
 # rate this machine's CPU carries: it holds the machine's measurement turn (boothnet.locks), which
 # validate's own measuring stages and calibrations take too, so no two measurements meet. Every
@@ -26,22 +26,23 @@ BATFISH_MODULES = (
     "checks/", "tests/integration/batfish/", "tests/fuzz/test_valid_intents.py",
     "tests/integration/faults/test_batfish_dies.py", "tests/integration/policy/test_policy_batfish.py",
 )
-# the units longer than a minute, longest first (seconds from start to end on three workers, waits
-# for the measurement turn included, 31e73cc); the rest follow in collection order
+# the units longer than 40 s, longest first (seconds from start to end on four workers, waits for
+# the measurement turn included, 82eb458); the rest follow in collection order
 LIVE_FIRST = (
-    "tests/integration/validate/test_planted_measured.py",  # 407
-    "tests/integration/vpn/test_vpn_lab.py",  # 364
-    BATFISH_GROUP,  # 308
-    "tests/integration/validate/test_planted_faults.py",  # 268
-    "tests/integration/perf/test_wan_lab.py",  # 267
-    "tests/integration/watch/test_watch_lab.py",  # 163
-    "tests/integration/validate/test_backbone.py",  # 149
-    "tests/integration/faults/test_killed_demo.py",  # 120
-    "tests/integration/perf/test_perf_lab.py",  # 112
-    "tests/integration/deploy/test_deploy_lab.py",  # 103
-    "tests/integration/floor/test_floor_path.py",  # 86
-    "tests/integration/validate/test_vendor_standins.py",  # 85
-    "tests/integration/deploy/test_day0_adjacencies.py",  # 67
+    "tests/integration/vpn/test_vpn_lab.py",  # 476
+    "tests/integration/validate/test_planted_faults.py",  # 392
+    BATFISH_GROUP,  # 346
+    "tests/integration/perf/test_wan_lab.py",  # 240
+    "tests/integration/validate/test_planted_measured.py",  # 193
+    "tests/integration/watch/test_watch_lab.py",  # 171
+    "tests/integration/faults/test_killed_demo.py",  # 151
+    "tests/integration/floor/test_floor_path.py",  # 118
+    "tests/integration/deploy/test_deploy_lab.py",  # 116
+    "tests/integration/validate/test_backbone.py",  # 109
+    "tests/integration/validate/test_vendor_standins.py",  # 92
+    "tests/integration/deploy/test_day0_adjacencies.py",  # 69
+    "tests/integration/perf/test_perf_lab.py",  # 51
+    "tests/integration/lab/test_lab_playbooks.py",  # 44
 )
 
 
