@@ -24,6 +24,7 @@ from boothnet.validate.perf.wan import CEILING_SHARE
 from boothnet.validate.plan import isolation_plan
 from boothnet.validate.run import run_throughput_tests, wait_converged
 from tests.helpers import ROOT, quiet, running_lab
+from tests.integration.validate.planted import failed
 
 pytestmark = [
     pytest.mark.lab,
@@ -59,7 +60,7 @@ def test_a_backbone_link_at_a_tenth_of_its_speed_fails_naming_its_cable(tmp_path
         across = [r for r in clean if r.path.startswith(f"backbone {label}")]
         assert len(across) == 4 and {(r.tool, r.reverse) for r in across} == {
             (tool, reverse) for tool in ("iperf3", "nuttcp") for reverse in (False, True)}
-        assert [r for r in clean if r.verdict != "PASS"] == [], [(r.path, r.verdict, r.explanation) for r in clean]
+        assert failed(clean) == [], [(r.path, r.verdict, r.explanation) for r in failed(clean)]
         for r in across:  # the link's own counters saw the aggregate cross it (frames count their headers)
             (load,) = r.link_loads
             sent = load.a_to_b_bps if r.source == "h1" else load.b_to_a_bps  # r1 (h1's side) is the label's left
@@ -71,15 +72,16 @@ def test_a_backbone_link_at_a_tenth_of_its_speed_fails_naming_its_cable(tmp_path
         finally:
             for ns in (f"{NETWORK}-r1", f"{NETWORK}-r2"):
                 shape(ns, "eth3", 1000)
-        bad = [r for r in planted if r.verdict != "PASS"]
-        assert {r.path for r in bad} == {across[0].path} and len(bad) == 4, [(r.path, r.verdict) for r in planted]
+        bad = failed(planted)
+        assert {r.path for r in bad} == {across[0].path} and len(bad) == 4, \
+            [(r.path, r.tool, r.reverse, r.verdict, r.causes, r.explanation) for r in bad]
         for r in bad:
             assert r.verdict == "FAIL" and r.throughput < 0.15 * (r.expected or 0)
             assert f"across {label}" in (r.explanation or "") and "runs below its 1000 Mb/s" in r.explanation
             assert "the lab shapes r1 eth3 at 100 Mb/s, r2 eth3 at 100 Mb/s" in r.explanation  # its cable, read
             assert f"counters: {label} " in r.explanation
         # restored: one tool tells (both measured the same link above)
-        assert [r for r in run_throughput_tests(_one_tool(net), access, quiet) if r.verdict != "PASS"] == []
+        assert failed(run_throughput_tests(_one_tool(net), access, quiet)) == []
 
 
 def test_an_intent_asking_more_than_this_machine_forwards_is_the_labs_ceiling_not_a_cable(tmp_path: Path) -> None:
