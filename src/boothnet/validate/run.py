@@ -12,6 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from boothnet.booth.cables import cable_label, cable_plan
 from boothnet.derive.policy import PolicyCompiler, compiler_of, policy_decision
@@ -46,8 +47,9 @@ from boothnet.validate.results import MtuRow, Stage
 from boothnet.verify.batfish.from_intent import batfish_view, vlan_entries, vpn_tunnel_ends
 from boothnet.verify.batfish.service import find_host, probe
 from boothnet.verify.batfish.snapshot import snapshot_name
-from boothnet.verify.batfish.traces import FlowAnswer, FlowQuery, ask_flows, load_view
-from boothnet.verify.batfish.verify import LoadedSnapshot
+
+if TYPE_CHECKING:
+    from boothnet.verify.batfish.traces import FlowAnswer
 
 
 class Unprobed(RuntimeError):
@@ -104,6 +106,10 @@ def batfish_answers(
     """Batfish's answer to every flow of the matrix, asked of the Batfish view of the intent's
     configs (the snapshot verify loaded in this run, when it did on this service); SKIPPED
     (answers None) when no service answers."""
+    # here, not at the top: they bring pandas and pybatfish (0.75 s) into every process that imports validate
+    from boothnet.verify.batfish.traces import FlowQuery, ask_flows, load_view
+    from boothnet.verify.batfish.verify import LoadedSnapshot
+
     started = time.monotonic()
     net = run.net
     status = probe(find_host(host, run.layout.batfish_service))
