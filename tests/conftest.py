@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -110,7 +109,7 @@ def traced(monkeypatch, capsys):
 
 
 @pytest.fixture(scope="session", autouse=True)
-def one_calibration_per_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+def one_calibration_per_run(tmp_path_factory: pytest.TempPathFactory) -> None:
     """Every test's build folder shares this run's calibrations (a figure of the machine, measured
     on scratch namespaces, not of any lab): measured once per run, as once per machine for a user.
     Under xdist the workers' base folders share their parent."""
@@ -119,7 +118,6 @@ def one_calibration_per_run(tmp_path_factory: pytest.TempPathFactory) -> Iterato
     base = tmp_path_factory.getbasetemp()
     shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
     os.environ.setdefault(CALIBRATION_ENV, str(shared / "calibration.json"))
-    yield
 
 
 @pytest.fixture(scope="session")

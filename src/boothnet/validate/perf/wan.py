@@ -454,7 +454,7 @@ def run_wan_path(
     duration, omit = settings.duration_s, settings.omit_s
     advised = path.advised_window
     tests: list[ThroughputResult] = []
-    # the advised window both ways: the path's far end sending fills it too (iperf3 -R)
+
     def stream(kind: str, window: int | None, reverse: bool = False, streams: int = 1) -> ThroughputResult:
         before = machine_cpu()
         measured = run_iperf3(runner, (client, server), path, kind=kind, window=window, reverse=reverse,
@@ -462,6 +462,7 @@ def run_wan_path(
         judged = judge_stream(measured, path, ratio, window, autotuning)
         return lab_cpu_bound(judged, busy_share(before, machine_cpu())) if lab else judged
 
+    # the advised window both ways: the path's far end sending fills it too (iperf3 -R)
     for kind, window, reverse in (("default-window", None, False), ("advised-window", advised, False),
                                   ("advised-window", advised, True)):
         tests.append(stream(kind, window, reverse))
