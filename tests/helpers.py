@@ -58,6 +58,12 @@ def live_order(nodeid: str) -> int:
     return LIVE_FIRST.index(scope) if scope in LIVE_FIRST else len(LIVE_FIRST)
 
 
+def cpu_bound(row: object) -> bool:
+    """A measured row that says this machine's load, not the network, decided it (ERROR, cause
+    cpu_bound alone): an honest answer on a busy machine, neither a pass nor a planted fault's verdict."""
+    return getattr(row, "verdict", None) == "ERROR" and getattr(row, "causes", None) == ["cpu_bound"]
+
+
 def quiet(_message: str) -> None:
     """A progress sink for stages run in tests."""
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+from tests.helpers import cpu_bound
+
 SEED = 2026  # a fixed isolation sample: the tests plant on ports it holds
 
 
@@ -21,12 +23,6 @@ def sh(*argv: str) -> None:
 
 def nft(network: str, node: str, *rule: str) -> None:
     sh("ip", "netns", "exec", f"{network}-{node}", "nft", *rule)
-
-
-def cpu_bound(row: object) -> bool:
-    """A row that says this machine's load, not the network, decided it (ERROR, cause cpu_bound
-    alone): an honest answer on a busy machine, neither a pass nor a planted fault's verdict."""
-    return getattr(row, "verdict", None) == "ERROR" and getattr(row, "causes", None) == ["cpu_bound"]
 
 
 def failed(rows: list) -> list:
