@@ -103,7 +103,7 @@ def test_how_ansible_reaches_a_host_is_not_intent_but_a_misspelt_intent_key_is_a
         "ansible_become_password: !vault |\n  $ANSIBLE_VAULT;1.1;AES256\n  6162\n")
     (inv.path / "host_vars" / "h2.yml").write_text("ansible_host: 192.0.2.22\naddres: 10.0.10.99\n")
     assert errors_of(inv) == ["inv/host_vars/h2.yml: addres: '10.0.10.99': not a key boothnet knows; did you mean "
-                              "'address'? (the keys here: address, attach, mac, name, role, vlan)"]
+                              "'address'? (the keys here: address, address6, attach, mac, name, role, vlan)"]
 
 
 def test_a_key_one_letter_off_is_named_with_the_key_it_likely_meant(inventory_copy):
@@ -111,7 +111,7 @@ def test_a_key_one_letter_off_is_named_with_the_key_it_likely_meant(inventory_co
     inv.edit("group_vars/all/vlans.yml", lambda d: d["vlans"][1].update(mtuu=d["vlans"][1].pop("mtu")))
     assert errors_of(inv) == [
         "inv/group_vars/all/vlans.yml: vlans[1].mtuu: 9000: not a key boothnet knows; did you mean 'mtu'? (the "
-        "keys here: bind_hosts, description, gateway, gateway_address, id, mtu, name, routers, subnet, zone)"]
+        "keys here: bind_hosts, description, gateway, gateway_address, id, ipv6, mtu, name, routers, subnet, zone)"]
 
 
 def test_a_merge_key_with_an_override_is_yaml_not_a_duplicate(inventory_copy):

@@ -5,7 +5,15 @@ from __future__ import annotations
 import collections
 import re
 from functools import cached_property
-from ipaddress import IPv4Address, IPv4Interface, IPv4Network, collapse_addresses
+from ipaddress import (
+    IPv4Address,
+    IPv4Interface,
+    IPv4Network,
+    IPv6Address,
+    IPv6Interface,
+    IPv6Network,
+    collapse_addresses,
+)
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
@@ -36,6 +44,17 @@ Subnet = Annotated[IPv4Network, BeforeValidator(_written_as_text)]
 Interface = Annotated[IPv4Interface, BeforeValidator(_written_as_text)]
 
 
+def _written_as_text6(value: object) -> object:
+    if isinstance(value, bool | int | float):
+        raise ValueError("an IPv6 address or prefix written as text, e.g. 2001:db8:10::1 or 2001:db8:10::/64")
+    return value
+
+
+Address6 = Annotated[IPv6Address, BeforeValidator(_written_as_text6)]
+Subnet6 = Annotated[IPv6Network, BeforeValidator(_written_as_text6)]
+Interface6 = Annotated[IPv6Interface, BeforeValidator(_written_as_text6)]
+
+
 def _mac_as_text(value: object) -> object:
     # YAML 1.1 reads an unquoted 12:34:56:00:00:01 as a base-60 number
     if isinstance(value, bool | int | float):
@@ -60,6 +79,14 @@ def normal_mac(text: str) -> str | None:
     if int(digits[:2], 16) & 1:  # the group bit: a multicast or broadcast address
         return None
     return ":".join(digits[i:i + 2] for i in range(0, 12, 2))
+
+
+def eui64_address(prefix: IPv6Network, mac: str) -> IPv6Address:
+    """The SLAAC address a MAC forms in a /64 (RFC 4291 appendix A: the U/L bit flipped, ff:fe in the middle)."""
+    octets = [int(part, 16) for part in mac.split(":")]
+    octets[0] ^= 0x02
+    interface_id = bytes(octets[:3] + [0xFF, 0xFE] + octets[3:])
+    return prefix.network_address + int.from_bytes(interface_id, "big")
 
 
 class Strict(BaseModel):
@@ -89,6 +116,8 @@ class Endpoint(Strict):
     name: str
     vlan: str = Field(description="a VLAN's name")
     address: Address = Field(description="in its VLAN's subnet")
+    address6: Address6 | None = Field(default=None, description="in its VLAN's IPv6 prefix, where the VLAN's "
+                                      "hosts are static; none where they take SLAAC (formed from the MAC)")
     attach: str = Field(description='"device:port", an access port of its VLAN')
     role: EndpointRole = "host"
     # checked and normalised by ``mac_address``
@@ -98,6 +127,15 @@ class Endpoint(Strict):
     def mac_address(self) -> str | None:
         """The MAC in lower-case colon form, or None when absent or not a MAC."""
         return normal_mac(self.mac) if self.mac else None
+
+
+class VlanIpv6(Strict):
+    prefix: Subnet6 = Field(description="a global prefix, a /64 where hosts take SLAAC")
+    gateway_address: Address6 | None = Field(default=None, description="none: the prefix's ::1")
+    hosts: Literal["slaac", "static"] = Field(
+        default="slaac", description="slaac: hosts form their address from the gateway's router advertisements; "
+        "static: each endpoint gives its address6")
+    routers: dict[str, Address6] = Field(default={}, description="other L3 devices on it: device -> address")
 
 
 class Vlan(Strict):
@@ -112,11 +150,17 @@ class Vlan(Strict):
     description: str | None = None
     # IOS and EOS: port security and IP source guard; frr_linux: a bridge filter
     bind_hosts: bool = Field(default=False, description="every host port bound to its host's MAC and address")
+    ipv6: VlanIpv6 | None = Field(default=None, description="none: an IPv4-only VLAN")
 
 
 class LinkAddresses(Strict):
     a: Interface
     b: Interface
+
+
+class LinkAddresses6(Strict):
+    a: Interface6
+    b: Interface6
 
 
 class Link(Strict):
@@ -128,6 +172,8 @@ class Link(Strict):
     vlans: list[int | str] = Field(default=[], description='trunk: VLAN ids, names or "110-125" ranges')
     vlan: int | str | None = Field(default=None, description="access: the VLAN's id or name")
     addresses: LinkAddresses | None = Field(default=None, description="routed: each end's address")
+    addresses6: LinkAddresses6 | None = Field(default=None, description="routed: each end's IPv6 address "
+                                              "(a /64, /126 or /127); none: IPv4 only")
     description: str | None = None
     # the lab holds every frame this long, one way, in a delay line
     delay_ms: float = Field(default=0, ge=0, le=1000, description="a WAN hop (routed): one-way delay")
@@ -180,6 +226,8 @@ class Policy(Strict):
 class Uplink(Strict):
     device: str
     next_hop: Address
+    next_hop6: Address6 | None = Field(default=None, description="the show network's IPv6 router; none: no IPv6 "
+                                       "default route")
 
 
 class Vpn(Strict):
@@ -320,6 +368,28 @@ class Network(Strict):
 
     def gateway_address(self, vlan: Vlan) -> IPv4Address:
         return vlan.gateway_address or next(iter(vlan.subnet.hosts()))
+
+    @staticmethod
+    def gateway_address6(vlan: Vlan) -> IPv6Address | None:
+        """The VLAN's IPv6 gateway: given, else its prefix's ::1; None for an IPv4-only VLAN."""
+        if vlan.ipv6 is None:
+            return None
+        return vlan.ipv6.gateway_address or vlan.ipv6.prefix.network_address + 1
+
+    def endpoint_address6(self, endpoint: Endpoint) -> IPv6Address | None:
+        """The host's IPv6 address: its static one, or where its VLAN takes SLAAC the EUI-64
+        address its MAC forms (Linux's default); None where neither is known."""
+        vlan = self.vlan_name_index.get(endpoint.vlan)
+        if vlan is None or vlan.ipv6 is None:
+            return None
+        if vlan.ipv6.hosts == "static":
+            return endpoint.address6
+        return eui64_address(vlan.ipv6.prefix, endpoint.mac_address) if endpoint.mac_address else None
+
+    @property
+    def dual_stack(self) -> bool:
+        """Whether any VLAN or link has IPv6: a network without keeps to IPv4 everywhere."""
+        return any(v.ipv6 for v in self.vlans) or any(lk.addresses6 for lk in self.links)
 
     # Lookups below assume a validated intent (every reference resolves).
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import types
 import typing
-from ipaddress import IPv4Address, IPv4Interface, IPv4Network
+from ipaddress import IPv4Address, IPv4Interface, IPv4Network, IPv6Address, IPv6Interface, IPv6Network
 from typing import Any, Literal, get_args, get_origin
 
 from annotated_types import Ge, Gt, Le, Lt, MinLen
@@ -20,8 +20,10 @@ WHERE: list[tuple[str, type[BaseModel]]] = [
     ("`network: ospf:`", model.OspfSettings),
     ("`group_vars/all`: `mtu_policy:`", model.MtuPolicy),
     ("`group_vars/all`: `vlans:` (a list)", model.Vlan),
+    ("`vlans: ipv6:` (a dual-stack VLAN)", model.VlanIpv6),
     ("`group_vars/all`: `links:` (a list)", model.Link),
     ("`links: addresses:` (routed links)", model.LinkAddresses),
+    ("`links: addresses6:` (routed links, IPv6)", model.LinkAddresses6),
     ("`group_vars/all`: `policy:`", model.Policy),
     ("`policy: rules:` (a list, first match decides)", model.Rule),
     ("`group_vars/all`: `uplink:`", model.Uplink),
@@ -34,6 +36,7 @@ WHERE: list[tuple[str, type[BaseModel]]] = [
     ("`hosts.yml`: a host of group `endpoints` (its name is the host's)", model.Endpoint),
 ]
 NAMES = {IPv4Address: "IPv4 address", IPv4Network: "IPv4 prefix", IPv4Interface: "IPv4 address/length",
+         IPv6Address: "IPv6 address", IPv6Network: "IPv6 prefix", IPv6Interface: "IPv6 address/length",
          int: "integer", float: "number", str: "text", bool: "true or false"}
 BOUNDS = {Gt: "> {}", Ge: ">= {}", Lt: "< {}", Le: "<= {}"}
 
@@ -80,7 +83,7 @@ def limits_text(field: Any) -> str:
 
 
 # filled in from the inventory (a host's name), never written as a key
-FROM_INVENTORY = {model.Device: {"name"}, model.Endpoint: {"name"}}
+FROM_INVENTORY: dict[type[BaseModel], set[str]] = {model.Device: {"name"}, model.Endpoint: {"name"}}
 
 
 def model_table(cls: type[BaseModel]) -> list[str]:

@@ -1,0 +1,204 @@
+"""IPv6: each VLAN's prefix and gateway, routed links' addresses, hosts' addresses, the uplink's
+IPv6 next hop. A network without IPv6 has nothing checked here."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from ipaddress import IPv6Address, IPv6Network
+
+from boothnet.errors import IntentError
+from boothnet.intent.checks.base import CheckBase
+from boothnet.intent.model import Endpoint, Vlan
+
+SLAAC_PREFIX_LEN = 64  # RFC 4862: a 64-bit interface identifier
+P2P_PREFIX_LENS = (64, 126, 127)  # RFC 6164 allows /127 on a point-to-point link
+
+
+def _not_global(address: IPv6Address | IPv6Network) -> str | None:
+    """Why an address or prefix is not a global unicast one, or None."""
+    ip = address.network_address if isinstance(address, IPv6Network) else address
+    kinds = ((ip.is_link_local, "link-local"), (ip.is_multicast, "multicast"), (ip.is_loopback, "loopback"),
+             (ip.is_unspecified, "unspecified"), (ip.ipv4_mapped is not None, "IPv4-mapped"),
+             (ip in IPv6Network("fec0::/10"), "site-local (deprecated)"))
+    return next((f"a global unicast address, not a {kind} one" for found, kind in kinds if found), None)
+
+
+class Ipv6Checks(CheckBase):
+    """What the IPv6 part of an intent must hold; each error names its file and field."""
+
+    def ipv6(self) -> None:
+        self._vlan_prefixes()
+        self._link_addresses6()
+        self._endpoint_addresses6()
+        self._overlaps6()
+        self._unique_addresses6()
+        self._uplink6()
+        first = next(self._ipv6_keys(), None)
+        if first is not None:
+            # validated, but no template, compiler or lab carries it yet: a user must not think it deployed
+            self.warnings.append(IntentError(*first, "IPv6 is checked but not yet rendered, verified or tested live: "
+                                             "the configs carry IPv4 only in this release"))
+
+    def _ipv6_keys(self) -> Iterator[tuple[str, str, str]]:
+        """(file, field path, value) of each IPv6 key the intent gives, VLANs first."""
+        for index, vlan in enumerate(self.net.vlans):
+            if vlan.ipv6 is not None:
+                yield self.src["vlans"], f"vlans[{index}].ipv6", str(vlan.ipv6.prefix)
+        for index, link in enumerate(self.net.links):
+            if link.addresses6 is not None:
+                yield self.src["links"], f"links[{index}].addresses6", str(link.addresses6.a)
+        if self.net.uplink is not None and self.net.uplink.next_hop6 is not None:
+            yield self.src["uplink"], "uplink.next_hop6", str(self.net.uplink.next_hop6)
+
+    def _vlan_prefixes(self) -> None:
+        file = self.src["vlans"]
+        for index, vlan in enumerate(self.net.vlans):
+            if vlan.ipv6 is None:
+                continue
+            path, prefix = f"vlans[{index}].ipv6", vlan.ipv6.prefix
+            problem = _not_global(prefix)
+            if problem:
+                self.add(file, f"{path}.prefix", str(prefix), problem.replace("address", "prefix"))
+            elif vlan.ipv6.hosts == "slaac" and prefix.prefixlen != SLAAC_PREFIX_LEN:
+                self.add(file, f"{path}.prefix", str(prefix),
+                         "a /64: hosts take SLAAC here (hosts: slaac), which forms a 64-bit interface id")
+            elif not SLAAC_PREFIX_LEN <= prefix.prefixlen <= 126:
+                self.add(file, f"{path}.prefix", str(prefix), "a VLAN prefix of /64 to /126 (a gateway and hosts)")
+            gateway = self.net.gateway_address6(vlan)
+            self._in_prefix(gateway, prefix, file, f"{path}.gateway_address")
+            for router, address in vlan.ipv6.routers.items():
+                if router not in self.net.devices:
+                    self.add(file, f"{path}.routers.{router}", router, "a known device")
+                elif router != vlan.gateway and router not in vlan.routers:
+                    self.add(file, f"{path}.routers.{router}", router,
+                             f"a device routing VLAN {vlan.name} in IPv4 too (its gateway or one of its routers)")
+                self._in_prefix(address, prefix, file, f"{path}.routers.{router}")
+
+    def _in_prefix(self, address: IPv6Address | None, prefix: IPv6Network, file: str, path: str) -> None:
+        if address is None:
+            return
+        problem = _not_global(address)
+        if problem:
+            self.add(file, path, str(address), problem)
+        elif address not in prefix:
+            self.add(file, path, str(address), f"a host address in {prefix}")
+        elif address == prefix.network_address:
+            self.add(file, path, str(address), f"a host address in {prefix}, not its subnet-router anycast address")
+
+    def _link_addresses6(self) -> None:
+        file = self.src["links"]
+        for index, link in enumerate(self.net.links):
+            if link.addresses6 is None:
+                continue
+            path = f"links[{index}].addresses6"
+            a, b = link.addresses6.a, link.addresses6.b
+            if link.mode != "routed":
+                self.add(file, path, f"{a} / {b}", f"IPv6 addresses on a routed link only (this one is {link.mode})")
+                continue
+            if a.network != b.network or a.ip == b.ip:
+                self.add(file, path, f"{a} / {b}", "two different addresses in one prefix")
+                continue
+            if a.network.prefixlen not in P2P_PREFIX_LENS:
+                self.add(file, path, f"{a} / {b}", "a /64, /126 or /127 between two routers (RFC 6164)")
+            for side, iface in (("a", a), ("b", b)):
+                problem = _not_global(iface.ip)
+                if problem:
+                    self.add(file, f"{path}.{side}", str(iface), problem)
+                elif iface.network.prefixlen != 127 and iface.ip == iface.network.network_address:
+                    self.add(file, f"{path}.{side}", str(iface),
+                             f"a host address in {iface.network}, not its subnet-router anycast address")
+
+    def _endpoint_addresses6(self) -> None:
+        for name, endpoint in sorted(self.net.endpoints.items()):
+            file = self.src[f"host:{name}"]
+            path = (f"endpoints.{name}." if file.endswith(("hosts.yml", "hosts.yaml")) else "") + "address6"
+            vlan = self.net.vlan_name_index.get(endpoint.vlan)
+            if vlan is None:
+                continue  # an unknown VLAN is reported by endpoints()
+            if vlan.ipv6 is None:
+                if endpoint.address6 is not None:
+                    self.add(file, path, str(endpoint.address6),
+                             f"none: VLAN {vlan.name} has no IPv6 prefix (give it `ipv6: {{prefix: ...}}`)")
+            elif vlan.ipv6.hosts == "slaac":
+                if endpoint.address6 is not None:
+                    self.add(file, path, str(endpoint.address6),
+                             f"none: VLAN {vlan.name}'s hosts take SLAAC (hosts: slaac) and form their address "
+                             f"from their MAC; write hosts: static on the VLAN to give addresses")
+            elif endpoint.address6 is None:
+                self.add(file, path, "missing",
+                         f"the host's IPv6 address in {vlan.ipv6.prefix}: VLAN {vlan.name}'s hosts are static")
+            elif endpoint.address6 == self.net.gateway_address6(vlan):
+                self.add(file, path, str(endpoint.address6),
+                         f"a host address in {vlan.ipv6.prefix} other than the gateway {endpoint.address6}")
+            else:
+                self._in_prefix(endpoint.address6, vlan.ipv6.prefix, file, path)
+
+    def _overlaps6(self) -> None:
+        spans: list[tuple[IPv6Network, str, str]] = [
+            (v.ipv6.prefix, self.src["vlans"], f"vlans[{i}].ipv6.prefix")
+            for i, v in enumerate(self.net.vlans) if v.ipv6 is not None]
+        spans += [(lk.addresses6.a.network, self.src["links"], f"links[{i}].addresses6")
+                  for i, lk in enumerate(self.net.links) if lk.addresses6 is not None]
+        # as subnets(): sorted by start, an overlap can only be with the widest span seen so far
+        spans.sort(key=lambda span: (int(span[0].network_address), span[0].prefixlen))
+        widest: tuple[IPv6Network, str, str] | None = None
+        for span in spans:
+            if widest is not None and span[0].network_address <= widest[0].broadcast_address:
+                self.add(span[1], span[2], str(span[0]),
+                         f"a prefix that overlaps no other (overlaps {widest[2]} {widest[0]})")
+            if widest is None or span[0].broadcast_address > widest[0].broadcast_address:
+                widest = span
+
+    def _claims6(self) -> Iterator[tuple[IPv6Address, tuple[str, str], str]]:
+        """(address, (file, field path), who) for every IPv6 address the intent gives out."""
+        for index, vlan in enumerate(self.net.vlans):
+            gateway = self.net.gateway_address6(vlan)
+            if vlan.ipv6 is None or gateway is None:
+                continue
+            path = f"vlans[{index}].ipv6"
+            yield gateway, (self.src["vlans"], f"{path}.gateway_address"), f"{path} gateway {vlan.gateway}"
+            for router, address in vlan.ipv6.routers.items():
+                yield address, (self.src["vlans"], f"{path}.routers.{router}"), f"{path}.routers.{router}"
+        for index, link in enumerate(self.net.links):
+            for side in ("a", "b") if link.addresses6 is not None else ():
+                where = f"links[{index}].addresses6.{side}"
+                yield getattr(link.addresses6, side).ip, (self.src["links"], where), where
+        for name, endpoint in sorted(self.net.endpoints.items()):
+            host_address = self._host_address6(endpoint)
+            if host_address is not None:
+                file = self.src[f"host:{name}"]
+                prefix = f"endpoints.{name}." if file.endswith(("hosts.yml", "hosts.yaml")) else ""
+                field = "address6" if endpoint.address6 is not None else "mac"
+                yield host_address, (file, f"{prefix}{field}"), f"{name} ({field})"
+
+    def _host_address6(self, endpoint: Endpoint) -> IPv6Address | None:
+        vlan: Vlan | None = self.net.vlan_name_index.get(endpoint.vlan)
+        if vlan is None or vlan.ipv6 is None or (vlan.ipv6.hosts == "static") != (endpoint.address6 is not None):
+            return None  # reported by _endpoint_addresses6()
+        return self.net.endpoint_address6(endpoint)
+
+    def _unique_addresses6(self) -> None:
+        owners: dict[IPv6Address, str] = {}
+        for address, where, who in self._claims6():
+            if address in owners:
+                self.add(*where, str(address), f"a unique IPv6 address (also {owners[address]})")
+            else:
+                owners[address] = who
+
+    def _uplink6(self) -> None:
+        uplink = self.net.uplink
+        if uplink is None or uplink.next_hop6 is None or uplink.device not in self.net.devices:
+            return
+        prefixes = [getattr(lk.addresses6, side).network for lk in self.net.links if lk.addresses6 is not None
+                    for side in ("a", "b") if getattr(lk, side).partition(":")[0] == uplink.device]
+        prefixes += [v.ipv6.prefix for v in self.net.vlans
+                     if v.ipv6 is not None and (v.gateway == uplink.device or uplink.device in v.ipv6.routers)]
+        problem = _not_global(uplink.next_hop6)
+        if problem:
+            self.add(self.src["uplink"], "uplink.next_hop6", str(uplink.next_hop6),
+                     f"{problem}: the routers' configs name the next hop without an interface")
+        elif not any(uplink.next_hop6 in p for p in prefixes):
+            shown = ", ".join(str(p) for p in prefixes) or "none"
+            self.add(self.src["uplink"], "uplink.next_hop6", str(uplink.next_hop6),
+                     f"an address in one of {uplink.device}'s IPv6 prefixes ({shown}): the default route "
+                     f"needs the interface it leaves by")
