@@ -63,3 +63,14 @@ def policies(draw: Any, booths: tuple[str, ...] = BOOTHS) -> Network:
     net = base.model_copy(update={"policy": policy, "host_groups": groups, "warnings": []})
     assume(not check_network(net))
     return net
+
+
+def dual_stacked(net: Network) -> Network:
+    """The same booth with an IPv6 /64 on every VLAN (SLAAC) and a MAC on every host, so that
+    every host's IPv6 address is known: the policy, unchanged, now decides both families."""
+    data = net.model_dump(by_alias=True, exclude={"warnings"})
+    for vlan in data["vlans"]:
+        vlan["ipv6"] = {"prefix": f"2001:db8:{vlan['id']:x}::/64"}
+    for index, endpoint in enumerate(data["endpoints"].values()):
+        endpoint["mac"] = endpoint["mac"] or f"02:00:5e:00:{index >> 8:02x}:{index & 0xFF:02x}"
+    return Network.model_validate(data)

@@ -157,3 +157,11 @@ def test_every_entry_point_is_told_ipv6_is_not_rendered_yet(inventory_copy):
     assert load_network(inv.path).warnings == [
         "inv/group_vars/all/links.yml: links[0].addresses6: '2001:db8:ff::/127': IPv6 is checked but not yet "
         "rendered, verified or tested live: the configs carry IPv4 only in this release"]
+
+
+def test_a_host_a_rule_names_needs_a_known_ipv6_address(inventory_copy):
+    inv = dual_stack(inventory_copy())
+    edit_host(inv, "h1", mac=None)  # admins: [h1], in SLAAC VLAN users
+    assert errors_of(inv) == [
+        "inv/hosts.yml: endpoints.h1.mac: 'missing': the host's MAC: rule admins-ssh-to-lab (group:admins) names "
+        "it, and in VLAN users (hosts: slaac) its IPv6 address is formed from the MAC"]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from ipaddress import IPv4Address, IPv4Interface, IPv4Network
+from ipaddress import IPv4Address, IPv4Interface, IPv4Network, IPv6Network
 from typing import Literal
 
 
@@ -11,8 +11,8 @@ from typing import Literal
 class AclEntry:
     action: Literal["permit", "deny"]
     proto: str
-    src: IPv4Network | None  # None = any
-    dst: IPv4Network | None
+    src: IPv4Network | IPv6Network | None  # None = any; an ACL holds one family
+    dst: IPv4Network | IPv6Network | None
     rule: str  # the policy rule it comes from, or "default"
     dst_ports: tuple[int, ...] = ()
     src_port: int | None = None

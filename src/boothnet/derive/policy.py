@@ -8,13 +8,19 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import replace
-from ipaddress import IPv4Network, collapse_addresses
+from ipaddress import IPv4Network, IPv6Network, collapse_addresses
+from typing import cast
 
 from boothnet.derive.model import AclEntry
 from boothnet.intent.model import Network, Prefixes, Rule, Vlan, acl_name
 from boothnet.intent.prefix_index import PrefixIndex
 
-__all__ = ["PolicyCompiler", "compiler_of", "Prefixes", "acl_name", "acl_decision", "policy_decision"]
+__all__ = ["PolicyCompiler", "PolicyCompiler6", "compiler_of", "compiler6_of", "Prefixes", "acl_name",
+           "acl_decision", "policy_decision"]
+
+Prefixes6 = list[IPv6Network | None]  # None = any
+# ICMPv6 an IPv6 ACL permits before any rule (RFC 4890): Packet Too Big, neighbour and router discovery
+ESSENTIAL_ICMPV6 = ("packet-too-big", "nd-ns", "nd-na", "router-solicitation", "router-advertisement")
 
 
 class PolicyCompiler:
@@ -61,6 +67,11 @@ class PolicyCompiler:
         rules = self.net.policy.rules
         return [rules[position] for position in sorted(set(found))]
 
+    @staticmethod
+    def subnet(vlan: Vlan) -> IPv4Network:
+        """The VLAN's prefix in the family compiled."""
+        return vlan.subnet
+
     def prefixes(self, selector: str) -> Prefixes:
         if selector not in self._prefixes:
             self._prefixes[selector] = self._selector_prefixes(selector)
@@ -73,7 +84,7 @@ class PolicyCompiler:
         """The part of a selector that lives in this VLAN."""
         kind, _, name = selector.partition(":")
         if selector == "any" or (kind == "zone" and name == vlan.zone) or (kind == "vlan" and name == vlan.name):
-            return [vlan.subnet]
+            return [self.subnet(vlan)]
         if kind == "group":
             return [
                 IPv4Network(f"{self.net.endpoints[m].address}/32")
@@ -89,7 +100,7 @@ class PolicyCompiler:
             AclEntry(rule.action, rule.proto, src, dst, rule.name, dst_ports=ports)
             for src in sources
             for dst in destinations
-            if dst is None or not dst.subnet_of(vlan.subnet)  # inside the VLAN: never reaches the router
+            if dst is None or not dst.subnet_of(self.subnet(vlan))  # inside the VLAN: never reaches the router
         ]
 
     def _internal_part(self, selector: str) -> list[IPv4Network | None]:
@@ -150,7 +161,7 @@ class PolicyCompiler:
         returns = [replace(e, rule=f"{e.rule} (return)", return_traffic=True) for e in returns]
         default = self.net.policy.default_action
         if outside:
-            inside += self._forward(self._default_rule, [vlan.subnet], vlan, list(self.internal))
+            inside += self._forward(self._default_rule, [self.subnet(vlan)], vlan, list(self.internal))
         tail = AclEntry(default, "ip", None, None, "default", log=default == "deny")
         return number(dedupe(returns + inside + outside + [tail]))
 
@@ -179,21 +190,81 @@ class PolicyCompiler:
         return number(dedupe(entries))
 
 
-_COMPILERS: dict[int, tuple[Network, PolicyCompiler]] = {}
+class PolicyCompiler6(PolicyCompiler):
+    """The same policy over the VLANs' IPv6 prefixes: a rule written with zones, VLANs, groups or
+    `any` decides IPv6 as it decides IPv4, line for line. A VLAN without IPv6 holds no IPv6
+    address, so a rule's part there is empty. The VPN's tunnel carries IPv4 only, so nothing
+    enters the secured network in IPv6."""
+
+    def __init__(self, net: Network):
+        super().__init__(net)
+        self.internal = list(collapse_addresses(v.ipv6.prefix for v in net.vlans if v.ipv6))  # type: ignore[misc]
+        self.vpn_sources = []
+
+    @staticmethod
+    def subnet(vlan: Vlan) -> IPv6Network:  # type: ignore[override]
+        assert vlan.ipv6 is not None  # only a dual-stack VLAN's ACLs are compiled in IPv6
+        return vlan.ipv6.prefix
+
+    def _selector_prefixes(self, selector: str) -> Prefixes6:  # type: ignore[override]
+        kind, _, name = selector.partition(":")
+        if selector == "any":
+            return [None]
+        if kind in ("zone", "vlan"):
+            vlans = [v for v in self.net.vlans if v.ipv6 and (v.zone == name if kind == "zone" else v.name == name)]
+            return list(collapse_addresses(self.subnet(v) for v in vlans))
+        return [IPv6Network(f"{address}/128") for member in self.net.host_groups.get(name, [])
+                if (address := self.net.endpoint_address6(self.net.endpoints[member])) is not None]
+
+    def part_in(self, selector: str, vlan: Vlan) -> list[IPv6Network]:  # type: ignore[override]
+        if vlan.ipv6 is None:
+            return []
+        kind, _, name = selector.partition(":")
+        if kind == "group":
+            own = self.subnet(vlan)
+            members = cast(Prefixes6, self.prefixes(selector))  # this compiler files IPv6 prefixes
+            return [p for p in members if p is not None and p.subnet_of(own)]
+        return [self.subnet(vlan)] if super().part_in(selector, vlan) else []
+
+    def inbound(self, vlan: Vlan) -> list[AclEntry]:
+        return number(self.essential() + super().inbound(vlan))
+
+    def outbound_secure(self, vlan: Vlan) -> list[AclEntry]:
+        return number(self.essential() + [AclEntry("deny", "ip", None, None, "default (the tunnel carries IPv4 only)",
+                                                   log=True)])
+
+    @staticmethod
+    def essential() -> list[AclEntry]:
+        """What IPv6 cannot live without, before any rule: neighbour and router discovery (on the
+        link only: routers never forward it) and Packet Too Big along every path (dropped, every
+        jumbo path is a black hole: IPv6 routers do not fragment)."""
+        return [AclEntry("permit", "icmp", None, None, "icmpv6 essential", icmp_type=kind) for kind in ESSENTIAL_ICMPV6]
+
+
+_COMPILERS: dict[tuple[int, type[PolicyCompiler]], tuple[Network, PolicyCompiler]] = {}
+
+
+def _compiler(net: Network, kind: type[PolicyCompiler]) -> PolicyCompiler:
+    hit = _COMPILERS.get((id(net), kind))
+    if hit is None or hit[0] is not net:  # an id is reused only after its intent is gone
+        if len(_COMPILERS) >= 16:
+            _COMPILERS.pop(next(iter(_COMPILERS)))
+        hit = _COMPILERS[(id(net), kind)] = (net, kind(net))
+    return hit[1]
 
 
 def compiler_of(net: Network) -> PolicyCompiler:
     """The policy compiler of `net`, made once per loaded intent (derive, the test plan, the
     paths, the VPN checks and the Batfish view all ask; it collapses every selector once)."""
-    hit = _COMPILERS.get(id(net))
-    if hit is None or hit[0] is not net:  # an id is reused only after its intent is gone
-        if len(_COMPILERS) >= 8:
-            _COMPILERS.pop(next(iter(_COMPILERS)))
-        hit = _COMPILERS[id(net)] = (net, PolicyCompiler(net))
-    return hit[1]
+    return _compiler(net, PolicyCompiler)
 
 
-def _within(inner: IPv4Network | None, outer: IPv4Network | None) -> bool:
+def compiler6_of(net: Network) -> PolicyCompiler6:
+    """The IPv6 policy compiler of a dual-stack intent, made once per loaded intent."""
+    return cast(PolicyCompiler6, _compiler(net, PolicyCompiler6))
+
+
+def _within(inner: IPv4Network | IPv6Network | None, outer: IPv4Network | IPv6Network | None) -> bool:
     # subnet_of in integers: ipaddress's own spends most of its time on type checks, and
     # dedupe asks this for every pair of lines of every ACL (a third of a floor's verify)
     if outer is None:

@@ -32,27 +32,24 @@ DeviceRole = Literal[
 ]
 
 
-def _written_as_text(value: object) -> object:
-    # pydantic reads a number as an address (false -> 0.0.0.0/32): in an intent that is a typo
-    if isinstance(value, bool | int | float):
-        raise ValueError("an IPv4 address or prefix written as text, e.g. 10.0.10.1 or 10.0.10.0/24")
-    return value
+def _written_as_text(example: str) -> BeforeValidator:
+    def check(value: object) -> object:
+        # pydantic reads a number as an address (false -> 0.0.0.0/32): in an intent that is a typo
+        if isinstance(value, bool | int | float):
+            raise ValueError(f"an {example}")
+        return value
+
+    return BeforeValidator(check)
 
 
-Address = Annotated[IPv4Address, BeforeValidator(_written_as_text)]
-Subnet = Annotated[IPv4Network, BeforeValidator(_written_as_text)]
-Interface = Annotated[IPv4Interface, BeforeValidator(_written_as_text)]
-
-
-def _written_as_text6(value: object) -> object:
-    if isinstance(value, bool | int | float):
-        raise ValueError("an IPv6 address or prefix written as text, e.g. 2001:db8:10::1 or 2001:db8:10::/64")
-    return value
-
-
-Address6 = Annotated[IPv6Address, BeforeValidator(_written_as_text6)]
-Subnet6 = Annotated[IPv6Network, BeforeValidator(_written_as_text6)]
-Interface6 = Annotated[IPv6Interface, BeforeValidator(_written_as_text6)]
+_IPV4 = _written_as_text("IPv4 address or prefix written as text, e.g. 10.0.10.1 or 10.0.10.0/24")
+_IPV6 = _written_as_text("IPv6 address or prefix written as text, e.g. 2001:db8:10::1 or 2001:db8:10::/64")
+Address = Annotated[IPv4Address, _IPV4]
+Subnet = Annotated[IPv4Network, _IPV4]
+Interface = Annotated[IPv4Interface, _IPV4]
+Address6 = Annotated[IPv6Address, _IPV6]
+Subnet6 = Annotated[IPv6Network, _IPV6]
+Interface6 = Annotated[IPv6Interface, _IPV6]
 
 
 def _mac_as_text(value: object) -> object:

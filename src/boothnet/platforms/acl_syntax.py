@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from ipaddress import IPv4Network
+from ipaddress import IPv4Network, IPv6Network
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the derived model's type only: platforms sit below derive
     from boothnet.derive.model import AclEntry
 
 
-AddressFormat = Callable[[IPv4Network | None], str]
+AddressFormat = Callable[[IPv4Network | IPv6Network | None], str]
 
 
 def acl_lines(entry: AclEntry, address: AddressFormat) -> list[str]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ipaddress import IPv4Network
+from ipaddress import IPv4Network, IPv6Network
 from typing import TYPE_CHECKING
 
 from boothnet.platforms import acl_syntax
@@ -18,11 +18,13 @@ def mgmt_interface() -> str:
     return "Management1"
 
 
-def _address(net: IPv4Network | None) -> str:
+def _address(net: IPv4Network | IPv6Network | None) -> str:
     if net is None:
         return "any"
-    if net.prefixlen == 32:
+    if net.prefixlen == net.max_prefixlen:
         return f"host {net.network_address}"
+    if net.version == 6:  # IPv6 ACLs take prefixes, never wildcard masks
+        return str(net)
     return str(net)
 
 

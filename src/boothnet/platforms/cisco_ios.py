@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ipaddress import IPv4Network
+from ipaddress import IPv4Network, IPv6Network
 from typing import TYPE_CHECKING
 
 from boothnet.platforms import acl_syntax
@@ -19,11 +19,13 @@ def mgmt_interface() -> str:
     return "GigabitEthernet0/0"
 
 
-def _address(net: IPv4Network | None) -> str:
+def _address(net: IPv4Network | IPv6Network | None) -> str:
     if net is None:
         return "any"
-    if net.prefixlen == 32:
+    if net.prefixlen == net.max_prefixlen:
         return f"host {net.network_address}"
+    if net.version == 6:  # IPv6 ACLs take prefixes, never wildcard masks
+        return str(net)
     return f"{net.network_address} {net.hostmask}"
 
 

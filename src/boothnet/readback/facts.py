@@ -7,7 +7,7 @@ platform's defaults where the text is silent), `expect` fills it from the derive
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from ipaddress import IPv4Address, IPv4Interface, IPv4Network
+from ipaddress import IPv4Address, IPv4Interface, IPv4Network, IPv6Network
 from typing import Literal
 
 Mode = str  # "access" | "trunk" | "routed" (an addressed layer-3 port) | "svi" | "mgmt"
@@ -19,9 +19,9 @@ class AclRule:
 
     action: Literal["permit", "deny"]
     proto: str
-    src: IPv4Network | None  # None: any
+    src: IPv4Network | IPv6Network | None  # None: any
     src_port: int | None
-    dst: IPv4Network | None
+    dst: IPv4Network | IPv6Network | None
     dst_port: int | None
     icmp_type: str | None = None
     established: bool = False

@@ -92,7 +92,8 @@ def probe_addresses(nets: Iterable[Network], models: Iterable[dict[str, DeviceMo
         for model in model_set.values():
             for acl in model.acls:
                 for entry in acl.entries:
-                    addrs |= {p.network_address for p in (entry.src, entry.dst) if p is not None and p.prefixlen == 32}
+                    addrs |= {p.network_address for p in (entry.src, entry.dst)
+                              if isinstance(p, IPv4Network) and p.prefixlen == 32}
     outside = next(IPv4Address(a) for a in OUTSIDE_CANDIDATES if not any(IPv4Address(a) in s for s in subnets))
     return sorted(addrs | {outside})
 

@@ -33,6 +33,7 @@ class Ipv6Checks(CheckBase):
         self._overlaps6()
         self._unique_addresses6()
         self._uplink6()
+        self._named_hosts6()
         first = next(self._ipv6_keys(), None)
         if first is not None:
             # validated, but no template, compiler or lab carries it yet: a user must not think it deployed
@@ -202,3 +203,28 @@ class Ipv6Checks(CheckBase):
             self.add(self.src["uplink"], "uplink.next_hop6", str(uplink.next_hop6),
                      f"an address in one of {uplink.device}'s IPv6 prefixes ({shown}): the default route "
                      f"needs the interface it leaves by")
+
+    def _named_hosts6(self) -> None:
+        """A host a rule names by group decides IPv6 by its address too: in a SLAAC VLAN that
+        address comes from its MAC, so the MAC must be given."""
+        named: dict[str, str] = {}  # host -> the first rule or the VPN naming it
+        for rule in self.net.policy.rules:
+            for selector in (rule.source, rule.destination):
+                if selector.startswith("group:"):
+                    for member in self.net.host_groups.get(selector.partition(":")[2], []):
+                        named.setdefault(member, f"rule {rule.name} ({selector})")
+        if self.net.vpn is not None:
+            for member in self.net.host_groups.get(self.net.vpn.clients.partition(":")[2], []):
+                named.setdefault(member, f"the VPN's clients ({self.net.vpn.clients})")
+        for name, why in sorted(named.items()):
+            endpoint = self.net.endpoints.get(name)
+            vlan = self.net.vlan_name_index.get(endpoint.vlan) if endpoint else None
+            if endpoint is None or vlan is None or vlan.ipv6 is None or vlan.ipv6.hosts != "slaac":
+                continue
+            if endpoint.mac is None:
+                file = self.src[f"host:{name}"]
+                prefix = f"endpoints.{name}." if file.endswith(("hosts.yml", "hosts.yaml")) else ""
+                self.add(file, f"{prefix}mac", "missing",
+                         f"the host's MAC: {why} names it, and in VLAN {vlan.name} (hosts: slaac) its IPv6 "
+                         "address is formed from the MAC")
+

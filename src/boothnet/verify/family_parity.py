@@ -1,0 +1,119 @@
+"""One policy, both families: on a dual-stack intent, for every representative flow, each VLAN's
+IPv6 ACL decides as its IPv4 ACL does (a rule written with zones, VLANs, groups or `any` names
+no family), and nothing enters the secured network in IPv6 (the VPN's tunnel carries IPv4 only).
+
+The flows: from every representative host of a dual-stack VLAN (each host a group names, and one
+address no group names: every other host is decided as it is) to every representative host of
+every other dual-stack VLAN and one outside address, for every service the policy names
+(verify.flows.probe_services).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from ipaddress import IPv4Address, IPv4Network, IPv6Address, IPv6Network
+
+from boothnet.derive.model import AclEntry
+from boothnet.derive.policy import acl_decision, compiler6_of, compiler_of
+from boothnet.intent.model import Network, Vlan, acl_name
+from boothnet.verify.flows import OUTSIDE_CANDIDATES, probe_services
+
+# Outside every booth prefix (the documentation range's far end, RFC 3849)
+OUTSIDE6_CANDIDATES = ("2001:db8:ffff:ffff::77", "2001:db8:fffe:ffff::77")
+
+Pair = tuple[str, IPv4Address, IPv6Address]  # (who, IPv4 address, IPv6 address)
+
+
+@dataclass(frozen=True)
+class FamilyMismatch:
+    acl: str
+    flow: str
+    ipv4: str  # "permit by <rule>"
+    ipv6: str
+
+    def __str__(self) -> str:
+        return f"{self.acl}: {self.flow}: IPv4 {self.ipv4}, IPv6 {self.ipv6}"
+
+
+@dataclass
+class VlanAcls:
+    """A dual-stack VLAN's inbound ACLs in both families, and for the secured network its outbound."""
+
+    vlan: Vlan
+    inbound4: list[AclEntry]
+    inbound6: list[AclEntry]
+    outbound6: list[AclEntry] | None = None
+
+
+def ipv6_acl_name(vlan: Vlan, direction: str) -> str:
+    return f"{acl_name(vlan, direction)}_V6"
+
+
+def vlan_acls(net: Network) -> list[VlanAcls]:
+    """The ACLs the compilers give each dual-stack VLAN whose gateway filters it (no routers on it)."""
+    v4, v6 = compiler_of(net), compiler6_of(net)
+    return [VlanAcls(vlan, v4.inbound(vlan), v6.inbound(vlan),
+                     v6.outbound_secure(vlan) if vlan.zone == "secure" else None)
+            for vlan in net.vlans if vlan.ipv6 is not None and not vlan.routers]
+
+
+def _hosts(net: Network, vlan: Vlan, named: set[str]) -> list[Pair]:
+    assert vlan.ipv6 is not None
+    pairs: list[Pair] = []
+    for name in sorted(named):
+        endpoint = net.endpoints.get(name)
+        address6 = net.endpoint_address6(endpoint) if endpoint else None
+        if endpoint is not None and endpoint.vlan == vlan.name and address6 is not None:
+            pairs.append((name, endpoint.address, address6))
+    # an address no endpoint holds: what a rule naming hosts must not admit
+    pairs.append((f"another host in {vlan.name}", vlan.subnet.broadcast_address - 1,
+                  vlan.ipv6.prefix.broadcast_address - 1))
+    return pairs
+
+
+def _outside(net: Network) -> Pair:
+    internal4 = [v.subnet for v in net.vlans]
+    internal6 = [v.ipv6.prefix for v in net.vlans if v.ipv6 is not None]
+    four = next(IPv4Address(a) for a in OUTSIDE_CANDIDATES if not any(IPv4Address(a) in s for s in internal4))
+    six = next(IPv6Address(a) for a in OUTSIDE6_CANDIDATES if not any(IPv6Address(a) in p for p in internal6))
+    return "outside", four, six
+
+
+def _said(entries: list[AclEntry], src: IPv4Network | IPv6Network, dst: IPv4Network | IPv6Network, proto: str,
+          port: int | None) -> tuple[str, str]:
+    line = acl_decision(entries, src, dst, proto, port)  # type: ignore[arg-type]  # one family per ACL
+    return ("deny", "the implicit deny") if line is None else (line.action, f"{line.rule} (seq {line.seq})")
+
+
+def family_mismatches(net: Network, acls: list[VlanAcls] | None = None) -> list[FamilyMismatch]:
+    """Every flow whose IPv6 decision differs from its IPv4 one, and every IPv6 flow the secured
+    network's outbound ACL admits; [] when both families say the same."""
+    acls = vlan_acls(net) if acls is None else acls
+    services = probe_services([net])
+    by_vlan = {a.vlan.name: a for a in acls}
+    named = {m for members in net.host_groups.values() for m in members}
+    hosts = {a.vlan.name: _hosts(net, a.vlan, named) for a in acls}
+    outside = _outside(net)
+    found: list[FamilyMismatch] = []
+    for source in acls:
+        for name, dst_hosts in [*hosts.items(), ("outside", [outside])]:
+            if name == source.vlan.name:
+                continue  # switched inside the VLAN: never meets its gateway's ACL
+            for src in hosts[source.vlan.name]:
+                for dst in dst_hosts:
+                    for proto, port in services:
+                        flow = f"{proto}{f'/{port}' if port else ''} {src[0]} -> {dst[0]}"
+                        v4 = _said(source.inbound4, IPv4Network(src[1]), IPv4Network(dst[1]), proto, port)
+                        v6 = _said(source.inbound6, IPv6Network(src[2]), IPv6Network(dst[2]), proto, port)
+                        if v4[0] != v6[0]:
+                            found.append(FamilyMismatch(ipv6_acl_name(source.vlan, "in"), flow,
+                                                        f"{v4[0]} by {v4[1]}", f"{v6[0]} by {v6[1]}"))
+                        into = by_vlan.get(name)
+                        if into is not None and into.outbound6 is not None:
+                            admitted = _said(into.outbound6, IPv6Network(src[2]), IPv6Network(dst[2]), proto, port)
+                            if admitted[0] == "permit":
+                                found.append(FamilyMismatch(
+                                    ipv6_acl_name(into.vlan, "out"), flow, "through the VPN's tunnel only",
+                                    f"permit by {admitted[1]} (the tunnel carries IPv4 only: nothing enters the "
+                                    "secured network in IPv6)"))
+    return found
