@@ -9,6 +9,7 @@ from boothnet.validate.production import (
     RTT_BOUND_MS,
     _judge_ping,
     _outlasted,
+    _slowed_by_this_machine,
     load_seconds,
     production_probes,
     production_transfers,
@@ -80,3 +81,19 @@ def test_a_probe_that_outlasted_the_load_is_not_a_pass() -> None:
     late = _outlasted(passed, ended=12.0, load_ended=11.0, load_s=20)
     assert late.verdict == "ERROR" and late.cause.startswith("it outlasted the research load (20 s)")
     assert _outlasted(failed, ended=12.0, load_ended=11.0, load_s=20).verdict == "FAIL"
+
+
+def test_in_the_lab_a_ping_only_slowed_while_the_cores_were_saturated_is_cpu_bound_not_a_fault():
+    host = BOOTH.endpoints["booth1"]
+    idle = parse_ping(_ping([0.2] * 50), 0, node="booth1", destination="10.10.10.1")
+    slow = _judge_ping(host, "theater1", idle, parse_ping(_ping([3.0] * 50), 0, node="booth1",
+                                                           destination="10.10.10.1"))
+    lost = _judge_ping(host, "theater1", idle, parse_ping(_ping([3.0] * 40), 0, node="booth1",
+                                                          destination="10.10.10.1"))
+    assert slow.verdict == lost.verdict == "FAIL"
+    honest = _slowed_by_this_machine(slow, busy=0.97)
+    assert honest.verdict == "ERROR" and honest.causes == ["cpu_bound"]
+    assert honest.cause.startswith("CPU-bound: this machine's cores were 97% busy while it probed")
+    assert "RTT idle 0.200 ms, under load 3.000 ms" in honest.cause and "degrades production" not in honest.cause
+    assert _slowed_by_this_machine(slow, busy=0.5) == slow  # a quiet machine: the network slowed it
+    assert _slowed_by_this_machine(lost, busy=0.97) == lost  # 10 of 50 lost: a fault, whatever the cores

@@ -32,7 +32,7 @@ from boothnet.validate.paths import first_hosts
 from boothnet.validate.perf.ports import PortAllocator
 from boothnet.validate.perf.probes import PingResult, parse_ping, ping_argv
 from boothnet.validate.perf.run import ToolRequest, run_throughput
-from boothnet.validate.perf.schema import ThroughputResult
+from boothnet.validate.perf.schema import CPU_SATURATED, ThroughputResult, busy_share, machine_cpu
 from boothnet.validate.plan import ThroughputTest, host_prefix, throughput_tests
 from boothnet.validate.results import ProductionRow
 from boothnet.validate.run import flow_blocks
@@ -124,9 +124,11 @@ def _production_under_load(net: Network, access: Access, progress: Progress) -> 
     idle_pings, idle_sent = probe_all()
     progress(f"[production] {len(probes)} ping probe(s) and {len(transfers)} transfer(s) idle; "
              f"loading research with {sum(len(t.flows) for t in load)} flow(s) of {len(load)} test(s)")
-    (loaded_pings, loaded_sent), load_ended = _under(net, access, allocator, load, probe_all, load_s)
+    (loaded_pings, loaded_sent), load_ended, busy = _under(net, access, allocator, load, probe_all, load_s)
     rows = [_outlasted(_judge_ping(host, what, before, after), at, load_ended, load_s)
             for (host, _, what), (before, _), (after, at) in zip(probes, idle_pings, loaded_pings, strict=True)]
+    if not access.on_floor:
+        rows = [_slowed_by_this_machine(row, busy) for row in rows]
     rows += [_outlasted(_judge_transfer(src, dst, before, after), at, load_ended, load_s)
              for (src, dst), (before, _), (after, at) in zip(transfers, idle_sent, loaded_sent, strict=True)]
     for row in rows:
@@ -153,9 +155,9 @@ def _transfer(net: Network, access: Access, allocator: PortAllocator, src: Endpo
 
 
 def _under(net: Network, access: Access, allocator: PortAllocator, load: list[ThroughputTest],
-           probe: Callable[[], Probed], load_s: int) -> tuple[Probed, float]:
-    """``probe()`` while every flow of ``load`` sends (iperf3, SETTLE_S into the load), and when
-    the first of those flows ended."""
+           probe: Callable[[], Probed], load_s: int) -> tuple[Probed, float, float]:
+    """``probe()`` while every flow of ``load`` sends (iperf3, SETTLE_S into the load), when the
+    first of those flows ended, and how busy this machine's cores were while it probed."""
     flows = [flow for test in load for flow in test.flows]
     blocks = [block for test in load for block in flow_blocks(net, access, compiler_of(net), allocator, test, "iperf3")]
     together = threading.Barrier(len(flows) + 1)
@@ -167,11 +169,13 @@ def _under(net: Network, access: Access, allocator: PortAllocator, load: list[Th
                    for (client, server), block in zip(flows, blocks, strict=True)]
         together.wait(timeout=60)
         time.sleep(SETTLE_S)
+        cpu = machine_cpu()
         seen = probe()
+        busy = busy_share(cpu, machine_cpu())
         ended = min(future.result()[1] for future in running)
     for block in blocks:
         allocator.release(block)
-    return seen, ended
+    return seen, ended, busy
 
 
 def _ended(result: T) -> tuple[T, float]:
@@ -185,6 +189,19 @@ def _outlasted(row: ProductionRow, ended: float, load_ended: float, load_s: int)
         return row
     return row.model_copy(update={"verdict": Status.ERROR, "cause": f"it outlasted the research load ({load_s} s), "
                                   f"so it was not measured under load: {row.cause}"})
+
+
+def _slowed_by_this_machine(row: ProductionRow, busy: float) -> ProductionRow:
+    """In the lab, a ping that lost no more than it may but came back slower while this machine's
+    cores were saturated was slowed by the cores the stand-ins forward on, not by the network: no
+    verdict (ERROR, cause cpu_bound). Lost pings keep their FAIL: a busy core delays frames."""
+    if row.probe != "ping" or row.verdict != Status.FAIL or (row.lost or 0) > LOST_BOUND or busy < CPU_SATURATED:
+        return row
+    said = (f"CPU-bound: this machine's cores were {busy:.0%} busy while it probed: the lab's stand-ins forward in "
+            "software on the cores that also run the tools, so the RTT rose with the machine's load, not the "
+            "network's (no verdict; on the floor there is no such cap): ")
+    return row.model_copy(update={"verdict": Status.ERROR, "cause": said + row.cause.removesuffix(DEGRADED),
+                                  "causes": ["cpu_bound"]})
 
 
 def _judge_ping(host: Endpoint, what: str, idle: PingResult, loaded: PingResult) -> ProductionRow:

