@@ -24,7 +24,7 @@ from boothnet.verify.batfish.from_intent import batfish_context
 from tests.fuzz.test_valid_intents import _write, router_on_a_stick, valid_intents
 from tests.helpers import INVENTORIES, ROOT
 
-REFERENCES = ("sc-booth", "lab-mini", "fw-booth", "eos-core")
+REFERENCES = ("sc-booth", "lab-mini", "fw-booth", "eos-core", "sc-booth-ds")
 READBACK_EXAMPLES = int(os.environ.get("BOOTHNET_READBACK_EXAMPLES", "10"))
 
 
@@ -97,6 +97,17 @@ PLANTED = [
     ("arista_eos/port_security.j2", "mac address-table static {{ mac }} vlan {{ i.binding.vlan }} interface "
      "{{ i.name }}\n", "", "eos-core",
      "es1: interface Ethernet2 allowed_macs: the model says ('02:00:0a:04:0a:0c',), the config reads None"),
+    # IPv6: routing off reads as no RA either; a filter, an address or the static hosts' RA flag dropped
+    ("cisco_ios/system.j2", "ipv6 unicast-routing\n", "", "sc-booth-ds",
+     "core1: ipv6_routing: the model says True, the config reads False"),
+    ("cisco_ios/interfaces.j2", " ipv6 traffic-filter {{ i.acl6_in }} in\n", "", "sc-booth-ds",
+     "core1: interface Vlan10 acl6_in: the model says BOOTH_LAN_IN_V6, the config reads None"),
+    ("cisco_ios/interfaces.j2", " ipv6 address {{ i.address6 }}\n", "", "sc-booth-ds",
+     "core1: interface Vlan20 address6: the model says 2001:db8:20::1/64, the config reads None"),
+    ("cisco_ios/interfaces.j2", " ipv6 nd prefix {{ i.address6.network }} 2592000 604800 no-autoconfig\n", "",
+     "sc-booth-ds", "core1: interface Vlan110 ra: the model says static, the config reads slaac"),
+    ("cisco_ios/acls.j2", "ipv6 access-list {{ acl.name }}\n", "ip access-list extended {{ acl.name }}\n",
+     "sc-booth-ds", "core1: acl THEATER_IN_V6 length: the model says"),
     ("cisco_ios/ospf.j2", " redistribute static subnets route-map VPN_REMOTE\n", "", "sc-booth",
      "redistribute: the model says (IPv4Network('10.200.1.0/24'),), the config reads ()"),
     ("cisco_ios/ospf.j2", " redistribute static subnets route-map VPN_REMOTE\n", " redistribute static subnets\n",
@@ -233,3 +244,21 @@ def test_a_bound_port_reads_as_the_switch_enforces_it():
                       "arista_eos", "es1").interfaces["Ethernet1"]
     assert (eos.allowed_macs, eos.allowed_sources, eos.access_vlan) == (
         ("02:00:0a:04:0a:0b",), (IPv4Address("10.4.10.11"),), 10)
+
+
+def test_a_dual_stack_eos_gateway_reads_back_with_its_ipv6_lines():
+    from tests.policies import dual_stacked, reference
+
+    net = dual_stacked(reference("eos-core"))
+    models = derive_network(net)
+    configs = _configs(models, net.name)
+    gateways = [name for name, m in models.items() if m.platform == "arista_eos" and m.ipv6_routing]
+    assert gateways, "eos-core dual-stacked routes IPv6 on an EOS device"
+    assert fidelity(models, configs) == []
+    name = gateways[0]
+    text = configs[name]
+    assert "ipv6 unicast-routing" in text and "   ipv6 access-group " in text
+    assert "   permit icmpv6 any any packet-too-big" in text
+    dropped = "\n".join(line for line in text.splitlines() if not line.startswith("   ipv6 access-group "))
+    found = [str(m) for m in fidelity(models, {**configs, name: dropped + "\n"})]
+    assert any(f.startswith(f"{name}: interface ") and " acl6_in: the model says " in f for f in found), found

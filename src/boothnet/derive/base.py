@@ -6,7 +6,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from ipaddress import IPv4Address, IPv4Interface, IPv4Network
+from ipaddress import IPv4Address, IPv4Interface, IPv4Network, IPv6Interface
 from types import ModuleType
 from typing import Any
 
@@ -57,6 +57,7 @@ class _PortUse:
     vlan: Vlan | None = None
     vlans: list[Vlan] = field(default_factory=list)
     address: IPv4Interface | None = None
+    address6: IPv6Interface | None = None
     peer: str = ""
     link: Link | None = None
 
@@ -69,6 +70,7 @@ class DeriverState:
     ctx: DeriveContext
     vlans_by_name: dict[str, Vlan]
     policy: Any
+    policy6: Any  # the IPv6 compiler of a dual-stack intent, else None
     uses: dict[str, list[_PortUse]]
     routed_vlans: dict[str, list[Vlan]]
     ospf_links: set[int]

@@ -14,7 +14,7 @@ from types import ModuleType
 from boothnet.derive.base import DeriveContext, _PortUse, quirks
 from boothnet.derive.firewall import Firewalls
 from boothnet.derive.model import Acl, DeviceModel, VlanL2
-from boothnet.derive.policy import compiler_of
+from boothnet.derive.policy import compiler6_of, compiler_of
 from boothnet.derive.ports import PortUses
 from boothnet.derive.routing import Routing
 from boothnet.derive.vpn import VpnDerive
@@ -32,6 +32,7 @@ class _Deriver(PortUses, Routing, VpnDerive, Firewalls):
         self.ctx = ctx
         self.vlans_by_name = net.vlan_by_name()
         self.policy = compiler_of(net)
+        self.policy6 = compiler6_of(net) if net.dual_stack else None
         self.uses: dict[str, list[_PortUse]] = defaultdict(list)
         # device -> VLANs it routes (gateway or transit router), in intent order: one pass,
         # not every VLAN for every device
@@ -66,6 +67,7 @@ class _Deriver(PortUses, Routing, VpnDerive, Firewalls):
             ospf=ospf,
             vpn=vpn,
             ip_routing=bool(routes or ospf or any(i.address for i in interfaces + svis)),
+            ipv6_routing=any(i.address6 for i in interfaces + svis),
         )
         if self.net.uplink and self.net.uplink.device == device.name:
             self._uplink_firewall(model)
@@ -93,9 +95,13 @@ class _Deriver(PortUses, Routing, VpnDerive, Firewalls):
             model.linux_statements = self._linux_statements(model, q)
             model.port_filter = [line for i in model.bound_ports if i.binding
                                  for line in q.port_binding_lines(i.name, i.binding)]
+            if model.ipv6_routing:
+                for acl in model.acls:
+                    acl.family_match = f"meta nfproto ipv{acl.family} "
             syntax_args = (model.tunnel_match,)
         for acl in model.acls:
-            acl.lines = [line for entry in acl.entries for line in q.acl_lines(entry, *syntax_args)]
+            lines = q.acl_lines if acl.family == 4 else q.acl_lines6
+            acl.lines = [line for entry in acl.entries for line in lines(entry, *syntax_args)]
 
 
 def derive_network(net: Network, ctx: DeriveContext | None = None) -> dict[str, DeviceModel]:

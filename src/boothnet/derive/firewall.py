@@ -62,6 +62,8 @@ class Firewalls(DeriverState):
             members.append(f"link set {q.svi_name(vlan.id)} mtu {vlan.mtu}")
             ups.append(q.svi_name(vlan.id))
         addresses += [f"addr add {i.address} dev {i.name}" for i in model.interfaces if i.kind == "svi" and i.address]
+        addresses += [f"addr add {i.address6} dev {i.name}" for i in model.interfaces
+                      if i.kind in ("svi", "routed") and i.address6]
         if model.vpn is not None and self.ctx.tunnel_backend == "libipsec":
             # the TUN device comes with charon at 1400; the intent's inner MTU holds inside
             members.append(f"link set {q.LIBIPSEC_DEVICE} mtu {model.vpn.inner_mtu}")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from ipaddress import IPv4Address, IPv4Interface, IPv4Network, IPv6Network
+from ipaddress import IPv4Address, IPv4Interface, IPv4Network, IPv6Interface, IPv6Network
 from typing import Literal
 
 
@@ -31,6 +31,8 @@ class Acl:
     interface: str
     entries: list[AclEntry]
     lines: list[str] = field(default_factory=list)  # platform syntax, filled by the platform
+    family: Literal[4, 6] = 4
+    family_match: str = ""  # frr_linux on a dual-stack device: each family jumps to its own ACLs only
 
 
 @dataclass(frozen=True)
@@ -60,8 +62,14 @@ class Interface:
     vlan: int | None = None  # access
     allowed_vlans: list[int] = field(default_factory=list)  # trunk
     address: IPv4Interface | None = None
+    address6: IPv6Interface | None = None
+    # a VLAN gateway's router advertisements: its hosts take SLAAC, or static addresses (the
+    # prefix advertised without the autonomous flag); None: no advertisements from here
+    ra: Literal["slaac", "static"] | None = None
     acl_in: str | None = None
     acl_out: str | None = None
+    acl6_in: str | None = None
+    acl6_out: str | None = None
     mss_clamp: int | None = None
     bridge: str | None = None  # frr_linux: the VLAN bridge this port belongs to
     ospf: OspfInterface | None = None  # set when OSPF covers it: its timers print on the interface
@@ -151,6 +159,7 @@ class DeviceModel:
     # routes between its interfaces (IPv4 unicast routing on); EOS and Catalyst IOS switches
     # ship with it off, so a device that routes must say so
     ip_routing: bool = False
+    ipv6_routing: bool = False  # IOS and EOS route IPv6 only with `ipv6 unicast-routing`
 
     @property
     def bound_ports(self) -> list[Interface]:

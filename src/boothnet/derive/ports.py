@@ -26,6 +26,7 @@ class PortUses(DeriverState):
                     use.vlan = self.net.vlan(link.vlan)  # type: ignore[arg-type]  # checked: an access link has a VLAN
                 else:
                     use.address = getattr(link.addresses, side)
+                    use.address6 = getattr(link.addresses6, side) if link.addresses6 else None
                 self.uses[device].append(use)
         for name, endpoint in sorted(self.net.endpoints.items()):
             device, port = _split(endpoint.attach)
@@ -63,7 +64,8 @@ class PortUses(DeriverState):
                 interfaces.append(Interface(name, "trunk", use.description, use.mtu, use.speed,
                                             allowed_vlans=[v.id for v in use.vlans]))
             else:
-                interfaces.append(Interface(name, "routed", use.description, use.mtu, use.speed, address=use.address))
+                interfaces.append(Interface(name, "routed", use.description, use.mtu, use.speed, address=use.address,
+                                            address6=use.address6))
         return interfaces, l2_vlans
 
     def _binding(self, use: _PortUse) -> PortBinding | None:

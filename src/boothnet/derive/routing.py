@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ipaddress import IPv4Interface, IPv4Network, collapse_addresses
+from ipaddress import IPv4Interface, IPv4Network, IPv6Interface, collapse_addresses
 from types import ModuleType
 
 from boothnet.derive.base import DeriverState, _split
@@ -33,6 +33,11 @@ class Routing(DeriverState):
                 vlan=vlan.id,
                 address=IPv4Interface(f"{address}/{vlan.subnet.prefixlen}"),
             )
+            if vlan.ipv6 is not None:
+                gateway = vlan.gateway == device.name
+                own6 = self.net.gateway_address6(vlan) if gateway else vlan.ipv6.routers.get(device.name)
+                svi.address6 = IPv6Interface(f"{own6}/{vlan.ipv6.prefix.prefixlen}") if own6 else None
+                svi.ra = vlan.ipv6.hosts if gateway else None
             # Transit VLANs (other routers on them) are not filtered: policy applies at the edge.
             if vlan.gateway == device.name and not vlan.routers:
                 svi.acl_in = acl_name(vlan, "in")
@@ -40,6 +45,12 @@ class Routing(DeriverState):
                 if vlan.zone == "secure":
                     svi.acl_out = acl_name(vlan, "out")
                     acls.append(Acl(svi.acl_out, "out", name, self.policy.outbound_secure(vlan)))
+                if vlan.ipv6 is not None:
+                    svi.acl6_in = acl_name(vlan, "in", 6)
+                    acls.append(Acl(svi.acl6_in, "in", name, self.policy6.inbound(vlan), family=6))
+                    if vlan.zone == "secure":
+                        svi.acl6_out = acl_name(vlan, "out", 6)
+                        acls.append(Acl(svi.acl6_out, "out", name, self.policy6.outbound_secure(vlan), family=6))
             svis.append(svi)
         return svis
 

@@ -275,9 +275,9 @@ class Throughput(Strict):
 Prefixes = list[IPv4Network | None]  # None = any
 
 
-def acl_name(vlan: Vlan, direction: str) -> str:
+def acl_name(vlan: Vlan, direction: str, family: int = 4) -> str:
     """The ACL a VLAN's interface gets in one direction (named here: validation checks it per platform)."""
-    return f"{vlan.name.upper().replace('-', '_')}_{direction.upper()}"
+    return f"{vlan.name.upper().replace('-', '_')}_{direction.upper()}{'_V6' if family == 6 else ''}"
 
 
 class Network(Strict):

@@ -13,20 +13,21 @@ if TYPE_CHECKING:  # the derived model's type only: platforms sit below derive
 AddressFormat = Callable[[IPv4Network | IPv6Network | None], str]
 
 
-def acl_lines(entry: AclEntry, address: AddressFormat) -> list[str]:
-    """One line per destination port: `eq` takes a single port everywhere Batfish parses."""
-    return [_acl_line(entry, port, address) for port in entry.dst_ports or (None,)]
+def acl_lines(entry: AclEntry, address: AddressFormat, names: dict[str, str] | None = None) -> list[str]:
+    """One line per destination port: `eq` takes a single port everywhere Batfish parses.
+    `names`: the platform's words for a protocol or ICMP type where they differ (IPv6's)."""
+    return [_acl_line(entry, port, address, names or {}) for port in entry.dst_ports or (None,)]
 
 
-def _acl_line(entry: AclEntry, port: int | None, address: AddressFormat) -> str:
-    parts = [entry.action, entry.proto, address(entry.src)]
+def _acl_line(entry: AclEntry, port: int | None, address: AddressFormat, names: dict[str, str]) -> str:
+    parts = [entry.action, names.get(entry.proto, entry.proto), address(entry.src)]
     if entry.src_port is not None:
         parts.append(f"eq {entry.src_port}")
     parts.append(address(entry.dst))
     if port is not None:
         parts.append(f"eq {port}")
     if entry.icmp_type:
-        parts.append(entry.icmp_type)
+        parts.append(names.get(entry.icmp_type, entry.icmp_type))
     if entry.established:
         parts.append("established")
     if entry.log:

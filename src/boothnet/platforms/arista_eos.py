@@ -32,3 +32,11 @@ def acl_lines(entry: AclEntry) -> list[str]:
     # No explicit sequence numbers: one entry can expand to a line per port, and EOS numbers
     # lines 10, 20, ... in order by itself.
     return acl_syntax.acl_lines(entry, _address)
+
+
+# EOS's `ipv6 access-list` says `ipv6` and `icmpv6`, and names ICMPv6 types in full
+IPV6_NAMES = {"ip": "ipv6", "icmp": "icmpv6", "nd-ns": "neighbor-solicitation", "nd-na": "neighbor-advertisement"}
+
+
+def acl_lines6(entry: AclEntry) -> list[str]:
+    return acl_syntax.acl_lines(entry, _address, IPV6_NAMES)

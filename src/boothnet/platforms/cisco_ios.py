@@ -31,3 +31,12 @@ def _address(net: IPv4Network | IPv6Network | None) -> str:
 
 def acl_lines(entry: AclEntry) -> list[str]:
     return acl_syntax.acl_lines(entry, _address)
+
+
+# an `ipv6 access-list` matches every protocol with `ipv6`; its `icmp` is ICMPv6, whose types
+# keep the names the compiler gives them (nd-ns, nd-na, packet-too-big, ...)
+IPV6_NAMES = {"ip": "ipv6"}
+
+
+def acl_lines6(entry: AclEntry) -> list[str]:
+    return acl_syntax.acl_lines(entry, _address, IPV6_NAMES)

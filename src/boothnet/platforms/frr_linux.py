@@ -61,14 +61,30 @@ def acl_lines(entry: AclEntry, tunnel_match: str) -> list[str]:
     return [nft_rule(entry, tunnel_match)]
 
 
-def nft_rule(entry: AclEntry, tunnel_match: str) -> str:
+def acl_lines6(entry: AclEntry, tunnel_match: str) -> list[str]:
+    return [nft_rule(entry, tunnel_match, family=6)]
+
+
+# nftables' names of the ICMPv6 types the compiler names
+NFT_ICMPV6 = {"nd-ns": "nd-neighbor-solicit", "nd-na": "nd-neighbor-advert", "router-solicitation": "nd-router-solicit",
+              "router-advertisement": "nd-router-advert"}
+
+
+def _nft_icmp(icmp_type: str | None, family: int) -> str:
+    if family == 6:
+        return f"icmpv6 type {NFT_ICMPV6.get(icmp_type, icmp_type)}" if icmp_type else "meta l4proto ipv6-icmp"
+    return f"icmp type {icmp_type}" if icmp_type else "meta l4proto icmp"
+
+
+def nft_rule(entry: AclEntry, tunnel_match: str, family: int = 4) -> str:
     parts: list[str] = []
+    address = "ip" if family == 4 else "ip6"
     if entry.via_tunnel:
         parts.append(tunnel_match)
     if entry.src is not None:
-        parts.append(f"ip saddr {entry.src}")
+        parts.append(f"{address} saddr {entry.src}")
     if entry.dst is not None:
-        parts.append(f"ip daddr {entry.dst}")
+        parts.append(f"{address} daddr {entry.dst}")
     if entry.proto in ("tcp", "udp"):
         if entry.src_port is not None:
             parts.append(f"{entry.proto} sport {entry.src_port}")
@@ -78,7 +94,7 @@ def nft_rule(entry: AclEntry, tunnel_match: str) -> str:
         if not entry.src_port and not entry.dst_ports:
             parts.append(f"meta l4proto {entry.proto}")
     elif entry.proto == "icmp":
-        parts.append(f"icmp type {entry.icmp_type}" if entry.icmp_type else "meta l4proto icmp")
+        parts.append(_nft_icmp(entry.icmp_type, family))
     if entry.log:
         parts.append(f'log prefix "boothnet {entry.action} {entry.rule} "')
     parts.append("counter")

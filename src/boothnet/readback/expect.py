@@ -21,7 +21,7 @@ def _rules(entry: AclEntry) -> list[AclRule]:
 def expected_facts(model: DeviceModel) -> ConfigFacts:
     """The model's facts in the reader's shape (the platform's default where the model has none)."""
     defaults = platform_defaults(model.platform)
-    facts = ConfigFacts(model.name, model.platform, routing=model.ip_routing,
+    facts = ConfigFacts(model.name, model.platform, routing=model.ip_routing, ipv6_routing=model.ipv6_routing,
                         vlans={v.id: v.name for v in model.vlans})
     # management on a VLAN interface (containerlab's IOL bootstrap: Vlan999) is an SVI to the device
     mgmt_mode = "svi" if model.mgmt_interface.startswith("Vlan") else "mgmt"
@@ -34,6 +34,7 @@ def expected_facts(model: DeviceModel) -> ConfigFacts:
             access_vlan=iface.vlan if iface.kind == "access" else None,
             trunk_vlans=tuple(iface.allowed_vlans) if iface.kind == "trunk" else (),
             address=iface.address, mtu=iface.mtu, acl_in=iface.acl_in, acl_out=iface.acl_out,
+            address6=iface.address6, ra=iface.ra, acl6_in=iface.acl6_in, acl6_out=iface.acl6_out,
             mss=iface.mss_clamp,
             crypto_map=bool(model.vpn and iface.name == model.vpn.outside_interface),
             ospf=OspfOn(ospf.area, iface.ospf.passive, iface.ospf.hello, iface.ospf.dead,
@@ -104,7 +105,8 @@ def mismatches(want: ConfigFacts, got: ConfigFacts) -> list[Mismatch]:
     if got.unreadable:
         return [Mismatch(device, "config", "readable", got.unreadable)]
     found: list[Mismatch] = []
-    for name in ("routing", "vlans", "ospf_router_id", "default_originate", "redistribute", "crypto_peers"):
+    for name in ("routing", "ipv6_routing", "vlans", "ospf_router_id", "default_originate", "redistribute",
+                 "crypto_peers"):
         if getattr(want, name) != getattr(got, name):
             found.append(Mismatch(device, name, getattr(want, name), getattr(got, name)))
     if sorted(map(str, want.routes)) != sorted(map(str, got.routes)):

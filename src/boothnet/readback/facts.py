@@ -7,7 +7,7 @@ platform's defaults where the text is silent), `expect` fills it from the derive
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from ipaddress import IPv4Address, IPv4Interface, IPv4Network, IPv6Network
+from ipaddress import IPv4Address, IPv4Interface, IPv4Network, IPv6Interface, IPv6Network
 from typing import Literal
 
 Mode = str  # "access" | "trunk" | "routed" (an addressed layer-3 port) | "svi" | "mgmt"
@@ -60,6 +60,10 @@ class InterfaceFacts:
     shutdown: bool = False
     acl_in: str | None = None
     acl_out: str | None = None
+    address6: IPv6Interface | None = None
+    ra: str | None = None  # its router advertisements: "slaac", "static" (no autonomous flag), None: none sent
+    acl6_in: str | None = None
+    acl6_out: str | None = None
     mss: int | None = None
     crypto_map: bool = False
     ospf: OspfOn | None = None
@@ -83,6 +87,7 @@ class ConfigFacts:
     device: str
     platform: str
     routing: bool = False
+    ipv6_routing: bool = False
     vlans: dict[int, str] = field(default_factory=dict)
     interfaces: dict[str, InterfaceFacts] = field(default_factory=dict)
     routes: list[StaticRoute] = field(default_factory=list)

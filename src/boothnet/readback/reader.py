@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
-from ipaddress import IPv4Address, IPv4Interface, IPv4Network
+from ipaddress import IPv4Address, IPv4Interface, IPv4Network, IPv6Interface, IPv6Network, ip_network
 from pathlib import Path
 from typing import Any, Literal
 
@@ -25,6 +25,9 @@ from boothnet.readback.facts import AclRule, ConfigFacts, InterfaceFacts, OspfOn
 
 READ_PLATFORMS = ("cisco_ios", "arista_eos")
 _HIER = {"cisco_ios": Platform.CISCO_IOS, "arista_eos": Platform.ARISTA_EOS}
+# an IPv6 ACL's words for what the model calls ip and icmp, and EOS's full ICMPv6 type names
+IPV6_PROTOCOLS = {"ipv6": "ip", "icmpv6": "icmp"}
+ICMPV6_TYPES = {"neighbor-solicitation": "nd-ns", "neighbor-advertisement": "nd-na"}
 # the out-of-band management port: routed, never a switch port (Catalyst Gi0/0, EOS Management1)
 _MGMT_PREFIX = {"cisco_ios": ("GigabitEthernet0/0",), "arista_eos": ("Management",)}
 # created by naming them; they start as the platform's `shutdown.logical` default
@@ -82,6 +85,8 @@ class _Pending:
     port_security: bool = False
     secure_macs: list[str] = field(default_factory=list)  # IOS `switchport port-security mac-address`
     verify_source: bool = False  # `ip verify source [port-security]`
+    ra_suppressed: bool = False  # IOS `ipv6 nd ra suppress all`, EOS `ipv6 nd ra disabled`
+    ra_no_autoconfig: set[str] = field(default_factory=set)  # prefixes advertised without the A flag
 
 
 @dataclass
@@ -148,6 +153,7 @@ class ConfigReader:
         top: dict[str, Callable[[HConfigChild, list[str]], None]] = {
             "hostname": lambda _n, _w: None,
             "ip": self._top_ip,
+            "ipv6": self._top_ipv6,
             "no": self._top_no,
             "interface": self._interface,
             "vlan": self._vlan,
@@ -188,6 +194,14 @@ class ConfigReader:
                 self._unknown(node)
         elif words[1:3] == ["source", "binding"]:
             self._source_binding(node, words[3:])
+        else:
+            self._unknown(node)
+
+    def _top_ipv6(self, node: HConfigChild, words: list[str]) -> None:
+        if words[1:] == ["unicast-routing"]:
+            self.facts.ipv6_routing = True
+        elif words[1:2] == ["access-list"] and len(words) == 3:
+            self._acl_rules(node, words[2], 6)
         else:
             self._unknown(node)
 
@@ -278,39 +292,45 @@ class ConfigReader:
                 self._unknown(node, "only IPv4 ACLs are read")
                 return
             name = words[0]
+        self._acl_rules(node, name, 4)
+
+    def _acl_rules(self, node: HConfigChild, name: str, family: int) -> None:
         rules = self.facts.acls.setdefault(name, [])
         for child in node.children:
             self._visit(child)
             try:
-                rules.append(self._acl_rule(child.text.split()))
+                rules.append(self._acl_rule(child.text.split(), family))
             except (ValueError, IndexError):
                 self._unknown(child, "not an ACL entry the reader can read")
 
-    def _acl_address(self, words: list[str]) -> tuple[IPv4Network | None, list[str]]:
+    def _acl_address(self, words: list[str], family: int) -> tuple[IPv4Network | IPv6Network | None, list[str]]:
+        """`any`, `host A` or a prefix, of the ACL's own family (the device refuses another)."""
         if words[0] == "any":
             return None, words[1:]
-        if words[0] == "host":
-            return IPv4Network(f"{words[1]}/32"), words[2:]
-        return self._prefix(words)
+        address, rest = ((ip_network(words[1]), words[2:]) if words[0] == "host"
+                         else (IPv6Network(words[0]), words[1:]) if family == 6 else self._prefix(words))
+        if address.version != family:
+            raise ValueError(f"an IPv{address.version} address in an IPv{family} ACL")
+        return address, rest
 
-    def _acl_rule(self, words: list[str]) -> AclRule:
+    def _acl_rule(self, words: list[str], family: int) -> AclRule:
         if words[0].isdigit():  # EOS numbers its lines
             words = words[1:]
         action: Literal["permit", "deny"] = "permit" if words[0] == "permit" else "deny"
         if words[0] not in ("permit", "deny"):
             raise ValueError(words[0])
-        proto = words[1]
-        src, rest = self._acl_address(words[2:])
+        proto = IPV6_PROTOCOLS.get(words[1], words[1]) if family == 6 else words[1]
+        src, rest = self._acl_address(words[2:], family)
         src_port = None
         if rest[:1] == ["eq"]:
             src_port, rest = int(rest[1]), rest[2:]
-        dst, rest = self._acl_address(rest)
+        dst, rest = self._acl_address(rest, family)
         dst_port = None
         if rest[:1] == ["eq"]:
             dst_port, rest = int(rest[1]), rest[2:]
         icmp_type = None
         if proto == "icmp" and rest and rest[0] not in ("established", "log"):
-            icmp_type, rest = rest[0], rest[1:]
+            icmp_type, rest = (ICMPV6_TYPES.get(rest[0], rest[0]) if family == 6 else rest[0]), rest[1:]
         flags = set(rest)
         if not flags <= {"established", "log"} or len(flags) != len(rest):
             raise ValueError(rest)
@@ -356,6 +376,8 @@ class ConfigReader:
             iface.mtu = int(w[1])
         elif w[:2] == ["ip", "access-group"] and len(w) == 4 and w[3] in ("in", "out"):
             setattr(iface, f"acl_{w[3]}", w[2])
+        elif w[0] == "ipv6":
+            return self._interface_ipv6(iface, pending, w[1:])
         elif w[:3] == ["ip", "tcp", "adjust-mss"] and len(w) == 4 and self.platform == "cisco_ios":
             iface.mss = int(w[3])
         elif w[:4] == ["tcp", "mss", "ceiling", "ipv4"] and self.platform == "arista_eos":
@@ -366,6 +388,21 @@ class ConfigReader:
             return self._interface_ospf(pending, w[2:])
         elif w[:2] == ["switchport", "port-security"] or w[:3] == ["ip", "verify", "source"]:
             return self._interface_port_security(pending, w)
+        else:
+            return False
+        return True
+
+    def _interface_ipv6(self, iface: InterfaceFacts, pending: _Pending, w: list[str]) -> bool:
+        filter_word = "traffic-filter" if self.platform == "cisco_ios" else "access-group"
+        if w[0] == "address" and len(w) == 2:
+            iface.address6 = IPv6Interface(w[1])
+        elif w[:1] == [filter_word] and len(w) == 3 and w[2] in ("in", "out"):
+            setattr(iface, f"acl6_{w[2]}", w[1])
+        elif w == (["nd", "ra", "suppress", "all"] if self.platform == "cisco_ios" else ["nd", "ra", "disabled"]):
+            pending.ra_suppressed = True
+        elif w[:2] == ["nd", "prefix"] and len(w) == 6 and w[3].isdigit() and w[4].isdigit() \
+                and w[5] == "no-autoconfig":
+            pending.ra_no_autoconfig.add(str(IPv6Network(w[2])))
         else:
             return False
         return True
@@ -419,9 +456,17 @@ class ConfigReader:
                     self.facts.unknown.append((0, f"interface {name}: ip address", "an address on a switch "
                                                "port: the device refuses it without `no switchport`"))
                     iface.address = None
+            iface.ra = self._ra(iface, pending)
             iface.ospf = self._ospf_on(name, iface, pending)
             if iface.mode == "access":
                 self._bound(name, iface, pending)
+
+    def _ra(self, iface: InterfaceFacts, pending: _Pending) -> str | None:
+        """What the interface's router advertisements offer its hosts, as the device sends them."""
+        if iface.address6 is None or not self.facts.ipv6_routing or pending.ra_suppressed \
+                or not self.defaults["ipv6_ra"]:
+            return None
+        return "static" if str(iface.address6.network) in pending.ra_no_autoconfig else "slaac"
 
     def _bound(self, name: str, iface: InterfaceFacts, pending: _Pending) -> None:
         """What a host port admits: port security admits its secure MACs (IOS: those it names;

@@ -45,10 +45,6 @@ class VlanAcls:
     outbound6: list[AclEntry] | None = None
 
 
-def ipv6_acl_name(vlan: Vlan, direction: str) -> str:
-    return f"{acl_name(vlan, direction)}_V6"
-
-
 def vlan_acls(net: Network) -> list[VlanAcls]:
     """The ACLs the compilers give each dual-stack VLAN whose gateway filters it (no routers on it)."""
     v4, v6 = compiler_of(net), compiler6_of(net)
@@ -106,14 +102,14 @@ def family_mismatches(net: Network, acls: list[VlanAcls] | None = None) -> list[
                         v4 = _said(source.inbound4, IPv4Network(src[1]), IPv4Network(dst[1]), proto, port)
                         v6 = _said(source.inbound6, IPv6Network(src[2]), IPv6Network(dst[2]), proto, port)
                         if v4[0] != v6[0]:
-                            found.append(FamilyMismatch(ipv6_acl_name(source.vlan, "in"), flow,
+                            found.append(FamilyMismatch(acl_name(source.vlan, "in", 6), flow,
                                                         f"{v4[0]} by {v4[1]}", f"{v6[0]} by {v6[1]}"))
                         into = by_vlan.get(name)
                         if into is not None and into.outbound6 is not None:
                             admitted = _said(into.outbound6, IPv6Network(src[2]), IPv6Network(dst[2]), proto, port)
                             if admitted[0] == "permit":
                                 found.append(FamilyMismatch(
-                                    ipv6_acl_name(into.vlan, "out"), flow, "through the VPN's tunnel only",
+                                    acl_name(into.vlan, "out", 6), flow, "through the VPN's tunnel only",
                                     f"permit by {admitted[1]} (the tunnel carries IPv4 only: nothing enters the "
                                     "secured network in IPv6)"))
     return found

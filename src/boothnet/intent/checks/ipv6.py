@@ -10,6 +10,9 @@ from boothnet.errors import IntentError
 from boothnet.intent.checks.base import CheckBase
 from boothnet.intent.model import Endpoint, Vlan
 
+IPV6_NOT_YET = ("IPv6 addresses, router advertisements and ACLs are rendered; IPv6 routing between routers "
+                "(OSPFv3, the uplink's next_hop6), Batfish's IPv6 checks and the lab's IPv6 probes are not yet "
+                "in this release")
 SLAAC_PREFIX_LEN = 64  # RFC 4862: a 64-bit interface identifier
 P2P_PREFIX_LENS = (64, 126, 127)  # RFC 6164 allows /127 on a point-to-point link
 
@@ -36,9 +39,8 @@ class Ipv6Checks(CheckBase):
         self._named_hosts6()
         first = next(self._ipv6_keys(), None)
         if first is not None:
-            # validated, but no template, compiler or lab carries it yet: a user must not think it deployed
-            self.warnings.append(IntentError(*first, "IPv6 is checked but not yet rendered, verified or tested live: "
-                                             "the configs carry IPv4 only in this release"))
+            # rendered on each VLAN and link, but not yet routed between routers nor tested: say so
+            self.warnings.append(IntentError(*first, IPV6_NOT_YET))
 
     def _ipv6_keys(self) -> Iterator[tuple[str, str, str]]:
         """(file, field path, value) of each IPv6 key the intent gives, VLANs first."""
