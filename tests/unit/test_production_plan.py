@@ -97,3 +97,12 @@ def test_in_the_lab_a_ping_only_slowed_while_the_cores_were_saturated_is_cpu_bou
     assert "RTT idle 0.200 ms, under load 3.000 ms" in honest.cause and "degrades production" not in honest.cause
     assert _slowed_by_this_machine(slow, busy=0.5) == slow  # a quiet machine: the network slowed it
     assert _slowed_by_this_machine(lost, busy=0.97) == lost  # 10 of 50 lost: a fault, whatever the cores
+
+
+def test_a_ping_under_load_that_never_finished_is_not_judged():
+    host = BOOTH.endpoints["booth1"]
+    idle = parse_ping(_ping([0.2] * 50), 0, node="booth1", destination="10.10.10.1")
+    killed = parse_ping("", 124, node="booth1", destination="10.10.10.1")  # the runner's timeout
+    row = _judge_ping(host, "core1 (gateway)", idle, killed)
+    assert row.verdict == "ERROR" and row.cause.startswith("the ping under load did not finish"), row
+    assert _slowed_by_this_machine(row, busy=0.98) == row

@@ -51,6 +51,8 @@ TRANSFER_SHARE = 0.8  # of its idle rate a production transfer keeps under resea
 PINGS, INTERVAL_S = 50, 0.02
 TRANSFER_S = 2
 SETTLE_S = 1.5  # the load's slow start, before production is probed
+# the probes under load took up to this many times as long as idle (sc-booth's lab, 2 cores)
+LOADED_SLOWDOWN = 3
 
 
 def load_seconds(pings: int, transfers: int) -> int:
@@ -112,7 +114,7 @@ def _production_under_load(net: Network, access: Access, progress: Progress) -> 
     load = research_load(net)
     if not (probes or transfers) or not load:
         return []
-    allocator, load_s = PortAllocator(), load_seconds(len(probes), len(transfers))
+    allocator = PortAllocator()
 
     def probe_all() -> Probed:
         """The pings at once, then the transfers at once (a transfer would queue a ping); each
@@ -121,7 +123,11 @@ def _production_under_load(net: Network, access: Access, progress: Progress) -> 
             pings = list(pool.map(lambda p: _ended(_pings(access, p[0], p[1])), probes))
             return pings, list(pool.map(lambda t: _ended(_transfer(net, access, allocator, *t)), transfers))
 
+    started = time.monotonic()
     idle_pings, idle_sent = probe_all()
+    # a busy machine starts the probes' processes slowly, idle or loaded: the load lasts for that
+    load_s = max(load_seconds(len(probes), len(transfers)),
+                 round(SETTLE_S + LOADED_SLOWDOWN * (time.monotonic() - started) + 2))
     progress(f"[production] {len(probes)} ping probe(s) and {len(transfers)} transfer(s) idle; "
              f"loading research with {sum(len(t.flows) for t in load)} flow(s) of {len(load)} test(s)")
     (loaded_pings, loaded_sent), load_ended, busy = _under(net, access, allocator, load, probe_all, load_s)
@@ -195,7 +201,8 @@ def _slowed_by_this_machine(row: ProductionRow, busy: float) -> ProductionRow:
     """In the lab, a ping that lost no more than it may but came back slower while this machine's
     cores were saturated was slowed by the cores the stand-ins forward on, not by the network: no
     verdict (ERROR, cause cpu_bound). Lost pings keep their FAIL: a busy core delays frames."""
-    if row.probe != "ping" or row.verdict != Status.FAIL or (row.lost or 0) > LOST_BOUND or busy < CPU_SATURATED:
+    if (row.probe != "ping" or row.verdict != Status.FAIL or row.loaded is None or (row.lost or 0) > LOST_BOUND
+            or busy < CPU_SATURATED):
         return row
     said = (f"CPU-bound: this machine's cores were {busy:.0%} busy while it probed: the lab's stand-ins forward in "
             "software on the cores that also run the tools, so the RTT rose with the machine's load, not the "
@@ -210,6 +217,8 @@ def _judge_ping(host: Endpoint, what: str, idle: PingResult, loaded: PingResult)
                         verdict=Status.ERROR, cause="")
     if idle.rtt_avg_ms is None:
         return row.model_copy(update={"cause": f"no reply on the idle network: {idle.cause}"})
+    if not loaded.transmitted:  # ping's own count missing: it never ran to its end
+        return row.model_copy(update={"cause": f"the ping under load did not finish: {loaded.cause}"})
     rise = None if loaded.rtt_avg_ms is None else loaded.rtt_avg_ms - idle.rtt_avg_ms
     ok = rise is not None and rise <= RTT_BOUND_MS and (row.lost or 0) <= LOST_BOUND
     said = (f"RTT idle {idle.rtt_avg_ms:.3f} ms, under load "
