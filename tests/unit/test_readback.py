@@ -169,17 +169,18 @@ def test_the_recorded_eos_running_config_reads_routing_off_and_lists_what_it_doe
 
 # --- the lab's stand-ins run what the configs read as ---------------------------------------------
 
-def _lab_configs(tmp_path: Path, edits: dict[str, tuple[str, str]]) -> Path:
-    """eos-core's lab configs planned from its rendered configs with `edits` (device -> old, new)."""
+def _lab_configs(tmp_path: Path, edits: dict[str, tuple[str, str]], network: str = "eos-core") -> Path:
+    """A network's lab configs planned from its rendered configs with `edits` (device -> old, new)."""
     from boothnet.lab.plan import plan_lab
     from boothnet.run import Run
 
     folder = tmp_path / "edited"
     folder.mkdir()
-    run = Run(INVENTORIES / "eos-core", tmp_path / "build")
+    run = Run(INVENTORIES / network, tmp_path / "build")
     for f in render_all(run.models("hardware"), run.net.name):
         old, new = edits.get(f.device, ("", ""))
         assert old in f.text
+        (folder / f.path).parent.mkdir(parents=True, exist_ok=True)
         (folder / f.path).write_text(f.text.replace(old, new, 1))
     run.vendor_configs = folder
     spec, result = plan_lab(run, "segment", tmp_path / "build")
@@ -199,6 +200,17 @@ def test_a_stand_in_runs_its_config_as_read_not_the_model(tmp_path):
 def test_a_dropped_access_group_leaves_the_stand_in_unfiltered(tmp_path):
     out = _lab_configs(tmp_path, {"es1": ("   ip access-group USERS_IN in\n", "")})
     assert "USERS_IN" not in (out / "es1" / "nftables.nft").read_text()
+
+
+def test_a_dual_stack_stand_in_runs_its_ipv6_filters_and_advertisements_as_read(tmp_path):
+    out = _lab_configs(tmp_path, {"core1": (" ipv6 traffic-filter THEATER_IN_V6 in\n", "")}, "sc-booth-ds")
+    nft, frr = (out / "core1" / "nftables.nft").read_text(), (out / "core1" / "frr.conf").read_text()
+    # each family jumps to its own ACLs; the IPv6 ones bound as read, the dropped one unfiltered
+    assert "meta nfproto ipv6 " in nft and "jump BOOTH_LAN_IN_V6" in nft and "jump BOOTH_LAN_IN\n" in nft
+    assert "THEATER_IN_V6" not in nft and "jump THEATER_IN\n" in nft
+    assert "icmpv6 type packet-too-big counter accept" in nft
+    # research-01's hosts are static: its advertisements carry the prefix without the A flag
+    assert "ipv6 nd prefix 2001:db8:110::/64 no-autoconfig" in frr and "ipv6 nd prefix 2001:db8:10::/64\n" in frr
 
 
 def test_a_hand_edited_line_the_reader_cannot_map_stops_the_lab_naming_it(tmp_path):

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from ipaddress import IPv4Address
 from pathlib import Path
+from typing import Literal
 
 from boothnet.derive import DeviceModel
 from boothnet.derive.model import Acl, AclEntry, Interface, OspfInterface, PortBinding, Route
@@ -63,6 +64,10 @@ def vendor_readings(run: Run, configs_dir: Path | None = None) -> dict[str, Vend
     return readings
 
 
+# each ACL an interface binds: (family, direction)
+BINDINGS: tuple[tuple[Literal[4, 6], Literal["in", "out"]], ...] = ((4, "in"), (4, "out"), (6, "in"), (6, "out"))
+
+
 def _entries(rules: list[AclRule]) -> list[AclEntry]:
     # `established` lines are return traffic: the stand-in tracks connections (frr_linux is stateful)
     return [AclEntry(r.action, r.proto, r.src, r.dst, "as read", (r.dst_port,) if r.dst_port is not None else (),
@@ -105,12 +110,13 @@ class StandIn:
         if iface.kind == "trunk":
             iface.allowed_vlans = [v for v in read.trunk_vlans if v in vlan_ids]
         if iface.kind in ("routed", "svi"):
-            iface.address = read.address
+            iface.address, iface.address6, iface.ra = read.address, read.address6, read.ra
         if iface.kind == "svi":
             for vlan in lab.vlans:
                 if vlan.id == iface.vlan:
                     vlan.mtu = read.mtu
         iface.acl_in, iface.acl_out = read.acl_in, read.acl_out
+        iface.acl6_in, iface.acl6_out = read.acl6_in, read.acl6_out
         iface.mss_clamp = read.mss
         if iface.kind == "access":  # what port security and IP source guard admit, as read
             open_port = read.allowed_macs is None and read.allowed_sources is None
@@ -125,12 +131,12 @@ class StandIn:
         expected = expected_facts(hardware).acls
         bound: list[Acl] = []
         for iface in lab.interfaces:
-            for direction in ("in", "out"):
-                name = getattr(iface, f"acl_{direction}")
+            for family, direction in BINDINGS:
+                name = getattr(iface, f"acl{'6' if family == 6 else ''}_{direction}")
                 if name is None:
                     continue
                 rules = facts.acls.get(name, [])  # an ACL bound but not defined permits all (IOS, EOS)
-                acl = by_name.get(name) or Acl(name, direction, iface.name, [])
+                acl = by_name.get(name) or Acl(name, direction, iface.name, [], family=family)
                 acl.interface, acl.direction = iface.name, direction
                 if rules != expected.get(name):
                     acl.entries = _entries(rules) if rules else [AclEntry("permit", "ip", None, None, "as read")]

@@ -61,7 +61,8 @@ class InterfaceFacts:
     acl_in: str | None = None
     acl_out: str | None = None
     address6: IPv6Interface | None = None
-    ra: str | None = None  # its router advertisements: "slaac", "static" (no autonomous flag), None: none sent
+    # its router advertisements: "static" advertises the prefix without the autonomous flag; None: none sent
+    ra: Literal["slaac", "static"] | None = None
     acl6_in: str | None = None
     acl6_out: str | None = None
     mss: int | None = None

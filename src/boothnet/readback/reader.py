@@ -461,7 +461,7 @@ class ConfigReader:
             if iface.mode == "access":
                 self._bound(name, iface, pending)
 
-    def _ra(self, iface: InterfaceFacts, pending: _Pending) -> str | None:
+    def _ra(self, iface: InterfaceFacts, pending: _Pending) -> Literal["slaac", "static"] | None:
         """What the interface's router advertisements offer its hosts, as the device sends them."""
         if iface.address6 is None or not self.facts.ipv6_routing or pending.ra_suppressed \
                 or not self.defaults["ipv6_ra"]:

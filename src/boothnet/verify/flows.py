@@ -71,7 +71,7 @@ def acl_views(models: dict[str, DeviceModel]) -> dict[tuple[str, str], AclView]:
         q = quirks(model.platform)
         extra = (model.tunnel_match,) if model.platform == "frr_linux" else ()
         ifaces = {i.name: i for i in model.interfaces}
-        for acl in model.acls:
+        for acl in (a for a in model.acls if a.family == 4):  # IPv6's: verify.family_parity
             iface = ifaces.get(acl.interface)
             scope = iface.address.network if iface and iface.kind == "svi" and iface.address else None
             lines = [q.acl_lines(entry, *extra) for entry in acl.entries]
