@@ -219,8 +219,7 @@ class PolicyCompiler6(PolicyCompiler):
     def part_in(self, selector: str, vlan: Vlan) -> list[IPv6Network]:  # type: ignore[override]
         if vlan.ipv6 is None:
             return []
-        kind, _, name = selector.partition(":")
-        if kind == "group":
+        if selector.startswith("group:"):
             own = self.subnet(vlan)
             members = cast(Prefixes6, self.prefixes(selector))  # this compiler files IPv6 prefixes
             return [p for p in members if p is not None and p.subnet_of(own)]
