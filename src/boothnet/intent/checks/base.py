@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any
+from collections.abc import Iterator
+from ipaddress import IPv4Network, IPv6Network
+from typing import Any, TypeVar
 
 from boothnet.errors import IntentError
 from boothnet.intent.model import (
@@ -13,6 +15,20 @@ from boothnet.intent.model import (
 )
 
 MIN_MTU, MAX_MTU = 576, 9216  # IPv4's minimum datagram; the largest jumbo frame the platforms take
+
+Span = TypeVar("Span", bound=tuple[IPv4Network | IPv6Network, str, str])  # (prefix, file, field path)
+
+
+def overlaps(spans: list[Span]) -> Iterator[tuple[Span, Span]]:
+    """Each span that overlaps an earlier one, with the widest earlier span it overlaps (one
+    family). Sorted by start, an overlap can only be with the widest span seen so far: n log n."""
+    widest: Span | None = None
+    for span in sorted(spans, key=lambda span: (int(span[0].network_address), span[0].prefixlen)):
+        # as integers: one family per call, and mypy compares no union of address types
+        if widest is not None and int(span[0].network_address) <= int(widest[0].broadcast_address):
+            yield span, widest
+        if widest is None or int(span[0].broadcast_address) > int(widest[0].broadcast_address):
+            widest = span
 
 
 class CheckBase:
@@ -32,6 +48,12 @@ class CheckBase:
 
     def add(self, file: str, path: str, value: object, allowed: str) -> None:
         self.errors.append(IntentError(file, path, value, allowed))
+
+    def host_place(self, name: str) -> tuple[str, str]:
+        """An endpoint's file and the prefix of its fields' paths there (`endpoints.h1.` in
+        hosts.yml, none in its host_vars file)."""
+        file = self.src[f"host:{name}"]
+        return file, f"endpoints.{name}." if file.endswith(("hosts.yml", "hosts.yaml")) else ""
 
     def _port(self, ref: str, file: str, path: str) -> tuple[Device, Any] | None:
         device_name, _, port_name = ref.partition(":")

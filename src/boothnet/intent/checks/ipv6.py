@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from ipaddress import IPv6Address, IPv6Network
 
 from boothnet.errors import IntentError
-from boothnet.intent.checks.base import CheckBase
+from boothnet.intent.checks.base import CheckBase, overlaps
 from boothnet.intent.model import Endpoint, Vlan
 
 IPV6_NOT_YET = ("IPv6 addresses, router advertisements and ACLs are rendered; IPv6 routing between routers "
@@ -113,8 +113,8 @@ class Ipv6Checks(CheckBase):
 
     def _endpoint_addresses6(self) -> None:
         for name, endpoint in sorted(self.net.endpoints.items()):
-            file = self.src[f"host:{name}"]
-            path = (f"endpoints.{name}." if file.endswith(("hosts.yml", "hosts.yaml")) else "") + "address6"
+            file, prefix = self.host_place(name)
+            path = f"{prefix}address6"
             vlan = self.net.vlan_name_index.get(endpoint.vlan)
             if vlan is None:
                 continue  # an unknown VLAN is reported by endpoints()
@@ -142,15 +142,9 @@ class Ipv6Checks(CheckBase):
             for i, v in enumerate(self.net.vlans) if v.ipv6 is not None]
         spans += [(lk.addresses6.a.network, self.src["links"], f"links[{i}].addresses6")
                   for i, lk in enumerate(self.net.links) if lk.addresses6 is not None]
-        # as subnets(): sorted by start, an overlap can only be with the widest span seen so far
-        spans.sort(key=lambda span: (int(span[0].network_address), span[0].prefixlen))
-        widest: tuple[IPv6Network, str, str] | None = None
-        for span in spans:
-            if widest is not None and span[0].network_address <= widest[0].broadcast_address:
-                self.add(span[1], span[2], str(span[0]),
-                         f"a prefix that overlaps no other (overlaps {widest[2]} {widest[0]})")
-            if widest is None or span[0].broadcast_address > widest[0].broadcast_address:
-                widest = span
+        for span, widest in overlaps(spans):
+            self.add(span[1], span[2], str(span[0]),
+                     f"a prefix that overlaps no other (overlaps {widest[2]} {widest[0]})")
 
     def _claims6(self) -> Iterator[tuple[IPv6Address, tuple[str, str], str]]:
         """(address, (file, field path), who) for every IPv6 address the intent gives out."""
@@ -169,8 +163,7 @@ class Ipv6Checks(CheckBase):
         for name, endpoint in sorted(self.net.endpoints.items()):
             host_address = self._host_address6(endpoint)
             if host_address is not None:
-                file = self.src[f"host:{name}"]
-                prefix = f"endpoints.{name}." if file.endswith(("hosts.yml", "hosts.yaml")) else ""
+                file, prefix = self.host_place(name)
                 field = "address6" if endpoint.address6 is not None else "mac"
                 yield host_address, (file, f"{prefix}{field}"), f"{name} ({field})"
 
@@ -224,8 +217,7 @@ class Ipv6Checks(CheckBase):
             if endpoint is None or vlan is None or vlan.ipv6 is None or vlan.ipv6.hosts != "slaac":
                 continue
             if endpoint.mac is None:
-                file = self.src[f"host:{name}"]
-                prefix = f"endpoints.{name}." if file.endswith(("hosts.yml", "hosts.yaml")) else ""
+                file, prefix = self.host_place(name)
                 self.add(file, f"{prefix}mac", "missing",
                          f"the host's MAC: {why} names it, and in VLAN {vlan.name} (hosts: slaac) its IPv6 "
                          "address is formed from the MAC")

@@ -119,8 +119,7 @@ class LinkChecks(CheckBase):
     def endpoints(self, used: dict[str, str]) -> None:
         macs: dict[str, str] = {}  # MAC -> the endpoint that has it
         for name, endpoint in sorted(self.net.endpoints.items()):
-            file = self.src[f"host:{name}"]
-            prefix = f"endpoints.{name}." if file.endswith(("hosts.yml", "hosts.yaml")) else ""
+            file, prefix = self.host_place(name)
             vlan = self._resolve_vlan(endpoint.vlan)
             self._endpoint_mac(name, endpoint, vlan, macs, file, prefix)
             if vlan is not None and vlan.bind_hosts and endpoint.attach in used:
@@ -200,8 +199,7 @@ class LinkChecks(CheckBase):
                                 reached.add(other)
                                 frontier.append(other)
             if not reached & routers:
-                file = self.src[f"host:{name}"]
-                prefix = f"endpoints.{name}." if file.endswith(("hosts.yml", "hosts.yaml")) else ""
+                file, prefix = self.host_place(name)
                 self.add(file, f"{prefix}vlan", vlan.name,
                          f"a VLAN carried from {device} to its gateway {vlan.gateway}: no chain of trunks or "
                          f"access links carrying {vlan.name} (VLAN {vlan.id}) joins them (a trunk's vlans list "

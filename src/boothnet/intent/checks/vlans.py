@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from ipaddress import IPv4Address, IPv4Network
 
-from boothnet.intent.checks.base import MAX_MTU, MIN_MTU, CheckBase
+from boothnet.intent.checks.base import MAX_MTU, MIN_MTU, CheckBase, overlaps
 from boothnet.intent.model import Vlan
 from boothnet.platforms import platforms
 
@@ -106,19 +106,9 @@ class VlanChecks(CheckBase):
             if link.addresses is not None:
                 spans.append((link.addresses.a.network, self.src["links"], f"links[{i}].addresses"))
         spans.append((self.net.settings.mgmt_subnet, self.src["network"], "network.mgmt_subnet"))
-        # Sorted by start, an overlap can only be with the widest span seen so far: n log n, not n^2.
-        spans.sort(key=lambda span: (int(span[0].network_address), span[0].prefixlen))
-        widest: tuple[IPv4Network, str, str] | None = None
-        for span in spans:
-            if widest is not None and span[0].network_address <= widest[0].broadcast_address:
-                self.add(
-                    span[1],
-                    span[2],
-                    str(span[0]),
-                    f"a subnet that overlaps no other (overlaps {widest[2]} {widest[0]})",
-                )
-            if widest is None or span[0].broadcast_address > widest[0].broadcast_address:
-                widest = span
+        for span, widest in overlaps(spans):
+            self.add(span[1], span[2], str(span[0]),
+                     f"a subnet that overlaps no other (overlaps {widest[2]} {widest[0]})")
 
     def addresses(self) -> None:
         """Every address on a device, gateway, router interface, link or host: a host address of
@@ -157,8 +147,7 @@ class VlanChecks(CheckBase):
                 yield (iface.ip, iface.network, getattr(link, side).partition(":")[0],
                        (self.src["links"], f"links[{index}].addresses.{side}"), f"links[{index}].addresses.{side}")
         for name, endpoint in sorted(self.net.endpoints.items()):
-            file = self.src[f"host:{name}"]
-            prefix = f"endpoints.{name}." if file.endswith(("hosts.yml", "hosts.yaml")) else ""
+            file, prefix = self.host_place(name)
             found = self._resolve_vlan(endpoint.vlan)
             if found is not None and endpoint.address == self.net.gateway_address(found):
                 continue  # reported by endpoints(): "other than the gateway"
