@@ -12,7 +12,7 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from boothnet.render.build import build  # noqa: E402
 
-NETWORKS = ("lab-mini", "sc-booth", "fw-booth", "eos-core", "sc-booth-ds")
+NETWORKS = ("lab-mini", "sc-booth", "fw-booth", "eos-core", "sc-booth-ds", "eos-core-ds")
 
 
 def main() -> None:

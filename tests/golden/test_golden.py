@@ -16,7 +16,7 @@ def _files(folder: Path) -> dict[str, bytes]:
     return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
-@pytest.mark.parametrize("network", ["lab-mini", "sc-booth", "fw-booth", "eos-core", "sc-booth-ds"])
+@pytest.mark.parametrize("network", ["lab-mini", "sc-booth", "fw-booth", "eos-core", "sc-booth-ds", "eos-core-ds"])
 def test_rendered_configs_match_golden(network, tmp_path):
     result = build(ROOT / "inventories" / network, tmp_path, run_tools=False)
     rendered, golden = _files(result.out_dir), _files(GOLDEN / network)

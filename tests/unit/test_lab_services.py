@@ -26,7 +26,7 @@ BGP = "hostname r1\n!\nrouter bgp 65001\n neighbor 10.0.0.2 remote-as 65002\n!\n
         (OSPF, ["zebra", "staticd", "ospfd"]),
         (BGP, ["zebra", "staticd", "bgpd"]),
         (OSPF + BGP, ["zebra", "staticd", "ospfd", "bgpd"]),
-        ("router ospf6\n ospf6 router-id 10.0.0.1\n!\n", ["zebra", "staticd"]),  # ospf6d, not ospfd
+        ("router ospf6\n ospf6 router-id 10.0.0.1\n!\n", ["zebra", "staticd", "ospf6d"]),  # not ospfd
         ("! router ospf\n", ["zebra", "staticd"]),  # a comment
     ],
 )

@@ -24,7 +24,7 @@ from boothnet.verify.batfish.from_intent import batfish_context
 from tests.fuzz.test_valid_intents import _write, router_on_a_stick, valid_intents
 from tests.helpers import INVENTORIES, ROOT
 
-REFERENCES = ("sc-booth", "lab-mini", "fw-booth", "eos-core", "sc-booth-ds")
+REFERENCES = ("sc-booth", "lab-mini", "fw-booth", "eos-core", "sc-booth-ds", "eos-core-ds")
 READBACK_EXAMPLES = int(os.environ.get("BOOTHNET_READBACK_EXAMPLES", "10"))
 
 
@@ -106,6 +106,13 @@ PLANTED = [
      "core1: interface Vlan20 address6: the model says 2001:db8:20::1/64, the config reads None"),
     ("cisco_ios/interfaces.j2", " ipv6 nd prefix {{ i.address6.network }} 2592000 604800 no-autoconfig\n", "",
      "sc-booth-ds", "core1: interface Vlan110 ra: the model says static, the config reads slaac"),
+    # OSPFv3: its timers (the IOS default is 10 s, the frr_linux peers run 1 s) and its coverage
+    ("cisco_ios/interfaces.j2", " ipv6 ospf hello-interval {{ i.ospf6.hello }}\n", "", "sc-booth-ds",
+     "core1: interface Vlan60 ospf6.hello: the model says 1, the config reads 10"),
+    ("cisco_ios/interfaces.j2", " ipv6 ospf 1 area {{ d.ospf.area }}\n", "", "sc-booth-ds",
+     "core1: interface Vlan60 ospf6: the model says on, the config reads None"),
+    ("cisco_ios/ospf.j2", "{% if d.ospf.interfaces6 %}\n", "{% if false %}\n", "sc-booth-ds",
+     "core1: ospf6_router_id: the model says 10.10.255.1, the config reads None"),
     ("cisco_ios/acls.j2", "ipv6 access-list {{ acl.name }}\n", "ip access-list extended {{ acl.name }}\n",
      "sc-booth-ds", "core1: acl THEATER_IN_V6 length: the model says"),
     ("cisco_ios/ospf.j2", " redistribute static subnets route-map VPN_REMOTE\n", "", "sc-booth",
@@ -213,6 +220,35 @@ def test_a_dual_stack_stand_in_runs_its_ipv6_filters_and_advertisements_as_read(
     assert "ipv6 nd prefix 2001:db8:110::/64 no-autoconfig" in frr and "ipv6 nd prefix 2001:db8:10::/64\n" in frr
 
 
+def test_a_stand_in_runs_ospfv3_as_read(tmp_path):
+    out = _lab_configs(tmp_path, {"core1": (" ipv6 ospf hello-interval 1\n ipv6 ospf dead-interval 4\n", "")},
+                       "sc-booth-ds")
+    frr = (out / "core1" / "frr.conf").read_text()
+    # the first SVI lost its OSPFv3 timers: it runs IOS's defaults there while OSPFv2 keeps 1 s
+    assert "ipv6 ospf6 area 0\n ipv6 ospf6 hello-interval 10\n ipv6 ospf6 dead-interval 40\n" in frr
+    assert "ipv6 ospf6 hello-interval 1\n" in frr and "router ospf6\n ospf6 router-id 10.10.255.1\n" in frr
+
+
+def test_ospfv3_and_ipv6_routes_read_as_the_device_reads_them():
+    ios = read_config("ipv6 unicast-routing\ninterface Vlan60\n ipv6 address 2001:db8:60::1/64\n"
+                      " ipv6 ospf 1 area 0.0.0.0\n ipv6 ospf hello-interval 2\n!\n"
+                      "interface Vlan70\n ipv6 ospf 1 area 0\n!\n"
+                      "ipv6 router ospf 1\n router-id 10.0.0.1\n default-information originate\n!\n"
+                      "ipv6 route ::/0 2001:db8:60::9 name uplink\n", "cisco_ios", "s1")
+    v60 = ios.interfaces["Vlan60"].ospf6
+    # IOS: dead follows hello; an interface without IPv6 runs no OSPFv3
+    assert (v60.area, v60.hello, v60.dead, ios.interfaces["Vlan70"].ospf6) == (0, 2, 8, None)
+    assert (str(ios.ospf6_router_id), ios.default_originate6, ios.unknown) == ("10.0.0.1", True, [])
+    assert [str(r) for r in ios.routes] == ["StaticRoute(prefix=IPv6Network('::/0'), "
+                                            "next_hop=IPv6Address('2001:db8:60::9'), distance=1)"]
+    # without `ipv6 unicast-routing` the device has no OSPFv3 to run; an IPv4 next hop is refused
+    eos = read_config("interface Vlan60\n   ipv6 address 2001:db8:60::1/64\n   ipv6 ospf 1 area 0.0.0.0\n!\n"
+                      "ipv6 router ospf 1\n   router-id 10.0.0.2\n!\nipv6 route ::/0 10.0.0.9\n",
+                      "arista_eos", "s2")
+    assert eos.interfaces["Vlan60"].ospf6 is None and eos.routes == []
+    assert [why for _, _, why in eos.unknown] == ["not a static route the reader can read"]
+
+
 def test_a_hand_edited_line_the_reader_cannot_map_stops_the_lab_naming_it(tmp_path):
     from boothnet.lab.standin import StandInRefused
 
@@ -274,3 +310,7 @@ def test_a_dual_stack_eos_gateway_reads_back_with_its_ipv6_lines():
     dropped = "\n".join(line for line in text.splitlines() if not line.startswith("   ipv6 access-group "))
     found = [str(m) for m in fidelity(models, {**configs, name: dropped + "\n"})]
     assert any(f.startswith(f"{name}: interface ") and " acl6_in: the model says " in f for f in found), found
+    assert "ipv6 router ospf 1\n   router-id " in text and "   ipv6 ospf 1 area 0\n" in text
+    untimed = text.replace("   ipv6 ospf dead-interval 4\n", "")
+    found = [str(m) for m in fidelity(models, {**configs, name: untimed})]
+    assert f"{name}: interface Vlan10 ospf6.dead: the model says 4, the config reads 40" in found, found

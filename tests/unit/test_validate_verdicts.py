@@ -20,7 +20,7 @@ def test_agreement_passes_and_disagreement_fails_naming_both():
     assert drift.verdict == "FAIL"
     stage = judge_batfish_agreement(Stage(name="isolation (Batfish)", status="PASS"), [*agree, drift])
     assert stage.status == "FAIL"
-    assert stage.reason == ("1 flow(s) where Batfish and the live lab disagree, first: h3 -> h1 tcp/22: "
+    assert stage.reason == ("1 flow(s) where the configs and the live lab disagree, first: h3 -> h1 tcp/22: "
                             "lab permit, Batfish deny (DENIED_IN; denied by r2 LAB_IN)")
 
 

@@ -167,6 +167,20 @@ def intended_neighbors(model: Mapping[str, Any]) -> dict[str, dict[str, str]]:
     return out
 
 
+def intended_neighbors6(model: Mapping[str, Any], models: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, str]]:
+    """The OSPFv3 adjacencies: each OSPF one whose interface runs OSPFv3, not passive, toward a
+    neighbour that runs OSPFv3; per interface: neighbour router ID -> neighbour name (OSPFv3
+    names its neighbours by router ID)."""
+    ospf = model.get("ospf") or {}
+    active6 = {o["name"] for o in ospf.get("interfaces6", []) if not o.get("passive")}
+    out: dict[str, dict[str, str]] = {}
+    for interface, device, _address in ospf.get("neighbors", []):
+        peer = models.get(device, {}).get("ospf") or {}
+        if interface in active6 and peer.get("interfaces6"):
+            out.setdefault(interface, {})[str(peer.get("router_id"))] = device
+    return out
+
+
 def _svi_vlan(name: str) -> int | None:
     m = re.fullmatch(r"(?i)vlan(\d+)", name)
     return int(m.group(1)) if m else None

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from ipaddress import IPv4Address, IPv4Interface, IPv4Network, IPv6Interface, IPv6Network
+from ipaddress import IPv4Address, IPv4Interface, IPv4Network, IPv6Address, IPv6Interface, IPv6Network
 from typing import Literal
 
 
@@ -73,6 +73,7 @@ class Interface:
     mss_clamp: int | None = None
     bridge: str | None = None  # frr_linux: the VLAN bridge this port belongs to
     ospf: OspfInterface | None = None  # set when OSPF covers it: its timers print on the interface
+    ospf6: OspfInterface | None = None  # set when OSPFv3 covers it (an interface with an IPv6 address)
     shutdown: bool = False  # only a lab stand-in whose vendor config shuts it
     binding: PortBinding | None = None  # access: its host's MAC and address, in a VLAN with bind_hosts
 
@@ -86,8 +87,8 @@ class VlanL2:
 
 @dataclass
 class Route:
-    prefix: IPv4Network
-    next_hop: IPv4Address | str  # an address, a device (a route into a TUN tunnel) or "blackhole"
+    prefix: IPv4Network | IPv6Network
+    next_hop: IPv4Address | IPv6Address | str  # an address, a device (a route into a TUN tunnel) or "blackhole"
     description: str
     distance: int | None = None  # administrative distance; None: the platform default
 
@@ -110,6 +111,8 @@ class Ospf:
     networks: list[IPv4Network]
     default_originate: bool
     redistribute: list[IPv4Network]  # static prefixes to announce
+    default_originate6: bool = False  # OSPFv3's default route (the uplink has an IPv6 next hop)
+    interfaces6: list[OspfInterface] = field(default_factory=list)  # OSPFv3's; none: no OSPFv3 process
     # the adjacencies the intent implies: (interface, neighbour device, its address there)
     neighbors: list[tuple[str, str, str]] = field(default_factory=list)
 
@@ -160,6 +163,11 @@ class DeviceModel:
     # ship with it off, so a device that routes must say so
     ip_routing: bool = False
     ipv6_routing: bool = False  # IOS and EOS route IPv6 only with `ipv6 unicast-routing`
+
+    @property
+    def ipv6_unrouted(self) -> bool:
+        """IPv6 addresses but no IPv6 routing (a stand-in whose config leaves it off)."""
+        return not self.ipv6_routing and any(i.address6 for i in self.interfaces)
 
     @property
     def bound_ports(self) -> list[Interface]:

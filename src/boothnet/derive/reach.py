@@ -37,7 +37,8 @@ class Tables:
     def _table(self, model: DeviceModel) -> list[Entry]:
         entries = [Entry(i.address.network, None) for i in model.interfaces if i.address]
         for route in model.routes:
-            if isinstance(route.next_hop, IPv4Address) and route.next_hop in self.owner:
+            if isinstance(route.prefix, IPv4Network) and isinstance(route.next_hop, IPv4Address) \
+                    and route.next_hop in self.owner:
                 entries.append(Entry(route.prefix, self.owner[route.next_hop]))
         entries += self._ospf(model)
         return entries

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ipaddress import IPv4Interface, IPv4Network, IPv6Interface, collapse_addresses
+from ipaddress import IPv4Interface, IPv4Network, IPv6Interface, IPv6Network, collapse_addresses
 from types import ModuleType
 
 from boothnet.derive.base import DeriverState, _split
@@ -60,6 +60,7 @@ class Routing(DeriverState):
         uplink = self.net.uplink
         if uplink and uplink.device == device.name:
             routes.append(Route(IPv4Network("0.0.0.0/0"), uplink.next_hop, "show network uplink"))
+            routes += [Route(IPv6Network("::/0"), hop, "show network uplink") for hop in [uplink.next_hop6] if hop]
         vpn = self.net.vpn
         if vpn and device.name in (vpn.booth_gateway, vpn.home_gateway):
             outside = self._peer_address(device.name, {"show_network"})
@@ -122,12 +123,15 @@ class Routing(DeriverState):
                           if other != device.name]
         if not active:
             return None
-        settings = self.net.settings.ospf
+        settings, uplink = self.net.settings.ospf, self.net.uplink
         passive = [s.name for s in svis if s not in transit]
         covered = {o.name: o for o in (OspfInterface(n, n in passive, settings.hello, settings.dead)
                                        for n in active + passive)}
         for iface in interfaces + svis:
             iface.ospf = covered.get(iface.name)
+            # OSPFv3 where OSPFv2 runs and the interface has IPv6: the same area, timers, passiveness
+            iface.ospf6 = iface.ospf if iface.address6 is not None else None
+        v3_names = {i.name for i in interfaces + svis if i.ospf6}
         networks = [s.address.network for s in svis if s.address] + [
             i.address.network for i in interfaces if i.kind == "routed" and i.address and i.name in active
         ]
@@ -138,7 +142,10 @@ class Routing(DeriverState):
             dead=settings.dead,
             interfaces=list(covered.values()),
             networks=sorted(set(networks), key=lambda n: (int(n.network_address), n.prefixlen)),
-            default_originate=bool(self.net.uplink and self.net.uplink.device == device.name),
-            redistribute=[r.prefix for r in routes if vpn and r.description.startswith("secured network")],
+            default_originate=bool(uplink and uplink.device == device.name),
+            default_originate6=bool(uplink and uplink.device == device.name and uplink.next_hop6),
+            redistribute=[r.prefix for r in routes if vpn and isinstance(r.prefix, IPv4Network)
+                          and r.description.startswith("secured network")],
             neighbors=neighbors,
+            interfaces6=[o for o in covered.values() if o.name in v3_names],
         )

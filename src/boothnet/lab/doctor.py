@@ -28,6 +28,7 @@ PLUGIN_DIR = Path("/usr/lib/ipsec/plugins")
 PROGRAMS: tuple[tuple[str, str], ...] = (
     ("/usr/lib/frr/zebra", "frr"),
     ("/usr/lib/frr/ospfd", "frr"),
+    ("/usr/lib/frr/ospf6d", "frr"),
     ("/usr/lib/frr/staticd", "frr"),
     ("vtysh", "frr"),
     ("/usr/lib/frr/frr-reload.py", "frr-pythontools"),

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from pyroute2 import IPRoute, netns
 from pyroute2.netlink.exceptions import NetlinkError
+from pyroute2.netlink.rtnl.ifaddrmsg import IFA_F_NODAD
 
 from boothnet.lab import names
 from boothnet.lab.spec import LabLink, LabNode
@@ -154,6 +155,11 @@ def configure_host(node: LabNode, ns: str) -> None:
                 n.link("set", index=idx, address=a.mac)
             n.link("set", index=idx, mtu=a.mtu, state="up")
             n.addr("add", index=idx, address=str(iface.ip), prefixlen=iface.network.prefixlen)
+            if a.address6:
+                iface6 = ipaddress.ip_interface(a.address6)
+                # no duplicate detection: the lab knows its addresses, and a tentative one fails probes
+                n.addr("add", index=idx, address=str(iface6.ip), prefixlen=iface6.network.prefixlen,
+                       flags=IFA_F_NODAD)
         for a in node.addresses:
             if a.gateway:
                 n.route("replace", dst="default", gateway=a.gateway)

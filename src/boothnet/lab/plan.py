@@ -74,8 +74,10 @@ def _lab_nodes(net: Network, config_root: Path) -> list[LabNode]:
     for name, mgmt in _endpoint_mgmt(net).items():
         endpoint = net.endpoints[name]
         vlan = vlans[endpoint.vlan]
+        static6 = endpoint.address6 if vlan.ipv6 and vlan.ipv6.hosts == "static" else None
         address = HostAddress(HOST_IFNAME, f"{endpoint.address}/{vlan.subnet.prefixlen}", net.vlan_mtu(vlan),
-                              str(net.gateway_address(vlan)), endpoint.mac_address)
+                              str(net.gateway_address(vlan)), endpoint.mac_address,
+                              f"{static6}/{vlan.ipv6.prefix.prefixlen}" if static6 and vlan.ipv6 else None)
         nodes.append(LabNode(name=name, kind="host", mgmt_address=f"{mgmt}/{prefix}", addresses=[address]))
     return nodes
 

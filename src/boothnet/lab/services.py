@@ -134,11 +134,13 @@ ZEBRA_NETLINK_BUFFER = "90000000"
 
 def frr_daemons(frr_conf: str) -> list[str]:
     """The FRR daemons a config needs: zebra and staticd always, ospfd only with `router ospf`,
-    bgpd only with `router bgp` (an L2-only node runs no ospfd). `router ospf6` is not ospfd."""
+    ospf6d only with `router ospf6`, bgpd only with `router bgp` (an L2-only node runs none)."""
     routers = {tuple(line.split()[:2]) for line in frr_conf.splitlines() if line.startswith("router ")}
     daemons = ["zebra", "staticd"]
     if ("router", "ospf") in routers:
         daemons.append("ospfd")
+    if ("router", "ospf6") in routers:
+        daemons.append("ospf6d")
     if ("router", "bgp") in routers:
         daemons.append("bgpd")
     return daemons

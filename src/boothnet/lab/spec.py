@@ -46,6 +46,9 @@ class HostAddress:
     mtu: int
     gateway: str | None = None  # default route via this address
     mac: str | None = None  # the intent's MAC for the host's NIC; else the kernel's random one
+    # a static IPv6 address (CIDR); a SLAAC host takes its own from the gateway's advertisements,
+    # as any Linux host does, and every host its IPv6 default router from them
+    address6: str | None = None
 
 
 @dataclass

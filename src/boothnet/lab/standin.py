@@ -11,7 +11,6 @@ edited by hand (`boothnet lab-up --configs DIR`); a line the reader cannot map s
 from __future__ import annotations
 
 from dataclasses import dataclass
-from ipaddress import IPv4Address
 from pathlib import Path
 from typing import Literal
 
@@ -87,7 +86,7 @@ class StandIn:
         if reading is None:
             return
         facts, hardware = reading.facts, reading.hardware
-        lab.ip_routing = facts.routing
+        lab.ip_routing, lab.ipv6_routing = facts.routing, facts.ipv6_routing
         vlan_ids = {v.id for v in lab.vlans}
         pairs = list(zip(hardware.interfaces, lab.interfaces, strict=True))
         for hw_iface, lab_iface in pairs:
@@ -121,8 +120,8 @@ class StandIn:
         if iface.kind == "access":  # what port security and IP source guard admit, as read
             open_port = read.allowed_macs is None and read.allowed_sources is None
             iface.binding = None if open_port else PortBinding(iface.vlan or 0, read.allowed_macs, read.allowed_sources)
-        on = read.ospf
-        iface.ospf = OspfInterface(iface.name, on.passive, on.hello, on.dead) if on else None
+        iface.ospf, iface.ospf6 = (OspfInterface(iface.name, on.passive, on.hello, on.dead) if on else None
+                                   for on in (read.ospf, read.ospf6))
 
     @staticmethod
     def _acls(lab: DeviceModel, facts: ConfigFacts, hardware: DeviceModel) -> None:
@@ -146,18 +145,20 @@ class StandIn:
     @staticmethod
     def _routing(lab: DeviceModel, facts: ConfigFacts) -> None:
         default_distance = int(platform_defaults(facts.platform)["route_distance"])
-        lab.routes = [Route(r.prefix, r.next_hop if isinstance(r.next_hop, IPv4Address) else str(r.next_hop),
-                            "as read", None if r.distance == default_distance else r.distance)
+        lab.routes = [Route(r.prefix, r.next_hop, "as read", None if r.distance == default_distance else r.distance)
                       for r in facts.routes]
-        covered = [i.ospf for i in lab.interfaces if i.ospf is not None]
-        # with routing off the device runs no routing protocol either
-        if lab.ospf is None or not facts.routing or not covered:
+        # with routing off the device runs no routing protocol either (the reader: no OSPFv3 then)
+        covered = [i.ospf for i in lab.interfaces if i.ospf is not None] if facts.routing else []
+        covered6 = [i.ospf6 for i in lab.interfaces if i.ospf6 is not None]
+        if lab.ospf is None or not (covered or covered6):
             lab.ospf = None
             for iface in lab.interfaces:
-                iface.ospf = None
+                iface.ospf = iface.ospf6 = None
             return
         order = {o.name: i for i, o in enumerate(lab.ospf.interfaces)}  # the intent's order, as the hardware's
         lab.ospf.interfaces = sorted(covered, key=lambda o: order.get(o.name, len(order)))
-        lab.ospf.router_id = facts.ospf_router_id or lab.ospf.router_id
+        lab.ospf.interfaces6 = sorted(covered6, key=lambda o: order.get(o.name, len(order)))
+        lab.ospf.router_id = facts.ospf_router_id or facts.ospf6_router_id or lab.ospf.router_id
         lab.ospf.default_originate = facts.default_originate
+        lab.ospf.default_originate6 = facts.default_originate6
         lab.ospf.redistribute = list(facts.redistribute)

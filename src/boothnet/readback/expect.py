@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from ipaddress import IPv4Address
 
-from boothnet.derive.model import AclEntry, DeviceModel
+from boothnet.derive.model import AclEntry, DeviceModel, OspfInterface
 from boothnet.readback.facts import AclRule, ConfigFacts, InterfaceFacts, OspfOn, StaticRoute
 from boothnet.readback.reader import platform_defaults
 
@@ -16,6 +15,10 @@ def _rules(entry: AclEntry) -> list[AclRule]:
     """The entry as the device matches it: one rule per destination port."""
     return [AclRule(entry.action, entry.proto, entry.src, entry.src_port, entry.dst, port, entry.icmp_type,
                     entry.established, entry.log) for port in entry.dst_ports or (None,)]
+
+
+def _ospf_on(area: int, on: OspfInterface, defaults: dict[str, object]) -> OspfOn:
+    return OspfOn(area, on.passive, on.hello, on.dead, str(defaults["ospf_network_type"]))
 
 
 def expected_facts(model: DeviceModel) -> ConfigFacts:
@@ -37,17 +40,20 @@ def expected_facts(model: DeviceModel) -> ConfigFacts:
             address6=iface.address6, ra=iface.ra, acl6_in=iface.acl6_in, acl6_out=iface.acl6_out,
             mss=iface.mss_clamp,
             crypto_map=bool(model.vpn and iface.name == model.vpn.outside_interface),
-            ospf=OspfOn(ospf.area, iface.ospf.passive, iface.ospf.hello, iface.ospf.dead,
-                        str(defaults["ospf_network_type"])) if ospf and iface.ospf else None,
+            ospf=_ospf_on(ospf.area, iface.ospf, defaults) if ospf and iface.ospf else None,
+            ospf6=_ospf_on(ospf.area, iface.ospf6, defaults) if ospf and iface.ospf6 else None,
             allowed_macs=iface.binding.macs if iface.binding else None,
             allowed_sources=iface.binding.addresses if iface.binding else None,
         )
-    facts.routes = [StaticRoute(r.prefix, r.next_hop if isinstance(r.next_hop, IPv4Address) else str(r.next_hop),
-                                r.distance or int(defaults["route_distance"])) for r in model.routes]
+    facts.routes = [StaticRoute(r.prefix, r.next_hop, r.distance or int(defaults["route_distance"]))
+                    for r in model.routes]
     if ospf:
         facts.ospf_router_id = ospf.router_id
         facts.default_originate = ospf.default_originate
         facts.redistribute = tuple(sorted(ospf.redistribute))
+        if ospf.interfaces6:
+            facts.ospf6_router_id = ospf.router_id
+            facts.default_originate6 = ospf.default_originate6
     facts.acls = {acl.name: [rule for entry in acl.entries for rule in _rules(entry)] for acl in model.acls}
     if model.vpn is not None and model.platform == "cisco_ios":
         facts.crypto_peers = (model.vpn.remote_address,)
@@ -75,17 +81,19 @@ def _interface_mismatches(device: str, want: InterfaceFacts, got: InterfaceFacts
         return [Mismatch(device, f"interface {want.name}", "present", "absent")]
     found = []
     for f in fields(InterfaceFacts):
-        if f.name in ("name", "ospf"):
+        if f.name in ("name", "ospf", "ospf6"):
             continue
         model_value, config_value = getattr(want, f.name), getattr(got, f.name)
         if model_value != config_value:
             found.append(Mismatch(device, f"interface {want.name} {f.name}", model_value, config_value))
-    if (want.ospf is None) != (got.ospf is None):
-        found.append(Mismatch(device, f"interface {want.name} ospf", want.ospf and "on", got.ospf and "on"))
-    elif want.ospf and got.ospf:
-        found += [Mismatch(device, f"interface {want.name} ospf.{f.name}", getattr(want.ospf, f.name),
-                           getattr(got.ospf, f.name))
-                  for f in fields(OspfOn) if getattr(want.ospf, f.name) != getattr(got.ospf, f.name)]
+    for key in ("ospf", "ospf6"):
+        want_on, got_on = getattr(want, key), getattr(got, key)
+        if (want_on is None) != (got_on is None):
+            found.append(Mismatch(device, f"interface {want.name} {key}", want_on and "on", got_on and "on"))
+        elif want_on and got_on:
+            found += [Mismatch(device, f"interface {want.name} {key}.{f.name}", getattr(want_on, f.name),
+                               getattr(got_on, f.name))
+                      for f in fields(OspfOn) if getattr(want_on, f.name) != getattr(got_on, f.name)]
     return found
 
 
@@ -106,7 +114,7 @@ def mismatches(want: ConfigFacts, got: ConfigFacts) -> list[Mismatch]:
         return [Mismatch(device, "config", "readable", got.unreadable)]
     found: list[Mismatch] = []
     for name in ("routing", "ipv6_routing", "vlans", "ospf_router_id", "default_originate", "redistribute",
-                 "crypto_peers"):
+                 "ospf6_router_id", "default_originate6", "crypto_peers"):
         if getattr(want, name) != getattr(got, name):
             found.append(Mismatch(device, name, getattr(want, name), getattr(got, name)))
     if sorted(map(str, want.routes)) != sorted(map(str, got.routes)):

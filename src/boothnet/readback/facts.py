@@ -7,7 +7,7 @@ platform's defaults where the text is silent), `expect` fills it from the derive
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from ipaddress import IPv4Address, IPv4Interface, IPv4Network, IPv6Interface, IPv6Network
+from ipaddress import IPv4Address, IPv4Interface, IPv4Network, IPv6Address, IPv6Interface, IPv6Network
 from typing import Literal
 
 Mode = str  # "access" | "trunk" | "routed" (an addressed layer-3 port) | "svi" | "mgmt"
@@ -68,6 +68,7 @@ class InterfaceFacts:
     mss: int | None = None
     crypto_map: bool = False
     ospf: OspfOn | None = None
+    ospf6: OspfOn | None = None  # OSPFv3
     # a bound host port: the source MACs it admits (port security with its MACs) and the IPv4
     # sources (IP source guard with its bindings; () admits none); None: any
     allowed_macs: tuple[str, ...] | None = None
@@ -76,8 +77,8 @@ class InterfaceFacts:
 
 @dataclass(frozen=True)
 class StaticRoute:
-    prefix: IPv4Network
-    next_hop: IPv4Address | str
+    prefix: IPv4Network | IPv6Network
+    next_hop: IPv4Address | IPv6Address | str
     distance: int
 
 
@@ -95,6 +96,8 @@ class ConfigFacts:
     ospf_router_id: IPv4Address | None = None
     default_originate: bool = False
     redistribute: tuple[IPv4Network, ...] = ()  # the static routes OSPF carries to its neighbours
+    ospf6_router_id: IPv4Address | None = None  # an OSPFv3 process runs: its router ID
+    default_originate6: bool = False
     acls: dict[str, list[AclRule]] = field(default_factory=dict)
     crypto_peers: tuple[IPv4Address, ...] = ()
     # why the config cannot be read at all (a line given twice in one section), else None

@@ -12,7 +12,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
-from ipaddress import IPv4Address, IPv4Interface, IPv4Network, IPv6Interface, IPv6Network, ip_network
+from ipaddress import (
+    IPv4Address,
+    IPv4Interface,
+    IPv4Network,
+    IPv6Address,
+    IPv6Interface,
+    IPv6Network,
+    ip_address,
+    ip_network,
+)
 from pathlib import Path
 from typing import Any, Literal
 
@@ -72,14 +81,22 @@ class _Filters:
 
 
 @dataclass
-class _Pending:
-    """Interface lines that take effect only together (OSPF area/timers, switchport state)."""
+class _OspfLines:
+    """An interface's OSPF (or OSPFv3) lines: they take effect with the process."""
 
-    switchport: bool
     area: int | None = None
     hello: int | None = None
     dead: int | None = None
     network_type: str | None = None
+
+
+@dataclass
+class _Pending:
+    """Interface lines that take effect only together (OSPF area/timers, switchport state)."""
+
+    switchport: bool
+    ospf: _OspfLines = field(default_factory=_OspfLines)
+    ospf6: _OspfLines = field(default_factory=_OspfLines)
     mode_line: str | None = None
     shutdown: bool | None = None
     port_security: bool = False
@@ -119,6 +136,7 @@ class ConfigReader:
         self.cursor = 0
         self.facts = ConfigFacts(device, platform, routing=bool(self.defaults["ip_routing"]))
         self.ospf = _OspfProcess()
+        self.ospf6 = _OspfProcess()
         self.filters = _Filters()
         self.pending: dict[str, _Pending] = {}
         self.line_of: dict[int, int] = {}
@@ -202,6 +220,10 @@ class ConfigReader:
             self.facts.ipv6_routing = True
         elif words[1:2] == ["access-list"] and len(words) == 3:
             self._acl_rules(node, words[2], 6)
+        elif words[1:2] == ["route"]:
+            self._route(node, words[2:], 6)
+        elif words[1:3] == ["router", "ospf"] and len(words) == 4:
+            self._ospf_process(node, self.ospf6, 6)
         else:
             self._unknown(node)
 
@@ -241,14 +263,16 @@ class ConfigReader:
             return IPv4Network(words[0], strict=False), words[1:]
         return IPv4Network(f"{words[0]}/{words[1]}", strict=False), words[2:]
 
-    def _route(self, node: HConfigChild, words: list[str]) -> None:
+    def _route(self, node: HConfigChild, words: list[str], family: int = 4) -> None:
         try:
-            prefix, rest = self._prefix(words)
-            hop: IPv4Address | str
+            prefix, rest = self._prefix(words) if family == 4 else (IPv6Network(words[0]), words[1:])
+            hop: IPv4Address | IPv6Address | str
             try:
-                hop = IPv4Address(rest[0])
+                hop = ip_address(rest[0])
             except ValueError:
                 hop = rest[0]  # an interface: Null0, a tunnel
+            if isinstance(hop, IPv4Address | IPv6Address) and hop.version != family:
+                raise ValueError(f"an IPv{hop.version} next hop on an IPv{family} route")
             rest = rest[1:]
             distance = int(self.defaults["route_distance"])
             if rest and rest[0].isdigit():
@@ -385,7 +409,7 @@ class ConfigReader:
         elif w[:2] == ["crypto", "map"] and len(w) == 3 and self.platform == "cisco_ios":
             iface.crypto_map = True
         elif w[:2] == ["ip", "ospf"]:
-            return self._interface_ospf(pending, w[2:])
+            return self._interface_ospf(pending.ospf, w[2:])
         elif w[:2] == ["switchport", "port-security"] or w[:3] == ["ip", "verify", "source"]:
             return self._interface_port_security(pending, w)
         else:
@@ -403,6 +427,8 @@ class ConfigReader:
         elif w[:2] == ["nd", "prefix"] and len(w) == 6 and w[3].isdigit() and w[4].isdigit() \
                 and w[5] == "no-autoconfig":
             pending.ra_no_autoconfig.add(str(IPv6Network(w[2])))
+        elif w[0] == "ospf" and len(w) > 1:
+            return self._interface_ospf(pending.ospf6, w[1:], v3=True)
         else:
             return False
         return True
@@ -425,17 +451,19 @@ class ConfigReader:
             return w in no_effect
         return True
 
-    def _interface_ospf(self, pending: _Pending, w: list[str]) -> bool:
+    @staticmethod
+    def _interface_ospf(lines: _OspfLines, w: list[str], v3: bool = False) -> bool:
+        """`ip ospf ...` or (v3) `ipv6 ospf ...` after those words."""
         if w[0] == "hello-interval" and len(w) == 2:
-            pending.hello = int(w[1])
+            lines.hello = int(w[1])
         elif w[0] == "dead-interval" and len(w) == 2:
-            pending.dead = int(w[1])
+            lines.dead = int(w[1])
         elif w[0] == "network" and len(w) == 2:
-            pending.network_type = w[1]
-        elif w[0] == "area" and len(w) == 2:  # EOS
-            pending.area = int(w[1])
-        elif len(w) == 3 and w[0].isdigit() and w[1] == "area":  # IOS `ip ospf 1 area 0`
-            pending.area = int(w[2])
+            lines.network_type = w[1]
+        elif w[0] == "area" and len(w) == 2 and not v3:  # EOS
+            lines.area = _area(w[1])
+        elif len(w) == 3 and w[0].isdigit() and w[1] == "area":  # `ip ospf 1 area 0`, `ipv6 ospf 1 area 0`
+            lines.area = _area(w[2])
         else:
             return False
         return True
@@ -457,7 +485,8 @@ class ConfigReader:
                                                "port: the device refuses it without `no switchport`"))
                     iface.address = None
             iface.ra = self._ra(iface, pending)
-            iface.ospf = self._ospf_on(name, iface, pending)
+            iface.ospf = self._ospf_on(name, iface, pending.ospf)
+            iface.ospf6 = self._ospf6_on(name, iface, pending.ospf6)
             if iface.mode == "access":
                 self._bound(name, iface, pending)
 
@@ -481,20 +510,30 @@ class ConfigReader:
         if pending.verify_source and guarded:
             iface.allowed_sources = tuple(b.address for b in mine if b.address is not None)
 
-    def _ospf_on(self, name: str, iface: InterfaceFacts, pending: _Pending) -> OspfOn | None:
+    def _ospf_on(self, name: str, iface: InterfaceFacts, lines: _OspfLines) -> OspfOn | None:
         if not self.ospf.present:
             return None
-        area = pending.area
+        area = lines.area
         if area is None and iface.address is not None:
             area = next((a for net, a in self.ospf.networks if iface.address.ip in net), None)
+        return self._on(name, area, lines, self.ospf)
+
+    def _ospf6_on(self, name: str, iface: InterfaceFacts, lines: _OspfLines) -> OspfOn | None:
+        """OSPFv3 runs where an interface names the process's area and has IPv6, with the
+        process present and IPv6 routing on (the device refuses `ipv6 router ospf` without it)."""
+        if not (self.ospf6.present and self.facts.ipv6_routing and iface.address6 is not None):
+            return None
+        return self._on(name, lines.area, lines, self.ospf6)
+
+    def _on(self, name: str, area: int | None, lines: _OspfLines, process: _OspfProcess) -> OspfOn | None:
         if area is None:
             return None
         return OspfOn(
             area=area,
-            passive=self.ospf.passive.get(name, self.ospf.passive_default),
-            hello=pending.hello or int(self.defaults["ospf_hello"]),
-            dead=pending.dead or self._default_dead(pending.hello),
-            network_type=pending.network_type or str(self.defaults["ospf_network_type"]),
+            passive=process.passive.get(name, process.passive_default),
+            hello=lines.hello or int(self.defaults["ospf_hello"]),
+            dead=lines.dead or self._default_dead(lines.hello),
+            network_type=lines.network_type or str(self.defaults["ospf_network_type"]),
         )
 
     def _default_dead(self, hello: int | None) -> int:
@@ -507,31 +546,36 @@ class ConfigReader:
         if words[1:2] != ["ospf"]:
             self._unknown(node)
             return
-        self.ospf.present = True
-        self.ospf.passive_default = bool(self.defaults["ospf_passive"])
+        self._ospf_process(node, self.ospf, 4)
+
+    def _ospf_process(self, node: HConfigChild, process: _OspfProcess, family: int) -> None:
+        """`router ospf N` (family 4) or `ipv6 router ospf N` (6) and its lines."""
+        process.present = True
+        process.passive_default = bool(self.defaults["ospf_passive"])
         for child in node.children:
             self._visit(child)
-            if not self._ospf_line(child.text.split()):
+            if not self._ospf_line(child.text.split(), process, family):
                 self._unknown(child)
 
-    def _ospf_line(self, w: list[str]) -> bool:  # noqa: PLR0911
+    def _ospf_line(self, w: list[str], process: _OspfProcess, family: int) -> bool:  # noqa: PLR0911
+        v6 = family == 6
         if w[0] == "router-id" and len(w) == 2:
-            self.facts.ospf_router_id = IPv4Address(w[1])
+            setattr(self.facts, "ospf6_router_id" if v6 else "ospf_router_id", IPv4Address(w[1]))
         elif w == ["passive-interface", "default"]:
-            self.ospf.passive_default = True
+            process.passive_default = True
         elif w[:1] == ["passive-interface"] and len(w) == 2:
-            self.ospf.passive[w[1]] = True
+            process.passive[w[1]] = True
         elif w[:2] == ["no", "passive-interface"] and len(w) == 3:
-            self.ospf.passive[w[2]] = False
-        elif w[0] == "network" and "area" in w:
+            process.passive[w[2]] = False
+        elif w[0] == "network" and "area" in w and not v6:
             prefix, rest = self._prefix(w[1:])
             if rest[:1] != ["area"] or len(rest) != 2:
                 return False
-            self.ospf.networks.append((prefix, int(rest[1])))
+            process.networks.append((prefix, _area(rest[1])))
         elif w[:2] == ["default-information", "originate"]:
-            self.facts.default_originate = True
-        elif w[:2] == ["redistribute", "static"]:
-            self.ospf.redistribute = w[2:]
+            setattr(self.facts, "default_originate6" if v6 else "default_originate", True)
+        elif w[:2] == ["redistribute", "static"] and not v6:
+            process.redistribute = w[2:]
         else:
             return False
         return True
@@ -577,6 +621,8 @@ class ConfigReader:
         subnets = "subnets" in words or self.platform != "cisco_ios"
         carried = []
         for route in self.facts.routes:
+            if not isinstance(route.prefix, IPv4Network):
+                continue  # `ipv6 router ospf` redistributes on its own (boothnet asks it for none)
             if not subnets and route.prefix.prefixlen != _classful(route.prefix):
                 continue
             if route_map is None or self.filters.permits(route_map, route.prefix):
@@ -599,6 +645,11 @@ class ConfigReader:
                 self._unknown(child)
             elif parts[:2] == ["set", "peer"]:
                 self.facts.crypto_peers += (IPv4Address(parts[2]),)
+
+
+def _area(text: str) -> int:
+    """An OSPF area as a number: `0` or dotted `0.0.0.0`."""
+    return int(IPv4Address(text)) if "." in text else int(text)
 
 
 def _classful(prefix: IPv4Network) -> int:

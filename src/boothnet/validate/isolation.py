@@ -48,23 +48,34 @@ class Responder:
     log: str
     handle: Background | None = None
     error: str | None = None  # the responder never became ready
-    unbound: dict[tuple[str, int], str] = field(default_factory=dict)  # (proto, port) -> why
+    unbound: dict[tuple[str, int, int], str] = field(default_factory=dict)  # (proto, port, IP version) -> why
     seen: set[tuple[str, int, str]] = field(default_factory=set)  # (proto, port, peer address)
 
 
-def _ports_towards(flows: list[Flow]) -> dict[str, dict[str, set[int]]]:
-    ports: dict[str, dict[str, set[int]]] = {}
+@dataclass
+class Towards:
+    """What a destination host's responder listens on: its addresses probed (either family), ports."""
+
+    addresses: set[str] = field(default_factory=set)
+    tcp: set[int] = field(default_factory=set)
+    udp: set[int] = field(default_factory=set)
+
+
+def _ports_towards(flows: list[Flow]) -> dict[str, Towards]:
+    towards: dict[str, Towards] = {}
     for flow in flows:
         if flow.proto in ("tcp", "udp"):
-            ports.setdefault(flow.dst.name, {"tcp": set(), "udp": set()})[flow.proto].update(flow.ports())
-    return ports
+            to = towards.setdefault(flow.dst.name, Towards())
+            getattr(to, flow.proto).update(flow.ports())
+            to.addresses.add(flow.dst_address)
+    return towards
 
 
 def _read_log(runner: Runner, responder: Responder) -> list[str]:
     return runner(responder.ns, ["cat", responder.log], 10).stdout.splitlines()
 
 
-def start_responder(access: Access, host: Endpoint, ports: dict[str, set[int]]) -> Responder:
+def start_responder(access: Access, host: Endpoint, ports: Towards) -> Responder:
     runner, ns = access.runner, access.node(host.name)
     responder = Responder(host.name, ns, f"/tmp/boothnet-{scratch_name(runner, ns)}-responder.log")
     if why := access.why_not(host.name, "python3", "setsid"):
@@ -74,8 +85,8 @@ def start_responder(access: Access, host: Endpoint, ports: dict[str, set[int]]) 
     # ours from a run that was killed before it could stop it still holds the ports: stop it by its pid
     stop_background(runner, Background(ns, (), pidfile))
     runner(ns, ["rm", "-f", responder.log], 10)
-    argv = ["python3", "-c", RESPONDER, str(host.address),
-            ",".join(map(str, sorted(ports["tcp"]))), ",".join(map(str, sorted(ports["udp"]))), responder.log]
+    argv = ["python3", "-c", RESPONDER, ",".join(sorted(ports.addresses)),
+            ",".join(map(str, sorted(ports.tcp))), ",".join(map(str, sorted(ports.udp))), responder.log]
     try:
         responder.handle = start_background(runner, ns, argv, pidfile, limit_s=900)
     except RuntimeError as exc:
@@ -87,8 +98,8 @@ def start_responder(access: Access, host: Endpoint, ports: dict[str, set[int]]) 
         if lines and lines[0].startswith("ready"):
             for word in lines[0].split()[1:]:
                 what, _, why = word.partition(":")
-                proto, _, port = what.partition("/")
-                responder.unbound[(proto, int(port))] = why.replace("_", " ")
+                proto, port, version = what.split("/")
+                responder.unbound[(proto, int(port), int(version))] = why.replace("_", " ")
             return responder
         time.sleep(0.1)
     responder.error = f"the responder on {host.name} did not become ready within 10 s"
@@ -107,7 +118,7 @@ def collect_and_stop(runner: Runner, responder: Responder) -> None:
 
 def probe_from(access: Access, src: Endpoint, flows: list[Flow]) -> list[list[str]]:
     """The states of every port of every flow from ``src``, as the prober saw them."""
-    targets = [[str(f.dst.address), f.proto, port] for f in flows for port in (f.ports() or (None,))]
+    targets = [[f.dst_address, f.proto, port] for f in flows for port in (f.ports() or (None,))]
     if why := access.why_not(src.name, "python3"):
         return [[f"error:no prober on {src.name}: {why}"] * (len(f.ports()) or 1) for f in flows]
     argv = ["python3", "-c", PROBER, json.dumps(targets), f"{PROBE_TIMEOUT_S:g}"]
@@ -132,7 +143,7 @@ def _outcomes(flow: Flow, ports: tuple[int | None, ...], states: list[str], resp
     reached, whatever the prober heard back."""
     outcomes: list[tuple[int | None, bool | None, str]] = []
     for port, state in zip(ports, states, strict=True):
-        if responder is not None and port is not None and (flow.proto, port, str(flow.src.address)) in responder.seen \
+        if responder is not None and port is not None and (flow.proto, port, flow.src_address) in responder.seen \
                 and state not in REACHED:
             state = "seen"
         if state in REACHED:
@@ -150,8 +161,8 @@ def _responder_failed(flow: Flow, ports: tuple[int | None, ...], responder: Resp
         return None
     if responder.error:
         return responder.error
-    unbound = [f"{flow.proto}/{p}: {responder.unbound[(flow.proto, p)]}" for p in ports
-               if p is not None and (flow.proto, p) in responder.unbound]
+    unbound = [f"{flow.proto}/{p}: {responder.unbound[(flow.proto, p, flow.family)]}" for p in ports
+               if p is not None and (flow.proto, p, flow.family) in responder.unbound]
     return f"the responder on {flow.dst.name} could not listen on " + ", ".join(unbound) if unbound else None
 
 
@@ -218,5 +229,6 @@ def run_isolation(
             src=flow.src.name, dst=flow.dst.name, src_zone=flow.src.vlan, dst_zone=flow.dst.vlan,
             flow=flow.label(), expected=flow.expected, observed=observed, rule=flow.rule,
             device=vlans[flow.src.vlan].gateway, detail=detail or None, error=error,
-            batfish=answer.action if answer else None, batfish_detail=answer.detail if answer else None))
+            batfish=answer.action if answer else None, batfish_detail=answer.detail if answer else None,
+            engine=answer.engine if answer else "Batfish", family=flow.family))
     return rows

@@ -9,16 +9,24 @@ from __future__ import annotations
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from ipaddress import IPv4Address, IPv4Network, ip_interface
+from ipaddress import IPv4Address, IPv4Network, IPv6Address, IPv6Network, ip_interface
+from typing import Literal
 
-from boothnet.derive.policy import compiler_of, policy_decision
+from boothnet.derive.policy import compiler6_of, compiler_of, policy_decision
 from boothnet.intent import Network
 from boothnet.intent.model import Endpoint
 from boothnet.lab import HOST_IFNAME
 from boothnet.progress import Progress
 from boothnet.status import Status
 from boothnet.validate.access import Access
-from boothnet.validate.perf.probes import PingResult, forget_path_mtus, mtu_probe, ping
+from boothnet.validate.perf.probes import (
+    IPV4_ICMP_HEADERS,
+    IPV6_ICMP_HEADERS,
+    PingResult,
+    forget_path_mtus,
+    mtu_probe,
+    ping,
+)
 from boothnet.validate.perf.runner import Runner
 from boothnet.validate.plan import crosses_vpn, host_prefix, path_mtu
 from boothnet.validate.results import MtuRow
@@ -104,6 +112,32 @@ class RoutedPath:
     dst: Endpoint
     mtu: int
     name: str
+    family: Literal[4, 6] = 4
+    dst_address6: IPv6Address | None = None
+
+    @property
+    def dst_address(self) -> str:
+        return str(self.dst_address6 if self.family == 6 else self.dst.address)
+
+    @property
+    def headers(self) -> int:
+        return IPV6_ICMP_HEADERS if self.family == 6 else IPV4_ICMP_HEADERS
+
+
+def in_ipv6(net: Network, paths: list[RoutedPath]) -> list[RoutedPath]:
+    """Each path again in IPv6 where both hosts have a known IPv6 address and the intent lets the
+    source ping the destination in IPv6 too."""
+    compiler6 = compiler6_of(net) if net.dual_stack else None
+    vlans = net.vlan_by_name()
+    twins = []
+    for path in paths:
+        src6, dst6 = net.endpoint_address6(path.src), net.endpoint_address6(path.dst)
+        if compiler6 is None or src6 is None or dst6 is None or vlans[path.dst.vlan].zone == "secure":
+            continue
+        if policy_decision(compiler6, vlans[path.src.vlan], IPv6Network(src6), IPv6Network(dst6),  # type: ignore[arg-type]  # one family per compiler
+                           "icmp")[0] == "permit":
+            twins.append(RoutedPath(path.src, path.dst, path.mtu, f"{path.name} (IPv6)", 6, dst6))
+    return twins
 
 
 def declared_paths(net: Network) -> list[RoutedPath]:
@@ -118,15 +152,16 @@ def declared_paths(net: Network) -> list[RoutedPath]:
 
 
 def routed_jumbo_paths(net: Network) -> list[RoutedPath]:
-    """Every ordered pair of jumbo host VLANs (first host of each) the policy lets ping, outside
-    the VPN (the VPN section probes the tunnel)."""
+    """Every ordered pair of host VLANs (first host of each) from a jumbo one the policy lets
+    ping, outside the VPN (the VPN section probes the tunnel): to another jumbo VLAN, and to a
+    smaller one, where a router must answer one byte more with "frag needed" (Packet Too Big)."""
     compiler = compiler_of(net)
     vlans = net.vlan_by_name()
-    firsts = {name: host for name, host in first_hosts(net).items()
-              if not vlans[name].routers and net.vlan_mtu(vlans[name]) > net.mtu_policy.default}
+    hosts = {name: host for name, host in first_hosts(net).items() if not vlans[name].routers}
+    firsts = {name: host for name, host in hosts.items() if net.vlan_mtu(vlans[name]) > net.mtu_policy.default}
     paths = []
     for src in firsts.values():
-        for dst in firsts.values():
+        for dst in hosts.values():
             if src.vlan == dst.vlan or crosses_vpn(net, src, dst):
                 continue
             if policy_decision(compiler, vlans[src.vlan], host_prefix(src), host_prefix(dst), "icmp")[0] != "permit":
@@ -148,6 +183,7 @@ def path_rows(net: Network, access: Access, progress: Progress,
     changed: one byte more is sent only where the host's own MTU is larger than the path's."""
     runner = access.runner
     paths = [p for p in declared_paths(net) + routed_jumbo_paths(net) if share(p.src.name)]
+    paths += in_ipv6(net, paths)
     by_src: dict[str, list[RoutedPath]] = {}
     for path in paths:
         by_src.setdefault(path.src.name, []).append(path)
@@ -159,7 +195,7 @@ def path_rows(net: Network, access: Access, progress: Progress,
                            device=net.vlan_by_name()[p.src.vlan].gateway) for p in group]
         ns = access.node(src)
         forget_path_mtus(runner, ns)
-        at = [ping(runner, ns, str(p.dst.address), count=1, payload=p.mtu - 28, df=True) for p in group]
+        at = [ping(runner, ns, p.dst_address, count=1, payload=p.mtu - p.headers, df=True) for p in group]
         own = net.endpoint_mtu(group[0].src)
         raise_own = not access.on_floor
         if raise_own:
@@ -168,7 +204,8 @@ def path_rows(net: Network, access: Access, progress: Progress,
         try:  # each +1 waits out its timeout (a switch port drops a frame over its MTU): all at once
             with ThreadPoolExecutor(max_workers=max(1, len(sent))) as pool:
                 over = dict(zip([p.name for p in sent], pool.map(
-                    lambda p: ping(runner, ns, str(p.dst.address), count=1, payload=p.mtu - 27, df=True), sent),
+                    lambda p: ping(runner, ns, p.dst_address, count=1, payload=p.mtu - p.headers + 1, df=True),
+                    sent),
                     strict=True))
         finally:
             if raise_own:
@@ -181,6 +218,12 @@ def path_rows(net: Network, access: Access, progress: Progress,
             elif above is not None and above.ok:
                 cause = (f"DF ping of {path.mtu + 1} bytes, sent from an interface of {own + raise_own}, passed: "
                          f"the path MTU is larger than declared")
+            elif above is not None and path.mtu < own and above.cause == "timeout":
+                # the sender's own interface passed it: a router had to refuse it and say so
+                said = "Packet Too Big" if path.family == 6 else '"frag needed"'
+                cause = (f"DF ping of {path.mtu + 1} bytes vanished: no {said} came back from the router where "
+                         f"the path shrinks to {path.mtu}: a router on the way drops them, a black hole for "
+                         f"every packet over {path.mtu} ({above.describe()})")
             else:
                 cause = None
             rows.append(MtuRow(path=path.name, mtu=path.mtu, source=path.src.name, destination=path.dst.name,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from ipaddress import ip_address
 from typing import Any
 
 from boothnet.booth.cables import same_port
@@ -25,6 +26,31 @@ from boothnet.validate.perf.runner import json_list
 from boothnet.validate.results import EndpointRow
 
 WORKERS = 8
+
+
+def ipv6_problems(net: Network, endpoint: Endpoint, links: list[dict[str, Any]], access: Access) -> list[str]:
+    """A dual-stack VLAN's host: its global IPv6 address (static, or the one SLAAC forms from its
+    MAC and the gateway's advertised prefix) and an IPv6 default router (from the advertisements,
+    for static hosts too). ``links``: the host's `ip -j addr show`."""
+    vlan = net.vlan_by_name()[endpoint.vlan]
+    if vlan.ipv6 is None:
+        return []
+    prefix = vlan.ipv6.prefix
+    have = [f"{a['local']}/{a['prefixlen']}" for link in links for a in link.get("addr_info", [])
+            if a.get("family") == "inet6" and a.get("scope") == "global" and not a.get("tentative")
+            and not a.get("dadfailed")]
+    want = net.endpoint_address6(endpoint)
+    how = "SLAAC from its gateway's router advertisements" if vlan.ipv6.hosts == "slaac" else "static"
+    problems = []
+    if want is not None and f"{want}/{prefix.prefixlen}" not in have:
+        problems.append(f"has {', '.join(have) or 'no global IPv6 address'}; the intent says {want}/{prefix.prefixlen} "
+                        f"({how})")
+    elif want is None and not any(ip_address(a.split("/")[0]) in prefix for a in have):
+        problems.append(f"has no IPv6 address in {prefix} ({how})")
+    routes = json_list(access.runner, access.node(endpoint.name), ["ip", "-6", "-j", "route", "show", "default"])
+    if not routes:
+        problems.append(f"no IPv6 default router: no router advertisement from {vlan.gateway} reached it")
+    return problems
 
 
 def _vlan_of(net: Network, bridge: str) -> str:
@@ -49,6 +75,7 @@ def check_endpoint(net: Network, access: Access, endpoint: Endpoint, ports: dict
             if a.get("family") == "inet"]
     if want not in have:
         problems.append(f"has {', '.join(have) or 'no IPv4 address'} on {HOST_IFNAME}; the intent says {want}")
+    problems += ipv6_problems(net, endpoint, links, access)
     routes = json_list(runner, ns, ["ip", "-j", "route", "show", "default"])
     gateways = [r.get("gateway") for r in routes]
     if gateway not in gateways:
@@ -75,6 +102,15 @@ def check_endpoint(net: Network, access: Access, endpoint: Endpoint, ports: dict
         problems.append(f"{vlan.gateway} resolves {endpoint.address} to {', '.join(resolved)}, not to its MAC {mac}")
     elif not resolved and not problems:
         problems.append(f"{vlan.gateway} does not resolve {endpoint.address} (no ARP entry after a ping)")
+    if (address6 := net.endpoint_address6(endpoint)) is not None and not problems:
+        # IPv6 places it by neighbour discovery as IPv4 does by ARP
+        ping(runner, node(vlan.gateway), str(address6), count=1, wait_s=1)
+        found6 = [str(n["lladdr"]) for n in json_list(runner, node(vlan.gateway),
+                                                      ["ip", "-6", "-j", "neigh", "show", "to", str(address6)])
+                  if n.get("lladdr") and n.get("dev") == bridge]
+        if mac not in found6:
+            problems.append(f"{vlan.gateway} resolves {address6} to {', '.join(found6) or 'nothing'} (neighbour "
+                            f"discovery), not to its MAC {mac}")
     return EndpointRow(host=endpoint.name, vlan=vlan.name, address=want, attach=endpoint.attach,
                        verdict=Status.of(not problems), cause="; ".join(problems) or None, device=device,
                        finding="placement" if problems else None)
@@ -113,12 +149,13 @@ def _host_side(net: Network, access: Access, endpoint: Endpoint) -> _HostSide:
     if not reached.ok:
         return _HostSide(error=f"{endpoint.name} could not be asked: {reached.output.strip() or 'no answer'}")
     routes = json_list(access.runner, host, ["ip", "-j", "route", "show", "default"])
-    mac, problems = _own_address(json_list(access.runner, host, ["ip", "-j", "addr", "show"]), routes,
-                                 f"{endpoint.address}/{vlan.subnet.prefixlen}")
+    links = json_list(access.runner, host, ["ip", "-j", "addr", "show"])
+    mac, problems = _own_address(links, routes, f"{endpoint.address}/{vlan.subnet.prefixlen}")
     gateways = [r.get("gateway") for r in routes]
     if gateway not in gateways:
         problems.append(f"default gateway {', '.join(map(str, gateways)) or 'none'}; the intent says {gateway} "
                         f"({vlan.gateway})")
+    problems += ipv6_problems(net, endpoint, links, access)
     ping(access.runner, host, gateway, count=1, wait_s=1)  # the switch learns its MAC, the gateway its ARP entry
     return _HostSide(mac, problems)
 

@@ -9,10 +9,11 @@ import itertools
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
-from ipaddress import IPv4Network
+from ipaddress import IPv4Network, IPv6Address, IPv6Network
+from typing import Literal
 
 from boothnet.booth.cables import cable_plan, cables_by_ref
-from boothnet.derive.policy import PolicyCompiler, compiler_of, policy_decision
+from boothnet.derive.policy import PolicyCompiler, compiler6_of, compiler_of, policy_decision
 from boothnet.intent import Network
 from boothnet.intent.model import Endpoint, Link
 from boothnet.validate.perf.formula import expected_goodput
@@ -31,11 +32,21 @@ class Flow:
     sample: tuple[int, ...] = ()  # a sample of ports no rule names, one verdict for them all
     # Batfish traces it too: icmp, and a port a rule names from this source's VLAN to this destination
     ask_batfish: bool = False
+    family: Literal[4, 6] = 4
+    addresses6: tuple[IPv6Address, IPv6Address] | None = None  # IPv6: (source's, destination's)
+
+    @property
+    def src_address(self) -> str:
+        return str(self.addresses6[0] if self.addresses6 else self.src.address)
+
+    @property
+    def dst_address(self) -> str:
+        return str(self.addresses6[1] if self.addresses6 else self.dst.address)
 
     def label(self) -> str:
-        if self.sample:
-            return f"{self.proto}/sample x{len(self.sample)}"
-        return f"{self.proto}/{self.port}" if self.port else self.proto
+        name = (f"{self.proto}/sample x{len(self.sample)}" if self.sample
+                else f"{self.proto}/{self.port}" if self.port else self.proto)
+        return f"{name} (IPv6)" if self.family == 6 else name
 
     def ports(self) -> tuple[int, ...]:
         return self.sample or ((self.port,) if self.port else ())
@@ -124,21 +135,51 @@ def isolation_plan(net: Network, seed: int = 0) -> IsolationPlan:
                 return policy_decision(compiler, all_vlans[src.vlan], host_prefix(src), host_prefix(dst), proto, port)
 
             action, rule = decide("icmp", None)
-            flows.append(Flow(src, dst, "icmp", None, action, rule, ask_batfish=True))
+            pair = [Flow(src, dst, "icmp", None, action, rule, ask_batfish=True)]
             for proto in ("tcp", "udp"):
                 for port in named[proto]:
                     action, rule = decide(proto, port)
                     asked = any(port in r.ports and r.proto in (proto, "ip") and covers(r.destination, dst)
                                 and compiler.part_in(r.source, all_vlans[src.vlan]) for r in net.policy.rules)
-                    flows.append(Flow(src, dst, proto, port, action, rule, ask_batfish=asked))
+                    pair.append(Flow(src, dst, proto, port, action, rule, ask_batfish=asked))
                 # no rule names these ports: one decision for them all, unless a rule for any port
                 # of the protocol splits them, which gives one row per decision
                 groups: dict[tuple[str, str], list[int]] = {}
                 for port in sampled[proto]:
                     groups.setdefault(decide(proto, port), []).append(port)
                 for (action, rule), ports in groups.items():
-                    flows.append(Flow(src, dst, proto, None, action, rule, sample=tuple(ports)))
+                    pair.append(Flow(src, dst, proto, None, action, rule, sample=tuple(ports)))
+            flows += pair + _in_ipv6(net, pair)
     return IsolationPlan(flows, seed, named, sampled)
+
+
+def _in_ipv6(net: Network, pair: list[Flow]) -> list[Flow]:
+    """The pair's flows in IPv6 where both hosts have a known IPv6 address, each with the
+    intent's IPv6 decision (the same rules; a rule naming IPv4 prefixes does not apply). A
+    sample's ports split as IPv4's did, so a port IPv6 decides otherwise is a row of its own."""
+    src, dst = pair[0].src, pair[0].dst
+    addresses = (net.endpoint_address6(src), net.endpoint_address6(dst))
+    if addresses[0] is None or addresses[1] is None:
+        return []
+    both = (addresses[0], addresses[1])
+    vlans = net.vlan_by_name()
+    compiler6 = compiler6_of(net)
+
+    def decide(proto: str, port: int | None) -> tuple[str, str]:
+        if vlans[dst.vlan].zone == "secure":
+            return "deny", "the secured network takes no IPv6 (its VPN tunnel carries IPv4 only)"
+        return policy_decision(compiler6, vlans[src.vlan], IPv6Network(both[0]), IPv6Network(both[1]),  # type: ignore[arg-type]  # one family per compiler
+                               proto, port)
+
+    flows: list[Flow] = []
+    for flow in pair:
+        groups: dict[tuple[str, str], list[int | None]] = {}
+        for port in flow.sample or (flow.port,):
+            groups.setdefault(decide(flow.proto, port), []).append(port)
+        for (action, rule), ports in groups.items():
+            sample = tuple(p for p in ports if p is not None) if flow.sample else ()
+            flows.append(Flow(src, dst, flow.proto, flow.port, action, rule, sample, family=6, addresses6=both))
+    return flows
 
 
 def isolation_flows(net: Network, seed: int = 0) -> list[Flow]:

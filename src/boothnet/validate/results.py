@@ -49,6 +49,8 @@ class IsolationRow(_Model):
     detail: str | None = None  # probe output summary
     batfish: Action | None = None  # Batfish's answer to the same flow (None: not asked)
     batfish_detail: str | None = None  # its trace's disposition and the ACL that decided
+    engine: str = "Batfish"  # what gave `batfish`: Batfish, or the offline evaluator (IPv6: Batfish 0.36 has no trace)
+    family: int = 4  # the IP version probed
     error: str | None = None  # why no verdict could be had (the responder did not start)
     verdict: Status | None = None  # derived when omitted
 

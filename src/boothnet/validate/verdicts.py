@@ -51,13 +51,14 @@ def guarded(stages: list[Stage], name: str, run: Callable[[], T], fallback: T) -
 
 
 def judge_batfish_agreement(stage: Stage, rows: list[IsolationRow]) -> Stage:
-    """The isolation (Batfish) stage fails when Batfish and the live lab disagree on any row
+    """The isolation (Batfish) stage fails when the configs (Batfish's reading, or the offline
+    evaluator's for IPv6) and the live lab disagree on any row
     (each such row fails on its own too: IsolationRow derives its verdict)."""
     disagree = [r for r in rows if r.batfish is not None and r.batfish != r.observed]
     if disagree:
         first = disagree[0]
         stage.status = Status.FAIL
-        stage.reason = (f"{len(disagree)} flow(s) where Batfish and the live lab disagree, first: "
-                        f"{first.src} -> {first.dst} {first.flow}: lab {first.observed}, "
-                        f"Batfish {first.batfish} ({first.batfish_detail})")
+        stage.reason = (f"{len(disagree)} flow(s) where the configs and the live lab disagree, first: "
+                        f"{first.src} -> {first.dst} {first.flow}: lab {first.observed}, {first.engine} "
+                        f"{first.batfish} ({first.batfish_detail})")
     return stage

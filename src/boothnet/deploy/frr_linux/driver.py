@@ -232,5 +232,22 @@ class FrrLinuxDriver(Compare, RevertTimer, LinuxDriver):
 
 
 
+    def get_ospf6_neighbors(self) -> dict[str, list[dict[str, str]]]:
+        """OSPFv3 neighbors by interface, as get_ospf_neighbors gives OSPF's: OSPFv3 names a
+        neighbour by its router ID (its address is link-local), so ``address`` is the router ID."""
+        ps = f"-N {shlex.quote(self.pathspace)} " if self.pathspace else ""
+        r = self._sh(f"vtysh {ps}-c {shlex.quote('show ipv6 ospf6 neighbor json')}")
+        if r.exit_code != 0 and "ospf6d is not running" in f"{r.stdout}{r.stderr}":
+            return {}
+        if r.exit_code != 0:
+            raise CommitError(f"{self.hostname}: vtysh show ipv6 ospf6 neighbor: {_err(r)}")
+        out: dict[str, list[dict[str, str]]] = {}
+        for e in json.loads(str(r.stdout) or "{}").get("neighbors", []):
+            rid = str(e.get("neighborId", ""))
+            out.setdefault(str(e.get("interfaceName", "")), []).append(
+                {"router_id": rid, "address": rid, "state": str(e.get("state", ""))})
+        return out
+
+
 def _joined(parts: Mapping[str, str]) -> str:
     return "".join(f"### {name}\n{text}" for name, text in parts.items())

@@ -1,8 +1,8 @@
 """OSPF adjacencies: every adjacency the intent implies (two routers on a routed link or a shared
-VLAN, neither side passive) is up at both ends: Full, or 2-Way toward another DROther on a LAN
-where the device is Full with its DR. Routing can converge over another path with one adjacency
-down; this check names it. Adjacencies still forming (a lab just up) get the profile's convergence
-time to come up."""
+VLAN, neither side passive) is up at both ends, and so is each OSPFv3 one beside it (by router ID):
+Full, or 2-Way toward another DROther on a LAN where the device is Full with its DR. Routing can
+converge over another path with one adjacency down; this check names it. Adjacencies still forming
+(a lab just up) get the profile's convergence time to come up."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from boothnet.deploy.batch import in_parallel
-from boothnet.deploy.health import intended_neighbors
+from boothnet.deploy.health import intended_neighbors, intended_neighbors6
 from boothnet.deploy.steps import model_or_empty
 from boothnet.poll import poll
 from boothnet.status import Status
@@ -22,6 +22,7 @@ from boothnet.validate.drift import DriftTarget, lab_targets
 
 TWO_WAY = ("2-Way", "2Way")  # FRR's word, and NAPALM's
 GETTER = "get_ospf_neighbors"
+GETTER6 = "get_ospf6_neighbors"  # boothnet's frr_linux driver; NAPALM's IOS and EOS drivers have none
 
 
 class AdjacencyRow(BaseModel):
@@ -30,14 +31,15 @@ class AdjacencyRow(BaseModel):
     device: str
     interface: str  # as the device names it
     neighbour: str  # the router the intent puts at the other end
-    address: str  # the neighbour's address on that interface
+    address: str  # the neighbour's address on that interface (OSPFv3: its router ID)
     state: str | None = None  # what the device reports (None: no such neighbour, or not read)
     verdict: Status
     cause: str | None = None
+    family: int = 4  # 6: OSPFv3
 
 
-def _neighbours(access: Access, target: DriftTarget) -> dict[str, list[dict[str, str]]] | str:
-    """The device's OSPF neighbours by interface, or why they could not be read."""
+def _neighbours(access: Access, target: DriftTarget, getter: str = GETTER) -> dict[str, list[dict[str, str]]] | str:
+    """The device's OSPF (``getter``: OSPFv3) neighbours by interface, or why they could not be read."""
     if access.devices is not None:
         driver, why = access.devices.driver(target.device)
         if driver is None:
@@ -49,20 +51,24 @@ def _neighbours(access: Access, target: DriftTarget) -> dict[str, list[dict[str,
         except Exception as exc:  # noqa: BLE001 - every driver has its own errors
             return f"could not be reached: {type(exc).__name__}: {exc}"
     try:
-        if not hasattr(driver, GETTER):
-            return f"its driver reads no OSPF neighbours ({type(driver).__name__} has no {GETTER})"
-        found: dict[str, list[dict[str, str]]] = getattr(driver, GETTER)()
+        if not hasattr(driver, getter):
+            return f"its driver reads no {_PROTOCOL[getter]} neighbours ({type(driver).__name__} has no {getter})"
+        found: dict[str, list[dict[str, str]]] = getattr(driver, getter)()
         return found
     except Exception as exc:  # noqa: BLE001
-        return f"{GETTER} failed: {type(exc).__name__}: {exc}"
+        return f"{getter} failed: {type(exc).__name__}: {exc}"
     finally:
         if opened is not None:
             opened.close()
 
 
+_PROTOCOL = {GETTER: "OSPF", GETTER6: "OSPFv3"}
+
+
 def adjacency_rows(device: str, intended: dict[str, dict[str, str]],
-                   read: dict[str, list[dict[str, str]]] | str) -> list[AdjacencyRow]:
+                   read: dict[str, list[dict[str, str]]] | str, getter: str = GETTER) -> list[AdjacencyRow]:
     """Each adjacency ``intended`` (interface -> address -> neighbour) against what was ``read``."""
+    protocol = _PROTOCOL[getter]
     rows = []
     for interface, peers in sorted(intended.items()):
         found = {} if isinstance(read, str) else {n.get("address"): n.get("state") for n in read.get(interface, [])}
@@ -73,14 +79,15 @@ def adjacency_rows(device: str, intended: dict[str, dict[str, str]],
             state = found.get(address)
             verdict, cause = Status.PASS, None
             if isinstance(read, str):
-                verdict = Status.NOT_RUN if f"has no {GETTER}" in read else Status.ERROR
-                cause = f"{device}'s OSPF neighbours not read: {read}"
+                verdict = Status.NOT_RUN if f"has no {getter}" in read else Status.ERROR
+                cause = f"{device}'s {protocol} neighbours not read: {read}"
             elif state not in up:
                 verdict = Status.FAIL
-                cause = (f"{device} {interface}: no adjacency with {neighbour} ({address}): "
+                what = "adjacency" if getter == GETTER else "OSPFv3 adjacency"
+                cause = (f"{device} {interface}: no {what} with {neighbour} ({address}): "
                          + (f"stuck in {state}" if state else "no such neighbour"))
             rows.append(AdjacencyRow(device=device, interface=interface, neighbour=neighbour, address=address,
-                                     state=state, verdict=verdict, cause=cause))
+                                     state=state, verdict=verdict, cause=cause, family=6 if getter == GETTER6 else 4))
     return rows
 
 
@@ -98,13 +105,15 @@ class OspfAdjacencies(LiveCheck):
     def measure(self, ctx: Context) -> list[AdjacencyRow]:
         routers: Path | list[DriftTarget] = ctx.access.routers()
         targets = lab_targets(routers) if isinstance(routers, Path) else routers
-        intended = {t.device: found for t in targets if (found := intended_neighbors(model_or_empty(t.config_dir)))}
-        wanted = [t for t in targets if t.device in intended]
+        models = {t.device: model_or_empty(t.config_dir) for t in targets}
+        asked = [(t, getter, found) for t in targets for getter, found in (
+            (GETTER, intended_neighbors(models[t.device])), (GETTER6, intended_neighbors6(models[t.device], models)))
+            if found]
 
         def read_all() -> list[AdjacencyRow]:
-            read: list[Any] = in_parallel(wanted, lambda target: _neighbours(ctx.access, target))
-            return [row for target, found in zip(wanted, read, strict=True)
-                    for row in adjacency_rows(target.device, intended[target.device], found)]
+            read: list[Any] = in_parallel(asked, lambda one: _neighbours(ctx.access, one[0], one[1]))
+            return [row for (target, getter, intended), found in zip(asked, read, strict=True)
+                    for row in adjacency_rows(target.device, intended, found, getter)]
 
         rows = poll(read_all, lambda rows: all(row.verdict != Status.FAIL for row in rows),
                     ctx.profile.convergence_timeout_s)
@@ -112,10 +121,12 @@ class OspfAdjacencies(LiveCheck):
         return rows
 
     def subject(self, row: AdjacencyRow) -> str:
-        return f"adjacency {row.device} {row.interface} -> {row.neighbour} ({row.address})"
+        protocol = "OSPFv3 " if row.family == 6 else ""
+        return f"{protocol}adjacency {row.device} {row.interface} -> {row.neighbour} ({row.address})"
 
     def action(self, row: AdjacencyRow) -> str:
-        return (f"on {row.device} and {row.neighbour}: `show ip ospf neighbor`, `show ip ospf interface "
+        show = "ipv6 ospf" if row.family == 6 else "ip ospf"
+        return (f"on {row.device} and {row.neighbour}: `show {show} neighbor`, `show {show} interface "
                 f"{row.interface}`: hello and dead timers, area, MTU, authentication and passive must match")
 
     def cells(self, row: AdjacencyRow) -> list[str]:

@@ -24,12 +24,14 @@ from boothnet.validate.perf.runner import (
 )
 
 IPV4_ICMP_HEADERS = 28  # IPv4 20 + ICMP echo 8: a DF ping of MTU-28 bytes fills the MTU
+IPV6_ICMP_HEADERS = 48  # IPv6 40 + ICMPv6 echo 8 (IPv6 routers never fragment: every ping is DF)
 
 PingCause = Literal["ok", "frag-needed", "timeout", "unreachable", "error"]
 
 _TX_RX = re.compile(r"(\d+) packets transmitted, (\d+) (?:packets )?received")
 _RTT = re.compile(r"= [\d.]+/([\d.]+)/[\d.]+/[\d.]+ ms")
-_FRAG = re.compile(r"From (\S+) .*Frag needed and DF set \(mtu = (\d+)\)")
+# a router's "frag needed" (IPv4) or Packet Too Big (IPv6), and the MTU it names
+_FRAG = re.compile(r"From (\S+) .*(?:Frag needed and DF set \(mtu = |Packet too big: mtu=)(\d+)")
 _LOCAL = re.compile(r"local error: message too long, mtu=(\d+)")
 _UNREACH = re.compile(r"(Network is unreachable|Destination (?:Host|Net) Unreachable"
                       r"|No route to host|Destination Port Unreachable)")
@@ -141,9 +143,10 @@ def _frag_text(res: PingResult) -> str:
 
 
 def forget_path_mtus(runner: Runner, node: str) -> None:
-    """Drop the path MTUs ``node`` learned from earlier "frag needed" answers: a probe judges the
-    path as it is now, not as it was ten minutes ago."""
+    """Drop the path MTUs ``node`` learned from earlier "frag needed" and Packet Too Big answers: a
+    probe judges the path as it is now, not as it was ten minutes ago."""
     runner(node, ["ip", "route", "flush", "cache"], 10)
+    runner(node, ["ip", "-6", "route", "flush", "cache"], 10)
 
 
 def mtu_probe(runner: Runner, node: str, destination: str, mtu: int, *, link: str = "",

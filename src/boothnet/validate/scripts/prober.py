@@ -45,7 +45,8 @@ for index, (destination, proto, port) in enumerate(targets):
             ["ping", "-n", "-c", "3", "-i", "0.5", "-w", str(max(1, int(timeout))), destination],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         continue
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM if proto == "tcp" else socket.SOCK_DGRAM)
+    family = socket.AF_INET6 if ":" in destination else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM if proto == "tcp" else socket.SOCK_DGRAM)
     sock.setblocking(False)
     if proto == "tcp":
         code = sock.connect_ex((destination, port))
@@ -55,10 +56,10 @@ for index, (destination, proto, port) in enumerate(targets):
             continue
         selector.register(sock, selectors.EVENT_WRITE, index)
     else:
-        sock.connect((destination, port))
         token = f"boothnet probe {index}".encode()
         datagrams[index] = (sock, token)
-        try:
+        try:  # a host without a route to the destination's family refuses the connect itself
+            sock.connect((destination, port))
             sock.send(token)
         except OSError as exc:
             states[index] = failure(exc.errno)

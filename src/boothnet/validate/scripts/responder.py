@@ -1,8 +1,9 @@
-"""Isolation responder: listens on every probed TCP and UDP port of one host's data address,
+"""Isolation responder: listens on every probed TCP and UDP port of one host's data addresses,
 answers each probe and logs who reached it, so that the prober can tell a delivery from a drop.
 
-argv: bind-address tcp-ports udp-ports log-path (ports comma-separated). The log's first line is
-"ready" and the ports that could not be bound; then one "seen <proto> <port> <peer>" per probe.
+argv: bind-addresses tcp-ports udp-ports log-path (addresses and ports comma-separated; an
+address of either family). The log's first line is "ready" and the ports that could not be
+bound, as <proto>/<port>/<IP version>:<why>; then one "seen <proto> <port> <peer>" per probe.
 Runs with the system python3: standard library only.
 """
 
@@ -14,22 +15,24 @@ import socket
 import sys
 from typing import cast
 
-address, tcp_ports, udp_ports, log_path = sys.argv[1:5]
+addresses, tcp_ports, udp_ports, log_path = sys.argv[1:5]
 soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
 resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 log = open(log_path, "w", buffering=1)  # noqa: SIM115 - open for the process's life
 selector = selectors.DefaultSelector()
 failed: list[str] = []
-for proto, ports, kind in (("tcp", tcp_ports, socket.SOCK_STREAM), ("udp", udp_ports, socket.SOCK_DGRAM)):
+for address, (proto, ports, kind) in ((a, p) for a in addresses.split(",") for p in (
+        ("tcp", tcp_ports, socket.SOCK_STREAM), ("udp", udp_ports, socket.SOCK_DGRAM))):
     for port in filter(None, ports.split(",")):
-        sock = socket.socket(socket.AF_INET, kind)
+        sock = socket.socket(socket.AF_INET6 if ":" in address else socket.AF_INET, kind)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             sock.bind((address, int(port)))
             if proto == "tcp":
                 sock.listen(128)
         except OSError as exc:
-            failed.append(f"{proto}/{port}:{(exc.strerror or str(exc.errno)).replace(' ', '_')}")
+            version = 6 if ":" in address else 4
+            failed.append(f"{proto}/{port}/{version}:{(exc.strerror or str(exc.errno)).replace(' ', '_')}")
             sock.close()
             continue
         sock.setblocking(False)

@@ -38,6 +38,7 @@ class FlowQuery:
 class FlowAnswer:
     action: str  # permit or deny
     detail: str  # the trace's disposition and the ACLs on its way
+    engine: str = "Batfish"  # who read the configs: Batfish, or the offline evaluator where it models nothing
 
 
 def load_view(status: ServiceStatus, network: str, configs: Path, edges: Iterable[Edge], out_dir: Path,
