@@ -36,6 +36,7 @@ LIVE_FIRST = (
     "tests/integration/validate/test_planted_measured.py",  # 193
     "tests/integration/watch/test_watch_lab.py",  # 171
     "tests/integration/faults/test_killed_demo.py",  # 151
+    "tests/integration/validate/test_dual_stack_lab.py",  # 135 alone
     "tests/integration/floor/test_floor_path.py",  # 118
     "tests/integration/deploy/test_deploy_lab.py",  # 116
     "tests/integration/validate/test_backbone.py",  # 109

@@ -80,3 +80,45 @@ def test_a_rule_an_earlier_line_shadows_only_in_ipv6_is_found():
     tail = replace(users.inbound6[-1], action="permit")
     users.inbound6 = number([tail, *users.inbound6])
     assert family_mismatches(net, acls)
+
+
+def _planted(models, device: str, acl_name: str, leak: AclEntry) -> None:
+    acl = next(a for a in models[device].acls if a.name == acl_name)
+    acl.entries = number([leak, *acl.entries])
+
+
+def test_the_same_widening_in_a_rendered_ipv6_acl_fails_verify_and_the_acl_review():
+    from boothnet.derive import derive_network
+    from boothnet.verify.acl_review.offline import diff_models
+    from boothnet.verify.acl_review.report import apply_gate, gate_reason
+    from boothnet.verify.policy import PolicyPaths
+
+    net = reference("eos-core-ds")
+    clean, planted = derive_network(net), derive_network(net)
+    lab, users = (net.vlan_by_name()[name].ipv6 for name in ("lab", "users"))
+    assert lab is not None and users is not None
+    _planted(planted, "cs1", "LAB_IN_V6", AclEntry("permit", "ip", lab.prefix, users.prefix, "planted"))
+    assert [PolicyPaths(net, clean, family=family).mismatches() for family in (4, 6)] == [[], []]
+    # verify (and the review's against-intent check): the IPv6 paths name the line; IPv4's are clean
+    assert PolicyPaths(net, planted).mismatches() == []
+    found = [m.describe() for m in PolicyPaths(net, planted, family=6).mismatches()]
+    assert "2001:db8:4:20:ffff:ffff:ffff:fffe -> 2001:db8:4:10:ffff:ffff:ffff:fffe tcp/22: the intent denies it " \
+           "(rule research-not-to-users), but cs1 ACL LAB_IN_V6 permits it at 'permit ipv6 2001:db8:4:20::/64 " \
+           "2001:db8:4:10::/64' (compiled from rule planted)" in found, found[:3]
+    # the ACL review: research -> production newly permitted in IPv6, gated for sign-off (exit 3)
+    findings = apply_gate(diff_models(net, clean, net, planted).findings)
+    assert findings and {(f.device, f.acl, f.kind, f.src_zone, f.dst_zone) for f in findings} == {
+        ("cs1", "LAB_IN_V6", "newly permitted", "research", "production")}
+    assert all(gate_reason(f) for f in findings)
+
+
+def test_verify_runs_the_ipv6_policy_check_offline_and_says_so(tmp_path):
+    from boothnet.run import Run
+    from boothnet.verify.stage import ipv6_policy
+    from tests.helpers import ROOT
+
+    [check] = ipv6_policy(Run(ROOT / "inventories" / "eos-core-ds", tmp_path))
+    assert (check.name, check.status, check.findings) == ("ipv6_policy", "PASS", [])
+    assert check.title == ("IPv6: every compiled ACL decides 50 representative flows as the intent does (offline "
+                           "evaluator: Batfish 0.36 models no IPv6 ACL)")
+    assert ipv6_policy(Run(ROOT / "inventories" / "eos-core", tmp_path)) == []

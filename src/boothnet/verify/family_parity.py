@@ -16,10 +16,7 @@ from ipaddress import IPv4Address, IPv4Network, IPv6Address, IPv6Network
 from boothnet.derive.model import AclEntry
 from boothnet.derive.policy import acl_decision, compiler6_of, compiler_of
 from boothnet.intent.model import Network, Vlan, acl_name
-from boothnet.verify.flows import OUTSIDE_CANDIDATES, probe_services
-
-# Outside every booth prefix (the documentation range's far end, RFC 3849)
-OUTSIDE6_CANDIDATES = ("2001:db8:ffff:ffff::77", "2001:db8:fffe:ffff::77")
+from boothnet.verify.flows import OUTSIDE6_CANDIDATES, OUTSIDE_CANDIDATES, probe_services
 
 Pair = tuple[str, IPv4Address, IPv6Address]  # (who, IPv4 address, IPv6 address)
 

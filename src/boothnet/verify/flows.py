@@ -3,14 +3,16 @@ the ACL review (base against head) and the policy check (compiled against intend
 
 The flow set: one probe address per VLAN subnet (its last host), every host address an ACL
 names, one outside address, times every protocol/port a policy names plus an unlisted port
-for tcp and udp, plus ping.
+for tcp and udp, plus ping. In IPv6 the same over the dual-stack VLANs' prefixes and the
+IPv6 ACLs (each family's ACLs see their own family's flows only).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from ipaddress import IPv4Address, IPv4Network
+from ipaddress import IPv4Address, IPv4Network, IPv6Address, IPv6Network, ip_address, ip_network
+from typing import Literal
 
 from boothnet.derive import DeviceModel
 from boothnet.derive.build import quirks
@@ -22,12 +24,15 @@ from boothnet.intent.model import Network
 OTHER_PORT_CANDIDATES = (33333, 44444, 55555, 61000)
 # An address outside every booth subnet, for zone:outside rules (TEST-NET-3, RFC 5737).
 OUTSIDE_CANDIDATES = ("203.0.113.77", "198.51.100.77", "192.0.2.77")
+# Outside every booth prefix in IPv6 (the documentation range's far end, RFC 3849)
+OUTSIDE6_CANDIDATES = ("2001:db8:ffff:ffff::77", "2001:db8:fffe:ffff::77")
+Family = Literal[4, 6]
 
 
 @dataclass(frozen=True)
 class Probe:
-    src: IPv4Address
-    dst: IPv4Address
+    src: IPv4Address | IPv6Address  # one family per probe
+    dst: IPv4Address | IPv6Address
     proto: str  # tcp, udp or icmp (echo-request)
     port: int | None
 
@@ -39,17 +44,20 @@ class AclView:
     device: str
     acl: Acl
     lines: list[list[str]]  # rendered lines per entry, in entry order
-    scope: IPv4Network | None  # SVI subnet: `in` sees flows from it, `out` flows to it
+    scope: IPv4Network | IPv6Network | None  # SVI subnet (or prefix): `in` sees flows from it, `out` flows to it
 
     def sees(self, probe: Probe) -> bool:
+        if probe.src.version != self.acl.family:
+            return False
         if self.scope is None:
             return True
         return (probe.src if self.acl.direction == "in" else probe.dst) in self.scope
 
     def decide(self, probe: Probe, via_tunnel: bool) -> tuple[str, str, str | None]:
         """(action, line text, policy rule) for the probe's first packet."""
-        src, dst = IPv4Network(probe.src), IPv4Network(probe.dst)
-        entry = acl_decision(self.acl.entries, src, dst, probe.proto, probe.port, via_tunnel=via_tunnel)
+        src, dst = ip_network(probe.src), ip_network(probe.dst)
+        entry = acl_decision(self.acl.entries, src, dst, probe.proto, probe.port,  # type: ignore[arg-type]  # one family per ACL
+                             via_tunnel=via_tunnel)
         if entry is None:
             return "deny", "(no line matches: implicit deny at the end of the ACL)", None
         return entry.action, self._line(entry, probe.port), entry.rule
@@ -65,17 +73,18 @@ class AclView:
 NO_ACL = ("permit", "(no ACL on this interface)", None)
 
 
-def acl_views(models: dict[str, DeviceModel]) -> dict[tuple[str, str], AclView]:
+def acl_views(models: dict[str, DeviceModel], family: Family = 4) -> dict[tuple[str, str], AclView]:
+    """The ACLs of one family, by (device, ACL name)."""
     views = {}
     for name, model in models.items():
         q = quirks(model.platform)
         extra = (model.tunnel_match,) if model.platform == "frr_linux" else ()
         ifaces = {i.name: i for i in model.interfaces}
-        for acl in (a for a in model.acls if a.family == 4):  # IPv6's: verify.family_parity
+        for acl in (a for a in model.acls if a.family == family):
             iface = ifaces.get(acl.interface)
-            scope = iface.address.network if iface and iface.kind == "svi" and iface.address else None
-            lines = [q.acl_lines(entry, *extra) for entry in acl.entries]
-            views[(name, acl.name)] = AclView(name, acl, lines, scope)
+            address = (iface.address6 if family == 6 else iface.address) if iface and iface.kind == "svi" else None
+            lines = [(q.acl_lines6 if family == 6 else q.acl_lines)(entry, *extra) for entry in acl.entries]
+            views[(name, acl.name)] = AclView(name, acl, lines, address.network if address else None)
     return views
 
 
@@ -83,18 +92,27 @@ def _first_free(candidates: Iterable, used: set) -> object:
     return next(c for c in candidates if c not in used)
 
 
-def probe_addresses(nets: Iterable[Network], models: Iterable[dict[str, DeviceModel]]) -> list[IPv4Address]:
+def family_subnets(nets: Iterable[Network], family: Family = 4) -> set[IPv4Network | IPv6Network]:
+    """The VLANs' subnets (IPv4) or prefixes (IPv6, the dual-stack VLANs')."""
+    if family == 6:
+        return {vlan.ipv6.prefix for net in nets for vlan in net.vlans if vlan.ipv6 is not None}
+    return {vlan.subnet for net in nets for vlan in net.vlans}
+
+
+def probe_addresses(nets: Iterable[Network], models: Iterable[dict[str, DeviceModel]],
+                    family: Family = 4) -> list[IPv4Address | IPv6Address]:
     """One address per VLAN subnet (its last host), every host address an ACL names, one outside."""
-    nets = list(nets)
-    subnets = {vlan.subnet for net in nets for vlan in net.vlans}
+    subnets = family_subnets(list(nets), family)
     addrs = {subnet.broadcast_address - 1 for subnet in subnets}
+    host = 32 if family == 4 else 128
     for model_set in models:
         for model in model_set.values():
             for acl in model.acls:
                 for entry in acl.entries:
                     addrs |= {p.network_address for p in (entry.src, entry.dst)
-                              if isinstance(p, IPv4Network) and p.prefixlen == 32}
-    outside = next(IPv4Address(a) for a in OUTSIDE_CANDIDATES if not any(IPv4Address(a) in s for s in subnets))
+                              if p is not None and p.version == family and p.prefixlen == host}
+    candidates = OUTSIDE_CANDIDATES if family == 4 else OUTSIDE6_CANDIDATES
+    outside = next(a for a in map(ip_address, candidates) if not any(a in s for s in subnets))
     return sorted(addrs | {outside})
 
 
@@ -109,9 +127,9 @@ def probe_services(nets: Iterable[Network]) -> list[tuple[str, int | None]]:
     return sorted(services, key=lambda s: (s[0], s[1] or 0))
 
 
-def probes(nets: list[Network], models: list[dict[str, DeviceModel]]) -> list[Probe]:
-    addrs = probe_addresses(nets, models)
-    subnets = [vlan.subnet for net in nets for vlan in net.vlans]
+def probes(nets: list[Network], models: list[dict[str, DeviceModel]], family: Family = 4) -> list[Probe]:
+    addrs = probe_addresses(nets, models, family)
+    subnets = family_subnets(nets, family)
     services = probe_services(nets)
     out = []
     for src in addrs:

@@ -7,6 +7,9 @@ names, an unlisted port and ping. The intent decides at two places: the source V
 (first match, `source_decision`) and, for the secured network, its gateway's outbound ACL
 (`secure_decision`); a flow from outside meets the uplink's OUTSIDE_IN, which opens nothing.
 Transit VLANs (other routers on them) carry no ACL by design, so no flow starts there.
+In IPv6 (family 6) the same over the dual-stack VLANs' prefixes and their IPv6 ACLs, with
+one difference the intent states: nothing enters the secured network in IPv6 (its VPN tunnel
+carries IPv4 only), and no IPv6 opens from outside (the uplink filters IPv4).
 """
 
 from __future__ import annotations
@@ -15,15 +18,24 @@ import math
 import random
 from collections import Counter
 from dataclasses import dataclass
-from ipaddress import IPv4Address, IPv4Network
+from ipaddress import IPv4Address, IPv4Network, IPv6Address, IPv6Network, ip_network
 from typing import Literal
 
 from boothnet.derive import DeviceModel
-from boothnet.derive.policy import compiler_of, policy_decision, secure_decision, source_decision
+from boothnet.derive.policy import compiler6_of, compiler_of, policy_decision, secure_decision, source_decision
 from boothnet.intent.model import Network, Vlan
-from boothnet.verify.flows import AclView, Probe, acl_views, probe_addresses, probe_services, tunnel_pairs
+from boothnet.verify.flows import (
+    AclView,
+    Family,
+    Probe,
+    acl_views,
+    probe_addresses,
+    probe_services,
+    tunnel_pairs,
+)
 
 OUTSIDE_IN = "OUTSIDE_IN"
+NO_IPV6_INTO_SECURE = "the secured network takes no IPv6 (its VPN tunnel carries IPv4 only)"
 # Every representative flow up to this many (sc-booth has 6,900); a show floor of hundreds of
 # VLANs has millions, so it gets a seeded sample of sources and destinations, said in the report.
 MAX_FLOWS = 20_000
@@ -63,15 +75,21 @@ def flow_text(flow: Probe) -> str:
 class PolicyPaths:
     """Where each representative flow meets an ACL, and what the intent decides there."""
 
-    def __init__(self, net: Network, models: dict[str, DeviceModel], limit: int | None = None, seed: int = 0):
-        self.net, self.models = net, models
-        self.compiler = compiler_of(net)
-        self.views = acl_views(models)
-        self._vlans = sorted(net.vlans, key=lambda v: v.subnet.prefixlen, reverse=True)
-        self._home: dict[IPv4Address, Vlan | None] = {}
+    def __init__(self, net: Network, models: dict[str, DeviceModel], limit: int | None = None, seed: int = 0,
+                 family: Family = 4):
+        self.net, self.models, self.family = net, models, family
+        self.compiler = compiler6_of(net) if family == 6 else compiler_of(net)
+        self.views = acl_views(models, family)
+        self._vlans = sorted(((prefix, v) for v in net.vlans if (prefix := self._prefix(v)) is not None),
+                             key=lambda pv: pv[0].prefixlen, reverse=True)
+        self._home: dict[IPv4Address | IPv6Address, Vlan | None] = {}
         self._acl_at = {(view.device, view.acl.direction, view.scope): view for view in self.views.values()}
-        self._tunnel = tunnel_pairs([net])
+        self._tunnel = tunnel_pairs([net]) if family == 4 else []
         self.flows, self.total = self._flows(limit, seed)
+
+    def _prefix(self, vlan: Vlan) -> IPv4Network | IPv6Network | None:
+        """The VLAN's subnet in this family (None: an IPv4-only VLAN in IPv6)."""
+        return vlan.subnet if self.family == 4 else (vlan.ipv6.prefix if vlan.ipv6 else None)
 
     @property
     def sampled(self) -> str | None:
@@ -83,12 +101,12 @@ class PolicyPaths:
     def _flows(self, limit: int | None, seed: int) -> tuple[list[Probe], int]:
         """Every representative flow between addresses in different subnets (the ACL review's
         set), or, above `limit`, a seeded sample of sources, each with a sample of destinations."""
-        addrs = probe_addresses([self.net], [self.models])
+        addrs = probe_addresses([self.net], [self.models], self.family)
         services = probe_services([self.net])
         home = {a: self.vlan_of(a) for a in addrs}
         together = Counter(id(v) for v in home.values() if v is not None)  # addresses per VLAN
 
-        def destinations(src: IPv4Address) -> list[IPv4Address]:
+        def destinations(src: IPv4Address | IPv6Address) -> list[IPv4Address | IPv6Address]:
             return [d for d in addrs if d != src and (home[d] is None or home[d] is not home[src])]
 
         total = sum(len(addrs) - (together[id(home[a])] if home[a] is not None else 1) for a in addrs)
@@ -107,17 +125,17 @@ class PolicyPaths:
                  for proto, port in services]
         return flows, total
 
-    def vlan_of(self, address: IPv4Address) -> Vlan | None:
+    def vlan_of(self, address: IPv4Address | IPv6Address) -> Vlan | None:
         if address not in self._home:
-            self._home[address] = next((v for v in self._vlans if address in v.subnet), None)
+            self._home[address] = next((v for prefix, v in self._vlans if address in prefix), None)
         return self._home[address]
 
     def _view(self, vlan: Vlan, direction: Literal["in", "out"]) -> AclView | None:
-        return self._acl_at.get((vlan.gateway, direction, vlan.subnet))
+        return self._acl_at.get((vlan.gateway, direction, self._prefix(vlan)))
 
     def _uplink_view(self) -> AclView | None:
         uplink = self.net.uplink
-        return None if uplink is None else self.views.get((uplink.device, OUTSIDE_IN))
+        return None if uplink is None or self.family == 6 else self.views.get((uplink.device, OUTSIDE_IN))
 
     def through_tunnel(self, flow: Probe) -> bool:
         return any(flow.src in a and flow.dst in b for a, b in self._tunnel)
@@ -125,7 +143,7 @@ class PolicyPaths:
     def on_path(self, flow: Probe) -> list[tuple[AclView, Expectation]]:
         """Each ACL the flow's first packet meets, with the intent's decision there."""
         src_vlan, dst_vlan = self.vlan_of(flow.src), self.vlan_of(flow.dst)
-        src, dst = IPv4Network(flow.src), IPv4Network(flow.dst)
+        src, dst = ip_network(flow.src), ip_network(flow.dst)
         found: list[tuple[AclView, Expectation]] = []
         tunnel = self.through_tunnel(flow)
 
@@ -139,10 +157,11 @@ class PolicyPaths:
             return found
         if src_vlan.routers or src_vlan is dst_vlan:
             return found  # transit VLAN: unfiltered by design; same VLAN: switched
-        expect(self._view(src_vlan, "in"), source_decision(self.compiler, src_vlan, src, dst, flow.proto, flow.port))
+        expect(self._view(src_vlan, "in"), source_decision(self.compiler, src_vlan, src, dst,  # type: ignore[arg-type]
+                                                           flow.proto, flow.port))
         if dst_vlan is not None and dst_vlan.zone == "secure" and dst_vlan is not src_vlan:
-            expect(self._view(dst_vlan, "out"),
-                   secure_decision(self.compiler, dst_vlan, src, dst, flow.proto, flow.port))
+            expect(self._view(dst_vlan, "out"), ("deny", NO_IPV6_INTO_SECURE) if self.family == 6 else
+                   secure_decision(self.compiler, dst_vlan, src, dst, flow.proto, flow.port))  # type: ignore[arg-type]
         return found
 
     def expectations(self) -> list[Expectation]:
@@ -150,10 +169,11 @@ class PolicyPaths:
 
     def intent(self, flow: Probe) -> str:
         """The intent's decision for the whole path (`policy_decision`; outside: nothing opens)."""
-        src_vlan = self.vlan_of(flow.src)
-        if src_vlan is None:
+        src_vlan, dst_vlan = self.vlan_of(flow.src), self.vlan_of(flow.dst)
+        if src_vlan is None or (self.family == 6 and dst_vlan is not None and dst_vlan.zone == "secure"
+                                and dst_vlan is not src_vlan):
             return "deny"
-        return policy_decision(self.compiler, src_vlan, IPv4Network(flow.src), IPv4Network(flow.dst),
+        return policy_decision(self.compiler, src_vlan, ip_network(flow.src), ip_network(flow.dst),  # type: ignore[arg-type]
                                flow.proto, flow.port)[0]
 
     def compiled(self, flow: Probe) -> str:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from ipaddress import IPv4Address, IPv4Network, ip_address
+from ipaddress import IPv4Address, IPv4Network, IPv6Address, IPv6Network, ip_address
 from typing import Any
 
 from boothnet.errors import Refusal
@@ -55,14 +55,17 @@ class AclFinding:
 class ZoneMap:
     """Which intent zone an address is in (most specific VLAN subnet of either intent)."""
 
-    def __init__(self, prefixes: list[tuple[IPv4Network, str]]):
+    def __init__(self, prefixes: list[tuple[IPv4Network | IPv6Network, str]]):
         self.prefixes = sorted(prefixes, key=lambda p: -p[0].prefixlen)
 
     @classmethod
     def from_networks(cls, *nets: Network) -> ZoneMap:
-        return cls([(vlan.subnet, vlan.zone) for net in nets for vlan in net.vlans])
+        prefixes: list[tuple[IPv4Network | IPv6Network, str]] = []
+        for vlan in (vlan for net in nets for vlan in net.vlans):
+            prefixes += [(vlan.subnet, vlan.zone)] + ([(vlan.ipv6.prefix, vlan.zone)] if vlan.ipv6 else [])
+        return cls(prefixes)
 
-    def zone(self, ip: str | IPv4Address | None) -> str | None:
+    def zone(self, ip: str | IPv4Address | IPv6Address | None) -> str | None:
         if ip is None:
             return None
         addr = ip_address(str(ip).split("/")[0])

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from boothnet.derive import DeviceModel
 from boothnet.intent.model import Network
 from boothnet.verify.acl_review.model import DENIED, PERMITTED, AclFinding, ZoneMap
-from boothnet.verify.flows import NO_ACL, acl_views, probes, tunnel_pairs
+from boothnet.verify.flows import NO_ACL, AclView, Probe, acl_views, probes, tunnel_pairs
 
 
 @dataclass
@@ -33,10 +33,21 @@ def diff_models(
 ) -> OfflineDiff:
     """Every (flow, ACL) whose permit/deny differs between base and head."""
     nets = [base_net, head_net]
-    base, head = acl_views(base_models), acl_views(head_models)
-    flow_set = probes(nets, [base_models, head_models])
     tunnels = tunnel_pairs(nets)
     zones = ZoneMap.from_networks(head_net, base_net)
+    findings: list[AclFinding] = []
+    decisions = flows = acls = 0
+    for family in (4, 6):  # each family's ACLs see their own family's flows only
+        base, head = acl_views(base_models, family), acl_views(head_models, family)
+        flow_set = probes(nets, [base_models, head_models], family) if base or head else []
+        found, made = _diff(base, head, flow_set, tunnels, zones)
+        findings += found
+        decisions, flows, acls = decisions + made, flows + len(flow_set), acls + len(set(base) | set(head))
+    return OfflineDiff(findings, flows, acls, decisions)
+
+
+def _diff(base: dict[tuple[str, str], AclView], head: dict[tuple[str, str], AclView], flow_set: list[Probe],
+          tunnels: list, zones: ZoneMap) -> tuple[list[AclFinding], int]:
     findings: list[AclFinding] = []
     decisions = 0
     for key in sorted(set(base) | set(head)):
@@ -72,4 +83,4 @@ def diff_models(
                     dst_zone=zones.zone(probe.dst),
                 )
             )
-    return OfflineDiff(findings, len(flow_set), len(set(base) | set(head)), decisions)
+    return findings, decisions

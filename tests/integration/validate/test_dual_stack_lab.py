@@ -1,0 +1,150 @@
+"""Dual stack, live: eos-core-ds (an EOS gateway whose users take SLAAC, an IOS gateway whose lab
+hosts are static, OSPF and OSPFv3 on the routed link between them) validated in both families,
+and the four IPv6 faults of issue 44 planted, each failing validate by name while IPv4 stays
+green: an IPv6-only leak research -> production, Packet Too Big dropped on one router, router
+advertisements off on one VLAN, an OSPFv3 adjacency down beside a working OSPF one. The vendor
+faults are planted as a booth team's hand edit would leave the configs (`lab-up --configs`): the
+stand-ins run them as the switches read them. A lab of four hosts comes up in seconds, so each
+test has its own."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from boothnet.render.build import render_all
+from boothnet.run import Run
+from boothnet.validate.checks.ospf import CHECK as OSPF
+from boothnet.validate.profile import FULL
+from boothnet.validate.results import ValidationResults
+from boothnet.validate.stage import run_validate
+from tests.helpers import ROOT, running_lab
+from tests.integration.validate.planted import nft
+
+pytestmark = [
+    pytest.mark.lab,
+    pytest.mark.skipif(os.geteuid() != 0, reason="needs root for network namespaces (CI runs as root)"),
+]
+INVENTORY = ROOT / "inventories" / "eos-core-ds"
+NETWORK = "eos-core-ds"
+SEED = 2026
+# Batfish is asked of IPv4 in the modules that load it; here the offline evaluator answers IPv6
+PROFILE = FULL.edit(throughput=False, isolation_seed=SEED, ask_batfish=False)
+
+
+def _configs(folder: Path, device: str, edit: Callable[[str], str]) -> Path:
+    """The rendered IOS/EOS configs with `edit` applied to `device`'s (it must change it)."""
+    run = Run(INVENTORY, folder / "render")
+    folder.mkdir(parents=True, exist_ok=True)
+    for f in render_all(run.models("hardware"), run.net.name):
+        text = edit(f.text) if f.device == device else f.text
+        assert f.device != device or text != f.text, f"the edit changed nothing in {device}.cfg"
+        (folder / f.path).write_text(text)
+    return folder
+
+
+def _in_section(header: str, old: str, new: str) -> Callable[[str], str]:
+    """Replace the first `old` after the line `header` (an interface or an ACL)."""
+    def edit(text: str) -> str:
+        start = text.index(f"{header}\n")
+        at = text.index(old, start)
+        return text[:at] + new + text[at + len(old):]
+    return edit
+
+
+@pytest.fixture
+def validated(tmp_path: Path) -> Callable[..., Iterator[ValidationResults]]:
+    @contextmanager
+    def up(configs: Path | None = None, convergence_s: float = 60,
+           planted: Callable[[], None] | None = None) -> Iterator[ValidationResults]:
+        run = Run(INVENTORY, tmp_path / "build")
+        run.vendor_configs = configs
+        with running_lab(run, tmp_path / "build"):
+            if planted:
+                planted()
+            yield run_validate(run, PROFILE.edit(convergence_timeout_s=convergence_s))
+    return up
+
+
+def _not_passed(results: ValidationResults) -> dict[str, list]:
+    sections = {"isolation": results.isolation, "endpoints": results.endpoints, "mtu": results.mtu,
+                "ospf": OSPF.rows(results)}
+    return {name: [r for r in rows if r.verdict != "PASS"] for name, rows in sections.items()}
+
+
+def test_both_families_pass_on_the_configs_as_rendered(validated) -> None:
+    with validated() as results:
+        pass
+    assert {name: rows for name, rows in _not_passed(results).items() if rows} == {}
+    six = [r for r in results.isolation if r.family == 6]
+    # every pair probed in both families, each IPv6 row decided by the offline evaluator too
+    assert len(six) == sum(r.family == 4 for r in results.isolation) and six
+    assert {r.engine for r in six} == {"offline evaluator"} and all(r.batfish == r.observed for r in six)
+    assert {(r.device, r.family) for r in OSPF.rows(results)} == {("es1", 4), ("es1", 6), ("cs1", 4), ("cs1", 6)}
+    assert [r.path for r in results.mtu if "IPv6" in r.path] == ["routed h3 (lab) -> h1 (users) (IPv6)"]
+    stage = next(s for s in results.stages if s.name == "isolation (Batfish)")
+    assert "IPv6 flows decided by the offline evaluator (Batfish 0.36 traces no IPv6)" in (stage.note or "")
+
+
+def test_an_ipv6_only_leak_research_to_production_fails_isolation_naming_its_flows(validated, tmp_path) -> None:
+    # the IOS gateway's IPv6 ACL opens every research -> users port in IPv6; its IPv4 ACL is untouched
+    configs = _configs(tmp_path / "edited", "cs1", _in_section(
+        "ipv6 access-list LAB_IN_V6", " permit icmp",
+        " permit ipv6 2001:db8:4:20::/64 2001:db8:4:10::/64\n permit icmp"))
+    with validated(configs) as results:
+        pass
+    failed = _not_passed(results)
+    assert failed["endpoints"] == failed["mtu"] == failed["ospf"] == []
+    leaks = failed["isolation"]
+    assert leaks and {(r.src_zone, r.dst_zone, r.family, r.observed) for r in leaks} == {("lab", "users", 6, "permit")}
+    assert all(r.batfish == "deny" and r.engine == "offline evaluator" for r in leaks)  # the intent's configs deny it
+    assert {r.flow for r in leaks} >= {"tcp/22 (IPv6)", "udp/123 (IPv6)"}
+
+
+def test_packet_too_big_dropped_on_one_router_black_holes_the_jumbo_ipv6_path_only(validated) -> None:
+    # cs1 drops the Packet Too Big es1 sends back toward h3 (before conntrack takes it as related)
+    with validated(planted=lambda: nft(NETWORK, "cs1", "insert", "rule", "inet", "boothnet", "forward", "icmpv6",
+                                       "type", "packet-too-big", "drop")) as results:
+        pass
+    failed = _not_passed(results)
+    assert failed["isolation"] == failed["endpoints"] == failed["ospf"] == []
+    assert [(r.path, r.verdict) for r in failed["mtu"]] == [("routed h3 (lab) -> h1 (users) (IPv6)", "FAIL")]
+    assert failed["mtu"][0].cause.startswith("DF ping of 1501 bytes vanished: no Packet Too Big came back from the "
+                                             "router where the path shrinks to 1500")
+    # the same path in IPv4: the router's "frag needed" comes back
+    assert any(r.path == "routed h3 (lab) -> h1 (users)" and r.verdict == "PASS" for r in results.mtu)
+
+
+def test_router_advertisements_off_on_one_vlan_leave_its_hosts_without_ipv6(validated, tmp_path) -> None:
+    configs = _configs(tmp_path / "edited", "es1", _in_section(
+        "interface Vlan10", "   ipv6 address 2001:db8:4:10::1/64\n",
+        "   ipv6 address 2001:db8:4:10::1/64\n   ipv6 nd ra disabled\n"))
+    # convergence waits on the IPv6 pings that never come: long enough for OSPF's to have come
+    with validated(configs, convergence_s=20) as results:
+        pass
+    failed = _not_passed(results)
+    assert [(r.host, r.cause) for r in failed["endpoints"]] == [
+        (host, f"has no global IPv6 address; the intent says {address}/64 (SLAAC from its gateway's router "
+               "advertisements); no IPv6 default router: no router advertisement from es1 reached it")
+        for host, address in (("h1", "2001:db8:4:10:0:aff:fe04:a0b"), ("h2", "2001:db8:4:10:0:aff:fe04:a0c"))]
+    assert failed["ospf"] == []
+    assert [r for r in failed["isolation"] if r.family == 4] == []
+    assert {r.family for r in failed["isolation"]} == {6}
+
+
+def test_an_ospfv3_adjacency_down_while_ospf_is_up_is_named_at_both_ends(validated, tmp_path) -> None:
+    # the IOS end of the routed link keeps IOS's OSPFv3 timers (10/40 s); es1 runs 1/4 s
+    configs = _configs(tmp_path / "edited", "cs1", _in_section(
+        "interface TenGigabitEthernet1/1/1", " ipv6 ospf hello-interval 1\n ipv6 ospf dead-interval 4\n", ""))
+    with validated(configs, convergence_s=20) as results:
+        pass
+    down = _not_passed(results)["ospf"]
+    assert sorted((r.device, r.family, r.cause) for r in down) == [
+        ("cs1", 6, "cs1 eth3: no OSPFv3 adjacency with es1 (10.4.255.1): no such neighbour"),
+        ("es1", 6, "es1 eth3: no OSPFv3 adjacency with cs1 (10.4.255.2): no such neighbour")]
+    assert all(r.verdict == "PASS" for r in OSPF.rows(results) if r.family == 4)
+    assert all(r.verdict == "PASS" for r in results.isolation if r.family == 4)
