@@ -61,6 +61,8 @@ def _md_first_screen(res: ValidationResults, summary: Summary, pngs: dict[str, P
     """The verdict, the failures with what to do, what changed, the diagram and the counts."""
     lines = [f"# Validation report: {res.network}", ""]
     lines += [f"## {_BADGE[summary.overall]}", "", f"**{summary.headline}**", ""]
+    if family_line := summary.family_line():
+        lines += [f"By family: {family_line}", ""]
     if summary.failures:
         lines += ["### Failures, and what to do", ""]
         lines += [f"- **{f.section}{' ERROR' if f.kind == 'ERROR' else ''}** · {f.subject}: {f.message}"
@@ -172,7 +174,9 @@ def render_html(res: ValidationResults, summary: Summary, pngs: dict[str, Path |
              f"<title>{e(res.network)}: {e(_BADGE[summary.overall])}</title>",
              f"<style>{_CSS}</style></head><body>",
              f'<div class="banner {summary.overall}"><h1>{e(_BADGE[summary.overall])}</h1>',
-             f"<p>{e(res.network)}: {e(summary.headline)}</p></div>"]
+             f"<p>{e(res.network)}: {e(summary.headline)}</p>"
+             + (f'<p class="families">By family: {e(line)}</p>' if (line := summary.family_line()) else "")
+             + "</div>"]
     parts += _first_screen(summary, comparison, pngs.get("diagram"))
     if comparison is not None and comparison.configs:
         parts.append("<h2>Configs changed since the last run</h2>")

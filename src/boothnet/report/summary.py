@@ -56,6 +56,16 @@ def _counts(res: ValidationResults) -> dict[str, dict[str, int]]:
     return counts
 
 
+def _families(res: ValidationResults) -> dict[str, dict[str, int]]:
+    """Per IP version, the verdicts of the rows made in one family (those with a `family`)."""
+    by_family: dict[int, list[Status]] = {}
+    for check in catalog():
+        for row in check.rows(res):
+            if (family := getattr(row, "family", None)) is not None:
+                by_family.setdefault(family, []).append(check.verdict(row))
+    return {f"IPv{family}": _count(verdicts) for family, verdicts in sorted(by_family.items())}
+
+
 def summarize(res: ValidationResults) -> Summary:
     failures = stage_failures(res) + row_failures(res)
     skipped = _skipped_stages(res)
@@ -88,4 +98,4 @@ def summarize(res: ValidationResults) -> Summary:
     if res.warnings:
         headline += f"; {_plural(len(res.warnings), 'warning')}"
     return Summary(network=res.network, overall=overall, headline=headline, failures=failures,
-                   skipped=skipped, counts=counts, errors=errors)
+                   skipped=skipped, counts=counts, errors=errors, families=_families(res))

@@ -228,7 +228,7 @@ def path_rows(net: Network, access: Access, progress: Progress,
                 cause = None
             rows.append(MtuRow(path=path.name, mtu=path.mtu, source=path.src.name, destination=path.dst.name,
                                verdict=Status.of(cause is None), cause=cause,
-                               device=net.vlan_by_name()[path.src.vlan].gateway))
+                               device=net.vlan_by_name()[path.src.vlan].gateway, family=path.family))
         progress(f"[mtu] paths from {src}: {sum(r.verdict == 'PASS' for r in rows)}/{len(rows)} PASS")
         return rows
 

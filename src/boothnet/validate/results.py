@@ -80,6 +80,7 @@ class MtuRow(_Model):
     cause: str | None = None  # "frag needed ...", "timeout, black hole ..."
     device: str | None = None
     kind: Literal["df-ping", "tcp-transfer"] = "df-ping"
+    family: int = 4  # the IP version probed
 
 
 class ProductionRow(_Model):
@@ -198,3 +199,13 @@ class Summary(_Model):
     skipped: list[str]  # "stage batfish: BATFISH_HOST not set", "12 isolation rows"...
     counts: dict[str, dict[str, int]]  # section -> {"PASS": n, "FAIL": n, "ERROR": n, "SKIPPED": n, ...}
     errors: int = 0  # checks that could not be made: never counted as passed or failed
+    # on a dual-stack network, the checks made in one family (isolation, MTU, OSPF): "IPv6" -> counts
+    families: dict[str, dict[str, int]] = Field(default_factory=dict)
+
+    def family_line(self) -> str | None:
+        """"IPv4: 40 passed, 0 failed · IPv6: 38 passed, 2 failed", or None for IPv4 alone."""
+        if "IPv6" not in self.families:
+            return None
+        return " · ".join(f"{name}: {c.get('PASS', 0)} passed, {c.get('FAIL', 0)} failed"
+                          + (f", {c['ERROR']} not made" if c.get("ERROR") else "")
+                          for name, c in sorted(self.families.items()))

@@ -11,13 +11,11 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
-from ipaddress import IPv6Network
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from boothnet.booth.cables import cable_label, cable_plan
-from boothnet.derive.model import AclEntry
-from boothnet.derive.policy import PolicyCompiler, acl_decision, compiler_of, policy_decision
+from boothnet.derive.policy import PolicyCompiler, compiler_of, policy_decision
 from boothnet.intent import Network
 from boothnet.intent.model import Endpoint
 from boothnet.layout import model_of
@@ -140,31 +138,25 @@ def batfish_answers(
 
 def offline_answers(run: Run, flows: list[Flow]) -> list[FlowAnswer | None]:
     """The configs' answer to each IPv6 flow, where Batfish 0.36 traces none: the compiled IPv6 ACLs
-    the rendered configs bind at the source VLAN's gateway (in) and the destination's (out),
-    evaluated as the device evaluates them. IPv4 flows: None (Batfish answers those)."""
+    on its path (verify's PolicyPaths: the source VLAN's gateway in, the secured network's out),
+    evaluated as the devices evaluate them. IPv4 flows: None (Batfish answers those)."""
     from boothnet.verify.batfish.traces import FlowAnswer
+    from boothnet.verify.flows import Probe
+    from boothnet.verify.policy import PolicyPaths
 
-    models = run.models("hardware")
-    net = run.net
-    vlans = net.vlan_by_name()
-
-    def bound(vlan_name: str, direction: str) -> tuple[str, list[AclEntry]] | None:
-        vlan = vlans[vlan_name]
-        model = models.get(vlan.gateway)
-        svi = next((i for i in model.interfaces if i.kind == "svi" and i.vlan == vlan.id), None) if model else None
-        name = getattr(svi, f"acl6_{direction}", None) if svi else None
-        acl = next((a for a in model.acls if a.name == name), None) if model and name else None
-        return (f"{acl.name} on {vlan.gateway}", acl.entries) if acl else None
+    if not any(f.family == 6 for f in flows):
+        return [None] * len(flows)
+    paths = PolicyPaths(run.net, run.models("hardware"), family=6)
 
     def decide(flow: Flow, port: int | None) -> tuple[str, str]:
         assert flow.addresses6 is not None
-        src, dst = (IPv6Network(a) for a in flow.addresses6)
-        acls = [acl for acl in (bound(flow.src.vlan, "in"), bound(flow.dst.vlan, "out")) if acl]
-        for where, entries in acls:
-            line = acl_decision(entries, src, dst, flow.proto, port)  # type: ignore[arg-type]  # one family per ACL
-            if line is None or line.action == "deny":
-                return "deny", f"{where}: {'the implicit deny' if line is None else f'{line.rule} (seq {line.seq})'}"
-        return "permit", f"permitted by {', '.join(w for w, _ in acls) or 'no IPv6 ACL on the way'}"
+        probe = Probe(*flow.addresses6, flow.proto, port)
+        met = [view for view, _ in paths.on_path(probe)]
+        for view in met:
+            action, line, _ = view.decide(probe, via_tunnel=False)
+            if action == "deny":
+                return "deny", f"{view.acl.name} on {view.device}: {line}"
+        return "permit", f"permitted by {', '.join(f'{v.acl.name} on {v.device}' for v in met) or 'no IPv6 ACL'}"
 
     def answer(flow: Flow) -> FlowAnswer | None:
         if flow.family != 6:

@@ -109,3 +109,21 @@ def test_cli_writes_report_and_fails_on_failures(tmp_path: Path, capsys) -> None
     assert main([str(src), str(tmp_path / "out")]) == 1
     out = capsys.readouterr().out
     assert "FAIL" in out and str(tmp_path / "out" / "report.html") in out
+
+
+def test_a_dual_stack_run_counts_each_family_on_the_first_screen(tmp_path: Path) -> None:
+    rows = [IsolationRow(src="h1", dst="h3", src_zone="users", dst_zone="lab", flow="icmp", expected="permit",
+                         observed="permit"),
+            IsolationRow(src="h3", dst="h1", src_zone="lab", dst_zone="users", flow="tcp/22 (IPv6)", expected="deny",
+                         observed="permit", family=6, batfish="deny", engine="offline evaluator",
+                         batfish_detail="LAB_IN_V6 on cs1: deny ipv6 any any log")]
+    res = ValidationResults(network="eos-core-ds", stages=[Stage(name="isolation", status="FAIL")], isolation=rows)
+    summary = summarize(res)
+    assert summary.family_line() == "IPv4: 1 passed, 0 failed · IPv6: 0 passed, 1 failed"
+    paths = write_report(res, tmp_path)
+    md = paths.markdown.read_text()
+    assert "By family: IPv4: 1 passed, 0 failed · IPv6: 0 passed, 1 failed" in html.unescape(paths.html.read_text())
+    assert "By family: IPv4: 1 passed, 0 failed · IPv6: 0 passed, 1 failed" in md
+    assert "live lab permit, offline evaluator deny (LAB_IN_V6 on cs1: deny ipv6 any any log)" in md
+    # an IPv4-only run says nothing of families
+    assert summarize(res.model_copy(update={"isolation": rows[:1]})).family_line() is None
