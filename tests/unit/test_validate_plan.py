@@ -7,7 +7,7 @@ import pytest
 from boothnet.derive.policy import PolicyCompiler
 from boothnet.intent import load_network
 from boothnet.validate.perf.ports import PortAllocator
-from boothnet.validate.plan import ThroughputTest, links_loaded, throughput_tests
+from boothnet.validate.plan import ThroughputTest, expected_for, links_loaded, throughput_tests
 from boothnet.validate.run import port_block
 
 
@@ -92,3 +92,17 @@ def test_a_test_loads_its_host_ports_and_every_link_through_the_gateways(booth):
     assert across == {"rsw1:Ethernet1", "rsw1:Ethernet6", "core1:TenGigabitEthernet1/1/1 -- rsw1:Ethernet49"}
     # booth1 and theater1 both sit on core1, their gateway: no device link
     assert tests["booth-to-theater"].links == {"core1:GigabitEthernet1/0/1", "core1:GigabitEthernet1/0/2"}
+
+
+def test_a_dual_stack_booth_measures_its_ipv6_hosts_over_ipv6_too():
+    from boothnet.intent import load_network
+    from tests.helpers import INVENTORIES
+
+    net = load_network(INVENTORIES / "sc-booth-ds")
+    six = [t for t in throughput_tests(net) if t.family == 6]
+    # research-01's hosts are static: their tests again, in IPv6; no backbone aggregate, no VPN path
+    assert [t.name for t in six] == ["research-01: r01-cn1 -> r01-fs (IPv6)", "research-01: r01-cn2 -> r01-fs (IPv6)",
+                                     "research-01: r01-cn1+r01-cn2 -> r01-fs (together) (IPv6)"]
+    fs = net.endpoints["r01-fs"]
+    assert six[0].address_of(net, fs) == "2001:db8:110::20" and six[0].links == throughput_tests(net)[0].links
+    assert expected_for(net, net.endpoints["r01-cn1"], fs, family=6) < expected_for(net, net.endpoints["r01-cn1"], fs)

@@ -190,6 +190,9 @@ class PolicyCompiler:
         return number(dedupe(entries))
 
 
+NO_IPV6_INTO_SECURE = "the secured network takes no IPv6 (its VPN tunnel carries IPv4 only)"
+
+
 class PolicyCompiler6(PolicyCompiler):
     """The same policy over the VLANs' IPv6 prefixes: a rule written with zones, VLANs, groups or
     `any` decides IPv6 as it decides IPv4, line for line. A VLAN without IPv6 holds no IPv6

@@ -8,12 +8,12 @@ import functools
 import itertools
 import random
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from ipaddress import IPv4Network, IPv6Address, IPv6Network
 from typing import Literal
 
 from boothnet.booth.cables import cable_plan, cables_by_ref
-from boothnet.derive.policy import PolicyCompiler, compiler6_of, compiler_of, policy_decision
+from boothnet.derive.policy import NO_IPV6_INTO_SECURE, PolicyCompiler, compiler6_of, compiler_of, policy_decision
 from boothnet.intent import Network
 from boothnet.intent.model import Endpoint, Link
 from boothnet.validate.perf.formula import expected_goodput
@@ -167,7 +167,7 @@ def _in_ipv6(net: Network, pair: list[Flow]) -> list[Flow]:
 
     def decide(proto: str, port: int | None) -> tuple[str, str]:
         if vlans[dst.vlan].zone == "secure":
-            return "deny", "the secured network takes no IPv6 (its VPN tunnel carries IPv4 only)"
+            return "deny", NO_IPV6_INTO_SECURE
         return policy_decision(compiler6, vlans[src.vlan], IPv6Network(both[0]), IPv6Network(both[1]),  # type: ignore[arg-type]  # one family per compiler
                                proto, port)
 
@@ -193,6 +193,11 @@ class ThroughputTest:
     links: frozenset[str] = frozenset()  # what it loads: host ports and device links; disjoint tests run at once
     across: Link | None = None  # a backbone aggregate: the device link it exists to load
     expected_bps: float | None = None  # an aggregate's limit (a path's comes from its two ends)
+    family: Literal[4, 6] = 4  # 6: the same hosts over IPv6 (their intent addresses)
+
+    def address_of(self, net: Network, host: Endpoint) -> str:
+        """Where the test reaches ``host``: its IPv4 address, or for an IPv6 test its IPv6 one."""
+        return str(net.endpoint_address6(host) if self.family == 6 else host.address)
 
     @property
     def clients(self) -> tuple[Endpoint, ...]:
@@ -326,7 +331,27 @@ def throughput_tests(net: Network) -> list[ThroughputTest]:
         src, dst = net.endpoints[path.source], net.endpoints[path.destination]
         if not wan_links_on(net.route(src, dst)):  # a WAN path gets the WAN stage's tests
             tests.append(_test(net, path.name, (src,), dst))
-    return tests + backbone_tests(net)
+    return tests + _in_ipv6_too(net, tests) + backbone_tests(net)
+
+
+def _in_ipv6_too(net: Network, tests: list[ThroughputTest]) -> list[ThroughputTest]:
+    """Each host test again over IPv6 where every host of it has a known IPv6 address and the
+    intent lets each client reach its server in IPv6 (the VPN's tunnel carries IPv4 only)."""
+    if not net.dual_stack:
+        return []
+    compiler6 = compiler6_of(net)
+    vlans = net.vlan_by_name()
+
+    def in_ipv6(client: Endpoint, server: Endpoint) -> bool:
+        src6, dst6 = net.endpoint_address6(client), net.endpoint_address6(server)
+        if src6 is None or dst6 is None or crosses_vpn(net, client, server):
+            return False
+        return client.vlan == server.vlan or policy_decision(
+            compiler6, vlans[client.vlan], IPv6Network(src6), IPv6Network(dst6), "tcp",  # type: ignore[arg-type]  # one family per compiler
+            TOOL_PORTS["iperf3"])[0] == "permit"
+
+    return [replace(test, name=f"{test.name} (IPv6)", family=6) for test in tests
+            if all(in_ipv6(c, s) for c, s in test.flows)]
 
 
 def crosses_vpn(net: Network, src: Endpoint, dst: Endpoint) -> bool:
@@ -345,7 +370,7 @@ def path_mtu(net: Network, src: Endpoint, dst: Endpoint, tunnel_mtu: int | None 
     return min([mtu, *(net.link_mtu(link) for link in net.route(src, dst))])
 
 
-def expected_for(net: Network, src: Endpoint, dst: Endpoint, tunnel_mtu: int | None = None) -> float:
-    """Goodput limit of the path: bottleneck speed at the path MTU."""
+def expected_for(net: Network, src: Endpoint, dst: Endpoint, tunnel_mtu: int | None = None, family: int = 4) -> float:
+    """Goodput limit of the path: bottleneck speed at the path MTU, in the family's headers."""
     speed = min(net.port_index[e.attach].speed for e in (src, dst))
-    return expected_goodput(speed * 1e6, path_mtu(net, src, dst, tunnel_mtu))
+    return expected_goodput(speed * 1e6, path_mtu(net, src, dst, tunnel_mtu), family)

@@ -223,7 +223,7 @@ def _measure(net: Network, access: Access, job: _Job, start_together: threading.
              flow: tuple[Endpoint, Endpoint], block: PortBlock) -> ThroughputResult:
     client, server = flow
     return run_throughput(access.runner, ToolRequest(
-        job.tool, access.node(server.name), access.node(client.name), str(server.address), block,
+        job.tool, access.node(server.name), access.node(client.name), job.test.address_of(net, server), block,
         streams=net.throughput.streams, duration=net.throughput.duration_s, reverse=job.reverse,
         path=job.test.name, source=client.name, destination_label=server.name), start_together=start_together)
 
@@ -311,7 +311,7 @@ def _throughput_tests(
         test, tool = job.test, job.tool
         first_client, first_server = test.flows[0]
         # together, the clients share the server's access link: its limit is the sum's
-        expected = test.expected_bps or expected_for(net, first_client, first_server, tunnel_mtu)
+        expected = test.expected_bps or expected_for(net, first_client, first_server, tunnel_mtu, test.family)
         # one port block per flow, each its own server: taken here, not in the threads
         blocks: list[PortBlock] = []
         try:
@@ -330,6 +330,7 @@ def _throughput_tests(
                            cables=cables_of(test))
             if access.kind == "lab":
                 result = lab_cpu_bound(result, busy_share(cpu_before, machine_cpu()))
+            result = result.model_copy(update={"family": test.family})
             if test.across is not None:
                 result = _judge_across(net, access, test, result, ceilings.get(test.name))
                 said = "; ".join(filter(None, [result.explanation, describe(loads)]))

@@ -22,7 +22,14 @@ from ipaddress import IPv4Address, IPv4Network, IPv6Address, IPv6Network, ip_net
 from typing import Literal
 
 from boothnet.derive import DeviceModel
-from boothnet.derive.policy import compiler6_of, compiler_of, policy_decision, secure_decision, source_decision
+from boothnet.derive.policy import (
+    NO_IPV6_INTO_SECURE,
+    compiler6_of,
+    compiler_of,
+    policy_decision,
+    secure_decision,
+    source_decision,
+)
 from boothnet.intent.model import Network, Vlan
 from boothnet.verify.flows import (
     AclView,
@@ -35,7 +42,6 @@ from boothnet.verify.flows import (
 )
 
 OUTSIDE_IN = "OUTSIDE_IN"
-NO_IPV6_INTO_SECURE = "the secured network takes no IPv6 (its VPN tunnel carries IPv4 only)"
 # Every representative flow up to this many (sc-booth has 6,900); a show floor of hundreds of
 # VLANs has millions, so it gets a seeded sample of sources and destinations, said in the report.
 MAX_FLOWS = 20_000

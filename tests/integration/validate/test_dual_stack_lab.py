@@ -59,14 +59,14 @@ def _in_section(header: str, old: str, new: str) -> Callable[[str], str]:
 @pytest.fixture
 def validated(tmp_path: Path) -> Callable[..., Iterator[ValidationResults]]:
     @contextmanager
-    def up(configs: Path | None = None, convergence_s: float = 60,
-           planted: Callable[[], None] | None = None) -> Iterator[ValidationResults]:
+    def up(configs: Path | None = None, convergence_s: float = 60, planted: Callable[[], None] | None = None,
+           throughput: bool = False) -> Iterator[ValidationResults]:
         run = Run(INVENTORY, tmp_path / "build")
         run.vendor_configs = configs
         with running_lab(run, tmp_path / "build"):
             if planted:
                 planted()
-            yield run_validate(run, PROFILE.edit(convergence_timeout_s=convergence_s))
+            yield run_validate(run, PROFILE.edit(convergence_timeout_s=convergence_s, throughput=throughput))
     return up
 
 
@@ -77,9 +77,15 @@ def _not_passed(results: ValidationResults) -> dict[str, list]:
 
 
 def test_both_families_pass_on_the_configs_as_rendered(validated) -> None:
-    with validated() as results:
+    with validated(throughput=True) as results:
         pass
     assert {name: rows for name, rows in _not_passed(results).items() if rows} == {}
+    # iperf3 and nuttcp over IPv6 too, each way, judged against IPv6's limit (its header 20 bytes longer)
+    six = {(r.tool, r.reverse): r for r in results.throughput if r.family == 6}
+    assert sorted(six) == [("iperf3", False), ("iperf3", True), ("nuttcp", False), ("nuttcp", True)]
+    four = next(r for r in results.throughput if r.family == 4 and r.path == "lab: h3 -> h4")
+    assert all(r.verdict == "PASS" and r.path == "lab: h3 -> h4 (IPv6)" and r.expected < four.expected
+               for r in six.values()), six
     six = [r for r in results.isolation if r.family == 6]
     # every pair probed in both families, each IPv6 row decided by the offline evaluator too
     assert len(six) == sum(r.family == 4 for r in results.isolation) and six

@@ -104,3 +104,12 @@ def test_a_slow_run_whose_sender_used_a_whole_core_is_cpu_bound_not_a_network_fa
     assert judge(slow.model_copy(update={"throughput": 950e6}), 990e6, 0.9).verdict == "PASS"
     unshaped = judge(slow.model_copy(update={"throughput": 9.4e9}), 990e6, 0.9)
     assert unshaped.verdict == "FAIL"  # faster than the link: shaping missing, whatever the CPU did
+
+
+def test_ipv6_pays_its_longer_header_in_the_limit():
+    # (MTU - 72) / (MTU + 38): IPv6 40 + TCP 20 + timestamps 12
+    assert goodput_fraction(1500, 6) == pytest.approx(0.92848, abs=1e-5)
+    assert goodput_fraction(9000, 6) == pytest.approx(0.98783, abs=1e-5)
+    assert goodput_fraction(1500, 6) < goodput_fraction(1500) == pytest.approx(0.94148, abs=1e-5)
+    with pytest.raises(ValueError, match="MTU 72 leaves no room"):
+        goodput_fraction(72, 6)

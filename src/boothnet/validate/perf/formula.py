@@ -2,7 +2,8 @@
 
 TCP goodput on Ethernet with timestamps = rate x (MTU - 52) / (MTU + 38):
 52 = IPv4 20 + TCP 20 + timestamps 12 per segment; 38 = preamble 8 + header 14 + FCS 4 +
-inter-frame gap 12 per frame. 94.1 % of line rate at MTU 1500, 99.0 % at 9000.
+inter-frame gap 12 per frame. 94.1 % of line rate at MTU 1500, 99.0 % at 9000. IPv6's header
+is 20 bytes longer: (MTU - 72) / (MTU + 38), 92.8 % at 1500, 98.8 % at 9000.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Literal
 from boothnet.status import Status
 
 TCP_IP_HEADERS = 52  # IPv4 20 + TCP 20 + TCP timestamp option 12
+IPV6_EXTRA_HEADER = 20  # IPv6's header is 40 bytes, IPv4's 20
 ETH_WIRE_OVERHEAD = 38  # preamble+SFD 8 + MAC header 14 + FCS 4 + inter-frame gap 12
 DEFAULT_PASS_RATIO = 0.9
 # A measurement above the physical limit by more than this is no success: the link is not what the
@@ -25,18 +27,19 @@ MAX_OVER_LIMIT = 1.05
 Verdict = Status  # PASS or FAIL
 
 
-def goodput_fraction(mtu: int) -> float:
-    """Share of the line rate that TCP payload can use at ``mtu``."""
-    if mtu <= TCP_IP_HEADERS:
+def goodput_fraction(mtu: int, family: int = 4) -> float:
+    """Share of the line rate that TCP payload can use at ``mtu`` over IPv4 or IPv6."""
+    headers = TCP_IP_HEADERS + (IPV6_EXTRA_HEADER if family == 6 else 0)
+    if mtu <= headers:
         raise ValueError(f"MTU {mtu} leaves no room for TCP payload")
-    return (mtu - TCP_IP_HEADERS) / (mtu + ETH_WIRE_OVERHEAD)
+    return (mtu - headers) / (mtu + ETH_WIRE_OVERHEAD)
 
 
-def expected_goodput(rate_bps: float, mtu: int) -> float:
+def expected_goodput(rate_bps: float, mtu: int, family: int = 4) -> float:
     """Expected TCP goodput in bits/s over a link of ``rate_bps`` at ``mtu``."""
     if rate_bps <= 0:
         raise ValueError(f"rate must be > 0 bits/s, got {rate_bps}")
-    return rate_bps * goodput_fraction(mtu)
+    return rate_bps * goodput_fraction(mtu, family)
 
 
 @dataclass(frozen=True)

@@ -22,10 +22,11 @@ _KV = re.compile(r"([A-Za-z_]+)=([^\s]+)")
 _BANNER = re.compile(r"^nuttcp-[tr]: v[\d.]+: socket$")
 
 
-def server_argv(control_port: int) -> list[str]:
+def server_argv(control_port: int, ipv6: bool = False) -> list[str]:
     """A one-shot server in the foreground on ``control_port``; data ports come from the
-    client (``-p``), so the whole port block must be free on the server node."""
-    return ["nuttcp", "-1", "--nofork", "-P", str(control_port)]
+    client (``-p``), so the whole port block must be free on the server node. nuttcp speaks
+    IPv4 unless told -6, on both ends."""
+    return ["nuttcp", *(["-6"] if ipv6 else []), "-1", "--nofork", "-P", str(control_port)]
 
 
 def client_argv(
@@ -46,7 +47,7 @@ def client_argv(
     if streams < 1 or duration < 1:
         raise ValueError(f"streams and duration must be >= 1, got {streams}, {duration}")
     data_port = data_port if data_port is not None else control_port + 1
-    argv = ["nuttcp", "-v"]
+    argv = ["nuttcp", "-v", *(["-6"] if ":" in destination else [])]
     if reverse:  # -F: the client still opens the data connection, as a stateful firewall expects
         argv += ["-r", "-F"]
     argv += ["-fparse", "-i1", f"-T{duration}", f"-N{streams}",
@@ -70,7 +71,7 @@ def commands(request: ToolRequest) -> ToolCommands:
     r = request
     if r.streams + 1 > r.ports.width:
         raise ValueError(f"nuttcp with {r.streams} streams needs {r.streams + 1} ports, the block has {r.ports.width}")
-    return ToolCommands(server_argv(r.ports.first),
+    return ToolCommands(server_argv(r.ports.first, ipv6=":" in r.destination),
                         client_argv(r.destination, r.ports.first, streams=r.streams, duration=r.duration + r.omit,
                                     window=r.window, mss=r.mss, server_window=r.server_window, reverse=r.reverse),
                         client_timeout(r.duration + r.omit))

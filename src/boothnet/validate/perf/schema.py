@@ -57,6 +57,7 @@ class ThroughputResult(BaseModel):
     succeeded: bool
     error: str | None = None
     path: str = ""  # what the intent calls this test, e.g. "r110: node1 -> fs1"
+    family: int = 4  # the IP version measured
     reverse: bool = False  # the path's other direction: the test's server sent (iperf3 -R, nuttcp -r)
     source: str = ""
     destination: str = ""
