@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import replace
-from ipaddress import IPv6Network
+from ipaddress import IPv4Network, IPv6Network
 
 from hypothesis import HealthCheck, given, settings
 
@@ -122,3 +122,16 @@ def test_verify_runs_the_ipv6_policy_check_offline_and_says_so(tmp_path):
     assert check.title == ("IPv6: every compiled ACL decides 50 representative flows as the intent does (offline "
                            "evaluator: Batfish 0.36 models no IPv6 ACL)")
     assert ipv6_policy(Run(ROOT / "inventories" / "eos-core", tmp_path)) == []
+
+
+def test_the_intent_admits_nothing_into_the_secured_network_in_ipv6_even_for_its_listed_clients():
+    from boothnet.derive.policy import NO_IPV6_INTO_SECURE, compiler_of, policy_decision
+
+    net = dual_stacked(reference("sc-booth"))
+    vlans = net.vlan_by_name()
+    client, home = net.endpoints["client1"], net.endpoints["home1"]
+    six = [IPv6Network(net.endpoint_address6(e)) for e in (client, home)]
+    # IPv4: the listed client reaches home through the VPN; IPv6: nothing enters (the tunnel is IPv4)
+    assert policy_decision(compiler_of(net), vlans[client.vlan], IPv4Network(f"{client.address}/32"),
+                           IPv4Network(f"{home.address}/32"), "tcp", 22)[0] == "permit"
+    assert policy_decision(compiler6_of(net), vlans[client.vlan], *six, "tcp", 22) == ("deny", NO_IPV6_INTO_SECURE)

@@ -397,8 +397,13 @@ def secure_decision(
     return "deny", "default"
 
 
-def secure_vlan_of(compiler: PolicyCompiler, dst: IPv4Network) -> Vlan | None:
-    return next((v for v in compiler.net.vlans if v.zone == "secure" and dst.subnet_of(v.subnet)), None)
+def secure_vlan_of(compiler: PolicyCompiler, dst: IPv4Network | IPv6Network) -> Vlan | None:
+    """The secured VLAN ``dst`` lies in, in its own family (IPv6: the VLAN's IPv6 prefix)."""
+    for vlan in compiler.net.vlans:
+        prefix = vlan.subnet if dst.version == 4 else vlan.ipv6.prefix if vlan.ipv6 else None
+        if vlan.zone == "secure" and prefix is not None and dst.subnet_of(prefix):  # type: ignore[arg-type]  # one family
+            return vlan
+    return None
 
 
 def policy_decision(
@@ -408,6 +413,8 @@ def policy_decision(
     source; a flow into the secured network from elsewhere must also be admitted there."""
     decided = source_decision(compiler, src_vlan, src, dst, proto, port)
     secure = secure_vlan_of(compiler, dst)
+    if secure is not None and secure is not src_vlan and dst.version == 6:
+        return "deny", NO_IPV6_INTO_SECURE
     if decided[0] == "permit" and secure is not None and secure is not src_vlan:
         admitted = secure_decision(compiler, secure, src, dst, proto, port)
         if admitted[0] != "permit":

@@ -132,7 +132,7 @@ def in_ipv6(net: Network, paths: list[RoutedPath]) -> list[RoutedPath]:
     twins = []
     for path in paths:
         src6, dst6 = net.endpoint_address6(path.src), net.endpoint_address6(path.dst)
-        if compiler6 is None or src6 is None or dst6 is None or vlans[path.dst.vlan].zone == "secure":
+        if compiler6 is None or src6 is None or dst6 is None:
             continue
         if policy_decision(compiler6, vlans[path.src.vlan], IPv6Network(src6), IPv6Network(dst6),  # type: ignore[arg-type]  # one family per compiler
                            "icmp")[0] == "permit":

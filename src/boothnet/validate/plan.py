@@ -13,7 +13,7 @@ from ipaddress import IPv4Network, IPv6Address, IPv6Network
 from typing import Literal
 
 from boothnet.booth.cables import cable_plan, cables_by_ref
-from boothnet.derive.policy import NO_IPV6_INTO_SECURE, PolicyCompiler, compiler6_of, compiler_of, policy_decision
+from boothnet.derive.policy import PolicyCompiler, compiler6_of, compiler_of, policy_decision
 from boothnet.intent import Network
 from boothnet.intent.model import Endpoint, Link
 from boothnet.validate.perf.formula import expected_goodput
@@ -166,8 +166,6 @@ def _in_ipv6(net: Network, pair: list[Flow]) -> list[Flow]:
     compiler6 = compiler6_of(net)
 
     def decide(proto: str, port: int | None) -> tuple[str, str]:
-        if vlans[dst.vlan].zone == "secure":
-            return "deny", NO_IPV6_INTO_SECURE
         return policy_decision(compiler6, vlans[src.vlan], IPv6Network(both[0]), IPv6Network(both[1]),  # type: ignore[arg-type]  # one family per compiler
                                proto, port)
 

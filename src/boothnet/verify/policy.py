@@ -175,9 +175,8 @@ class PolicyPaths:
 
     def intent(self, flow: Probe) -> str:
         """The intent's decision for the whole path (`policy_decision`; outside: nothing opens)."""
-        src_vlan, dst_vlan = self.vlan_of(flow.src), self.vlan_of(flow.dst)
-        if src_vlan is None or (self.family == 6 and dst_vlan is not None and dst_vlan.zone == "secure"
-                                and dst_vlan is not src_vlan):
+        src_vlan = self.vlan_of(flow.src)
+        if src_vlan is None:
             return "deny"
         return policy_decision(self.compiler, src_vlan, ip_network(flow.src), ip_network(flow.dst),  # type: ignore[arg-type]
                                flow.proto, flow.port)[0]
