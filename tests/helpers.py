@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -81,36 +82,48 @@ def errors_of(inv) -> list[str]:  # noqa: ANN001 - an InventoryCopy
     return [str(e) for e in caught.value.errors]
 
 
-def leftovers(network: str, state_dir: Path | None = None) -> list[str]:
-    """Everything of lab ``network`` still on the machine, as readable lines."""
+def leftovers(network: str, state_dir: Path | None = None, nodes: Iterable[str] | None = None) -> list[str]:
+    """Everything of lab ``network`` still on the machine, as readable lines. ``nodes``: the lab's
+    node names, so that another running lab whose name starts with this one's (eos-core-ds beside
+    eos-core) is not taken for its remains; without them, everything named ``<network>-*``."""
     from boothnet.lab import names
+
+    spaces = {names.ns_name(network, node) for node in nodes} if nodes is not None else None
+
+    def ours(ns: str) -> bool:
+        return ns in spaces if spaces is not None else ns.startswith(f"{network}-")
 
     found: list[str] = []
     out = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
-    found += [f"netns {ln.split()[0]}" for ln in out.splitlines()
-              if ln.startswith(f"{network}-")]
+    found += [f"netns {ln.split()[0]}" for ln in out.splitlines() if ours(ln.split()[0])]
     links = subprocess.run(["ip", "-o", "link", "show"], capture_output=True, text=True).stdout
-    ours = {names.bridge_name(network)}
+    bridge = names.bridge_name(network)
     for ln in links.splitlines():
         ifname = ln.split(":")[1].strip().split("@")[0]
-        if ifname in ours or f"alias {names.alias(network, '')}" in ln:
+        if ifname == bridge or f"alias {names.alias(network, '')}" in ln:
             found.append(f"link {ifname}")
-    patterns = [f"-N {network}-"]
+    res = subprocess.run(["pgrep", "-af", "--", f"-N {network}-"], capture_output=True, text=True)
+    found += [f"process {ln}" for ln in res.stdout.splitlines()
+              if (m := re.search(r"-N (\S+)", ln)) and ours(m.group(1))]
     if state_dir is not None:
-        patterns.append(f"sshd -f {state_dir}")
-    for pat in patterns:
-        res = subprocess.run(["pgrep", "-af", "--", pat], capture_output=True, text=True)
+        res = subprocess.run(["pgrep", "-af", "--", f"sshd -f {state_dir}"], capture_output=True, text=True)
         found += [f"process {ln}" for ln in res.stdout.splitlines()]
     for base in (names.FRR_ETC, names.FRR_RUN):
-        found += [f"dir {p}" for p in base.glob(f"{network}-*")]
-    found += [f"file {p}" for p in SOCKET_DIR.glob(f"{network}-*")]
-    return found + [f"process lldpd {pid} in a namespace no lab names" for pid in orphan_lldpds()]
+        found += [f"dir {p}" for p in base.glob(f"{network}-*") if ours(p.name)]
+    found += [f"file {p}" for p in SOCKET_DIR.glob(f"{network}-*") if ours(p.name.split(".", 1)[0])]
+    return found + [f"process lldpd {pid} in a namespace no lab names" for pid in orphan_lldpds(ours)]
 
 
-def orphan_lldpds() -> list[int]:
+def orphan_lldpds(ours: Callable[[str], bool] | None = None) -> list[int]:
     """lldpd processes (they rename themselves, so no pattern finds them) in a network namespace
-    that is neither the machine's own nor a named one: left behind by a lab that is gone."""
+    that is neither the machine's own nor a named one: left behind by a lab that is gone.
+    ``ours``: only those whose namespace it takes, known by the control socket the namespace
+    holds (another lab tearing down at the same moment has lldpds in a namespace just unnamed)."""
     import os
+
+    def mine(pid: str) -> bool:
+        sockets = re.findall(rf"{re.escape(str(SOCKET_DIR))}/(\S+)\.sock", Path(f"/proc/{pid}/net/unix").read_text())
+        return ours is None or any(ours(ns) for ns in sockets)
 
     named = {os.stat(p).st_ino for p in Path("/run/netns").glob("*")} if Path("/run/netns").is_dir() else set()
     named.add(os.stat("/proc/self/ns/net").st_ino)  # the tests run in the machine's own
@@ -118,7 +131,7 @@ def orphan_lldpds() -> list[int]:
     for entry in filter(str.isdigit, os.listdir("/proc")):
         try:
             if Path(f"/proc/{entry}/comm").read_text().strip() == "lldpd" and \
-                    os.stat(f"/proc/{entry}/ns/net").st_ino not in named:
+                    os.stat(f"/proc/{entry}/ns/net").st_ino not in named and mine(entry):
                 orphans.append(int(entry))
         except OSError:
             continue
@@ -142,7 +155,7 @@ def running_lab(intent: Any, build: Path, configs: str = "full", vlan_mode: str 
         yield spec, state_dir
     finally:
         lab_down(spec.network, state_dir, quiet)
-    assert leftovers(spec.network, state_dir) == []
+    assert not (left := leftovers(spec.network, state_dir, [n.name for n in spec.nodes])), left
 
 
 def swap_host_cables(build: Path, network: str, first: str, second: str) -> None:
