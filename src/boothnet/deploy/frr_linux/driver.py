@@ -212,13 +212,7 @@ class FrrLinuxDriver(Compare, RevertTimer, LinuxDriver):
     def get_ospf_neighbors(self) -> dict[str, list[dict[str, str]]]:
         """OSPF neighbors by interface: ``{"eth1": [{"router_id", "address", "state"}]}``;
         none on a device that runs no ospfd (an L2 switch, a gateway with static routes)."""
-        ps = f"-N {shlex.quote(self.pathspace)} " if self.pathspace else ""
-        r = self._sh(f"vtysh {ps}-c {shlex.quote('show ip ospf neighbor json')}")
-        if r.exit_code != 0 and "ospfd is not running" in f"{r.stdout}{r.stderr}":
-            return {}
-        if r.exit_code != 0:
-            raise CommitError(f"{self.hostname}: vtysh show ip ospf neighbor: {_err(r)}")
-        data = json.loads(str(r.stdout) or "{}")
+        data = self._daemon_json("show ip ospf neighbor json", "ospfd")
         out: dict[str, list[dict[str, str]]] = {}
         for rid, entries in data.get("neighbors", {}).items():
             for e in entries:
@@ -229,20 +223,21 @@ class FrrLinuxDriver(Compare, RevertTimer, LinuxDriver):
                 )
         return out
 
-
-
+    def _daemon_json(self, command: str, daemon: str) -> dict:
+        """A vtysh JSON answer of ``daemon``; {} where the device runs no such daemon."""
+        ps = f"-N {shlex.quote(self.pathspace)} " if self.pathspace else ""
+        r = self._sh(f"vtysh {ps}-c {shlex.quote(command)}")
+        if r.exit_code != 0 and f"{daemon} is not running" in f"{r.stdout}{r.stderr}":
+            return {}
+        if r.exit_code != 0:
+            raise CommitError(f"{self.hostname}: vtysh {command.removesuffix(' json')}: {_err(r)}")
+        return dict(json.loads(str(r.stdout) or "{}"))
 
     def get_ospf6_neighbors(self) -> dict[str, list[dict[str, str]]]:
         """OSPFv3 neighbors by interface, as get_ospf_neighbors gives OSPF's: OSPFv3 names a
         neighbour by its router ID (its address is link-local), so ``address`` is the router ID."""
-        ps = f"-N {shlex.quote(self.pathspace)} " if self.pathspace else ""
-        r = self._sh(f"vtysh {ps}-c {shlex.quote('show ipv6 ospf6 neighbor json')}")
-        if r.exit_code != 0 and "ospf6d is not running" in f"{r.stdout}{r.stderr}":
-            return {}
-        if r.exit_code != 0:
-            raise CommitError(f"{self.hostname}: vtysh show ipv6 ospf6 neighbor: {_err(r)}")
         out: dict[str, list[dict[str, str]]] = {}
-        for e in json.loads(str(r.stdout) or "{}").get("neighbors", []):
+        for e in self._daemon_json("show ipv6 ospf6 neighbor json", "ospf6d").get("neighbors", []):
             rid = str(e.get("neighborId", ""))
             out.setdefault(str(e.get("interfaceName", "")), []).append(
                 {"router_id": rid, "address": rid, "state": str(e.get("state", ""))})
