@@ -49,3 +49,23 @@ def test_the_report_history_and_watch_find_it_through_the_catalog(tmp_path) -> N
     assert check_verdicts(results) == {"ospf adjacency r1 eth3 -> r2 (10.0.0.2)": "FAIL"}
     page = write_report(results, tmp_path / "report").markdown.read_text()
     assert "## OSPF adjacencies" in page and "no such neighbour" in page
+
+
+def test_the_adjacency_wait_takes_only_what_the_convergence_wait_left(monkeypatch) -> None:
+    """A network that did not converge in the convergence wait is not waited for again: the
+    adjacencies are read once more, within what is left of that wait's time."""
+    import time
+    from types import SimpleNamespace
+
+    from boothnet.validate.checks import ospf
+    from boothnet.validate.checks.base import Context
+    from boothnet.validate.profile import FULL
+
+    waits: list[float] = []
+    monkeypatch.setattr(ospf, "poll", lambda probe, done, timeout: waits.append(timeout) or probe())
+    ctx = Context(run=SimpleNamespace(), access=SimpleNamespace(routers=lambda: []), profile=FULL.edit(
+        convergence_timeout_s=60), progress=lambda _: None, results=ValidationResults(network="n"))
+    for settle_by in (None, time.monotonic() - 5, time.monotonic() + 30):
+        ctx.settle_by = settle_by
+        CHECK.measure(ctx)
+    assert waits[:2] == [60, 0.0] and 29 < waits[2] <= 30, waits

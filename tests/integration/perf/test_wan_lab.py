@@ -19,6 +19,7 @@ from boothnet.lab.names import ns_name
 from boothnet.lab.plan import plan_lab
 from boothnet.lab.runner import detect_vlan_mode, lab_down, lab_up
 from boothnet.lab.scratch import copy_inventory
+from boothnet.locks import measurement_turn
 from boothnet.report.render import write_report
 from boothnet.run import Run
 from boothnet.validate.access import lab_access
@@ -131,7 +132,6 @@ def test_the_home_path_measures_its_rtt_and_puts_the_window_advice_to_the_test(w
     assert "default-window" not in wan or "window-limited by the sender&#x27;s autotuning" in page
 
 
-@pytest.mark.measures  # run_iperf3 itself: outside validate's measurement turn
 def test_udp_reports_the_configured_loss_within_its_statistical_error(wan_lab) -> None:
     inv, build = wan_lab(loss_pct=1.0)
     net = load_network(inv)
@@ -139,14 +139,14 @@ def test_udp_reports_the_configured_loss_within_its_statistical_error(wan_lab) -
     (path,) = wan_paths(net, lambda s, d: path_mtu(net, s, d))
     assert path.loss_pct == 1.0
     rate = path.expect().physical_bps / 2
-    udp = run_iperf3(netns_runner, (ns_name(NETWORK, "h1"), ns_name(NETWORK, "h4")), path, kind="udp",
-                     udp_rate_bps=rate, duration=5, omit=0, window=UDP_BUFFER)
+    with measurement_turn():  # run_iperf3 itself, outside validate's turn; the lab came up outside it
+        udp = run_iperf3(netns_runner, (ns_name(NETWORK, "h1"), ns_name(NETWORK, "h4")), path, kind="udp",
+                         udp_rate_bps=rate, duration=5, omit=0, window=UDP_BUFFER)
     judged = judge_udp(udp, path, rate)
     assert judged.verdict == "PASS", judged.explanation
     assert 0.5 < judged.lost_pct < 2.0 and judged.packets > 10_000
 
 
-@pytest.mark.measures  # the probes and the sweep themselves: outside validate's measurement turn
 def test_a_delay_line_twice_as_slow_as_declared_fails_the_rtt_probe_and_the_sweep(wan_lab, tmp_path: Path) -> None:
     _, build = wan_lab(delay_ms=50)  # the lab's delay line: 100 ms round trip
     declared = wan_intent(tmp_path / "declared")  # what the intent says: 50 ms
@@ -154,12 +154,13 @@ def test_a_delay_line_twice_as_slow_as_declared_fails_the_rtt_probe_and_the_swee
     net = load_network(declared)
     assert wait_converged(net, lab_access(net), isolation_flows(net)).status == "PASS"
     ns = partial(ns_name, NETWORK)
-    links = probe_wan_links(net, netns_runner, ns, lambda _: None)
+    (path,) = wan_paths(net, lambda s, d: path_mtu(net, s, d))
+    with measurement_turn():  # the probes and the sweep themselves, outside validate's turn
+        links = probe_wan_links(net, netns_runner, ns, lambda _: None)
+        sweep = run_wan_sweep(netns_runner, path, ns, net, lambda _: None, window_factor(build, lambda _: None))
     # even the fastest ping takes the line's 100 ms: no load explains that
     assert links and all(r.verdict == "FAIL" and r.min_ms >= 100 for r in links), links
     assert all(r.cause.startswith("fastest 1") for r in links), links
-    (path,) = wan_paths(net, lambda s, d: path_mtu(net, s, d))
-    sweep = run_wan_sweep(netns_runner, path, ns, net, lambda _: None, window_factor(build, lambda _: None))
     # below the BDP a window carries half of what k x window/RTT says at the declared RTT
     window_limited = [p for p in sweep if p.limit == "window"]
     assert window_limited and all(p.verdict == "FAIL" for p in window_limited), [p.explanation for p in sweep]

@@ -25,6 +25,18 @@ def nft(network: str, node: str, *rule: str) -> None:
     sh("ip", "netns", "exec", f"{network}-{node}", "nft", *rule)
 
 
+def tc_state(ends: list[tuple[str, str]]) -> list[str]:
+    """Each end's qdiscs and classes as tc shows them: a fault planted in the shaping is undone
+    when this reads as it did before (a measurement would say the same, at a measurement's cost)."""
+    return [subprocess.run(["tc", "-n", ns, what, "show", "dev", dev], capture_output=True, text=True,
+                           check=True).stdout for ns, dev in ends for what in ("qdisc", "class")]
+
+
+def nft_tables(network: str, node: str) -> str:
+    return subprocess.run(["ip", "netns", "exec", f"{network}-{node}", "nft", "list", "tables"], capture_output=True,
+                          text=True, check=True).stdout
+
+
 def failed(rows: list) -> list:
     """The rows that did not pass, but for those the machine's load decided (cpu_bound)."""
     return [r for r in rows if r.verdict != "PASS" and not cpu_bound(r)]

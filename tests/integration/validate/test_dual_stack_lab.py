@@ -5,17 +5,20 @@ green: an IPv6-only leak research -> production, Packet Too Big dropped on one r
 advertisements off on one VLAN, an OSPFv3 adjacency down beside a working OSPF one. The vendor
 faults are planted as a booth team's hand edit would leave the configs (`lab-up --configs`): the
 stand-ins run them as the switches read them. A lab of four hosts comes up in seconds, so each
-test has its own."""
+test of a hand-edited config has its own; the faults planted at run time share one, each undone."""
 
 from __future__ import annotations
 
 import os
+import re
+import subprocess
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
+from boothnet.lab.scratch import copy_inventory
 from boothnet.render.build import render_all
 from boothnet.run import Run
 from boothnet.validate.checks.ospf import CHECK as OSPF
@@ -30,10 +33,11 @@ pytestmark = [
     pytest.mark.skipif(os.geteuid() != 0, reason="needs root for network namespaces (CI runs as root)"),
 ]
 INVENTORY = ROOT / "inventories" / "eos-core-ds"
-NETWORK = "eos-core-ds"
 SEED = 2026
+# the module's lab for the faults planted at run time, beside the per-test labs of the hand edits
+RUNTIME, RUNTIME_MGMT = "ds-run", "198.18.16.0/24"  # used by no other lab, test or benchmark
 # Batfish is asked of IPv4 in the modules that load it; here the offline evaluator answers IPv6
-PROFILE = FULL.edit(throughput=False, isolation_seed=SEED, ask_batfish=False)
+PROFILE = FULL.edit(isolation_seed=SEED, ask_batfish=False)
 
 
 def _configs(folder: Path, device: str, edit: Callable[[str], str]) -> Path:
@@ -56,18 +60,37 @@ def _in_section(header: str, old: str, new: str) -> Callable[[str], str]:
     return edit
 
 
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
+    """The lab on the configs as rendered, for the tests that plant at run time (each undoes it)."""
+    folder = tmp_path_factory.mktemp("dual-stack")
+    run = Run(copy_inventory(INVENTORY, folder / "inv", RUNTIME, RUNTIME_MGMT), build := folder / "build")
+    with running_lab(run, build):
+        yield run
+
+
 @pytest.fixture
 def validated(tmp_path: Path) -> Callable[..., Iterator[ValidationResults]]:
     @contextmanager
-    def up(configs: Path | None = None, convergence_s: float = 60, planted: Callable[[], None] | None = None,
-           throughput: bool = False) -> Iterator[ValidationResults]:
+    def up(configs: Path, convergence_s: float = 60) -> Iterator[ValidationResults]:
         run = Run(INVENTORY, tmp_path / "build")
         run.vendor_configs = configs
         with running_lab(run, tmp_path / "build"):
-            if planted:
-                planted()
-            yield run_validate(run, PROFILE.edit(convergence_timeout_s=convergence_s, throughput=throughput))
+            yield run_validate(run, PROFILE.edit(convergence_timeout_s=convergence_s, throughput=False))
     return up
+
+
+def nft_ruleset(network: str, node: str) -> str:
+    """``node``'s nftables ruleset without its counters."""
+    return subprocess.run(["ip", "netns", "exec", f"{network}-{node}", "nft", "-s", "list", "ruleset"],
+                          capture_output=True, text=True, check=True).stdout
+
+
+def _handle(network: str, node: str) -> str:
+    """The handle of the planted Packet Too Big drop in ``node``'s forward chain."""
+    listed = subprocess.run(["ip", "netns", "exec", f"{network}-{node}", "nft", "-a", "list", "chain", "inet",
+                             "boothnet", "forward"], capture_output=True, text=True, check=True).stdout
+    return re.search(r"packet-too-big drop # handle (\d+)", listed).group(1)
 
 
 def _not_passed(results: ValidationResults) -> dict[str, list]:
@@ -76,9 +99,8 @@ def _not_passed(results: ValidationResults) -> dict[str, list]:
     return {name: [r for r in rows if r.verdict != "PASS"] for name, rows in sections.items()}
 
 
-def test_both_families_pass_on_the_configs_as_rendered(validated) -> None:
-    with validated(throughput=True) as results:
-        pass
+def test_both_families_pass_on_the_configs_as_rendered(rendered: Run) -> None:
+    results = run_validate(rendered, PROFILE)
     assert {name: rows for name, rows in _not_passed(results).items() if rows} == {}
     # iperf3 and nuttcp over IPv6 too, each way, judged against IPv6's limit (its header 20 bytes longer)
     six = {(r.tool, r.reverse): r for r in results.throughput if r.family == 6}
@@ -111,11 +133,15 @@ def test_an_ipv6_only_leak_research_to_production_fails_isolation_naming_its_flo
     assert {r.flow for r in leaks} >= {"tcp/22 (IPv6)", "udp/123 (IPv6)"}
 
 
-def test_packet_too_big_dropped_on_one_router_black_holes_the_jumbo_ipv6_path_only(validated) -> None:
+def test_packet_too_big_dropped_on_one_router_black_holes_the_jumbo_ipv6_path_only(rendered: Run) -> None:
     # cs1 drops the Packet Too Big es1 sends back toward h3 (before conntrack takes it as related)
-    with validated(planted=lambda: nft(NETWORK, "cs1", "insert", "rule", "inet", "boothnet", "forward", "icmpv6",
-                                       "type", "packet-too-big", "drop")) as results:
-        pass
+    ruleset = nft_ruleset(RUNTIME, "cs1")
+    nft(RUNTIME, "cs1", "insert", "rule", "inet", "boothnet", "forward", "icmpv6", "type", "packet-too-big", "drop")
+    try:
+        results = run_validate(rendered, PROFILE.edit(throughput=False))
+    finally:
+        nft(RUNTIME, "cs1", "delete", "rule", "inet", "boothnet", "forward", "handle", _handle(RUNTIME, "cs1"))
+    assert nft_ruleset(RUNTIME, "cs1") == ruleset  # undone: the module's lab is as rendered again
     failed = _not_passed(results)
     assert failed["isolation"] == failed["endpoints"] == failed["ospf"] == []
     assert [(r.path, r.verdict) for r in failed["mtu"]] == [("routed h3 (lab) -> h1 (users) (IPv6)", "FAIL")]

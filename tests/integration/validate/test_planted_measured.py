@@ -24,7 +24,7 @@ from boothnet.validate.plan import isolation_plan
 from boothnet.validate.results import ValidationResults
 from boothnet.validate.run import run_throughput_tests, wait_converged
 from tests.helpers import cpu_bound, quiet
-from tests.integration.validate.planted import SEED, failed, inventory_of, nft, sh
+from tests.integration.validate.planted import SEED, failed, inventory_of, nft, nft_tables, sh, tc_state
 
 pytestmark = [
     pytest.mark.lab,
@@ -42,6 +42,7 @@ LAB_HERE_FLOOR_SOAK = pytest.mark.parametrize("access", ["lab", pytest.param("fl
 def test_an_unshaped_path_is_faster_than_its_link_and_fails(lab, access) -> None:
     net, _ = lab
     ends = [(f"{NETWORK}-r2", "eth1"), (f"{NETWORK}-r2", "eth2"), (f"{NETWORK}-h3", "eth0"), (f"{NETWORK}-h4", "eth0")]
+    shaped = tc_state(ends)
     for ns, dev in ends:
         sh("tc", "-n", ns, "qdisc", "del", "dev", dev, "root")
     try:
@@ -56,7 +57,7 @@ def test_an_unshaped_path_is_faster_than_its_link_and_fails(lab, access) -> None
     assert all(r.causes[:1] == ["too_fast"] for r in bad), [(r.causes, r.explanation) for r in bad]
     assert all(r.explanation.startswith(f"{r.throughput / 1e6:.1f} Mb/s is") and
                "faster than the link: shaping missing, or the intent's speed is wrong" in r.explanation for r in bad)
-    assert failed(run_throughput_tests(net, access, quiet)) == []
+    assert tc_state(ends) == shaped  # undone: the next test's lab is this one's
 
 
 @LAB_HERE_FLOOR_SOAK
@@ -65,6 +66,7 @@ def test_the_reverse_of_a_measured_path_unshaped_fails_in_that_direction_only(la
     Here h4 -> h3 loses the shaping of its two egress ports (h4's NIC, r2's port to h3)."""
     net, _ = lab
     ends = [(f"{NETWORK}-h4", "eth0"), (f"{NETWORK}-r2", "eth1")]
+    shaped = tc_state(ends)
     for ns, dev in ends:
         sh("tc", "-n", ns, "qdisc", "del", "dev", dev, "root")
     try:
@@ -77,6 +79,7 @@ def test_the_reverse_of_a_measured_path_unshaped_fails_in_that_direction_only(la
         (tool, True, "h4", "h3") for tool in ("iperf3", "nuttcp")}, [(r.path, r.reverse, r.verdict) for r in results]
     assert all(r.causes[:1] == ["too_fast"] for r in bad), [(r.causes, r.explanation) for r in bad]
     assert failed([r for r in results if not r.reverse]) == []
+    assert tc_state(ends) == shaped
 
 
 def test_runs_compared_say_no_change_then_list_a_planted_throughput_regression_with_its_size(lab) -> None:
@@ -90,6 +93,7 @@ def test_runs_compared_say_no_change_then_list_a_planted_throughput_regression_w
     again = publish(run, measured()).comparison
     assert again is not None and again.unchanged, again.lines()
     ends = [(f"{NETWORK}-r2", "eth2"), (f"{NETWORK}-h4", "eth0")]
+    shaped = tc_state(ends)
     for ns, dev in ends:
         shape(ns, dev, 600)
     try:
@@ -107,6 +111,7 @@ def test_runs_compared_say_no_change_then_list_a_planted_throughput_regression_w
     html = regressed.paths.html.read_text()
     assert "Since the last run" in html and "beyond its noise of" in html
     assert len(list((build / NETWORK / "runs").iterdir())) == 3
+    assert tc_state(ends) == shaped
 
 
 @LAB_HERE_FLOOR_SOAK
@@ -115,6 +120,7 @@ def test_a_file_server_cable_losing_one_frame_in_a_hundred_fails_on_retransmits_
     now the TCP test fails on its retransmits and the path's UDP test on its loss, each naming
     the path and its host cables by label."""
     net, _ = lab
+    tables = nft_tables(NETWORK, "h4")
     for rule in (["add", "table", "inet", "plant"],
                  ["add", "chain", "inet", "plant", "in", "{ type filter hook input priority 0; }"],
                  ["add", "rule", "inet", "plant", "in", "meta", "l4proto", "{", "tcp", ",", "udp", "}", "numgen",
@@ -135,7 +141,7 @@ def test_a_file_server_cable_losing_one_frame_in_a_hundred_fails_on_retransmits_
     assert server_cable.text in loss[False].explanation
     # h4 sending: nothing dropped on its way out (a receiver too busy to read says so: honest)
     assert loss[True].verdict == "PASS" or cpu_bound(loss[True]), loss[True]
-    assert failed(run_throughput_tests(net, access, quiet)) == []
+    assert nft_tables(NETWORK, "h4") == tables
 
 
 def _iperf3_pids(node: str, argv_has: str, argv_lacks: str = "\0") -> list[int]:

@@ -90,3 +90,29 @@ def test_a_server_that_cannot_start_releases_the_other_client() -> None:
     assert isinstance(results[1], RuntimeError) and "fs1: could not start iperf3" in str(results[1])
     assert isinstance(results[0], threading.BrokenBarrierError)
     assert not [e for e in lab.events if e[1] == "client"]
+
+
+def test_a_udp_client_hung_on_its_opening_datagram_is_measured_again_and_says_so() -> None:
+    """iperf3 3.12 waits without end for the reply to the datagram that opens a UDP test (one lost
+    datagram hangs it, run by hand in the lab); its first run is not the path's verdict."""
+    recorded = (Path(__file__).parent / "cases" / "iperf3" / "udp_20M_loopback" / "output.json").read_text()
+    clients: list[float | None] = []
+
+    class HangsOnce(FakeLab):
+        def __call__(self, node: str, argv: Sequence[str], timeout: float | None = None) -> CommandResult:
+            if argv[0] != "iperf3":
+                return super().__call__(node, argv, timeout)
+            clients.append(timeout)
+            hung = len(clients) == 1
+            return CommandResult(node, tuple(argv), -9 if hung else 0, "" if hung else recorded, "", timed_out=hung)
+
+    def udp(lab: FakeLab, rate: float | None) -> object:
+        return run_throughput(lab, ToolRequest("iperf3", "fs0", "cn0", "10.0.0.1", PortBlock("t", "fs0", 5201, 1),
+                                               duration=1, udp_rate_bps=rate))
+
+    result = udp(HangsOnce({}), 20e6)
+    assert len(clients) == 2 and result.succeeded and result.protocol == "udp", result
+    assert result.retried and result.retried.startswith("its first run hung until its timeout")
+    clients.clear()
+    tcp = udp(HangsOnce({}), None)  # a TCP client that hangs is not run again: its path is the answer
+    assert len(clients) == 1 and not tcp.succeeded and "timed out" in (tcp.error or "") and tcp.retried is None

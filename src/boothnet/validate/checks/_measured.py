@@ -34,6 +34,11 @@ def throughput_message(r: ThroughputResult) -> str:
             f"expected {r.expected / 1e6:.1f} Mb/s (needs >= {r.pass_ratio or 0:.0%})")
 
 
+def why_cell(r: ThroughputResult) -> str:
+    """A UDP row's "why": its verdict's sentence, or its error, and a run measured again says so."""
+    return "; ".join(filter(None, [r.explanation or r.error, r.retried]))
+
+
 def throughput_key(r: ThroughputResult) -> str:
     window = f" -w {r.window}" if r.window else ""
     streams = f"{r.streams} stream{'s' * (r.streams != 1)}"

@@ -4,6 +4,7 @@ it. The report and watch iterate over the catalog (``CATALOG``) and name no chec
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,6 +38,9 @@ class Context:
     flows: list[Flow] = field(default_factory=list)  # the isolation sample: convergence waits on its pings
     coverage: str = ""  # what share of the isolation matrix the sample is
     vpn: LabVpn | None = None
+    # when routing should have settled (time.monotonic()): the convergence wait's deadline, which
+    # the later waits for routing share rather than wait their own timeout again after it
+    settle_by: float | None = None
 
     @property
     def net(self) -> Network:
@@ -49,6 +53,13 @@ class Context:
     @property
     def tunnel_mtu(self) -> int | None:
         return self.vpn.inner_mtu if self.vpn else None
+
+    def settle_wait(self) -> float:
+        """How long a check may still wait for routing to settle: what is left of the convergence
+        wait's time, or the profile's whole timeout where no convergence wait ran."""
+        if self.settle_by is None:
+            return self.profile.convergence_timeout_s
+        return max(0.0, self.settle_by - time.monotonic())
 
     def in_share(self, key: str) -> bool:
         """Whether a watch round's share takes ``key`` (a host, VLAN or "src>dst"); always outside watch."""

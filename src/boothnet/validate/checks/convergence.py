@@ -3,6 +3,8 @@ isolation sample, and every booth VLAN's ping to the show network's next hop, pa
 
 from __future__ import annotations
 
+import time
+
 from boothnet.validate.checks.base import Context, LiveCheck
 from boothnet.validate.run import wait_converged
 from boothnet.validate.verdicts import guarded
@@ -15,6 +17,7 @@ class Convergence(LiveCheck):
 
     def execute(self, ctx: Context) -> None:
         ctx.progress("waiting for routing to converge")
+        ctx.settle_by = time.monotonic() + ctx.profile.convergence_timeout_s
         guarded(ctx.stages, self.name, lambda: ctx.stages.append(
             wait_converged(ctx.net, ctx.access, ctx.flows, ctx.profile.convergence_timeout_s)), None)
         ctx.progress(f"convergence: {ctx.stages[-1].status} in {ctx.stages[-1].duration_s} s")

@@ -4,7 +4,7 @@ measured in the throughput check's lanes (``run._measure_loss``)."""
 
 from __future__ import annotations
 
-from boothnet.validate.checks._measured import MeasuredCheck, mbps
+from boothnet.validate.checks._measured import MeasuredCheck, mbps, why_cell
 from boothnet.validate.checks.base import Context
 from boothnet.validate.perf.schema import ThroughputResult
 
@@ -23,7 +23,7 @@ class Loss(MeasuredCheck):
         return [row.status, row.path, f"{row.source} -> {row.destination}",
                 mbps(row.throughput if row.succeeded else None), "-" if row.packets is None else str(row.packets),
                 "-" if row.lost_pct is None else f"{row.lost_pct:.3f}",
-                "-" if row.jitter_ms is None else f"{row.jitter_ms:.3f}", row.explanation or row.error or ""]
+                "-" if row.jitter_ms is None else f"{row.jitter_ms:.3f}", why_cell(row)]
 
 
 CHECK = Loss()

@@ -115,8 +115,7 @@ class OspfAdjacencies(LiveCheck):
             return [row for (target, getter, intended), found in zip(asked, read, strict=True)
                     for row in adjacency_rows(target.device, intended, found, getter)]
 
-        rows = poll(read_all, lambda rows: all(row.verdict != Status.FAIL for row in rows),
-                    ctx.profile.convergence_timeout_s)
+        rows = poll(read_all, lambda rows: all(row.verdict != Status.FAIL for row in rows), ctx.settle_wait())
         ctx.progress(f"[ospf] {sum(r.verdict == Status.PASS for r in rows)} of {len(rows)} adjacencies up")
         return rows
 

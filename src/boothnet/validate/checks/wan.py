@@ -4,7 +4,7 @@ the path, and TCP beside UDP load; each judged against the window, loss and phys
 
 from __future__ import annotations
 
-from boothnet.validate.checks._measured import MeasuredCheck, mbps
+from boothnet.validate.checks._measured import MeasuredCheck, mbps, why_cell
 from boothnet.validate.checks.base import Context
 from boothnet.validate.perf.calibrate import lab_ceiling, window_factor
 from boothnet.validate.perf.schema import ThroughputResult
@@ -47,7 +47,7 @@ class Wan(MeasuredCheck):
                 str(row.streams) + (f" ({', '.join(mbps(x) for x in row.stream_throughputs)})"
                                     if row.stream_throughputs else ""),
                 mbps(row.throughput if row.succeeded else None), mbps(row.expected), row.limit or "-",
-                row.explanation or row.error or ""]
+                why_cell(row)]
 
 
 

@@ -87,6 +87,7 @@ class ThroughputResult(BaseModel):
     jitter_ms: float | None = None  # UDP: receiver's jitter
     packets: int | None = None  # UDP: datagrams sent
     explanation: str | None = None  # the verdict in a sentence: every cause, the most telling first
+    retried: str | None = None  # why the first run was not kept and the test measured again
     # the verdict's causes as classes, in that order: "too_fast", "lossy", "cpu_bound", "lab_ceiling"
     causes: list[Literal["too_fast", "lossy", "cpu_bound", "lab_ceiling"]] = Field(default_factory=list)
     link_loads: list[LinkLoad] = Field(default_factory=list)  # backbone aggregates: each wire's counters
