@@ -51,8 +51,10 @@ def _edit(root: Path, rel: str, change) -> None:  # noqa: ANN001 - a small test 
 
 def wan_intent(dst: Path, loss_pct: float = 0.0, delay_ms: float = 25) -> Path:
     """lab-mini with r1 -- r2 as a 622 Mb/s, 50 ms RTT WAN hop, jumbo VLANs, and the tools'
-    ports open from h1 (admins) to the lab VLAN; the WAN path h1 -> h4 declared."""
+    ports open from h1 (admins) to the lab VLAN; the WAN path h1 -> h4 declared. h4 is a plain
+    server, so no research subnet is derived: its LAN measurements are other modules' to prove."""
     inv = copy_inventory(ROOT / "inventories" / "lab-mini", dst, NETWORK, MGMT)
+    _edit(inv, "hosts.yml", lambda d: d["all"]["children"]["endpoints"]["hosts"]["h4"].update(role="server"))
     _edit(inv, "group_vars/all/links.yml", lambda d: d["links"][0].update(speed=622, delay_ms=delay_ms,
                                                                          loss_pct=loss_pct))
     _edit(inv, "group_vars/all/vlans.yml", lambda d: d["vlans"][0].update(mtu=9000))

@@ -70,12 +70,12 @@ def test_a_backbone_link_at_a_tenth_of_its_speed_fails_naming_its_cable(tmp_path
         for ns in (f"{NETWORK}-r1", f"{NETWORK}-r2"):
             shape(ns, "eth3", 100)
         try:
-            planted = run_throughput_tests(net, access, quiet)
+            planted = run_throughput_tests(_one_tool(net), access, quiet)  # both tools measured it clean above
         finally:
             for ns in (f"{NETWORK}-r1", f"{NETWORK}-r2"):
                 shape(ns, "eth3", 1000)
         bad = failed(planted)
-        assert {r.path for r in bad} == {across[0].path} and len(bad) == 4, \
+        assert {r.path for r in bad} == {across[0].path} and len(bad) == 2, \
             [(r.path, r.tool, r.reverse, r.verdict, r.causes, r.explanation) for r in bad]
         for r in bad:
             assert r.verdict == "FAIL" and r.throughput < 0.15 * (r.expected or 0)
