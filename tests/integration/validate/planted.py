@@ -32,9 +32,11 @@ def tc_state(ends: list[tuple[str, str]]) -> list[str]:
                            check=True).stdout for ns, dev in ends for what in ("qdisc", "class")]
 
 
-def nft_tables(network: str, node: str) -> str:
-    return subprocess.run(["ip", "netns", "exec", f"{network}-{node}", "nft", "list", "tables"], capture_output=True,
-                          text=True, check=True).stdout
+def nft_ruleset(network: str, node: str) -> str:
+    """``node``'s nftables ruleset without its counters: a planted rule is undone when this reads
+    as it did before."""
+    return subprocess.run(["ip", "netns", "exec", f"{network}-{node}", "nft", "-s", "list", "ruleset"],
+                          capture_output=True, text=True, check=True).stdout
 
 
 def failed(rows: list) -> list:

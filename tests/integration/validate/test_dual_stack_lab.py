@@ -26,7 +26,7 @@ from boothnet.validate.profile import FULL
 from boothnet.validate.results import ValidationResults
 from boothnet.validate.stage import run_validate
 from tests.helpers import ROOT, running_lab
-from tests.integration.validate.planted import nft
+from tests.integration.validate.planted import nft, nft_ruleset
 
 pytestmark = [
     pytest.mark.lab,
@@ -78,12 +78,6 @@ def validated(tmp_path: Path) -> Callable[..., Iterator[ValidationResults]]:
         with running_lab(run, tmp_path / "build"):
             yield run_validate(run, PROFILE.edit(convergence_timeout_s=convergence_s, throughput=False))
     return up
-
-
-def nft_ruleset(network: str, node: str) -> str:
-    """``node``'s nftables ruleset without its counters."""
-    return subprocess.run(["ip", "netns", "exec", f"{network}-{node}", "nft", "-s", "list", "ruleset"],
-                          capture_output=True, text=True, check=True).stdout
 
 
 def _handle(network: str, node: str) -> str:

@@ -24,7 +24,7 @@ from boothnet.validate.plan import isolation_plan
 from boothnet.validate.results import ValidationResults
 from boothnet.validate.run import run_throughput_tests, wait_converged
 from tests.helpers import cpu_bound, quiet
-from tests.integration.validate.planted import SEED, failed, inventory_of, nft, nft_tables, sh, tc_state
+from tests.integration.validate.planted import SEED, failed, inventory_of, nft, nft_ruleset, sh, tc_state
 
 pytestmark = [
     pytest.mark.lab,
@@ -120,7 +120,7 @@ def test_a_file_server_cable_losing_one_frame_in_a_hundred_fails_on_retransmits_
     now the TCP test fails on its retransmits and the path's UDP test on its loss, each naming
     the path and its host cables by label."""
     net, _ = lab
-    tables = nft_tables(NETWORK, "h4")
+    ruleset = nft_ruleset(NETWORK, "h4")
     for rule in (["add", "table", "inet", "plant"],
                  ["add", "chain", "inet", "plant", "in", "{ type filter hook input priority 0; }"],
                  ["add", "rule", "inet", "plant", "in", "meta", "l4proto", "{", "tcp", ",", "udp", "}", "numgen",
@@ -141,7 +141,7 @@ def test_a_file_server_cable_losing_one_frame_in_a_hundred_fails_on_retransmits_
     assert server_cable.text in loss[False].explanation
     # h4 sending: nothing dropped on its way out (a receiver too busy to read says so: honest)
     assert loss[True].verdict == "PASS" or cpu_bound(loss[True]), loss[True]
-    assert nft_tables(NETWORK, "h4") == tables
+    assert nft_ruleset(NETWORK, "h4") == ruleset
 
 
 def _iperf3_pids(node: str, argv_has: str, argv_lacks: str = "\0") -> list[int]:

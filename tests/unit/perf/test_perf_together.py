@@ -106,13 +106,13 @@ def test_a_udp_client_hung_on_its_opening_datagram_is_measured_again_and_says_so
             hung = len(clients) == 1
             return CommandResult(node, tuple(argv), -9 if hung else 0, "" if hung else recorded, "", timed_out=hung)
 
-    def udp(lab: FakeLab, rate: float | None) -> object:
+    def measure(lab: FakeLab, rate: float | None) -> object:
         return run_throughput(lab, ToolRequest("iperf3", "fs0", "cn0", "10.0.0.1", PortBlock("t", "fs0", 5201, 1),
                                                duration=1, udp_rate_bps=rate))
 
-    result = udp(HangsOnce({}), 20e6)
+    result = measure(HangsOnce({}), 20e6)
     assert len(clients) == 2 and result.succeeded and result.protocol == "udp", result
     assert result.retried and result.retried.startswith("its first run hung until its timeout")
     clients.clear()
-    tcp = udp(HangsOnce({}), None)  # a TCP client that hangs is not run again: its path is the answer
+    tcp = measure(HangsOnce({}), None)  # a TCP client that hangs is not run again: its path is the answer
     assert len(clients) == 1 and not tcp.succeeded and "timed out" in (tcp.error or "") and tcp.retried is None
