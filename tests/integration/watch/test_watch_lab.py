@@ -18,7 +18,7 @@ import threading
 import time
 import urllib.parse
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -88,6 +88,17 @@ class Watch:
     def stop(self, sig: int = signal.SIGTERM) -> int:
         self.proc.send_signal(sig)
         return self.proc.wait(timeout=60)
+
+
+def hook_events(hook: Path, last: Callable[[dict], bool]) -> list[dict]:
+    """The on-alarm hook's events once ``last`` holds for the latest: watch prints an alarm's line
+    before it runs the hook, so the line alone does not mean the hook has had it."""
+    deadline = time.monotonic() + 30
+    while True:
+        events = [json.loads(text) for text in hook.read_text().splitlines()] if hook.exists() else []
+        if (events and last(events[-1])) or time.monotonic() > deadline:
+            return events
+        time.sleep(0.2)
 
 
 @contextmanager
@@ -171,7 +182,7 @@ def test_watch_alarms_on_planted_faults_and_shows_traffic_in_its_page_and_promet
             assert "ip saddr 10.0.10.99" in drift, drift
             sh("r1", "nft", "delete", "rule", "inet", "boothnet", "USERS_IN", "handle", handle)
             watch.wait_line(r"CLEAR drift: device r1", 2)
-            events = [json.loads(text) for text in hook.read_text().splitlines()]
+            events = hook_events(hook, lambda e: e["state"] == "CLEAR" and "10.0.10.99" in e["message"])
             link = [e for e in events if e["section"] == "link"]
             assert [(e["state"], e["network"], e["subject"]) for e in link] == [
                 ("ALARM", NETWORK, f"cable {TRUNK}"), ("CLEAR", NETWORK, f"cable {TRUNK}")], events
