@@ -156,9 +156,10 @@ def test_every_entry_point_is_told_what_of_ipv6_is_not_done_yet(inventory_copy):
     inv.edit(LINKS, lambda d: d["links"][0].update(addresses6={"a": "2001:db8:ff::/127", "b": "2001:db8:ff::1/127"}))
     assert load_network(inv.path).warnings == [
         "inv/group_vars/all/links.yml: links[0].addresses6: '2001:db8:ff::/127': IPv6 is rendered (addresses, "
-        "router advertisements, ACLs, OSPFv3) and validated in both families (isolation, endpoints, MTU, OSPFv3 "
-        "adjacencies), with IPv6 flows decided by the offline evaluator where Batfish 0.36 traces none; IPv6 "
-        "throughput, WAN probes and watch rounds are not yet in this release"]
+        "router advertisements, ACLs, OSPFv3, the uplink's filter) and validated in both families (isolation, "
+        "endpoints, MTU, OSPFv3 adjacencies, throughput, WAN paths), with IPv6 flows decided by the offline "
+        "evaluator where Batfish 0.36 traces none; a SLAAC host without a mac in the intent is probed in IPv4 "
+        "only, and IPv6 source guard on bound ports is not yet in this release"]
 
 
 def test_a_host_a_rule_names_needs_a_known_ipv6_address(inventory_copy):

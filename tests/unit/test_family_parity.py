@@ -112,6 +112,27 @@ def test_the_same_widening_in_a_rendered_ipv6_acl_fails_verify_and_the_acl_revie
     assert all(gate_reason(f) for f in findings)
 
 
+def test_the_uplink_of_a_router_that_forwards_ipv6_filters_ipv6_and_a_line_opening_it_is_named():
+    # a router forwarding IPv6 forwards what the show network sends its link-local address: an
+    # uplink filtering IPv4 alone left the booth open in IPv6
+    from boothnet.derive import derive_network
+    from boothnet.verify.policy import PolicyPaths
+
+    net = reference("sc-booth-ds")
+    clean, planted = derive_network(net), derive_network(net)
+    uplink = next(i for i in clean["brt1"].interfaces if i.name == clean["brt1"].uplink_interface)
+    assert (uplink.acl_in, uplink.acl6_in) == ("OUTSIDE_IN", "OUTSIDE_IN_V6")
+    outside_in_v6 = next(a for a in clean["brt1"].acls if a.name == "OUTSIDE_IN_V6")
+    assert [(e.action, e.icmp_type) for e in outside_in_v6.entries] == [
+        *[("permit", kind) for kind in ESSENTIAL_ICMPV6], ("deny", None)]  # frr_linux: conntrack lets replies in
+    assert PolicyPaths(net, clean, family=6).mismatches() == []
+    _planted(planted, "brt1", "OUTSIDE_IN_V6", AclEntry("permit", "ip", None, None, "planted-open-uplink"))
+    found = [m.describe() for m in PolicyPaths(net, planted, family=6).mismatches()]
+    assert found and all("the intent denies it (rule the booth admits nothing new from outside), but brt1 ACL "
+                         "OUTSIDE_IN_V6 permits it" in m for m in found), found[:3]
+    assert PolicyPaths(net, planted).mismatches() == []
+
+
 def test_verify_runs_the_ipv6_policy_check_offline_and_says_so(tmp_path):
     from boothnet.run import Run
     from boothnet.verify.stage import ipv6_policy

@@ -6,9 +6,9 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from ipaddress import IPv4Address, IPv4Interface, IPv4Network, IPv6Interface
+from ipaddress import IPv4Address, IPv4Interface, IPv4Network, IPv6Address, IPv6Interface
 from types import ModuleType
-from typing import Any
+from typing import Any, Literal, overload
 
 from boothnet.derive.model import DeviceModel
 from boothnet.intent.model import Device, Link, Network, Vlan
@@ -76,19 +76,28 @@ class DeriverState:
     ospf_links: set[int]
 
     # what more than one deriver asks of the network
+    @overload
+    def _peer_address(self, device: str, role_filter: set[str] | None = None,
+                      family: Literal[4] = 4) -> list[tuple[Link, IPv4Address, IPv4Address]]: ...
+
+    @overload
+    def _peer_address(self, device: str, role_filter: set[str] | None,
+                      family: Literal[6]) -> list[tuple[Link, IPv6Address, IPv6Address]]: ...
+
     def _peer_address(
-        self, device: str, role_filter: set[str] | None = None
-    ) -> list[tuple[Link, IPv4Address, IPv4Address]]:
-        """(link, my address, peer address) for the device's routed links."""
+        self, device: str, role_filter: set[str] | None = None, family: Literal[4, 6] = 4
+    ) -> list[tuple[Link, IPv4Address, IPv4Address]] | list[tuple[Link, IPv6Address, IPv6Address]]:
+        """(link, my address, peer address) for the device's routed links with addresses of ``family``."""
         found = []
         for link in self.net.links:
-            if link.mode != "routed" or link.addresses is None:
+            addresses = link.addresses if family == 4 else link.addresses6
+            if link.mode != "routed" or addresses is None:
                 continue
             for side, other in (("a", "b"), ("b", "a")):
                 if _split(getattr(link, side))[0] == device:
                     peer = _split(getattr(link, other))[0]
                     if role_filter is None or self.net.devices[peer].role in role_filter:
-                        found.append((link, getattr(link.addresses, side).ip, getattr(link.addresses, other).ip))
+                        found.append((link, getattr(addresses, side).ip, getattr(addresses, other).ip))
         return found
 
     def _vpn_subnets(self, refs: list[str]) -> list[IPv4Network]:

@@ -6,49 +6,26 @@ from types import ModuleType
 
 from boothnet.derive.base import DeriverState
 from boothnet.derive.model import Acl, AclEntry, DeviceModel, Interface
+from boothnet.derive.policy import number
 
 
 class Firewalls(DeriverState):
     """The uplink's firewall and the Linux statements (sysctl, nftables extras)."""
 
     def _uplink_firewall(self, model: DeviceModel) -> None:
-        """The booth router admits nothing new from the show network."""
+        """The booth router admits nothing new from the show network, in either family: a router
+        that forwards IPv6 forwards what the show network sends it in IPv6 (to its link-local
+        address, with or without an IPv6 route out) unless its uplink filters that too."""
         assert self.net.uplink is not None
         for iface in model.interfaces:
             if iface.kind == "routed" and iface.address and self.net.uplink.next_hop in iface.address.network:
                 iface.acl_in = "OUTSIDE_IN"
                 model.uplink_interface = iface.name
-                model.acls.append(
-                    Acl(
-                        "OUTSIDE_IN",
-                        "in",
-                        iface.name,
-                        [
-                            AclEntry(
-                                "permit",
-                                "tcp",
-                                None,
-                                None,
-                                "return traffic",
-                                established=True,
-                                return_traffic=True,
-                                seq=10,
-                            ),
-                            AclEntry(
-                                "permit",
-                                "icmp",
-                                None,
-                                None,
-                                "return traffic",
-                                icmp_type="echo-reply",
-                                return_traffic=True,
-                                seq=20,
-                            ),
-                            AclEntry("deny", "ip", None, None, "default", log=True, seq=30),
-                        ],
-                    )
-                )
-
+                model.acls.append(Acl("OUTSIDE_IN", "in", iface.name, number(_return_traffic_only())))
+                if model.ipv6_routing:
+                    iface.acl6_in = "OUTSIDE_IN_V6"
+                    model.acls.append(Acl("OUTSIDE_IN_V6", "in", iface.name,
+                                          number(self.policy6.essential() + _return_traffic_only()), family=6))
 
     def _linux_statements(self, model: DeviceModel, q: ModuleType) -> list[str]:
         bridges = [f"link add {q.svi_name(vlan.id)} type bridge" for vlan in model.vlans]
@@ -96,3 +73,9 @@ class Firewalls(DeriverState):
             members += [f"link set {member} mtu {iface.mtu}", f"link set {member} master {q.svi_name(vid)}"]
             ups.append(member)
         return members, [], ups
+
+
+def _return_traffic_only() -> list[AclEntry]:
+    return [AclEntry("permit", "tcp", None, None, "return traffic", established=True, return_traffic=True),
+            AclEntry("permit", "icmp", None, None, "return traffic", icmp_type="echo-reply", return_traffic=True),
+            AclEntry("deny", "ip", None, None, "default", log=True)]

@@ -18,7 +18,7 @@ from boothnet.intent import Network
 from boothnet.intent.model import Endpoint, Link
 from boothnet.validate.perf.formula import expected_goodput
 from boothnet.validate.perf.ports import TOOL_PORTS
-from boothnet.validate.perf.wan import wan_links_on
+from boothnet.validate.perf.wan import WanPath, wan_links_on, wan_paths
 
 
 @dataclass(frozen=True)
@@ -334,22 +334,34 @@ def throughput_tests(net: Network) -> list[ThroughputTest]:
 
 def _in_ipv6_too(net: Network, tests: list[ThroughputTest]) -> list[ThroughputTest]:
     """Each host test again over IPv6 where every host of it has a known IPv6 address and the
-    intent lets each client reach its server in IPv6 (the VPN's tunnel carries IPv4 only)."""
+    intent lets each client reach its server in IPv6."""
     if not net.dual_stack:
         return []
-    compiler6 = compiler6_of(net)
-    vlans = net.vlan_by_name()
-
-    def in_ipv6(client: Endpoint, server: Endpoint) -> bool:
-        src6, dst6 = net.endpoint_address6(client), net.endpoint_address6(server)
-        if src6 is None or dst6 is None or crosses_vpn(net, client, server):
-            return False
-        return client.vlan == server.vlan or policy_decision(
-            compiler6, vlans[client.vlan], IPv6Network(src6), IPv6Network(dst6), "tcp",  # type: ignore[arg-type]  # one family per compiler
-            TOOL_PORTS["iperf3"])[0] == "permit"
-
     return [replace(test, name=f"{test.name} (IPv6)", family=6) for test in tests
-            if all(in_ipv6(c, s) for c, s in test.flows)]
+            if all(reaches_in_ipv6(net, c, s) for c, s in test.flows)]
+
+
+def reaches_in_ipv6(net: Network, client: Endpoint, server: Endpoint) -> bool:
+    """Whether both hosts have a known IPv6 address, every routed link between them carries IPv6,
+    and the intent lets the client open the measuring tools' port on the server in IPv6 (the VPN's
+    tunnel carries IPv4 only)."""
+    src6, dst6 = net.endpoint_address6(client), net.endpoint_address6(server)
+    if src6 is None or dst6 is None or crosses_vpn(net, client, server):
+        return False
+    if any(link.mode == "routed" and link.addresses6 is None for link in net.route(client, server)):
+        return False
+    return client.vlan == server.vlan or policy_decision(
+        compiler6_of(net), net.vlan_by_name()[client.vlan], IPv6Network(src6), IPv6Network(dst6), "tcp",  # type: ignore[arg-type]  # one family per compiler
+        TOOL_PORTS["iperf3"])[0] == "permit"
+
+
+def declared_wan_paths(net: Network, tunnel_mtu: int | None) -> list[WanPath]:
+    """The intent's paths that cross a WAN link, each again in IPv6 where it reaches in IPv6."""
+    paths = wan_paths(net, lambda src, dst: path_mtu(net, src, dst, tunnel_mtu))
+    twins = [path.in_ipv6(address) for path in paths if net.dual_stack
+             and reaches_in_ipv6(net, path.source, path.destination)
+             and (address := net.endpoint_address6(path.destination)) is not None]
+    return paths + twins
 
 
 def crosses_vpn(net: Network, src: Endpoint, dst: Endpoint) -> bool:

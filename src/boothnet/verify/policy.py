@@ -9,7 +9,7 @@ names, an unlisted port and ping. The intent decides at two places: the source V
 Transit VLANs (other routers on them) carry no ACL by design, so no flow starts there.
 In IPv6 (family 6) the same over the dual-stack VLANs' prefixes and their IPv6 ACLs, with
 one difference the intent states: nothing enters the secured network in IPv6 (its VPN tunnel
-carries IPv4 only), and no IPv6 opens from outside (the uplink filters IPv4).
+carries IPv4 only). From outside, the uplink's OUTSIDE_IN_V6 opens nothing in IPv6 either.
 """
 
 from __future__ import annotations
@@ -42,6 +42,7 @@ from boothnet.verify.flows import (
 )
 
 OUTSIDE_IN = "OUTSIDE_IN"
+OUTSIDE_IN_V6 = "OUTSIDE_IN_V6"
 # Every representative flow up to this many (sc-booth has 6,900); a show floor of hundreds of
 # VLANs has millions, so it gets a seeded sample of sources and destinations, said in the report.
 MAX_FLOWS = 20_000
@@ -141,7 +142,8 @@ class PolicyPaths:
 
     def _uplink_view(self) -> AclView | None:
         uplink = self.net.uplink
-        return None if uplink is None or self.family == 6 else self.views.get((uplink.device, OUTSIDE_IN))
+        name = OUTSIDE_IN if self.family == 4 else OUTSIDE_IN_V6
+        return None if uplink is None else self.views.get((uplink.device, name))
 
     def through_tunnel(self, flow: Probe) -> bool:
         return any(flow.src in a and flow.dst in b for a, b in self._tunnel)

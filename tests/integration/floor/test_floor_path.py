@@ -19,7 +19,7 @@ from boothnet.report.history import load_results
 from boothnet.run import Run
 from boothnet.validate.profile import FULL
 from boothnet.validate.stage import run_validate
-from tests.helpers import ROOT, quiet, running_lab
+from tests.helpers import ROOT, cpu_bound, quiet, running_lab
 
 pytestmark = [
     pytest.mark.lab,
@@ -99,5 +99,9 @@ def test_validate_hw_on_the_lab_passes_enters_no_lab_namespace_and_agrees_with_v
     floor_rates = {(t.path, t.tool): t.throughput for t in floor_results.throughput}
     lab_rates = {(t.path, t.tool): t.throughput for t in lab_results.throughput}
     assert floor_rates.keys() == lab_rates.keys() and floor_rates
+    # a row this machine's load slowed says so in either run (cpu_bound): not compared, honestly
+    slowed = {(t.path, t.tool) for results in (floor_results, lab_results) for t in results.throughput
+              if cpu_bound(t)}
     for key, rate in floor_rates.items():
-        assert abs(rate - lab_rates[key]) <= 0.1 * lab_rates[key], (key, rate, lab_rates[key])
+        if key not in slowed:
+            assert abs(rate - lab_rates[key]) <= 0.1 * lab_rates[key], (key, rate, lab_rates[key])

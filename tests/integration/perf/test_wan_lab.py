@@ -25,8 +25,15 @@ from boothnet.run import Run
 from boothnet.validate.access import lab_access
 from boothnet.validate.perf.calibrate import window_factor
 from boothnet.validate.perf.runner import netns_runner
-from boothnet.validate.perf.wan import UDP_BUFFER, judge_udp, probe_wan_links, run_iperf3, run_wan_sweep, wan_paths
-from boothnet.validate.plan import isolation_flows, path_mtu
+from boothnet.validate.perf.wan import (
+    UDP_BUFFER,
+    judge_udp,
+    path_rtt_probe,
+    probe_wan_links,
+    run_iperf3,
+    run_wan_sweep,
+)
+from boothnet.validate.plan import declared_wan_paths, isolation_flows
 from boothnet.validate.profile import FULL
 from boothnet.validate.run import wait_converged
 from boothnet.validate.stage import run_validate
@@ -49,15 +56,25 @@ def _edit(root: Path, rel: str, change) -> None:  # noqa: ANN001 - a small test 
     path.write_text("---\n" + yaml.safe_dump(data, sort_keys=False))
 
 
-def wan_intent(dst: Path, loss_pct: float = 0.0, delay_ms: float = 25) -> Path:
+def wan_intent(dst: Path, loss_pct: float = 0.0, delay_ms: float = 25, dual_stack: bool = False) -> Path:
     """lab-mini with r1 -- r2 as a 622 Mb/s, 50 ms RTT WAN hop, jumbo VLANs, and the tools'
     ports open from h1 (admins) to the lab VLAN; the WAN path h1 -> h4 declared. h4 is a plain
-    server, so no research subnet is derived: its LAN measurements are other modules' to prove."""
+    server, so no research subnet is derived: its LAN measurements are other modules' to prove.
+    ``dual_stack``: both VLANs, the hop and the hosts in IPv6 too (static addresses), so the WAN
+    path has its IPv6 twin."""
     inv = copy_inventory(ROOT / "inventories" / "lab-mini", dst, NETWORK, MGMT)
+    hosts = {"h1": "2001:db8:d:10::11", "h2": "2001:db8:d:10::12", "h3": "2001:db8:d:20::11",
+             "h4": "2001:db8:d:20::20"} if dual_stack else {}
+    _edit(inv, "hosts.yml", lambda d: [host.update(address6=hosts[name]) for name, host in
+                                       d["all"]["children"]["endpoints"]["hosts"].items() if name in hosts])
     _edit(inv, "hosts.yml", lambda d: d["all"]["children"]["endpoints"]["hosts"]["h4"].update(role="server"))
-    _edit(inv, "group_vars/all/links.yml", lambda d: d["links"][0].update(speed=622, delay_ms=delay_ms,
-                                                                         loss_pct=loss_pct))
+    _edit(inv, "group_vars/all/links.yml", lambda d: d["links"][0].update(
+        speed=622, delay_ms=delay_ms, loss_pct=loss_pct,
+        **({"addresses6": {"a": "2001:db8:d::1/64", "b": "2001:db8:d::2/64"}} if dual_stack else {})))
     _edit(inv, "group_vars/all/vlans.yml", lambda d: d["vlans"][0].update(mtu=9000))
+    if dual_stack:
+        _edit(inv, "group_vars/all/vlans.yml", lambda d: [vlan.update(ipv6={
+            "prefix": f"2001:db8:d:{vlan['id']}::/64", "hosts": "static"}) for vlan in d["vlans"]])
     _edit(inv, "host_vars/r1.yml", lambda d: [p.update(mtu=9000) for p in d["ports"]])
     _edit(inv, "group_vars/all/policy.yml", lambda d: d["policy"]["rules"].extend(
         {"name": f"wan-{proto}", "from": "group:admins", "to": "zone:research", "proto": proto, "ports": ports,
@@ -70,8 +87,8 @@ def wan_intent(dst: Path, loss_pct: float = 0.0, delay_ms: float = 25) -> Path:
 
 @pytest.fixture
 def wan_lab(tmp_path: Path):  # noqa: ANN201
-    def up(loss_pct: float = 0.0, delay_ms: float = 25) -> tuple[Path, Path]:
-        inv = wan_intent(tmp_path / "intent", loss_pct, delay_ms)
+    def up(loss_pct: float = 0.0, delay_ms: float = 25, dual_stack: bool = False) -> tuple[Path, Path]:
+        inv = wan_intent(tmp_path / "intent", loss_pct, delay_ms, dual_stack)
         build = tmp_path / "build"
         spec, result = plan_lab(inv, detect_vlan_mode(), build)
         assert result.ok, result.findings
@@ -134,35 +151,43 @@ def test_the_home_path_measures_its_rtt_and_puts_the_window_advice_to_the_test(w
     assert "default-window" not in wan or "window-limited by the sender&#x27;s autotuning" in page
 
 
-def test_udp_reports_the_configured_loss_within_its_statistical_error(wan_lab) -> None:
-    inv, build = wan_lab(loss_pct=1.0)
+def test_udp_reports_the_configured_loss_within_its_statistical_error_in_ipv6(wan_lab) -> None:
+    # the path's IPv6 twin (the home-path test measures IPv4): the same loss, IPv6's own RTT rows
+    inv, build = wan_lab(loss_pct=1.0, dual_stack=True)
     net = load_network(inv)
     assert wait_converged(net, lab_access(net), isolation_flows(net)).status == "PASS"
-    (path,) = wan_paths(net, lambda s, d: path_mtu(net, s, d))
-    assert path.loss_pct == 1.0
-    rate = path.expect().physical_bps / 2
+    path, path6 = declared_wan_paths(net, None)
+    assert (path.family, path6.family, path6.address, path6.loss_pct) == (4, 6, "2001:db8:d:20::20", 1.0)
+    rate = path6.expect().physical_bps / 2
     with measurement_turn():  # run_iperf3 itself, outside validate's turn; the lab came up outside it
-        udp = run_iperf3(netns_runner, (ns_name(NETWORK, "h1"), ns_name(NETWORK, "h4")), path, kind="udp",
+        udp = run_iperf3(netns_runner, (ns_name(NETWORK, "h1"), ns_name(NETWORK, "h4")), path6, kind="udp",
                          udp_rate_bps=rate, duration=5, omit=0, window=UDP_BUFFER)
-    judged = judge_udp(udp, path, rate)
-    assert judged.verdict == "PASS", judged.explanation
+        rtt = [path_rtt_probe(netns_runner, ns_name(NETWORK, "h1"), path6, payload)
+               for payload in (56, path6.largest_ping)]
+    judged = judge_udp(udp, path6, rate)
+    assert judged.verdict == "PASS" and judged.family == 6, judged.explanation
     assert 0.5 < judged.lost_pct < 2.0 and judged.packets > 10_000
+    # 50 ms in IPv6 too, with an 8952-byte DF ping (IPv6's header 20 bytes longer); 1 % of the
+    # pings may be lost: the fastest is the path's delay
+    assert [(r.payload, r.family, r.verdict) for r in rtt] == [(56, 6, "PASS"), (8952, 6, "PASS")], rtt
 
 
 def test_a_delay_line_twice_as_slow_as_declared_fails_the_rtt_probe_and_the_sweep(wan_lab, tmp_path: Path) -> None:
-    _, build = wan_lab(delay_ms=50)  # the lab's delay line: 100 ms round trip
-    declared = wan_intent(tmp_path / "declared")  # what the intent says: 50 ms
+    _, build = wan_lab(delay_ms=50, dual_stack=True)  # the lab's delay line: 100 ms round trip
+    declared = wan_intent(tmp_path / "declared", dual_stack=True)  # what the intent says: 50 ms
     _edit(declared, "group_vars/all/throughput.yml", lambda d: d["throughput"].update(tools=["iperf3"]))
     net = load_network(declared)
     assert wait_converged(net, lab_access(net), isolation_flows(net)).status == "PASS"
     ns = partial(ns_name, NETWORK)
-    (path,) = wan_paths(net, lambda s, d: path_mtu(net, s, d))
+    _, path6 = declared_wan_paths(net, None)  # the sweep in IPv6: the home-path test sweeps IPv4
     with measurement_turn():  # the probes and the sweep themselves, outside validate's turn
         links = probe_wan_links(net, netns_runner, ns, lambda _: None)
-        sweep = run_wan_sweep(netns_runner, path, ns, net, lambda _: None, window_factor(build, lambda _: None))
-    # even the fastest ping takes the line's 100 ms: no load explains that
-    assert links and all(r.verdict == "FAIL" and r.min_ms >= 100 for r in links), links
+        sweep = run_wan_sweep(netns_runner, path6, ns, net, lambda _: None, window_factor(build, lambda _: None))
+    # even the fastest ping takes the line's 100 ms in either family: no load explains that
+    assert sorted((r.family, r.payload) for r in links) == [(4, 56), (4, 8972), (6, 56), (6, 8952)], links
+    assert all(r.verdict == "FAIL" and r.min_ms >= 100 for r in links), links
     assert all(r.cause.startswith("fastest 1") for r in links), links
     # below the BDP a window carries half of what k x window/RTT says at the declared RTT
     window_limited = [p for p in sweep if p.limit == "window"]
     assert window_limited and all(p.verdict == "FAIL" for p in window_limited), [p.explanation for p in sweep]
+    assert {(p.path, p.family) for p in sweep} == {("home-path (IPv6)", 6)}

@@ -197,16 +197,23 @@ def test_watch_alarms_on_planted_faults_and_shows_traffic_in_its_page_and_promet
             sh("h2", "ip", "addr", "del", "10.0.10.11/24", "dev", "eth0")
             watch.wait_line(r"CLEAR endpoints: endpoint h1 ", 2)
 
-            # an iperf3 stream h3 -> h4 at 100 Mb/s crosses C05 from r2 to h4: the page and Prometheus see it
+            # an iperf3 stream h3 -> h4 paced at 100 Mb/s crosses C05 from r2 to h4: the page and
+            # Prometheus see it. It runs until both have shown a round inside it: a round slowed by a
+            # busy machine spans the stream's start or end, and its average is less
             server = subprocess.Popen(["ip", "netns", "exec", ns("h4"), "iperf3", "-s", "-1", "-p", "5301"],
                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             time.sleep(1)
             stream = subprocess.Popen(["ip", "netns", "exec", ns("h3"), "iperf3", "-c", "10.0.20.20", "-p", "5301",
-                                       "-b", "100M", "-t", str(4 * EVERY_S), "-J"], stdout=subprocess.PIPE, text=True)
+                                       "-b", "100M", "-t", str(10 * EVERY_S)], stdout=subprocess.DEVNULL)
             query = f'boothnet_cable_bits_per_second{{cable="C05",direction="a_to_b",network="{NETWORK}"}}'
-            seen_prom, seen_page = [], []
-            deadline = time.monotonic() + 4 * EVERY_S
-            while time.monotonic() < deadline and stream.poll() is None:
+            seen_prom: list[float] = []
+            seen_page: list[float] = []
+
+            def near(rates: list[float]) -> bool:
+                return any(abs(rate - 100e6) <= 0.1 * 100e6 for rate in rates)
+
+            deadline = time.monotonic() + 10 * EVERY_S
+            while time.monotonic() < deadline and stream.poll() is None and not (near(seen_prom) and near(seen_page)):
                 seen_prom += [float(r["value"][1]) for r in promql(prom, query)]
                 text = page_text(f"http://127.0.0.1:{port}/")
                 current = re.search(r"r2 eth2 -&gt; h4\s+[\d,.]+ Mb/s \([\d.]+%\)\s+[\d,.]+ Mb/s \([\d.]+%\)\s+"
@@ -216,12 +223,15 @@ def test_watch_alarms_on_planted_faults_and_shows_traffic_in_its_page_and_promet
                 if current:
                     seen_page.append(float(current.group(1).replace(",", "")) * 1e6)
                 time.sleep(EVERY_S / 2)
-            out, _ = stream.communicate(timeout=60)
-            server.wait(timeout=30)
-            sent = json.loads(out)["end"]["sum_sent"]["bits_per_second"]
-            assert 90e6 < sent < 110e6, sent
-            assert any(abs(v - sent) <= 0.1 * sent for v in seen_prom), (sent, seen_prom)
-            assert any(abs(v - sent) <= 0.1 * sent for v in seen_page), (sent, seen_page)
+            stream.terminate()
+            stream.wait(timeout=30)
+            try:
+                server.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                server.terminate()
+                server.wait(timeout=10)
+            assert near(seen_prom), seen_prom
+            assert near(seen_page), seen_page
 
             # SIGKILL in the middle of a round, then again: the series goes on, no round torn
             last = watch.rounds()[-1]

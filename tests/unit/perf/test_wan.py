@@ -27,7 +27,7 @@ from boothnet.validate.perf.wan import (
     rtt_probe,
     wan_paths,
 )
-from boothnet.validate.plan import path_mtu, throughput_tests
+from boothnet.validate.plan import declared_wan_paths, path_mtu, throughput_tests
 from tests.helpers import ROOT
 
 
@@ -52,6 +52,23 @@ def test_the_home_path_crosses_the_wan_link_at_the_clients_speed(sc_booth):
     assert bulk.name == "bulk-to-home" and bulk.links == ("hgw1:eth1 -- show1:eth3",)
     assert (bulk.rate_bps, bulk.mtu, bulk.rtt_ms) == (622e6, 9000, 50) and 3.8e6 < bulk.bdp < 3.9e6
     assert bulk.advised_window == 4 * 1024 * 1024
+
+
+def test_a_dual_stack_home_path_is_measured_again_in_ipv6_but_not_through_the_ipv4_tunnel():
+    net = load_network(ROOT / "inventories" / "sc-booth-ds")
+    paths = declared_wan_paths(net, 1400)
+    assert [(p.name, p.family, p.address) for p in paths] == [
+        ("client-to-home-through-vpn", 4, "10.200.1.10"), ("bulk-to-home", 4, "10.201.1.10"),
+        ("bulk-to-home (IPv6)", 6, "2001:db8:210::10")]
+    bulk, bulk6 = paths[1:]
+    assert bulk6.links == bulk.links and (bulk6.rtt_ms, bulk6.mtu) == (bulk.rtt_ms, bulk.mtu)
+    # IPv6's header is 20 bytes longer: less goodput, a smaller DF ping
+    assert bulk6.intent_physical_bps == pytest.approx(622e6 * (9000 - 72) / (9000 + 38))
+    assert bulk.intent_physical_bps == pytest.approx(622e6 * (9000 - 52) / (9000 + 38))
+    assert (bulk.largest_ping, bulk6.largest_ping) == (8972, 8952)
+    # without IPv6 on the show network's links the path has no IPv6 twin
+    plain = net.model_copy(update={"links": [link.model_copy(update={"addresses6": None}) for link in net.links]})
+    assert [p.name for p in declared_wan_paths(plain, 1400)] == ["client-to-home-through-vpn", "bulk-to-home"]
 
 
 def test_a_network_without_wan_links_has_no_wan_paths():

@@ -10,9 +10,10 @@ from boothnet.errors import IntentError
 from boothnet.intent.checks.base import CheckBase, overlaps
 from boothnet.intent.model import Endpoint, Vlan
 
-IPV6_NOT_YET = ("IPv6 is rendered (addresses, router advertisements, ACLs, OSPFv3) and validated in both "
-                "families (isolation, endpoints, MTU, OSPFv3 adjacencies), with IPv6 flows decided by the offline "
-                "evaluator where Batfish 0.36 traces none; IPv6 throughput, WAN probes and watch rounds are not "
+IPV6_NOT_YET = ("IPv6 is rendered (addresses, router advertisements, ACLs, OSPFv3, the uplink's filter) and "
+                "validated in both families (isolation, endpoints, MTU, OSPFv3 adjacencies, throughput, WAN paths), "
+                "with IPv6 flows decided by the offline evaluator where Batfish 0.36 traces none; a SLAAC host "
+                "without a mac in the intent is probed in IPv4 only, and IPv6 source guard on bound ports is not "
                 "yet in this release")
 SLAAC_PREFIX_LEN = 64  # RFC 4862: a 64-bit interface identifier
 P2P_PREFIX_LENS = (64, 126, 127)  # RFC 6164 allows /127 on a point-to-point link

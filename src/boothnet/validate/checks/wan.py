@@ -8,15 +8,15 @@ from boothnet.validate.checks._measured import MeasuredCheck, mbps, why_cell
 from boothnet.validate.checks.base import Context
 from boothnet.validate.perf.calibrate import lab_ceiling, window_factor
 from boothnet.validate.perf.schema import ThroughputResult
-from boothnet.validate.perf.wan import WanPath, capped, run_wan_path, wan_paths
-from boothnet.validate.plan import crosses_vpn, path_mtu
+from boothnet.validate.perf.wan import WanPath, capped, run_wan_path
+from boothnet.validate.plan import crosses_vpn, declared_wan_paths
 
 
 def declared_paths(ctx: Context) -> list[WanPath]:
     """The intent's paths that cross a WAN link; in the lab each capped at what its own delay line
     and userspace tunnel carry here."""
     net = ctx.net
-    paths = wan_paths(net, lambda src, dst: path_mtu(net, src, dst, ctx.tunnel_mtu))
+    paths = declared_wan_paths(net, ctx.tunnel_mtu)
     if ctx.access.on_floor:
         return paths
     ceiling = lab_ceiling(ctx.run.build_root, ctx.progress)

@@ -10,8 +10,8 @@ from functools import partial
 from boothnet.deploy.batch import in_parallel
 from boothnet.validate.checks.base import Context, LiveCheck, Moved, Suspect
 from boothnet.validate.perf.schema import RttRow
-from boothnet.validate.perf.wan import link_rtt_probe, path_rtt_probe, probe_wan_links, wan_links, wan_paths
-from boothnet.validate.plan import path_mtu
+from boothnet.validate.perf.wan import link_families, link_rtt_probe, path_rtt_probe, probe_wan_links, wan_links
+from boothnet.validate.plan import declared_wan_paths
 from boothnet.validate.results import Failure
 
 RTT_FLOOR_MS = 1.0  # a row moved between runs by more than its spread, and at least this
@@ -37,8 +37,8 @@ class WanRtt(LiveCheck):
             return self._round(ctx)
         access, net = ctx.access, ctx.net
         rows = probe_wan_links(net, access.runner, access.node, ctx.progress, access.has_shell)
-        for path in wan_paths(net, lambda src, dst: path_mtu(net, src, dst, ctx.tunnel_mtu)):
-            for payload in (56, path.mtu - 28):
+        for path in declared_wan_paths(net, ctx.tunnel_mtu):
+            for payload in (56, path.largest_ping):
                 row = path_rtt_probe(access.runner, access.node(path.source.name), path, payload)
                 ctx.progress(f"[wan] {path.name}: RTT {payload} B {row.avg_ms or 0:.1f} ms "
                              f"(declared {row.declared_ms:g}) {row.verdict}")
@@ -51,11 +51,11 @@ class WanRtt(LiveCheck):
         access, net = ctx.access, ctx.net
         runner, node = access.runner, access.node
         probes: list[Callable[[], RttRow]] = [
-            partial(link_rtt_probe, runner, node(router), link, 56, ROUND_PINGS)
-            for link in wan_links(net) if access.has_shell(router := link.a.split(":", 1)[0])]
+            partial(link_rtt_probe, runner, node(router), link, 56, ROUND_PINGS, family)
+            for link in wan_links(net) if access.has_shell(router := link.a.split(":", 1)[0])
+            for family in link_families(link)]
         probes += [partial(path_rtt_probe, runner, node(path.source.name), path, 56, f"path {path.name}", ROUND_PINGS)
-                   for path in wan_paths(net, lambda src, dst: path_mtu(net, src, dst, None))
-                   if not access.why_not(path.source.name, "ping")]
+                   for path in declared_wan_paths(net, None) if not access.why_not(path.source.name, "ping")]
         return in_parallel(probes, lambda probe: probe())
 
     def subject(self, row: RttRow) -> str:

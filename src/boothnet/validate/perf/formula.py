@@ -132,10 +132,11 @@ class TcpExpectation:
 
 
 def expected_tcp_goodput(rate_bps: float, mtu: int, rtt_ms: float | None = None,
-                         window_bytes: int | None = None, loss_pct: float | None = None) -> TcpExpectation:
+                         window_bytes: int | None = None, loss_pct: float | None = None,
+                         family: int = 4) -> TcpExpectation:
     """The smallest of the physical limit (rate at the path MTU), window/RTT for the window the
     stream used, and, when the path loses packets, the Mathis bound MSS/RTT x 1.22/sqrt(p)."""
-    physical = expected_goodput(rate_bps, mtu)
+    physical = expected_goodput(rate_bps, mtu, family)
     bounds: dict[Limit, float] = {"physical": physical}
     window = loss = None
     if rtt_ms is not None and rtt_ms <= 0:
@@ -145,7 +146,7 @@ def expected_tcp_goodput(rate_bps: float, mtu: int, rtt_ms: float | None = None,
     if rtt_ms and loss_pct:
         if not 0 < loss_pct < 100:
             raise ValueError(f"loss must be in (0, 100) %, got {loss_pct}")
-        mss_bits = (mtu - TCP_IP_HEADERS) * 8
+        mss_bits = (mtu - TCP_IP_HEADERS - (IPV6_EXTRA_HEADER if family == 6 else 0)) * 8
         loss = bounds["loss"] = mss_bits / (rtt_ms / 1000) * MATHIS_C / math.sqrt(loss_pct / 100)
     limit = min(bounds, key=lambda name: bounds[name])
     return TcpExpectation(bounds[limit], limit, physical, window, loss)

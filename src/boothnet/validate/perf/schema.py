@@ -126,7 +126,7 @@ class RttRow(BaseModel):
     path: str
     source: str
     destination: str
-    payload: int  # ICMP payload bytes: 56, or the path MTU - 28
+    payload: int  # ICMP payload bytes: 56, or the path MTU - 28 (IPv6: - 48)
     declared_ms: float  # 2 x the WAN links' delay_ms
     tolerance_ms: float
     min_ms: float | None = None
@@ -135,6 +135,7 @@ class RttRow(BaseModel):
     loss_pct: float | None = None  # of the probes sent
     verdict: Status  # PASS or FAIL
     cause: str | None = None
+    family: int = 4  # the IP version probed
 
 
 CPU_BOUND_PCT = 90.0  # a sender or receiver busier than this was limited by its CPU, not by the network

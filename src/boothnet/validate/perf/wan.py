@@ -21,6 +21,7 @@ import re
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
+from ipaddress import IPv6Address
 
 from boothnet.intent.model import Endpoint, Link, Network
 from boothnet.progress import Progress
@@ -56,11 +57,29 @@ class WanPath:
     mtu: int
     ceiling_bps: float | None = None  # in the lab: the goodput its emulation carries here (capped())
     ceiling_kind: str = ""  # "delay line", "tunnel and delay line"
+    address6: IPv6Address | None = None  # set on the path's IPv6 twin (in_ipv6): its destination's
+
+    @property
+    def family(self) -> int:
+        return 6 if self.address6 else 4
+
+    @property
+    def address(self) -> str:
+        """The destination's address in the path's family."""
+        return str(self.address6 or self.destination.address)
+
+    @property
+    def largest_ping(self) -> int:
+        """The largest DF ping payload the path MTU carries: IPv6's header is 20 bytes longer."""
+        return self.mtu - (48 if self.address6 else 28)
+
+    def in_ipv6(self, address6: IPv6Address) -> WanPath:
+        return replace(self, name=f"{self.name} (IPv6)", address6=address6)
 
     @property
     def intent_physical_bps(self) -> float:
         """The goodput the intent's rate allows at the path MTU, whatever the lab carries."""
-        return expected_goodput(self.rate_bps, self.mtu)
+        return expected_goodput(self.rate_bps, self.mtu, self.family)
 
     @property
     def lab_rate_bps(self) -> float:
@@ -88,7 +107,8 @@ class WanPath:
         return max(RTT_TOLERANCE_MS, 0.1 * self.rtt_ms) + 2 * self.jitter_ms
 
     def expect(self, window_bytes: int | None = None) -> TcpExpectation:
-        return expected_tcp_goodput(self.lab_rate_bps, self.mtu, self.rtt_ms, window_bytes, self.loss_pct or None)
+        return expected_tcp_goodput(self.lab_rate_bps, self.mtu, self.rtt_ms, window_bytes, self.loss_pct or None,
+                                    self.family)
 
     @property
     def advised_window(self) -> int:
@@ -189,17 +209,26 @@ def wan_links(net: Network) -> list[Link]:
     return [link for link in net.links if link.wan and link.addresses is not None]
 
 
-def link_rtt_probe(runner: Runner, ns: str, link: Link, payload: int, count: int = 10) -> RttRow:
-    """``link``'s round trip from its first end: 2 x delay_ms within RTT_TOLERANCE_MS and twice the jitter."""
-    assert link.addresses is not None
-    return rtt_probe(runner, ns, f"link {link.key}", link.a, link.b, str(link.addresses.b.ip), payload,
-                     2 * link.delay_ms, RTT_TOLERANCE_MS + 2 * link.jitter_ms, count)
+def link_rtt_probe(runner: Runner, ns: str, link: Link, payload: int, count: int = 10, family: int = 4) -> RttRow:
+    """``link``'s round trip from its first end, in ``family``: 2 x delay_ms within RTT_TOLERANCE_MS
+    and twice the jitter."""
+    addresses = link.addresses if family == 4 else link.addresses6
+    assert addresses is not None
+    row = rtt_probe(runner, ns, f"link {link.key}{' (IPv6)' if family == 6 else ''}", link.a, link.b,
+                    str(addresses.b.ip), payload, 2 * link.delay_ms, RTT_TOLERANCE_MS + 2 * link.jitter_ms, count)
+    return row.model_copy(update={"family": family})
+
+
+def link_families(link: Link) -> list[int]:
+    """The IP versions ``link``'s ends have addresses in."""
+    return [family for family, addresses in ((4, link.addresses), (6, link.addresses6)) if addresses]
 
 
 def path_rtt_probe(runner: Runner, ns: str, path: WanPath, payload: int, what: str = "", count: int = 10) -> RttRow:
     """``path``'s round trip from its source host (``what``: the row's name, default the path's)."""
-    return rtt_probe(runner, ns, what or path.name, path.source.name, path.destination.name,
-                     str(path.destination.address), payload, path.rtt_ms, path.rtt_tolerance_ms, count)
+    row = rtt_probe(runner, ns, what or path.name, path.source.name, path.destination.name,
+                    path.address, payload, path.rtt_ms, path.rtt_tolerance_ms, count)
+    return row.model_copy(update={"family": path.family})
 
 
 def probe_wan_links(net: Network, runner: Runner, ns: Callable[[str], str],
@@ -215,10 +244,11 @@ def probe_wan_links(net: Network, runner: Runner, ns: Callable[[str], str],
             progress(f"[wan] link {link.key}: not probed ({router} answers NAPALM only)")
             continue
         mtu = link.mtu or net.port_index[link.a].mtu or net.mtu_policy.default
-        for payload in (56, mtu - 28):
-            rows.append(link_rtt_probe(runner, ns(router), link, payload))
-            progress(f"[wan] {rows[-1].path}: RTT {payload} B {rows[-1].avg_ms or 0:.1f} ms "
-                     f"(declared {rows[-1].declared_ms:g}) {rows[-1].verdict}")
+        for family in link_families(link):
+            for payload in (56, mtu - (48 if family == 6 else 28)):
+                rows.append(link_rtt_probe(runner, ns(router), link, payload, family=family))
+                progress(f"[wan] {rows[-1].path}: RTT {payload} B {rows[-1].avg_ms or 0:.1f} ms "
+                         f"(declared {rows[-1].declared_ms:g}) {rows[-1].verdict}")
     return rows
 
 
@@ -415,11 +445,11 @@ def run_iperf3(runner: Runner, ends: tuple[str, str], path: WanPath, *, kind: st
     up, client run, server down; ``reverse``: the destination sends (-R)."""
     client_ns, server_ns = ends
     result = run_throughput(runner, ToolRequest(
-        "iperf3", server_ns, client_ns, str(path.destination.address),
+        "iperf3", server_ns, client_ns, path.address,
         PortBlock(f"{path.name}/{kind}", path.destination.name, TOOL_PORTS["iperf3"], 1), streams=streams,
         duration=duration, omit=omit, window=window, udp_rate_bps=udp_rate_bps, reverse=reverse, path=path.name,
         source=path.source.name, destination_label=path.destination.name))
-    return result.model_copy(update={"kind": kind})
+    return result.model_copy(update={"kind": kind, "family": path.family})
 
 
 def run_nuttcp(runner: Runner, ends: tuple[str, str], path: WanPath, *, kind: str, duration: int,
@@ -429,11 +459,11 @@ def run_nuttcp(runner: Runner, ends: tuple[str, str], path: WanPath, *, kind: st
     client_ns, server_ns = ends
     port = TOOL_PORTS["nuttcp"]
     result = run_throughput(runner, ToolRequest(
-        "nuttcp", server_ns, client_ns, str(path.destination.address),
+        "nuttcp", server_ns, client_ns, path.address,
         PortBlock(f"{path.name}/{kind}", path.destination.name, port, 2), duration=duration, omit=omit,
         window=window, server_window=window, path=path.name, source=path.source.name,
         destination_label=path.destination.name))
-    return result.model_copy(update={"kind": kind})
+    return result.model_copy(update={"kind": kind, "family": path.family})
 
 
 def run_wan_path(
