@@ -30,7 +30,7 @@ def _ping(rtts: list[float], sent: int = 50) -> str:
 
 
 def test_sc_booth_probes_every_production_vlan_and_loads_the_research_aggregates() -> None:
-    probes = [(host.name, what) for host, _, what in production_probes(BOOTH)]
+    probes = [(probe.host.name, probe.what) for probe in production_probes(BOOTH)]
     # five production VLANs with hosts (show-uplink has routers only), each to its gateway, and the
     # production mesh between them
     assert probes[:5] == [("booth1", "core1 (gateway)"), ("client1", "core1 (gateway)"), ("noc1", "core1 (gateway)"),
@@ -44,9 +44,19 @@ def test_sc_booth_probes_every_production_vlan_and_loads_the_research_aggregates
     assert all(BOOTH.vlan_by_name()[h.vlan].zone == "research" for t in load for h in t.hosts)
 
 
+def test_a_dual_stack_booth_probes_production_in_ipv6_too() -> None:
+    booth = load_network("inventories/sc-booth-ds")
+    six = [(p.host.name, p.address, p.what) for p in production_probes(booth) if p.family == 6]
+    # every production host's gateway in IPv6 (SLAAC hosts hold an address the intent need not know);
+    # between hosts only where both addresses are known: the one first host with a MAC, client1
+    assert six == [(host, f"2001:db8:{vlan}::1", "core1 (gateway) (IPv6)") for host, vlan in (
+        ("booth1", 10), ("client1", 30), ("noc1", 50), ("theater1", 20), ("wmon1", 40))]
+    assert len([p for p in production_probes(booth) if p.family == 4]) == len(production_probes(BOOTH))
+
+
 def test_lab_mini_loads_its_research_path_and_probes_users() -> None:
     mini = load_network("inventories/lab-mini")
-    assert [(h.name, what) for h, _, what in production_probes(mini)] == [("h1", "r1 (gateway)")]
+    assert [(probe.host.name, probe.what) for probe in production_probes(mini)] == [("h1", "r1 (gateway)")]
     assert production_transfers(mini) == []  # one production VLAN: no transfer between two
     assert [t.name for t in research_load(mini)] == ["lab: h3 -> h4"]
 

@@ -3,7 +3,8 @@ check. The production VLANs' probes run on the idle network, then again while th
 traffic the plan knows (its research-only aggregates and paths) runs at full rate:
 
 - pings from the first host of each production VLAN to its gateway and to the first host of
-  each other production VLAN the policy lets it ping (RTT and loss);
+  each other production VLAN the policy lets it ping (RTT and loss), in IPv6 too on a dual-stack
+  network;
 - a small TCP transfer (iperf3 paced at TRANSFER_BPS) into each of those hosts from the next
   production VLAN's: what a user's file copy or video call needs, not the link's limit (the
   lab's limit under load is its CPU's).
@@ -19,9 +20,10 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import TypeVar
+from ipaddress import IPv6Network
+from typing import NamedTuple, TypeVar
 
-from boothnet.derive.policy import compiler_of, policy_decision
+from boothnet.derive.policy import compiler6_of, compiler_of, policy_decision
 from boothnet.intent import Network
 from boothnet.intent.model import Endpoint
 from boothnet.locks import measurement_turn
@@ -68,15 +70,39 @@ def production_hosts(net: Network) -> list[Endpoint]:
     return [host for vlan, host in first_hosts(net).items() if vlans[vlan].zone == "production"]
 
 
-def production_probes(net: Network) -> list[tuple[Endpoint, str, str]]:
-    """(host, address, what): each production host to its gateway, and to each other production
-    host the policy lets it ping."""
+class ProductionProbe(NamedTuple):
+    host: Endpoint
+    address: str
+    what: str  # the destination column: a host, or "<device> (gateway)"; " (IPv6)" in IPv6
+    family: int = 4
+
+
+def production_probes(net: Network) -> list[ProductionProbe]:
+    """Each production host to its gateway, and to each other production host the policy lets it
+    ping; on a dual-stack network again in IPv6: to its gateway wherever its VLAN has IPv6 (a SLAAC
+    host holds an address whether or not the intent knows it), to another host where both
+    addresses are known and the policy lets it ping in IPv6."""
     compiler, vlans, hosts = compiler_of(net), net.vlan_by_name(), production_hosts(net)
-    probes = [(host, str(net.gateway_address(vlans[host.vlan])), f"{vlans[host.vlan].gateway} (gateway)")
+    probes = [ProductionProbe(host, str(net.gateway_address(vlans[host.vlan])), f"{vlans[host.vlan].gateway} (gateway)")
               for host in hosts]
-    probes += [(src, str(dst.address), dst.name) for src in hosts for dst in hosts
+    probes += [ProductionProbe(src, str(dst.address), dst.name) for src in hosts for dst in hosts
                if src.vlan != dst.vlan and policy_decision(compiler, vlans[src.vlan], host_prefix(src),
                                                            host_prefix(dst), "icmp", None)[0] == "permit"]
+    if not net.dual_stack:
+        return probes
+    compiler6 = compiler6_of(net)
+    probes += [ProductionProbe(host, str(gateway6), f"{vlans[host.vlan].gateway} (gateway) (IPv6)", 6)
+               for host in hosts if (gateway6 := net.gateway_address6(vlans[host.vlan])) is not None]
+
+    def pings6(src: Endpoint, dst: Endpoint) -> bool:
+        src6, dst6 = net.endpoint_address6(src), net.endpoint_address6(dst)
+        if src6 is None or dst6 is None:
+            return False
+        one, other = IPv6Network(f"{src6}/128"), IPv6Network(f"{dst6}/128")
+        return policy_decision(compiler6, vlans[src.vlan], one, other, "icmp", None)[0] == "permit"  # type: ignore[arg-type]  # one family per compiler
+
+    probes += [ProductionProbe(src, str(net.endpoint_address6(dst)), f"{dst.name} (IPv6)", 6)
+               for src in hosts for dst in hosts if src.vlan != dst.vlan and pings6(src, dst)]
     return probes
 
 
@@ -108,7 +134,7 @@ def production_under_load(net: Network, access: Access, progress: Progress) -> l
 
 
 def _production_under_load(net: Network, access: Access, progress: Progress) -> list[ProductionRow]:
-    probes = [p for p in production_probes(net) if not access.why_not(p[0].name, "ping")]
+    probes = [p for p in production_probes(net) if not access.why_not(p.host.name, "ping")]
     transfers = [t for t in production_transfers(net) if not access.why_not(t[0].name, "iperf3")
                  and not access.why_not(t[1].name, "iperf3")]
     load = research_load(net)
@@ -120,7 +146,7 @@ def _production_under_load(net: Network, access: Access, progress: Progress) -> 
         """The pings at once, then the transfers at once (a transfer would queue a ping); each
         with the time it ended."""
         with ThreadPoolExecutor(max_workers=max(len(probes), len(transfers), 1)) as pool:
-            pings = list(pool.map(lambda p: _ended(_pings(access, p[0], p[1])), probes))
+            pings = list(pool.map(lambda p: _ended(_pings(access, p.host, p.address)), probes))
             return pings, list(pool.map(lambda t: _ended(_transfer(net, access, allocator, *t)), transfers))
 
     started = time.monotonic()
@@ -131,8 +157,8 @@ def _production_under_load(net: Network, access: Access, progress: Progress) -> 
     progress(f"[production] {len(probes)} ping probe(s) and {len(transfers)} transfer(s) idle; "
              f"loading research with {sum(len(t.flows) for t in load)} flow(s) of {len(load)} test(s)")
     (loaded_pings, loaded_sent), load_ended, busy = _under(net, access, allocator, load, probe_all, load_s)
-    rows = [_outlasted(_judge_ping(host, what, before, after), at, load_ended, load_s)
-            for (host, _, what), (before, _), (after, at) in zip(probes, idle_pings, loaded_pings, strict=True)]
+    rows = [_outlasted(_judge_ping(probe.host, probe.what, before, after, probe.family), at, load_ended, load_s)
+            for probe, (before, _), (after, at) in zip(probes, idle_pings, loaded_pings, strict=True)]
     if not access.on_floor:
         rows = [_slowed_by_this_machine(row, busy) for row in rows]
     rows += [_outlasted(_judge_transfer(src, dst, before, after), at, load_ended, load_s)
@@ -211,10 +237,10 @@ def _slowed_by_this_machine(row: ProductionRow, busy: float) -> ProductionRow:
                                   "causes": ["cpu_bound"]})
 
 
-def _judge_ping(host: Endpoint, what: str, idle: PingResult, loaded: PingResult) -> ProductionRow:
+def _judge_ping(host: Endpoint, what: str, idle: PingResult, loaded: PingResult, family: int = 4) -> ProductionRow:
     row = ProductionRow(probe="ping", source=host.name, destination=what, sent=loaded.transmitted,
                         lost=loaded.transmitted - loaded.received, idle=idle.rtt_avg_ms, loaded=loaded.rtt_avg_ms,
-                        verdict=Status.ERROR, cause="")
+                        verdict=Status.ERROR, cause="", family=family)
     if idle.rtt_avg_ms is None:
         return row.model_copy(update={"cause": f"no reply on the idle network: {idle.cause}"})
     if not loaded.transmitted:  # ping's own count missing: it never ran to its end

@@ -96,6 +96,7 @@ class ProductionRow(_Model):
     verdict: Status
     cause: str
     causes: list[str] = []  # structured: "cpu_bound" where this machine's load, not the network, decided it
+    family: int = 4  # the IP version probed
 
 
 class EndpointRow(_Model):

@@ -108,6 +108,8 @@ def test_both_families_pass_on_the_configs_as_rendered(rendered: Run) -> None:
     assert {r.engine for r in six} == {"offline evaluator"} and all(r.batfish == r.observed for r in six)
     assert {(r.device, r.family) for r in OSPF.rows(results)} == {("es1", 4), ("es1", 6), ("cs1", 4), ("cs1", 6)}
     assert [r.path for r in results.mtu if "IPv6" in r.path] == ["routed h3 (lab) -> h1 (users) (IPv6)"]
+    # production's pings under research load in IPv6 too (h1 to its gateway; h1 is users' only host)
+    assert [(r.source, r.destination) for r in results.production if r.family == 6] == [("h1", "es1 (gateway) (IPv6)")]
     stage = next(s for s in results.stages if s.name == "isolation (Batfish)")
     assert "IPv6 flows decided by the offline evaluator (Batfish 0.36 traces no IPv6)" in (stage.note or "")
 

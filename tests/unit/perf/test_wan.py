@@ -165,6 +165,33 @@ def test_the_sweep_follows_window_over_rtt_with_the_kernels_factor_then_reaches_
     assert [p.verdict for p in slow] == ["FAIL", "FAIL", "FAIL", "PASS", "PASS"]
 
 
+def test_a_sweep_point_slowed_while_the_cores_were_saturated_is_the_labs_ceiling_in_the_lab_only(monkeypatch):
+    # a suite run beside a busy loop: a point below the BDP came in under the band, the machine saturated
+    from types import SimpleNamespace
+
+    import boothnet.validate.perf.wan as wan
+
+    path = _path()
+    rates = {2**20: 150.0, 2**22: 615.5}  # -w 1 MiB: 150 of k x window/RTT = 227 Mb/s (66 %, below 75 %)
+    monkeypatch.setattr(wan, "run_iperf3", lambda _runner, _ends, _path, *, kind, window, duration, omit:
+                        _run(rates[window], kind, window, 2 * window))
+    cpu = iter(())  # each sweep's: 99 % busy during its first point, 41 % during its second
+    monkeypatch.setattr(wan, "machine_cpu", lambda: next(cpu))
+    net = SimpleNamespace(throughput=SimpleNamespace(tools=["iperf3"], pass_ratio=0.9, wan=SimpleNamespace(
+        sweep=[0.25, 1], duration_s=2, omit_s=1)))
+
+    def sweep(lab: bool) -> list[ThroughputResult]:
+        nonlocal cpu
+        cpu = iter([(0, 0), (10, 1000), (10, 1000), (600, 2000)])
+        return wan.run_wan_sweep(None, path, str, net, lambda _: None, lambda _tool, _mtu: 1.3, lab=lab)
+
+    slowed, fast = sweep(lab=True)
+    assert (slowed.verdict, slowed.causes, fast.verdict) == ("ERROR", ["cpu_bound"], "PASS")
+    assert slowed.explanation.startswith("CPU-bound: this machine's cores were 99% busy while it ran")
+    # on a floor no such cap: the point fails as the network's
+    assert [p.verdict for p in sweep(lab=False)] == ["FAIL", "PASS"]
+
+
 @pytest.mark.parametrize("declared,lost,verdict", [(1.0, 0.942, "PASS"), (1.0, 1.6, "PASS"), (1.0, 2.0, "FAIL"),
                                                    (0.0, 0.05, "PASS"), (0.0, 0.8, "FAIL"),
                                                    # the in-flight allowance widens only the upper side

@@ -28,7 +28,8 @@ class WanSweep(Wan):
     def measure(self, ctx: Context) -> list[ThroughputResult]:
         factor = window_factor(ctx.run.build_root, ctx.progress)
         return [point for path in declared_paths(ctx)
-                for point in run_wan_sweep(ctx.access.runner, path, ctx.access.node, ctx.net, ctx.progress, factor)]
+                for point in run_wan_sweep(ctx.access.runner, path, ctx.access.node, ctx.net, ctx.progress, factor,
+                                           lab=not ctx.access.on_floor)]
 
     def plot(self, results: ValidationResults, folder: Path) -> Path | None:
         return window_sweep_plot(self.rows(results), {r.path: r.declared_ms for r in results.rtt},

@@ -552,20 +552,25 @@ def tcp_under_udp_load(runner: Runner, client: str, server: str, path: WanPath, 
 
 def run_wan_sweep(
     runner: Runner, path: WanPath, ns: Callable[[str], str], net: Network, progress: Progress,
-    window_factor: Callable[[str, int], float],
+    window_factor: Callable[[str, int], float], *, lab: bool = False,
 ) -> list[ThroughputResult]:
-    """Each tool at each window of the sweep, judged together per tool (judge_sweep)."""
+    """Each tool at each window of the sweep, judged together per tool (judge_sweep). ``lab``: a
+    point slowed while this machine's cores were saturated is the lab's ceiling, no verdict
+    (lab_cpu_bound), as the path's other streams are."""
     settings = net.throughput.wan
     run = {"iperf3": run_iperf3, "nuttcp": run_nuttcp}
     points = []
     for tool in net.throughput.tools:
-        measured = []
+        measured, busy = [], {}
         for factor in settings.sweep:
             window = max(4096, int(path.advised_window * factor))
+            before = machine_cpu()
             measured.append(run[tool](runner, (ns(path.source.name), ns(path.destination.name)), path, kind="sweep",
                                       window=window, duration=settings.duration_s, omit=settings.omit_s))
+            busy[window] = busy_share(before, machine_cpu())
             progress(f"[wan sweep] {path.name} {tool} -w {window}: {measured[-1].throughput / 1e6:.1f} Mb/s")
-        points += noted(path, judge_sweep(measured, path, net.throughput.pass_ratio, window_factor(tool, path.mtu)))
+        judged = judge_sweep(measured, path, net.throughput.pass_ratio, window_factor(tool, path.mtu))
+        points += noted(path, [lab_cpu_bound(p, busy[p.window or 0]) if lab else p for p in judged])
     for point in points:
         progress(f"[wan sweep] {path.name}: {point.verdict}: {point.explanation}")
     return points
