@@ -64,6 +64,15 @@ def test_a_change_within_the_rows_own_noise_is_not_listed(tmp_path: Path) -> Non
     assert cmp.moved == [] and cmp.unchanged
 
 
+def test_two_steady_runs_a_few_percent_apart_are_no_change_but_a_larger_move_is_listed(tmp_path: Path) -> None:
+    # CI's two clean runs: 987.9 then 953.4 Mb/s, each steady within its seconds
+    before = kept(tmp_path, results([988, 988, 988]), {})
+    assert compare(before, results([953, 953, 953]), configs_now(tmp_path, {})).moved == []
+    (moved,) = compare(before, results([920, 920, 920]), configs_now(tmp_path, {})).moved
+    assert moved.line.startswith("lab: h3 -> h4 (path, iperf3, 1 stream): 988.0 -> 920.0 Mb/s, -68.0 Mb/s (-7%), "
+                                 "beyond its noise of 49.5 Mb/s")
+
+
 def test_newly_passing_checks_and_changed_configs_are_listed(tmp_path: Path) -> None:
     before = kept(tmp_path, results([990], leak=True), {"r1/frr.conf": "hostname r1\nrouter ospf\n"})
     now = configs_now(tmp_path, {"r1/frr.conf": "hostname r1\nrouter ospf\n ospf router-id 1.1.1.1\n"})

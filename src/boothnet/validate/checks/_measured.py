@@ -13,7 +13,10 @@ from boothnet.validate.perf.schema import ThroughputResult
 from boothnet.validate.results import ValidationResults
 
 NOISE_SIGMAS = 3  # a throughput row moved when the change exceeds 3 combined interval deviations
-NOISE_FLOOR = 0.02  # ... and 2 % of its limit: one-second intervals can be very steady in the lab
+# ... and 5 % of its limit: a test's few one-second intervals (2-3 in the lab) can be steady
+# while two clean runs differ more (CI: 987.9 then 953.4 Mb/s, -3.5 %, both passing, against a
+# spread of 23 Mb/s); a fault worth reporting moves a row far more (the planted 600 Mb/s: -40 %)
+NOISE_FLOOR = 0.05
 
 
 def throughput_subject(r: ThroughputResult) -> str:
