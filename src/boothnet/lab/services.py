@@ -119,8 +119,12 @@ def apply_interfaces(ns: str, batch: Path, node: str) -> None:
 
 
 def enable_forwarding(ns: str, node: str) -> None:
+    # keep_addr_on_down: Linux flushes a port's IPv6 addresses when it goes down, where a switch or
+    # router keeps its configured ones; the VPN test's outside-link cut left hgw1 without its
+    # IPv6 address (and its WAN path unreachable in IPv6) until a redeploy
     run(
-        in_ns(ns, "sysctl", "-qw", "net.ipv4.ip_forward=1", "net.ipv6.conf.all.forwarding=1"),
+        in_ns(ns, "sysctl", "-qw", "net.ipv4.ip_forward=1", "net.ipv6.conf.all.forwarding=1",
+              "net.ipv6.conf.all.keep_addr_on_down=1"),
         f"sysctl on {node}",
     )
 

@@ -176,3 +176,19 @@ def test_an_ospfv3_adjacency_down_while_ospf_is_up_is_named_at_both_ends(validat
         ("es1", 6, "es1 eth3: no OSPFv3 adjacency with cs1 (10.4.255.2): no such neighbour")]
     assert all(r.verdict == "PASS" for r in OSPF.rows(results) if r.family == 4)
     assert all(r.verdict == "PASS" for r in results.isolation if r.family == 4)
+
+
+def test_a_routed_port_cut_and_restored_keeps_its_ipv6_address(rendered: Run) -> None:
+    # last: it flaps the module lab's routed link. Linux flushes a port's IPv6 addresses when it
+    # goes down; the demo's outside-link cut left hgw1 without its IPv6 address, its WAN path
+    # unreachable in IPv6 ("Network is unreachable") and drift naming the address
+    def global6() -> str:
+        return subprocess.run(["ip", "-n", f"{RUNTIME}-cs1", "-6", "-o", "addr", "show", "dev", "eth3", "scope",
+                               "global"], capture_output=True, text=True, check=True).stdout
+
+    before = global6()
+    assert "2001:db8:" in before
+    for state in ("down", "up"):
+        subprocess.run(["ip", "-n", f"{RUNTIME}-cs1", "link", "set", "eth3", state], check=True)
+    assert global6() == before
+
