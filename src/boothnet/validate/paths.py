@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from ipaddress import IPv4Address, IPv4Network, IPv6Address, IPv6Network, ip_interface
+from ipaddress import IPv4Address, IPv4Network, IPv6Address, ip_interface
 from typing import Literal
 
-from boothnet.derive.policy import compiler6_of, compiler_of, policy_decision
+from boothnet.derive.policy import compiler_of, policy_decision
 from boothnet.intent import Network
 from boothnet.intent.model import Endpoint
 from boothnet.lab import HOST_IFNAME
@@ -28,7 +28,7 @@ from boothnet.validate.perf.probes import (
     ping,
 )
 from boothnet.validate.perf.runner import Runner
-from boothnet.validate.plan import crosses_vpn, host_prefix, path_mtu
+from boothnet.validate.plan import action6, crosses_vpn, host_prefix, path_mtu
 from boothnet.validate.results import MtuRow
 
 WORKERS = 8
@@ -127,17 +127,10 @@ class RoutedPath:
 def in_ipv6(net: Network, paths: list[RoutedPath]) -> list[RoutedPath]:
     """Each path again in IPv6 where both hosts have a known IPv6 address and the intent lets the
     source ping the destination in IPv6 too."""
-    compiler6 = compiler6_of(net) if net.dual_stack else None
-    vlans = net.vlan_by_name()
-    twins = []
-    for path in paths:
-        src6, dst6 = net.endpoint_address6(path.src), net.endpoint_address6(path.dst)
-        if compiler6 is None or src6 is None or dst6 is None:
-            continue
-        if policy_decision(compiler6, vlans[path.src.vlan], IPv6Network(src6), IPv6Network(dst6),  # type: ignore[arg-type]  # one family per compiler
-                           "icmp")[0] == "permit":
-            twins.append(RoutedPath(path.src, path.dst, path.mtu, f"{path.name} (IPv6)", 6, dst6))
-    return twins
+    if not net.dual_stack:
+        return []
+    return [RoutedPath(path.src, path.dst, path.mtu, f"{path.name} (IPv6)", 6, net.endpoint_address6(path.dst))
+            for path in paths if action6(net, path.src, path.dst, "icmp") == "permit"]
 
 
 def declared_paths(net: Network) -> list[RoutedPath]:

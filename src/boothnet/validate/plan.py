@@ -345,14 +345,22 @@ def reaches_in_ipv6(net: Network, client: Endpoint, server: Endpoint) -> bool:
     """Whether both hosts have a known IPv6 address, every routed link between them carries IPv6,
     and the intent lets the client open the measuring tools' port on the server in IPv6 (the VPN's
     tunnel carries IPv4 only)."""
-    src6, dst6 = net.endpoint_address6(client), net.endpoint_address6(server)
-    if src6 is None or dst6 is None or crosses_vpn(net, client, server):
+    if crosses_vpn(net, client, server):
         return False
     if any(link.mode == "routed" and link.addresses6 is None for link in net.route(client, server)):
         return False
-    return client.vlan == server.vlan or policy_decision(
-        compiler6_of(net), net.vlan_by_name()[client.vlan], IPv6Network(src6), IPv6Network(dst6), "tcp",  # type: ignore[arg-type]  # one family per compiler
-        TOOL_PORTS["iperf3"])[0] == "permit"
+    action = action6(net, client, server, "tcp", TOOL_PORTS["iperf3"])
+    return action is not None and (client.vlan == server.vlan or action == "permit")
+
+
+def action6(net: Network, src: Endpoint, dst: Endpoint, proto: str, port: int | None = None) -> str | None:
+    """What the intent does with ``src`` -> ``dst`` in IPv6 ("permit", "deny"); None where either
+    host's IPv6 address is not known."""
+    src6, dst6 = net.endpoint_address6(src), net.endpoint_address6(dst)
+    if src6 is None or dst6 is None:
+        return None
+    return policy_decision(compiler6_of(net), net.vlan_by_name()[src.vlan], IPv6Network(src6), IPv6Network(dst6),  # type: ignore[arg-type]  # one family per compiler
+                           proto, port)[0]
 
 
 def declared_wan_paths(net: Network, tunnel_mtu: int | None) -> list[WanPath]:

@@ -20,10 +20,9 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from ipaddress import IPv6Network
 from typing import NamedTuple, TypeVar
 
-from boothnet.derive.policy import compiler6_of, compiler_of, policy_decision
+from boothnet.derive.policy import compiler_of, policy_decision
 from boothnet.intent import Network
 from boothnet.intent.model import Endpoint
 from boothnet.locks import measurement_turn
@@ -35,7 +34,7 @@ from boothnet.validate.perf.ports import PortAllocator
 from boothnet.validate.perf.probes import PingResult, parse_ping, ping_argv
 from boothnet.validate.perf.run import ToolRequest, run_throughput
 from boothnet.validate.perf.schema import CPU_SATURATED, ThroughputResult, busy_share, machine_cpu
-from boothnet.validate.plan import ThroughputTest, host_prefix, throughput_tests
+from boothnet.validate.plan import ThroughputTest, action6, host_prefix, throughput_tests
 from boothnet.validate.results import ProductionRow
 from boothnet.validate.run import flow_blocks
 
@@ -90,19 +89,10 @@ def production_probes(net: Network) -> list[ProductionProbe]:
                                                            host_prefix(dst), "icmp", None)[0] == "permit"]
     if not net.dual_stack:
         return probes
-    compiler6 = compiler6_of(net)
     probes += [ProductionProbe(host, str(gateway6), f"{vlans[host.vlan].gateway} (gateway) (IPv6)", 6)
                for host in hosts if (gateway6 := net.gateway_address6(vlans[host.vlan])) is not None]
-
-    def pings6(src: Endpoint, dst: Endpoint) -> bool:
-        src6, dst6 = net.endpoint_address6(src), net.endpoint_address6(dst)
-        if src6 is None or dst6 is None:
-            return False
-        one, other = IPv6Network(f"{src6}/128"), IPv6Network(f"{dst6}/128")
-        return policy_decision(compiler6, vlans[src.vlan], one, other, "icmp", None)[0] == "permit"  # type: ignore[arg-type]  # one family per compiler
-
     probes += [ProductionProbe(src, str(net.endpoint_address6(dst)), f"{dst.name} (IPv6)", 6)
-               for src in hosts for dst in hosts if src.vlan != dst.vlan and pings6(src, dst)]
+               for src in hosts for dst in hosts if src.vlan != dst.vlan and action6(net, src, dst, "icmp") == "permit"]
     return probes
 
 

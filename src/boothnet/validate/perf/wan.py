@@ -35,6 +35,7 @@ from boothnet.validate.perf.formula import (
     window_advice,
 )
 from boothnet.validate.perf.ports import TOOL_PORTS, PortBlock
+from boothnet.validate.perf.probes import IPV4_ICMP_HEADERS, IPV6_ICMP_HEADERS
 from boothnet.validate.perf.run import ToolRequest, run_throughput
 from boothnet.validate.perf.runner import Runner
 from boothnet.validate.perf.schema import RttRow, ThroughputResult, busy_share, lab_cpu_bound, machine_cpu
@@ -71,7 +72,7 @@ class WanPath:
     @property
     def largest_ping(self) -> int:
         """The largest DF ping payload the path MTU carries: IPv6's header is 20 bytes longer."""
-        return self.mtu - (48 if self.address6 else 28)
+        return self.mtu - (IPV6_ICMP_HEADERS if self.address6 else IPV4_ICMP_HEADERS)
 
     def in_ipv6(self, address6: IPv6Address) -> WanPath:
         return replace(self, name=f"{self.name} (IPv6)", address6=address6)
@@ -245,7 +246,7 @@ def probe_wan_links(net: Network, runner: Runner, ns: Callable[[str], str],
             continue
         mtu = link.mtu or net.port_index[link.a].mtu or net.mtu_policy.default
         for family in link_families(link):
-            for payload in (56, mtu - (48 if family == 6 else 28)):
+            for payload in (56, mtu - (IPV6_ICMP_HEADERS if family == 6 else IPV4_ICMP_HEADERS)):
                 rows.append(link_rtt_probe(runner, ns(router), link, payload, family=family))
                 progress(f"[wan] {rows[-1].path}: RTT {payload} B {rows[-1].avg_ms or 0:.1f} ms "
                          f"(declared {rows[-1].declared_ms:g}) {rows[-1].verdict}")
