@@ -387,28 +387,39 @@ def _judge_across(net: Network, access: Access, test: ThroughputTest, result: Th
     link = test.across
     if link is None or result.verdict != Status.FAIL or not result.succeeded or not result.expected:
         return result
-    label = cable_label(net, link)
-    if result.throughput > result.expected:
+    label, expected = cable_label(net, link), result.expected
+    if result.throughput > expected:
         if link.mode == "trunk" and access.trunk_per_vlan():
             return result.model_copy(update={"verdict": Status.PASS, "explanation": (
                 f"faster than {label} allows ({result.throughput / 1e6:.1f} Mb/s): this lab wires each VLAN of a "
                 "trunk on its own, so the trunk's shared capacity is proven only on the floor")})
         return result
+    lab_limit = CEILING_SHARE * (forwards or 0)
+    asks_more = not access.on_floor and forwards is not None and expected > lab_limit
+    dropped = None
+    if asks_more and "lossy" in result.causes:
+        # a router forwarding in software drops what it cannot carry, as a congested queue does:
+        # asked more than it forwards, its retransmits tell nothing of the cable
+        dropped = (f"its {result.retransmits} retransmits are frames this lab's software forwarding could not "
+                   "carry, not a cable's")
+        result = result.model_copy(update={"causes": [c for c in result.causes if c != "lossy"],
+                                           "explanation": None})
     if result.explanation:  # retransmits, or CPU-bound: said already
         return result
     speed = net.link_speed(link)
-    said = (f"{result.throughput / 1e6:.1f} Mb/s across {label}, {result.throughput / result.expected:.0%} of the "
-            f"{result.expected / 1e6:.1f} Mb/s it should carry")
+    said = (f"{result.throughput / 1e6:.1f} Mb/s across {label}, {result.throughput / expected:.0%} of the "
+            f"{expected / 1e6:.1f} Mb/s it should carry")
     cable = f"the link runs below its {speed} Mb/s (a slower optic or DAC, a speed or duplex mismatch, a shaper)"
     if access.on_floor:
         return result.model_copy(update={"explanation": f"{said}: {cable}"})
-    ceiling, lab_limit = None, CEILING_SHARE * (forwards or 0)
-    if forwards is not None and result.expected > lab_limit:
+    ceiling = None
+    if asks_more and forwards is not None:
         ceiling = (f"judged against what this lab's stand-in routers forward here, {lab_limit / 1e6:.0f} Mb/s "
                    f"({forwards / 1e6:.0f} Mb/s for {len(test.flows)} flows through one scratch router, alone): "
-                   f"the intent's {result.expected / 1e6:.0f} Mb/s can only be proven on the floor")
+                   f"the intent's {expected / 1e6:.0f} Mb/s can only be proven on the floor")
         if result.throughput >= net.throughput.pass_ratio * lab_limit:
-            return result.model_copy(update={"verdict": Status.PASS, "explanation": ceiling})
+            return result.model_copy(update={"verdict": Status.PASS,
+                                             "explanation": "; ".join(filter(None, [ceiling, dropped]))})
     shapers = lab_shapers(net, access, link)
     slow = [f"{end} at {rate / 1e6:.0f} Mb/s" for end, rate in shapers.items()
             if rate is not None and rate < SHAPED_AT_SPEED * speed * 1e6]
@@ -418,7 +429,7 @@ def _judge_across(net: Network, access: Access, test: ThroughputTest, result: Th
     lab = (f"{said}, yet the lab shapes {label} at its {speed} Mb/s on every end: not the cable but this lab's "
            "software forwarding on this machine's cores (no verdict; on the floor there is no such cap)")
     return result.model_copy(update={"verdict": Status.ERROR, "causes": [*result.causes, "lab_ceiling"],
-                                     "explanation": "; ".join(filter(None, [lab, ceiling]))})
+                                     "explanation": "; ".join(filter(None, [lab, ceiling, dropped]))})
 
 
 def loss_families(tests: list[ThroughputTest]) -> list[ThroughputTest]:

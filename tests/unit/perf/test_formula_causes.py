@@ -88,3 +88,25 @@ def test_a_slow_lab_aggregate_names_its_cable_only_where_the_labs_shaper_runs_it
         "judged against what this lab's stand-in routers forward here, 600 Mb/s (1200 Mb/s for")
     starved = _judge_across(net, _shaped_at(984395), test, judge(_row(0.3e9, 0), 0.94e9), 1.2e9)
     assert starved.verdict == "ERROR" and "can only be proven on the floor" in starved.explanation
+
+
+def test_retransmits_of_a_lab_aggregate_asking_more_than_the_lab_forwards_are_the_labs_not_a_cable(
+        inventory_copy, monkeypatch):
+    """CI (ci71): a 100 Gb/s aggregate through software forwarding retransmitted, and the row said
+    "frames are lost ... a bad cable or a dropping port": the lab drops what it cannot forward."""
+    from boothnet.validate.run import _judge_across
+
+    monkeypatch.setattr("boothnet.validate.counters.detect_vlan_mode", lambda: "segment")
+    net, test = _backbone(inventory_copy)
+    lossy = judge(_row(0.3e9, 5000), 0.94e9, path_mtu=9000)
+    assert lossy.verdict == "FAIL" and lossy.causes == ["lossy"] and "bad cable" in lossy.explanation
+    starved = _judge_across(net, _shaped_at(984395), test, lossy, 1.2e9)
+    assert starved.verdict == "ERROR" and starved.causes == ["lab_ceiling"], starved.explanation
+    assert "bad cable" not in starved.explanation and "runs below" not in starved.explanation
+    assert starved.explanation.endswith("its 5000 retransmits are frames this lab's software forwarding could not "
+                                        "carry, not a cable's")
+    carried = _judge_across(net, _shaped_at(984395), test, judge(_row(0.7e9, 5000), 0.94e9, path_mtu=9000), 1.2e9)
+    assert carried.verdict == "PASS" and carried.causes == [] and "not a cable's" in carried.explanation
+    # within what the lab forwards, or on a floor, lost frames stay the network's
+    assert _judge_across(net, _shaped_at(984395), test, lossy, 10e9) == lossy
+    assert _judge_across(net, replace(_shaped_at(984395), kind="floor"), test, lossy, 1.2e9) == lossy
