@@ -182,3 +182,29 @@ def swap_host_cables(build: Path, network: str, first: str, second: str) -> None
         shape(f"{network}-{host}", "eth0", speed)
         restart_lldpd(f"{network}-{host}", host)
     time.sleep(TTL_S + 1)
+
+
+def edit_yaml(root: Path, rel: str, change: Callable[[Any], object]) -> None:
+    """Apply ``change`` to the YAML file ``rel`` of the inventory at ``root``."""
+    import yaml
+
+    path = root / rel
+    data = yaml.safe_load(path.read_text())
+    change(data)
+    path.write_text("---\n" + yaml.safe_dump(data, sort_keys=False))
+
+
+LAB_MINI_IPV6 = {"h1": "2001:db8:d:10::11", "h2": "2001:db8:d:10::12", "h3": "2001:db8:d:20::11",
+                 "h4": "2001:db8:d:20::20"}
+
+
+def lab_mini_in_both_families(inventory: Path) -> None:
+    """A copy of lab-mini made dual-stack: each VLAN a /64 of static hosts (LAB_MINI_IPV6), the
+    routed link r1 -- r2 addressed in IPv6 too."""
+    edit_yaml(inventory, "hosts.yml", lambda d: [
+        host.update(address6=LAB_MINI_IPV6[name]) for name, host in d["all"]["children"]["endpoints"]["hosts"].items()])
+    edit_yaml(inventory, "group_vars/all/vlans.yml", lambda d: [vlan.update(ipv6={
+        "prefix": f"2001:db8:d:{vlan['id']}::/64", "hosts": "static"}) for vlan in d["vlans"]])
+    edit_yaml(inventory, "group_vars/all/links.yml", lambda d: d["links"][0].update(
+        addresses6={"a": "2001:db8:d::1/64", "b": "2001:db8:d::2/64"}))
+

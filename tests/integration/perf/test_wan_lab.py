@@ -12,7 +12,6 @@ from functools import partial
 from pathlib import Path
 
 import pytest
-import yaml
 
 from boothnet.intent import load_network
 from boothnet.lab.names import ns_name
@@ -37,7 +36,7 @@ from boothnet.validate.plan import declared_wan_paths, isolation_flows
 from boothnet.validate.profile import FULL
 from boothnet.validate.run import wait_converged
 from boothnet.validate.stage import run_validate
-from tests.helpers import ROOT, cpu_bound
+from tests.helpers import ROOT, cpu_bound, edit_yaml, lab_mini_in_both_families
 
 pytestmark = [
     pytest.mark.lab,
@@ -49,13 +48,6 @@ NETWORK = "lab-wan"
 MGMT = "198.18.13.0/24"  # used by no other lab, test or benchmark
 
 
-def _edit(root: Path, rel: str, change) -> None:  # noqa: ANN001 - a small test helper
-    path = root / rel
-    data = yaml.safe_load(path.read_text())
-    change(data)
-    path.write_text("---\n" + yaml.safe_dump(data, sort_keys=False))
-
-
 def wan_intent(dst: Path, loss_pct: float = 0.0, delay_ms: float = 25, dual_stack: bool = False) -> Path:
     """lab-mini with r1 -- r2 as a 622 Mb/s, 50 ms RTT WAN hop, jumbo VLANs, and the tools'
     ports open from h1 (admins) to the lab VLAN; the WAN path h1 -> h4 declared. h4 is a plain
@@ -63,23 +55,17 @@ def wan_intent(dst: Path, loss_pct: float = 0.0, delay_ms: float = 25, dual_stac
     ``dual_stack``: both VLANs, the hop and the hosts in IPv6 too (static addresses), so the WAN
     path has its IPv6 twin."""
     inv = copy_inventory(ROOT / "inventories" / "lab-mini", dst, NETWORK, MGMT)
-    hosts = {"h1": "2001:db8:d:10::11", "h2": "2001:db8:d:10::12", "h3": "2001:db8:d:20::11",
-             "h4": "2001:db8:d:20::20"} if dual_stack else {}
-    _edit(inv, "hosts.yml", lambda d: [host.update(address6=hosts[name]) for name, host in
-                                       d["all"]["children"]["endpoints"]["hosts"].items() if name in hosts])
-    _edit(inv, "hosts.yml", lambda d: d["all"]["children"]["endpoints"]["hosts"]["h4"].update(role="server"))
-    _edit(inv, "group_vars/all/links.yml", lambda d: d["links"][0].update(
-        speed=622, delay_ms=delay_ms, loss_pct=loss_pct,
-        **({"addresses6": {"a": "2001:db8:d::1/64", "b": "2001:db8:d::2/64"}} if dual_stack else {})))
-    _edit(inv, "group_vars/all/vlans.yml", lambda d: d["vlans"][0].update(mtu=9000))
     if dual_stack:
-        _edit(inv, "group_vars/all/vlans.yml", lambda d: [vlan.update(ipv6={
-            "prefix": f"2001:db8:d:{vlan['id']}::/64", "hosts": "static"}) for vlan in d["vlans"]])
-    _edit(inv, "host_vars/r1.yml", lambda d: [p.update(mtu=9000) for p in d["ports"]])
-    _edit(inv, "group_vars/all/policy.yml", lambda d: d["policy"]["rules"].extend(
+        lab_mini_in_both_families(inv)
+    edit_yaml(inv, "hosts.yml", lambda d: d["all"]["children"]["endpoints"]["hosts"]["h4"].update(role="server"))
+    edit_yaml(inv, "group_vars/all/links.yml", lambda d: d["links"][0].update(
+        speed=622, delay_ms=delay_ms, loss_pct=loss_pct))
+    edit_yaml(inv, "group_vars/all/vlans.yml", lambda d: d["vlans"][0].update(mtu=9000))
+    edit_yaml(inv, "host_vars/r1.yml", lambda d: [p.update(mtu=9000) for p in d["ports"]])
+    edit_yaml(inv, "group_vars/all/policy.yml", lambda d: d["policy"]["rules"].extend(
         {"name": f"wan-{proto}", "from": "group:admins", "to": "zone:research", "proto": proto, "ports": ports,
          "action": "permit"} for proto, ports in (("tcp", [5201, 5000, 5001]), ("udp", [5201]))))
-    _edit(inv, "group_vars/all/throughput.yml", lambda d: d["throughput"].update(
+    edit_yaml(inv, "group_vars/all/throughput.yml", lambda d: d["throughput"].update(
         tools=["iperf3", "nuttcp"], paths=[{"name": "home-path", "from": "h1", "to": "h4"}],
         wan={"duration_s": 2, "omit_s": 1, "sweep": [0.25, 1]}))  # 1 s leaves slow start behind
     return inv
@@ -175,7 +161,7 @@ def test_udp_reports_the_configured_loss_within_its_statistical_error_in_ipv6(wa
 def test_a_delay_line_twice_as_slow_as_declared_fails_the_rtt_probe_and_the_sweep(wan_lab, tmp_path: Path) -> None:
     _, build = wan_lab(delay_ms=50, dual_stack=True)  # the lab's delay line: 100 ms round trip
     declared = wan_intent(tmp_path / "declared", dual_stack=True)  # what the intent says: 50 ms
-    _edit(declared, "group_vars/all/throughput.yml", lambda d: d["throughput"].update(tools=["iperf3"]))
+    edit_yaml(declared, "group_vars/all/throughput.yml", lambda d: d["throughput"].update(tools=["iperf3"]))
     net = load_network(declared)
     assert wait_converged(net, lab_access(net), isolation_flows(net)).status == "PASS"
     ns = partial(ns_name, NETWORK)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+import zlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -25,6 +26,7 @@ from boothnet.validate.checks.ospf import CHECK as OSPF
 from boothnet.validate.profile import FULL
 from boothnet.validate.results import ValidationResults
 from boothnet.validate.stage import run_validate
+from boothnet.watch.round import ROTATION
 from tests.helpers import ROOT, running_lab
 from tests.integration.validate.planted import nft, nft_ruleset
 
@@ -135,9 +137,17 @@ def test_packet_too_big_dropped_on_one_router_black_holes_the_jumbo_ipv6_path_on
     nft(RUNTIME, "cs1", "insert", "rule", "inet", "boothnet", "forward", "icmpv6", "type", "packet-too-big", "drop")
     try:
         results = run_validate(rendered, PROFILE.edit(throughput=False))
+        # the show week's watch sees it too, in IPv6 alone, on the round whose share holds h3's paths
+        rounds = zlib.crc32(b"h3") % ROTATION or ROTATION
+        watch = subprocess.run([str(ROOT / ".venv/bin/boothnet"), "watch", "-i", str(rendered.inventory),
+                                "--build-dir", str(rendered.build_root), "--lab", "--rounds", str(rounds),
+                                "--every", "1", "--port", "0"], cwd=ROOT, capture_output=True, text=True, timeout=300)
     finally:
         nft(RUNTIME, "cs1", "delete", "rule", "inet", "boothnet", "forward", "handle", _handle(RUNTIME, "cs1"))
     assert nft_ruleset(RUNTIME, "cs1") == ruleset  # undone: the module's lab is as rendered again
+    mtu_alarms = [line for line in watch.stdout.splitlines() if " ALARM mtu: " in line]
+    assert mtu_alarms and all("routed h3 (lab) -> h1 (users) (IPv6)" in line for line in mtu_alarms), \
+        watch.stdout + watch.stderr
     failed = _not_passed(results)
     assert failed["isolation"] == failed["endpoints"] == failed["ospf"] == []
     assert [(r.path, r.verdict) for r in failed["mtu"]] == [("routed h3 (lab) -> h1 (users) (IPv6)", "FAIL")]

@@ -106,14 +106,18 @@ class OspfAdjacencies(LiveCheck):
         routers: Path | list[DriftTarget] = ctx.access.routers()
         targets = lab_targets(routers) if isinstance(routers, Path) else routers
         models = {t.device: model_or_empty(t.config_dir) for t in targets}
-        asked = [(t, getter, found) for t in targets for getter, found in (
+        asked = [(t, [(getter, found) for getter, found in (
             (GETTER, intended_neighbors(models[t.device])), (GETTER6, intended_neighbors6(models[t.device], models)))
-            if found]
+            if found]) for t in targets]
+
+        def read_device(target: DriftTarget, getters: list[tuple[str, Any]]) -> list[AdjacencyRow]:
+            # one device's getters one after another: a floor's NAPALM session is not shared between
+            # threads (OSPF and OSPFv3 read at once on r2 left its shell out of step: "sudo: not found")
+            return [row for getter, intended in getters
+                    for row in adjacency_rows(target.device, intended, _neighbours(ctx.access, target, getter), getter)]
 
         def read_all() -> list[AdjacencyRow]:
-            read: list[Any] = in_parallel(asked, lambda one: _neighbours(ctx.access, one[0], one[1]))
-            return [row for (target, getter, intended), found in zip(asked, read, strict=True)
-                    for row in adjacency_rows(target.device, intended, found, getter)]
+            return [row for rows in in_parallel(asked, lambda one: read_device(*one)) for row in rows]
 
         rows = poll(read_all, lambda rows: all(row.verdict != Status.FAIL for row in rows), ctx.settle_wait())
         ctx.progress(f"[ospf] {sum(r.verdict == Status.PASS for r in rows)} of {len(rows)} adjacencies up")
