@@ -260,6 +260,9 @@ class WanTests(Strict):
     udp_rate_pct: float = Field(default=50, gt=0, le=100)  # UDP test rate, % of the path's physical limit
     udp_load_pct: float = Field(default=25, gt=0, lt=100)  # UDP beside a TCP stream (the ORNL test)
     sweep: list[float] = Field(default=[0.25, 0.5, 1, 2], min_length=2)  # windows, x the advised one
+    # a sweep point shows one window's goodput, past slow start: shorter than the path's own tests
+    # (sc-booth-ds's 24 points at 4 s kept its demo over 10 minutes)
+    sweep_duration_s: int = Field(default=2, gt=0)
 
 
 class Throughput(Strict):

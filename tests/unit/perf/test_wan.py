@@ -178,7 +178,7 @@ def test_a_sweep_point_slowed_while_the_cores_were_saturated_is_the_labs_ceiling
     cpu = iter(())  # each sweep's: 99 % busy during its first point, 41 % during its second
     monkeypatch.setattr(wan, "machine_cpu", lambda: next(cpu))
     net = SimpleNamespace(throughput=SimpleNamespace(tools=["iperf3"], pass_ratio=0.9, wan=SimpleNamespace(
-        sweep=[0.25, 1], duration_s=2, omit_s=1)))
+        sweep=[0.25, 1], sweep_duration_s=2, omit_s=1)))
 
     def sweep(lab: bool) -> list[ThroughputResult]:
         nonlocal cpu

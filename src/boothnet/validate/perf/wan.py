@@ -567,7 +567,7 @@ def run_wan_sweep(
             window = max(4096, int(path.advised_window * factor))
             before = machine_cpu()
             measured.append(run[tool](runner, (ns(path.source.name), ns(path.destination.name)), path, kind="sweep",
-                                      window=window, duration=settings.duration_s, omit=settings.omit_s))
+                                      window=window, duration=settings.sweep_duration_s, omit=settings.omit_s))
             busy[window] = busy_share(before, machine_cpu())
             progress(f"[wan sweep] {path.name} {tool} -w {window}: {measured[-1].throughput / 1e6:.1f} Mb/s")
         judged = judge_sweep(measured, path, net.throughput.pass_ratio, window_factor(tool, path.mtu))
