@@ -65,6 +65,13 @@ def cpu_bound(row: object) -> bool:
     return getattr(row, "verdict", None) == "ERROR" and getattr(row, "causes", None) == ["cpu_bound"]
 
 
+def unjudged(row: object) -> bool:
+    """cpu_bound, or a production probe that outlasted its research load on a slow machine (ERROR,
+    cause outlasted): not measured under load, so neither a pass nor a planted fault's verdict."""
+    outlasted = getattr(row, "verdict", None) == "ERROR" and getattr(row, "causes", None) == ["outlasted"]
+    return cpu_bound(row) or outlasted
+
+
 def quiet(_message: str) -> None:
     """A progress sink for stages run in tests."""
 

@@ -90,6 +90,7 @@ def test_a_probe_that_outlasted_the_load_is_not_a_pass() -> None:
     assert _outlasted(passed, ended=10.0, load_ended=11.0, load_s=20).verdict == "PASS"
     late = _outlasted(passed, ended=12.0, load_ended=11.0, load_s=20)
     assert late.verdict == "ERROR" and late.cause.startswith("it outlasted the research load (20 s)")
+    assert late.causes == ["outlasted"]
     assert _outlasted(failed, ended=12.0, load_ended=11.0, load_s=20).verdict == "FAIL"
 
 

@@ -113,6 +113,13 @@ class Access:
     def on_floor(self) -> bool:
         return self.kind == "floor"
 
+    @property
+    def forwards_here(self) -> bool:
+        """Whether the network under test forwards on this machine's cores, beside the tools: the
+        lab, or the lab reached as a floor (validate-hw --lab); a measurement slowed while they were
+        saturated is then this machine's ceiling (lab_cpu_bound). Never a real floor."""
+        return not self.on_floor or (self.devices is not None and self.devices.stand_in_vlan_mode is not None)
+
     def trunk_per_vlan(self) -> bool:
         """Whether a trunk is one wire per VLAN (a lab on a kernel without 802.1Q), so that its
         VLANs do not share its speed."""

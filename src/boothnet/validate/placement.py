@@ -7,6 +7,7 @@ re-addressed, is named with what was seen."""
 
 from __future__ import annotations
 
+import re
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from ipaddress import ip_address
@@ -160,9 +161,35 @@ def _host_side(net: Network, access: Access, endpoint: Endpoint) -> _HostSide:
     return _HostSide(mac, problems)
 
 
+# NAPALM's base driver raises it for a getter its platform lacks (EOS reads no IPv6 neighbours)
+NO_SUCH_GETTER = "NotImplementedError"
+
+
+def _hex_digits(mac: str) -> str:
+    """A MAC's digits alone: IOS writes 0025.4500.b400, Linux 00:25:45:00:b4:00."""
+    return re.sub(r"[^0-9a-f]", "", mac.lower())
+
+
+def _placed_in_ipv6(net: Network, endpoint: Endpoint, mac: str, gateway: str, table: Any
+                    ) -> tuple[list[str], list[str]]:
+    """(problems, errors) of the host's IPv6 address in its gateway's neighbour table (NAPALM
+    get_ipv6_neighbors_table), as its IPv4 one in the ARP table."""
+    address6 = net.endpoint_address6(endpoint)
+    if address6 is None or table is None or (isinstance(table, str) and NO_SUCH_GETTER in table):
+        return [], []
+    if isinstance(table, str):
+        return [], [f"{gateway}'s IPv6 neighbours could not be read: {table}"]
+    found = [str(e["mac"]) for e in table if ip_address(str(e["ip"])) == address6 and e.get("mac", "-") != "-"]
+    if {_hex_digits(m) for m in found} == {_hex_digits(mac)}:
+        return [], []
+    return [f"{gateway} resolves {address6} to {', '.join(found) or 'nothing'} (neighbour discovery), not to its "
+            f"MAC {mac}"], []
+
+
 def _judge_floor(net: Network, endpoint: Endpoint, side: _HostSide, devices: FloorDevices,
-                 macs: dict[str, Any], arps: dict[str, Any]) -> EndpointRow:
-    """One endpoint from its own answers, its switch's MAC table and its gateway's ARP table."""
+                 macs: dict[str, Any], arps: dict[str, Any], neighbours6: dict[str, Any] | None = None) -> EndpointRow:
+    """One endpoint from its own answers, its switch's MAC table and its gateway's ARP table (and
+    IPv6 neighbour table: ``neighbours6``, where the gateway's driver reads one)."""
     vlan = net.vlan_by_name()[endpoint.vlan]
     device, _, port = endpoint.attach.partition(":")
     problems, errors, mac = list(side.problems), [side.error] if side.error else [], side.mac
@@ -189,6 +216,9 @@ def _judge_floor(net: Network, endpoint: Endpoint, side: _HostSide, devices: Flo
                             f"MAC {mac}")
         elif not resolved and not problems:
             problems.append(f"{vlan.gateway} does not resolve {endpoint.address} (no ARP entry after a ping)")
+    if mac and not problems:
+        problems6, errors6 = _placed_in_ipv6(net, endpoint, mac, vlan.gateway, (neighbours6 or {}).get(vlan.gateway))
+        problems, errors = problems + problems6, errors + errors6
     verdict = Status.FAIL if problems else Status.ERROR if errors else Status.PASS
     return EndpointRow(host=endpoint.name, vlan=vlan.name, address=f"{endpoint.address}/{vlan.subnet.prefixlen}",
                        attach=endpoint.attach, verdict=verdict, cause="; ".join(problems + errors) or None,
@@ -205,14 +235,19 @@ def floor_placement(net: Network, access: Access, devices: FloorDevices,
         side = _host_side(net, access, endpoint)
         gateway = vlans[endpoint.vlan].gateway
         if access.has_shell(gateway):  # it resolves the host now (an IOS or EOS ARP entry lives for hours)
-            ping(access.runner, access.node(gateway), str(endpoint.address), count=1, wait_s=1)
+            for address in (endpoint.address, net.endpoint_address6(endpoint)):
+                if address is not None:
+                    ping(access.runner, access.node(gateway), str(address), count=1, wait_s=1)
         return side
 
     with ThreadPoolExecutor(max_workers=WORKERS) as pool:
         sides = list(pool.map(ask, endpoints))
     macs = devices.read({e.attach.partition(":")[0] for e in endpoints}, "get_mac_address_table")
     arps = devices.read({vlans[e.vlan].gateway for e in endpoints}, "get_arp_table")
-    return [_judge_floor(net, e, side, devices, macs, arps) for e, side in zip(endpoints, sides, strict=True)]
+    neighbours6 = devices.read({vlans[e.vlan].gateway for e in endpoints if net.endpoint_address6(e)},
+                               "get_ipv6_neighbors_table")
+    return [_judge_floor(net, e, side, devices, macs, arps, neighbours6)
+            for e, side in zip(endpoints, sides, strict=True)]
 
 
 def with_duplicate(row: EndpointRow, cause: str | None) -> EndpointRow:

@@ -149,7 +149,7 @@ def _production_under_load(net: Network, access: Access, progress: Progress) -> 
     (loaded_pings, loaded_sent), load_ended, busy = _under(net, access, allocator, load, probe_all, load_s)
     rows = [_outlasted(_judge_ping(probe.host, probe.what, before, after, probe.family), at, load_ended, load_s)
             for probe, (before, _), (after, at) in zip(probes, idle_pings, loaded_pings, strict=True)]
-    if not access.on_floor:
+    if access.forwards_here:
         rows = [_slowed_by_this_machine(row, busy) for row in rows]
     rows += [_outlasted(_judge_transfer(src, dst, before, after), at, load_ended, load_s)
              for (src, dst), (before, _), (after, at) in zip(transfers, idle_sent, loaded_sent, strict=True)]
@@ -210,7 +210,7 @@ def _outlasted(row: ProductionRow, ended: float, load_ended: float, load_s: int)
     if ended <= load_ended or row.verdict != Status.PASS:
         return row
     return row.model_copy(update={"verdict": Status.ERROR, "cause": f"it outlasted the research load ({load_s} s), "
-                                  f"so it was not measured under load: {row.cause}"})
+                                  f"so it was not measured under load: {row.cause}", "causes": ["outlasted"]})
 
 
 def _slowed_by_this_machine(row: ProductionRow, busy: float) -> ProductionRow:

@@ -95,7 +95,9 @@ class ProductionRow(_Model):
     lost: int | None = None
     verdict: Status
     cause: str
-    causes: list[str] = []  # structured: "cpu_bound" where this machine's load, not the network, decided it
+    # structured: "cpu_bound" where this machine's load, not the network, decided it; "outlasted": the
+    # probe ended after the load did (a slow machine), not judged
+    causes: list[str] = []
     family: int = 4  # the IP version probed
 
 

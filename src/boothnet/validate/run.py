@@ -328,7 +328,7 @@ def _throughput_tests(
             result = judge(combine(measured, test.name), expected, net.throughput.pass_ratio,
                            path_mtu=min(path_mtu(net, c, s, tunnel_mtu) for c, s in test.flows),
                            cables=cables_of(test))
-            if access.kind == "lab":
+            if access.forwards_here:
                 result = lab_cpu_bound(result, busy_share(cpu_before, machine_cpu()))
             result = result.model_copy(update={"family": test.family})
             if test.across is not None:

@@ -19,7 +19,7 @@ from boothnet.deploy.batch import Session
 from boothnet.deploy.lldp import intent_ports
 from boothnet.intent.model import Network
 from boothnet.validate.access import FloorDevices
-from boothnet.validate.placement import _HostSide, _judge_floor
+from boothnet.validate.placement import _HostSide, _judge_floor, _placed_in_ipv6
 from tests.helpers import ROOT
 
 RECORDED = ROOT / "tests" / "unit" / "deploy" / "recorded" / "napalm"
@@ -143,3 +143,32 @@ def test_a_backbone_aggregate_reads_ios_and_eos_counters_through_napalm() -> Non
         assert {name: (p.rx_octets, p.rx_errors, p.tx_discards) for name, p in ports.items()} == {
             name: (c["rx_octets"], c["rx_errors"], c["tx_discards"]) for name, c in expected.items()}
         assert all(isinstance(p.up, bool) for p in ports.values())  # get_interfaces is_up, read from the same output
+
+
+def test_a_gateway_places_a_dual_stack_host_by_its_ipv6_neighbour_entry_where_its_driver_reads_one() -> None:
+    """IOS's ``show ipv6 neighbors`` (NAPALM's recording) through NAPALM's real parser: the host
+    holding 2001:1A1A:1A1A:198::1 is placed by the MAC its gateway resolved; EOS's NAPALM driver
+    reads no IPv6 neighbours, so there the host's own IPv6 address is all the floor checks."""
+    net = Network.model_validate({
+        "settings": {"name": "floor"},
+        "devices": {"sw1": {"name": "sw1", "role": "core_switch", "platform": "cisco_ios",
+                            "mgmt_address": "198.18.0.10", "ports": [{"name": "Gi3/3/0", "speed": 1000}]}},
+        "vlans": [{"id": 198, "name": "users", "zone": "production", "subnet": "172.29.50.0/24", "gateway": "sw1",
+                   "ipv6": {"prefix": "2001:1a1a:1a1a:198::/64", "hosts": "static"}}],
+        "endpoints": {"h1": {"name": "h1", "vlan": "users", "address": "172.29.50.10", "attach": "sw1:Gi3/3/0",
+                             "address6": "2001:1a1a:1a1a:198::1"}},
+    })
+    ios = IOSDriver("sw1.booth", "admin", "pw")
+    ios.device = RecordedCli("ipv6_normal")
+    host = net.endpoints["h1"]
+    table = FloorDevices(sessions={"sw1": Session(driver=ios)}, drift=[], port_names=intent_ports).read(
+        {"sw1"}, "get_ipv6_neighbors_table")["sw1"]
+    assert _placed_in_ipv6(net, host, "00:25:45:00:b4:00", "sw1", table) == ([], [])
+    assert _placed_in_ipv6(net, host, "00:18:b9:74:52:8f", "sw1", table) == ([
+        "sw1 resolves 2001:1a1a:1a1a:198::1 to 00:25:45:00:B4:00 (neighbour discovery), not to its MAC "
+        "00:18:b9:74:52:8f"], [])
+    eos = FloorDevices(sessions={"sw1": Session(driver=eos_both())}, drift=[], port_names=intent_ports).read(
+        {"sw1"}, "get_ipv6_neighbors_table")["sw1"]
+    assert isinstance(eos, str) and _placed_in_ipv6(net, host, "00:18:b9:74:52:8f", "sw1", eos) == ([], [])
+    unread = _placed_in_ipv6(net, host, "00:25:45:00:b4:00", "sw1", "get_ipv6_neighbors_table failed: ReadTimeout")
+    assert unread == ([], ["sw1's IPv6 neighbours could not be read: get_ipv6_neighbors_table failed: ReadTimeout"])

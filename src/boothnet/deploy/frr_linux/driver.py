@@ -187,6 +187,13 @@ class FrrLinuxDriver(Compare, RevertTimer, LinuxDriver):
         return [{"interface": str(e.get("dev", "")), "mac": napalm_mac(e["lladdr"]), "ip": str(e["dst"]), "age": -1.0}
                 for e in entries if e.get("lladdr") and "FAILED" not in e.get("state", [])]
 
+    def get_ipv6_neighbors_table(self) -> list[dict[str, Any]]:
+        """IPv6 neighbours with a link-layer address (``ip -6 -j neigh show``), as NAPALM gives them."""
+        entries = json.loads(self._must("ip -6 -j neigh show", "reading the IPv6 neighbours (ip -6 neigh)") or "[]")
+        return [{"interface": str(e.get("dev", "")), "mac": napalm_mac(e["lladdr"]), "ip": str(e["dst"]), "age": -1.0,
+                 "state": ",".join(e.get("state", []))}
+                for e in entries if e.get("lladdr") and "FAILED" not in e.get("state", [])]
+
     def get_interfaces(self) -> dict[str, dict[str, Any]]:
         """Each interface as NAPALM's drivers give it; is_up is the carrier (LOWER_UP): napalm-linux
         counts an admin-up port whose cable is out as up."""

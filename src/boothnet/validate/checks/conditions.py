@@ -32,7 +32,7 @@ def measured_conditions(access: Access, net: Network, load_before: tuple[float, 
     return Conditions(reached=access.kind, kernel=platform.release(), cpus=cpus,
                       load_before=[round(x, 2) for x in load_before], load_after=[round(x, 2) for x in load_after],
                       tools=_tool_versions(access, host) if host else {},
-                      busy=not access.on_floor and max(load_before[0], load_after[0]) > cpus)
+                      busy=access.forwards_here and max(load_before[0], load_after[0]) > cpus)
 
 
 class MeasuredOn(LiveCheck):

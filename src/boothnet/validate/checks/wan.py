@@ -39,7 +39,7 @@ class Wan(MeasuredCheck):
         factor = window_factor(ctx.run.build_root, ctx.progress)
         return [row for path in declared_paths(ctx)
                 for row in run_wan_path(ctx.access.runner, path, ctx.access.node, ctx.net, ctx.progress, factor,
-                                        lab=not ctx.access.on_floor)]
+                                        lab=ctx.access.forwards_here)]
 
     def cells(self, row: ThroughputResult) -> list[str]:
         return [row.status, row.path + (" (reverse)" if row.reverse else ""), row.kind,

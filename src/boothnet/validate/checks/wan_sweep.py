@@ -29,7 +29,7 @@ class WanSweep(Wan):
         factor = window_factor(ctx.run.build_root, ctx.progress)
         return [point for path in declared_paths(ctx)
                 for point in run_wan_sweep(ctx.access.runner, path, ctx.access.node, ctx.net, ctx.progress, factor,
-                                           lab=not ctx.access.on_floor)]
+                                           lab=ctx.access.forwards_here)]
 
     def plot(self, results: ValidationResults, folder: Path) -> Path | None:
         return window_sweep_plot(self.rows(results), {r.path: r.declared_ms for r in results.rtt},
