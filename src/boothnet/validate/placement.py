@@ -158,6 +158,8 @@ def _host_side(net: Network, access: Access, endpoint: Endpoint) -> _HostSide:
                         f"({vlan.gateway})")
     problems += ipv6_problems(net, endpoint, links, access)
     ping(access.runner, host, gateway, count=1, wait_s=1)  # the switch learns its MAC, the gateway its ARP entry
+    if (gateway6 := net.gateway_address6(vlan)) is not None and net.endpoint_address6(endpoint) is not None:
+        ping(access.runner, host, str(gateway6), count=1, wait_s=1)  # and its IPv6 neighbour entry
     return _HostSide(mac, problems)
 
 
