@@ -7,7 +7,6 @@ re-addressed, is named with what was seen."""
 
 from __future__ import annotations
 
-import re
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from ipaddress import ip_address
@@ -167,11 +166,6 @@ def _host_side(net: Network, access: Access, endpoint: Endpoint) -> _HostSide:
 NO_SUCH_GETTER = "NotImplementedError"
 
 
-def _hex_digits(mac: str) -> str:
-    """A MAC's digits alone: IOS writes 0025.4500.b400, Linux 00:25:45:00:b4:00."""
-    return re.sub(r"[^0-9a-f]", "", mac.lower())
-
-
 def _placed_in_ipv6(net: Network, endpoint: Endpoint, mac: str, gateway: str, table: Any
                     ) -> tuple[list[str], list[str]]:
     """(problems, errors) of the host's IPv6 address in its gateway's neighbour table (NAPALM
@@ -182,7 +176,7 @@ def _placed_in_ipv6(net: Network, endpoint: Endpoint, mac: str, gateway: str, ta
     if isinstance(table, str):
         return [], [f"{gateway}'s IPv6 neighbours could not be read: {table}"]
     found = [str(e["mac"]) for e in table if ip_address(str(e["ip"])) == address6 and e.get("mac", "-") != "-"]
-    if {_hex_digits(m) for m in found} == {_hex_digits(mac)}:
+    if {m.lower() for m in found} == {mac.lower()}:  # NAPALM's getters give MACs as Linux writes them
         return [], []
     return [f"{gateway} resolves {address6} to {', '.join(found) or 'nothing'} (neighbour discovery), not to its "
             f"MAC {mac}"], []

@@ -183,13 +183,16 @@ class FrrLinuxDriver(Compare, RevertTimer, LinuxDriver):
         """IPv4 neighbours with a link-layer address (``ip -4 -j neigh show``), as NAPALM gives them."""
         if vrf:
             raise NotImplementedError("frr_linux: VRFs are not used")
-        entries = json.loads(self._must("ip -4 -j neigh show", "reading the ARP table (ip neigh)") or "[]")
-        return [{"interface": str(e.get("dev", "")), "mac": napalm_mac(e["lladdr"]), "ip": str(e["dst"]), "age": -1.0}
-                for e in entries if e.get("lladdr") and "FAILED" not in e.get("state", [])]
+        return [{k: v for k, v in e.items() if k != "state"}
+                for e in self._neighbours(4, "reading the ARP table (ip neigh)")]
 
     def get_ipv6_neighbors_table(self) -> list[dict[str, Any]]:
         """IPv6 neighbours with a link-layer address (``ip -6 -j neigh show``), as NAPALM gives them."""
-        entries = json.loads(self._must("ip -6 -j neigh show", "reading the IPv6 neighbours (ip -6 neigh)") or "[]")
+        return self._neighbours(6, "reading the IPv6 neighbours (ip -6 neigh)")
+
+    def _neighbours(self, family: int, what: str) -> list[dict[str, Any]]:
+        """``ip -<family> -j neigh show``: the entries with a link-layer address, NAPALM's keys."""
+        entries = json.loads(self._must(f"ip -{family} -j neigh show", what) or "[]")
         return [{"interface": str(e.get("dev", "")), "mac": napalm_mac(e["lladdr"]), "ip": str(e["dst"]), "age": -1.0,
                  "state": ",".join(e.get("state", []))}
                 for e in entries if e.get("lladdr") and "FAILED" not in e.get("state", [])]
