@@ -32,8 +32,9 @@ pytestmark = [
 ]
 # lab-mini under a name and subnet no other lab, test or benchmark uses (the lab: ./conftest.py)
 NETWORK, MGMT = "pm-mini", "198.18.8.0/24"
+PLANTED_MBPS = 600  # the regression planted on h3 -> h4: a shaper at 60 % of its 1 Gb/s
 # a throughput fault caught through the floor path runs in `make soak`: `make test` catches each of
-# these on the lab, and test_floor_path proves the floor's measurements agree with the lab's
+# these on the lab, and test_floor_path proves the floor's measurements pass against the lab's limits
 LAB_HERE_FLOOR_SOAK = pytest.mark.parametrize("access", ["lab", pytest.param("floor", marks=pytest.mark.soak)],
                                               indirect=True)
 
@@ -95,7 +96,7 @@ def test_runs_compared_say_no_change_then_list_a_planted_throughput_regression_w
     ends = [(f"{NETWORK}-r2", "eth2"), (f"{NETWORK}-h4", "eth0")]
     shaped = tc_state(ends)
     for ns, dev in ends:
-        shape(ns, dev, 600)
+        shape(ns, dev, PLANTED_MBPS)
     try:
         regressed = publish(run, measured())
     finally:
@@ -106,8 +107,8 @@ def test_runs_compared_say_no_change_then_list_a_planted_throughput_regression_w
     # both ends shaped: each direction of each tool moved
     assert set(moved) == {f"lab: h3 -> h4 ({way}path, {tool}, 1 stream)" for way in ("", "reverse, ")
                           for tool in ("iperf3", "nuttcp")}
-    for m in moved.values():
-        assert m.after < 0.65 * m.before and "expected 990.0 Mb/s" in m.line, m.line
+    for m in moved.values():  # down to the planted shaper's rate, whatever the clean runs measured
+        assert m.after < PLANTED_MBPS < m.before and "expected 990.0 Mb/s" in m.line, m.line
     html = regressed.paths.html.read_text()
     assert "Since the last run" in html and "beyond its noise of" in html
     assert len(list((build / NETWORK / "runs").iterdir())) == 3
