@@ -159,7 +159,7 @@ def test_every_entry_point_is_told_what_of_ipv6_is_not_done_yet(inventory_copy):
         "router advertisements, ACLs, OSPFv3, the uplink's filter) and validated in both families (isolation, "
         "endpoints, MTU, OSPFv3 adjacencies, throughput, WAN paths), with IPv6 flows decided by the offline "
         "evaluator where Batfish 0.36 traces none; a SLAAC host without a mac in the intent is probed in IPv4 "
-        "only, and IPv6 source guard on bound ports is not yet in this release"]
+        "only"]
 
 
 def test_a_host_a_rule_names_needs_a_known_ipv6_address(inventory_copy):

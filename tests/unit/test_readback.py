@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from ipaddress import IPv4Address
+from ipaddress import IPv4Address, IPv6Address
 from pathlib import Path
 
 import pytest
@@ -106,6 +106,14 @@ PLANTED = [
      "core1: interface Vlan20 address6: the model says 2001:db8:20::1/64, the config reads None"),
     ("cisco_ios/interfaces.j2", " ipv6 nd prefix {{ i.address6.network }} 2592000 604800 no-autoconfig\n", "",
      "sc-booth-ds", "core1: interface Vlan110 ra: the model says static, the config reads slaac"),
+    # IPv6 source binding: the port ACL not bound, or bound and undefined (it then permits all)
+    ("arista_eos/interfaces.j2", "   ipv6 access-group {{ i.binding.acl6 }} in\n", "", "eos-core-ds",
+     "es1: interface Ethernet1 allowed_sources6: the model says (IPv6Address('2001:db8:4:10:0:aff:fe04:a0b'),), "
+     "the config reads None"),
+    ("cisco_ios/port_security.j2", "ipv6 access-list {{ acl.name }}\n", "ipv6 access-list {{ acl.name }}X\n",
+     "sc-booth-ds",
+     "core1: interface FastEthernet1/0/1 allowed_sources6: the model says "
+     "(IPv6Address('2001:db8:30::aff:fe0a:1e0b'),), the config reads None"),
     # OSPFv3: its timers (the IOS default is 10 s, the frr_linux peers run 1 s) and its coverage
     ("cisco_ios/interfaces.j2", " ipv6 ospf hello-interval {{ i.ospf6.hello }}\n", "", "sc-booth-ds",
      "core1: interface Vlan60 ospf6.hello: the model says 1, the config reads 10"),
@@ -292,6 +300,38 @@ def test_a_bound_port_reads_as_the_switch_enforces_it():
                       "arista_eos", "es1").interfaces["Ethernet1"]
     assert (eos.allowed_macs, eos.allowed_sources, eos.access_vlan) == (
         ("02:00:0a:04:0a:0b",), (IPv4Address("10.4.10.11"),), 10)
+
+
+def test_a_bound_ports_ipv6_acl_reads_as_the_sources_it_admits():
+    port = ("interface Ethernet1\n   switchport access vlan 10\n   switchport port-security\n"
+            "   ipv6 access-group BOUND6_ETHERNET1 in\n!\n")
+    acls = {
+        "bound": "   permit ipv6 host 2001:db8:4:10::11 any\n   permit ipv6 fe80::/10 any\n"
+                 "   permit icmpv6 host :: any\n",
+        # read up to its first deny; a line admitting any source is no binding at all
+        "denied first": "   deny ipv6 host 2001:db8:4:10::12 any\n   permit ipv6 host 2001:db8:4:10::11 any\n",
+        "open": "   permit ipv6 host 2001:db8:4:10::11 any\n   permit ipv6 any any\n",
+        "a web filter": "   permit tcp host 2001:db8:4:10::11 any eq 80\n",
+    }
+    read = {name: read_config(f"{port}ipv6 access-list BOUND6_ETHERNET1\n{lines}!\n", "arista_eos", "es1")
+            for name, lines in acls.items()}
+    assert {name: facts.interfaces["Ethernet1"].allowed_sources6 for name, facts in read.items()} == {
+        "bound": (IPv6Address("2001:db8:4:10::11"),), "denied first": (), "open": None, "a web filter": ()}
+    assert [why for _, _, why in read["a web filter"].unknown] == [
+        "a port ACL line that is not a host binding: the lab runs the host bindings only"]
+    assert read["bound"].unknown == []
+    # bound and not defined: it permits all, as a routed port's
+    assert read_config(port, "arista_eos", "es1").interfaces["Ethernet1"].allowed_sources6 is None
+
+
+def test_a_stand_in_binds_its_ports_ipv6_sources_as_read(tmp_path):
+    out = _lab_configs(tmp_path, {"es1": ("   permit ipv6 host 2001:db8:4:10:0:aff:fe04:a0b any\n",
+                                          "   permit ipv6 host 2001:db8:4:10::99 any\n")}, "eos-core-ds")
+    nft = (out / "es1" / "nftables.nft").read_text()
+    assert 'iifname "eth1" ip6 saddr != { ::, 2001:db8:4:10::99, fe80::/10 } drop' in nft
+    assert 'iifname "eth2" ip6 saddr != { ::, 2001:db8:4:10:0:aff:fe04:a0c, fe80::/10 } drop' in nft
+    assert 'iifname "eth1" ip6 saddr :: meta l4proto != ipv6-icmp drop' in nft
+    assert "BOUND6" not in nft  # a bridge port's filter, not a routed ACL
 
 
 def test_a_dual_stack_eos_gateway_reads_back_with_its_ipv6_lines():

@@ -99,7 +99,10 @@ class _Deriver(PortUses, Routing, VpnDerive, Firewalls):
                 for acl in model.acls:
                     acl.family_match = f"meta nfproto ipv{acl.family} "
             syntax_args = (model.tunnel_match,)
-        for acl in model.acls:
+        else:
+            model.port_acls6 = [Acl(i.binding.acl6, "in", i.name, i.binding.entries6(), family=6)
+                                for i in model.bound_ports if i.binding and i.binding.acl6]
+        for acl in model.acls + model.port_acls6:
             lines = q.acl_lines if acl.family == 4 else q.acl_lines6
             acl.lines = [line for entry in acl.entries for line in lines(entry, *syntax_args)]
 

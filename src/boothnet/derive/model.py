@@ -35,15 +35,32 @@ class Acl:
     family_match: str = ""  # frr_linux on a dual-stack device: each family jumps to its own ACLs only
 
 
+# What a bound port admits in IPv6 besides its host's addresses: link-local sources (neighbour
+# discovery, router solicitations; never routed) and, for ICMPv6, the unspecified address
+# (duplicate address detection, RFC 4862)
+LINK_LOCAL6 = IPv6Network("fe80::/10")
+UNSPECIFIED6 = IPv6Network("::/128")
+
+
 @dataclass(frozen=True)
 class PortBinding:
-    """A host port bound to its host: frames from another MAC, IPv4 from another address, dropped.
-    From the intent both are one each; a config read back may leave either open (None) or, for
-    the addresses, admit none (an IP source guard without a binding)."""
+    """A host port bound to its host: frames from another MAC, IPv4 from another address, and in a
+    dual-stack VLAN IPv6 from another global address, dropped. From the intent each is one; a
+    config read back may leave any open (None) or, for the addresses, admit none (an IP source
+    guard without a binding). IOS and EOS bind IPv6 sources with an IPv6 port ACL (``acl6``): EOS
+    has no IPv6 source guard, and IOS's needs snooping policies a static booth does not run."""
 
     vlan: int
     macs: tuple[str, ...] | None  # lower-case colon form; None: any MAC
     addresses: tuple[IPv4Address, ...] | None  # None: any IPv4 source
+    addresses6: tuple[IPv6Address, ...] | None = None  # None: any IPv6 source
+    acl6: str | None = None  # IOS and EOS: the IPv6 port ACL that admits addresses6
+
+    def entries6(self) -> list[AclEntry]:
+        """The IPv6 port ACL's lines: the host's addresses, then what IPv6 needs on the link."""
+        hosts = [AclEntry("permit", "ip", IPv6Network(host), None, "bind_hosts") for host in self.addresses6 or ()]
+        return [*hosts, AclEntry("permit", "ip", LINK_LOCAL6, None, "bind_hosts"),
+                AclEntry("permit", "icmp", UNSPECIFIED6, None, "bind_hosts")]
 
     @property
     def dotted_macs(self) -> list[str]:
@@ -158,6 +175,7 @@ class DeviceModel:
     tunnel_match: str = "meta ipsec exists"
     leak_guard: list[str] = field(default_factory=list)  # frr_linux VPN gateways, first in forward
     port_filter: list[str] = field(default_factory=list)  # frr_linux: its bound ports' bridge filter
+    port_acls6: list[Acl] = field(default_factory=list)  # IOS, EOS: its bound ports' IPv6 port ACLs
     uplink_interface: str | None = None
     # routes between its interfaces (IPv4 unicast routing on); EOS and Catalyst IOS switches
     # ship with it off, so a device that routes must say so

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from boothnet.derive.base import DeriverState, _PortUse, _split
 from boothnet.derive.model import Interface, PortBinding
 from boothnet.intent.model import Device, Vlan
@@ -58,7 +60,7 @@ class PortUses(DeriverState):
                 assert use.vlan is not None  # an access use is made with its VLAN
                 l2_vlans[use.vlan.id] = use.vlan
                 interfaces.append(Interface(name, "access", use.description, use.mtu, use.speed, vlan=use.vlan.id,
-                                            binding=self._binding(use)))
+                                            binding=self._binding(name, use)))
             elif use.kind == "trunk":
                 l2_vlans.update({vlan.id: vlan for vlan in use.vlans})
                 interfaces.append(Interface(name, "trunk", use.description, use.mtu, use.speed,
@@ -68,12 +70,17 @@ class PortUses(DeriverState):
                                             address6=use.address6))
         return interfaces, l2_vlans
 
-    def _binding(self, use: _PortUse) -> PortBinding | None:
-        """A host's port in a VLAN that binds its hosts: bound to the host's MAC and address."""
+    def _binding(self, port: str, use: _PortUse) -> PortBinding | None:
+        """A host's port in a VLAN that binds its hosts: bound to the host's MAC and address, and
+        in a dual-stack VLAN to its IPv6 address (an IPv4-only VLAN's ports filter no IPv6)."""
         endpoint = self.net.endpoints.get(use.peer or "")
         if use.vlan is None or endpoint is None or not self.net.port_bound(endpoint) or endpoint.mac_address is None:
             return None
-        return PortBinding(use.vlan.id, (endpoint.mac_address,), (endpoint.address,))
+        address6 = self.net.endpoint_address6(endpoint)
+        if use.vlan.ipv6 is None or address6 is None:
+            return PortBinding(use.vlan.id, (endpoint.mac_address,), (endpoint.address,))
+        return PortBinding(use.vlan.id, (endpoint.mac_address,), (endpoint.address,), (address6,),
+                           "BOUND6_" + re.sub(r"[^A-Za-z0-9]", "_", port).upper())
 
     def _ospf_links(self) -> set[int]:
         """Routed links inside the booth run OSPF; links to the show network do not."""

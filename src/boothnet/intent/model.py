@@ -145,8 +145,9 @@ class Vlan(Strict):
     mtu: int | None = Field(default=None, description="none: mtu_policy.default")
     routers: dict[str, Address] = Field(default={}, description="other L3 devices on it (transit): device -> address")
     description: str | None = None
-    # IOS and EOS: port security and IP source guard; frr_linux: a bridge filter
-    bind_hosts: bool = Field(default=False, description="every host port bound to its host's MAC and address")
+    # IOS and EOS: port security, IP source guard and an IPv6 port ACL; frr_linux: a bridge filter
+    bind_hosts: bool = Field(default=False, description="every host port bound to its host's MAC and address "
+                             "(in a dual-stack VLAN its IPv6 address too)")
     ipv6: VlanIpv6 | None = Field(default=None, description="none: an IPv4-only VLAN")
 
 

@@ -117,9 +117,10 @@ class StandIn:
         iface.acl_in, iface.acl_out = read.acl_in, read.acl_out
         iface.acl6_in, iface.acl6_out = read.acl6_in, read.acl6_out
         iface.mss_clamp = read.mss
-        if iface.kind == "access":  # what port security and IP source guard admit, as read
-            open_port = read.allowed_macs is None and read.allowed_sources is None
-            iface.binding = None if open_port else PortBinding(iface.vlan or 0, read.allowed_macs, read.allowed_sources)
+        if iface.kind == "access":  # what port security, IP source guard and the IPv6 port ACL admit, as read
+            iface.acl6_in = None  # the port's filter, below: a bridge port, where no routed ACL sees it
+            admitted = (read.allowed_macs, read.allowed_sources, read.allowed_sources6)
+            iface.binding = None if admitted == (None, None, None) else PortBinding(iface.vlan or 0, *admitted)
         iface.ospf, iface.ospf6 = (OspfInterface(iface.name, on.passive, on.hello, on.dead) if on else None
                                    for on in (read.ospf, read.ospf6))
 

@@ -46,7 +46,8 @@ def _one_or_set(values: tuple[object, ...]) -> str:
 
 def port_binding_lines(port: str, binding: PortBinding) -> list[str]:
     """A bridge port's filter: what port security (the MACs) and IP source guard (the IPv4
-    sources; none given admits no IPv4 at all) admit; ARP is not IP and passes, as on a switch."""
+    sources; none given admits no IPv4 at all) admit, and the IPv6 sources of a dual-stack
+    VLAN's port; ARP is not IP and passes, as on a switch."""
     lines = []
     if binding.macs is not None:
         lines.append(f'iifname "{port}" ether saddr != {_one_or_set(binding.macs)} drop')
@@ -54,6 +55,12 @@ def port_binding_lines(port: str, binding: PortBinding) -> list[str]:
         lines.append(f'iifname "{port}" ip saddr != {_one_or_set(binding.addresses)} drop')
     elif binding.addresses is not None:
         lines.append(f'iifname "{port}" ether type ip drop')
+    if binding.addresses6 is not None:  # what the IOS and EOS port ACL admits (PortBinding.entries6)
+        sources = sorted((entry.src for entry in binding.entries6() if entry.src is not None),
+                         key=lambda net: int(net.network_address))  # as nft lists an interval set
+        admitted = tuple(net.network_address if net.prefixlen == 128 else net for net in sources)
+        lines += [f'iifname "{port}" ip6 saddr :: meta l4proto != ipv6-icmp drop',
+                  f'iifname "{port}" ip6 saddr != {_one_or_set(admitted)} drop']
     return lines
 
 

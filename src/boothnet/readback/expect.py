@@ -37,13 +37,15 @@ def expected_facts(model: DeviceModel) -> ConfigFacts:
             access_vlan=iface.vlan if iface.kind == "access" else None,
             trunk_vlans=tuple(iface.allowed_vlans) if iface.kind == "trunk" else (),
             address=iface.address, mtu=iface.mtu, acl_in=iface.acl_in, acl_out=iface.acl_out,
-            address6=iface.address6, ra=iface.ra, acl6_in=iface.acl6_in, acl6_out=iface.acl6_out,
+            address6=iface.address6, ra=iface.ra, acl6_out=iface.acl6_out,
+            acl6_in=iface.binding.acl6 if iface.binding and iface.binding.acl6 else iface.acl6_in,
             mss=iface.mss_clamp,
             crypto_map=bool(model.vpn and iface.name == model.vpn.outside_interface),
             ospf=_ospf_on(ospf.area, iface.ospf, defaults) if ospf and iface.ospf else None,
             ospf6=_ospf_on(ospf.area, iface.ospf6, defaults) if ospf and iface.ospf6 else None,
             allowed_macs=iface.binding.macs if iface.binding else None,
             allowed_sources=iface.binding.addresses if iface.binding else None,
+            allowed_sources6=iface.binding.addresses6 if iface.binding and iface.binding.acl6 else None,
         )
     facts.routes = [StaticRoute(r.prefix, r.next_hop, r.distance or int(defaults["route_distance"]))
                     for r in model.routes]
@@ -54,7 +56,8 @@ def expected_facts(model: DeviceModel) -> ConfigFacts:
         if ospf.interfaces6:
             facts.ospf6_router_id = ospf.router_id
             facts.default_originate6 = ospf.default_originate6
-    facts.acls = {acl.name: [rule for entry in acl.entries for rule in _rules(entry)] for acl in model.acls}
+    facts.acls = {acl.name: [rule for entry in acl.entries for rule in _rules(entry)]
+                  for acl in model.acls + model.port_acls6}
     if model.vpn is not None and model.platform == "cisco_ios":
         facts.crypto_peers = (model.vpn.remote_address,)
         # the crypto map's `match address`: what goes into the tunnel

@@ -73,6 +73,9 @@ class InterfaceFacts:
     # sources (IP source guard with its bindings; () admits none); None: any
     allowed_macs: tuple[str, ...] | None = None
     allowed_sources: tuple[IPv4Address, ...] | None = None
+    # its IPv6 port ACL's global host sources admitted to every protocol (link-local ones and
+    # duplicate address detection are IPv6's own); None: no IPv6 port ACL, any source
+    allowed_sources6: tuple[IPv6Address, ...] | None = None
 
 
 @dataclass(frozen=True)

@@ -509,6 +509,30 @@ class ConfigReader:
         guarded = self.snooping and iface.access_vlan in self.snooping_vlans if self.platform == "cisco_ios" else True
         if pending.verify_source and guarded:
             iface.allowed_sources = tuple(b.address for b in mine if b.address is not None)
+        if iface.acl6_in in self.facts.acls:  # one bound but not defined permits all, as on a routed port
+            iface.allowed_sources6 = self._port_sources6(name, self.facts.acls[iface.acl6_in])
+
+    def _port_sources6(self, name: str, rules: list[AclRule]) -> tuple[IPv6Address, ...] | None:
+        """The global hosts an IPv6 port ACL admits to every protocol, read in order up to its
+        first deny; one admitting any source is no binding (None). Other lines are IPv6's own
+        (link-local, the unspecified address) or not a binding the lab can run: listed as such."""
+        hosts: list[IPv6Address] = []
+        for rule in rules:
+            if rule.action == "deny":
+                break
+            src = rule.src
+            if src is None:
+                return None
+            if not isinstance(src, IPv6Network):
+                continue  # an IPv6 ACL holds IPv6 prefixes only
+            whole = rule.proto == "ip" and rule.dst is None and rule.dst_port is None and rule.src_port is None
+            if whole and src.prefixlen == 128 and not src.network_address.is_link_local:
+                hosts.append(src.network_address)
+            elif not (src.subnet_of(IPv6Network("fe80::/10")) or src == IPv6Network("::/128")):
+                self.facts.unknown.append((0, f"interface {name}: ipv6 port ACL line {rule}",
+                                           "a port ACL line that is not a host binding: the lab runs the host "
+                                           "bindings only"))
+        return tuple(hosts)
 
     def _ospf_on(self, name: str, iface: InterfaceFacts, lines: _OspfLines) -> OspfOn | None:
         if not self.ospf.present:

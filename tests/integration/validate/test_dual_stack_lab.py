@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+import time
 import zlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -22,12 +23,14 @@ import pytest
 from boothnet.lab.scratch import copy_inventory
 from boothnet.render.build import render_all
 from boothnet.run import Run
+from boothnet.validate.access import lab_access
 from boothnet.validate.checks.ospf import CHECK as OSPF
+from boothnet.validate.placement import run_placement
 from boothnet.validate.profile import FULL
 from boothnet.validate.results import ValidationResults
 from boothnet.validate.stage import run_validate
 from boothnet.watch.round import ROTATION
-from tests.helpers import ROOT, running_lab
+from tests.helpers import ROOT, quiet, running_lab
 from tests.integration.validate.planted import nft, nft_ruleset
 
 pytestmark = [
@@ -186,6 +189,41 @@ def test_an_ospfv3_adjacency_down_while_ospf_is_up_is_named_at_both_ends(validat
         ("es1", 6, "es1 eth3: no OSPFv3 adjacency with cs1 (10.4.255.2): no such neighbour")]
     assert all(r.verdict == "PASS" for r in OSPF.rows(results) if r.family == 4)
     assert all(r.verdict == "PASS" for r in results.isolation if r.family == 4)
+
+
+def _spoofed_pings_reaching_h3(source: str, count: int = 3) -> int:
+    """h2 pings h3 from `source` (h1's address); how many of those pings h3 hears."""
+    capture = subprocess.Popen(["ip", "netns", "exec", f"{RUNTIME}-h3", "timeout", "8", "tcpdump", "-lni", "eth0",
+                                f"icmp6 and ip6[40] == 128 and src {source}"], stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL, text=True)
+    time.sleep(1.5)  # tcpdump listening
+    subprocess.run(["ip", "netns", "exec", f"{RUNTIME}-h2", "ping", "-6", "-I", source, "-c", str(count), "-W", "1",
+                    "2001:db8:4:20::11"], capture_output=True, check=False)
+    out, _ = capture.communicate(timeout=20)
+    return len([line for line in out.splitlines() if "echo request" in line])
+
+
+def test_a_host_holding_another_hosts_ipv6_address_is_dropped_at_its_bound_port(rendered: Run) -> None:
+    # h2 takes h1's SLAAC address (no duplicate address detection, as an impostor would): es1's
+    # stand-in, running the EOS IPv6 port ACL of h2's bound port as read, drops what h2 sends from
+    # it and its neighbour adverts for it, so es1 still places h1 right; unbound, the pings pass
+    h1 = str(rendered.net.endpoint_address6(rendered.net.endpoints["h1"]))
+    h2_addr = ["ip", "-n", f"{RUNTIME}-h2", "-6", "addr"]
+    subprocess.run([*h2_addr, "add", f"{h1}/64", "dev", "eth0", "nodad"], check=True)
+    ruleset = nft_ruleset(RUNTIME, "es1")
+    try:
+        bound = _spoofed_pings_reaching_h3(h1)
+        placed = run_placement(rendered.net, lab_access(rendered.net), quiet)
+        nft(RUNTIME, "es1", "delete", "table", "bridge", "boothnet_ports")
+        unbound = _spoofed_pings_reaching_h3(h1)
+    finally:
+        subprocess.run([*h2_addr, "del", f"{h1}/64", "dev", "eth0"], check=True)
+        subprocess.run(["ip", "netns", "exec", f"{RUNTIME}-es1", "nft", "-f", "-"],
+                       input=f"flush ruleset\n{ruleset}", text=True, check=True)
+    assert (bound, unbound) == (0, 3)
+    assert [(r.host, r.verdict) for r in placed if r.host in ("h1", "h2")] == [("h1", "PASS"), ("h2", "PASS")], \
+        [r.cause for r in placed]
+    assert nft_ruleset(RUNTIME, "es1") == ruleset
 
 
 def test_a_routed_port_cut_and_restored_keeps_its_ipv6_address(rendered: Run) -> None:
