@@ -28,22 +28,22 @@ BATFISH_MODULES = (
     "tests/integration/faults/test_batfish_dies.py", "tests/integration/policy/test_policy_batfish.py",
 )
 # the units longer than 40 s, longest first (seconds from start to end on four workers, waits for
-# the measurement turn included, 679b279); the rest follow in collection order
+# the measurement turn included, 10ed0e6)
 LIVE_FIRST = (
-    "tests/integration/vpn/test_vpn_lab.py",  # 365
-    BATFISH_GROUP,  # 358
-    "tests/integration/validate/test_planted_measured.py",  # 319
-    "tests/integration/validate/test_planted_faults.py",  # 317
-    "tests/integration/validate/test_dual_stack_lab.py",  # 193
-    "tests/integration/perf/test_wan_lab.py",  # 179
-    "tests/integration/watch/test_watch_lab.py",  # 149
-    "tests/integration/validate/test_backbone.py",  # 123
-    "tests/integration/floor/test_floor_path.py",  # 118
-    "tests/integration/faults/test_killed_demo.py",  # 101
-    "tests/integration/validate/test_vendor_standins.py",  # 93
-    "tests/integration/deploy/test_deploy_lab.py",  # 91
-    "tests/integration/deploy/test_day0_adjacencies.py",  # 68
-    "tests/integration/lab/test_lab_playbooks.py",  # 48
+    BATFISH_GROUP,  # 337
+    "tests/integration/vpn/test_vpn_lab.py",  # 336
+    "tests/integration/validate/test_planted_faults.py",  # 324
+    "tests/integration/validate/test_dual_stack_lab.py",  # 230
+    "tests/integration/perf/test_wan_lab.py",  # 205
+    "tests/integration/validate/test_planted_measured.py",  # 155
+    "tests/integration/watch/test_watch_lab.py",  # 150
+    "tests/integration/validate/test_backbone.py",  # 128
+    "tests/integration/faults/test_killed_demo.py",  # 93
+    "tests/integration/validate/test_vendor_standins.py",  # 89
+    "tests/integration/deploy/test_deploy_lab.py",  # 75
+    "tests/integration/floor/test_floor_path.py",  # 70
+    "tests/integration/deploy/test_day0_adjacencies.py",  # 55
+    "tests/integration/lab/test_lab_playbooks.py",  # 41
 )
 
 

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
+from ipaddress import IPv4Address, IPv6Address
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -29,7 +30,13 @@ from boothnet.validate.counters import carried, describe, lab_shapers
 from boothnet.validate.lanes import run_disjoint
 from boothnet.validate.paths import gateway_rows, north_south, path_rows
 from boothnet.validate.perf.ports import TOOL_PORTS, PortAllocator, PortBlock
-from boothnet.validate.perf.probes import mtu_probe, ping, udp_receive_errors
+from boothnet.validate.perf.probes import (
+    IPV4_ICMP_HEADERS,
+    IPV6_ICMP_HEADERS,
+    mtu_probe,
+    ping,
+    udp_receive_errors,
+)
 from boothnet.validate.perf.run import ToolName, ToolRequest, combine, run_throughput
 from boothnet.validate.perf.runner import listening_ports
 from boothnet.validate.perf.schema import ThroughputResult, busy_share, judge, lab_cpu_bound, machine_cpu
@@ -180,32 +187,22 @@ def run_mtu(net: Network, access: Access, progress: Progress,
     for endpoint in sorted((e for e in net.endpoints.values() if share(e.name)), key=lambda e: e.name):
         vlan = vlans[endpoint.vlan]
         mtu = net.vlan_mtu(vlan)
-        gateway = vlan.gateway
-        if why := access.why_not(endpoint.name, "ping"):
-            rows.append(MtuRow(path=f"{endpoint.name} -- {endpoint.attach}", mtu=mtu, source=endpoint.name,
-                               destination=f"{gateway} ({net.gateway_address(vlan)})", verdict=Status.ERROR,
-                               cause=why, device=endpoint.attach.split(":")[0]))
-            continue
-        result = mtu_probe(
-            access.runner,
-            access.node(endpoint.name),
-            str(net.gateway_address(vlan)),
-            mtu,
-            count=1,
-            link=f"{endpoint.name} -- {endpoint.attach}",
-        )
-        rows.append(
-            MtuRow(
-                path=f"{endpoint.name} -- {endpoint.attach}",
-                mtu=mtu,
-                source=endpoint.name,
-                destination=f"{gateway} ({net.gateway_address(vlan)})",
-                verdict=result.verdict,
-                cause=result.cause,
-                device=endpoint.attach.split(":")[0],
-            )
-        )
-        progress(f"[mtu] {endpoint.name} -> {gateway} at {mtu}: {result.verdict}")
+        # its link to its gateway in each family it has: a host without IPv6 probes IPv4 alone
+        gateways: list[tuple[int, IPv4Address | IPv6Address, int, str]] = [
+            (4, net.gateway_address(vlan), IPV4_ICMP_HEADERS, "")]
+        if (gateway6 := net.gateway_address6(vlan)) is not None and net.endpoint_address6(endpoint) is not None:
+            gateways.append((6, gateway6, IPV6_ICMP_HEADERS, " (IPv6)"))
+        for family, address, headers, suffix in gateways:
+            path = f"{endpoint.name} -- {endpoint.attach}{suffix}"
+            row = partial(MtuRow, path=path, mtu=mtu, source=endpoint.name, destination=f"{vlan.gateway} ({address})",
+                          device=endpoint.attach.split(":")[0], family=family)
+            if why := access.why_not(endpoint.name, "ping"):
+                rows.append(row(verdict=Status.ERROR, cause=why))
+                continue
+            result = mtu_probe(access.runner, access.node(endpoint.name), str(address), mtu, count=1, link=path,
+                               headers=headers)
+            rows.append(row(verdict=result.verdict, cause=result.cause))
+            progress(f"[mtu] {endpoint.name} -> {vlan.gateway}{suffix} at {mtu}: {result.verdict}")
     return rows + gateway_rows(net, access, progress, share) + path_rows(net, access, progress, share)
 
 

@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from boothnet.lab.scratch import copy_inventory
+from boothnet.poll import poll
 from boothnet.render.build import render_all
 from boothnet.run import Run
 from boothnet.validate.access import lab_access
@@ -28,6 +29,7 @@ from boothnet.validate.checks.ospf import CHECK as OSPF
 from boothnet.validate.placement import run_placement
 from boothnet.validate.profile import FULL
 from boothnet.validate.results import ValidationResults
+from boothnet.validate.run import run_mtu
 from boothnet.validate.stage import run_validate
 from boothnet.watch.round import ROTATION
 from tests.helpers import ROOT, quiet, running_lab
@@ -112,7 +114,11 @@ def test_both_families_pass_on_the_configs_as_rendered(rendered: Run) -> None:
     assert len(six) == sum(r.family == 4 for r in results.isolation) and six
     assert {r.engine for r in six} == {"offline evaluator"} and all(r.batfish == r.observed for r in six)
     assert {(r.device, r.family) for r in OSPF.rows(results)} == {("es1", 4), ("es1", 6), ("cs1", 4), ("cs1", 6)}
-    assert [r.path for r in results.mtu if "IPv6" in r.path] == ["routed h3 (lab) -> h1 (users) (IPv6)"]
+    # each host's link to its gateway in both families, and the routed jumbo path (h3's research
+    # VLAN to users, a router shrinking it) in IPv6 too
+    assert sorted(r.path for r in results.mtu if r.family == 6) == [
+        "h1 -- es1:Ethernet1 (IPv6)", "h2 -- es1:Ethernet2 (IPv6)", "h3 -- cs1:GigabitEthernet1/0/1 (IPv6)",
+        "h4 -- cs1:GigabitEthernet1/0/2 (IPv6)", "routed h3 (lab) -> h1 (users) (IPv6)"]
     # production's pings under research load in IPv6 too (h1 to its gateway; h1 is users' only host)
     assert [(r.source, r.destination) for r in results.production if r.family == 6] == [("h1", "es1 (gateway) (IPv6)")]
     stage = next(s for s in results.stages if s.name == "isolation (Batfish)")
@@ -175,6 +181,9 @@ def test_router_advertisements_off_on_one_vlan_leave_its_hosts_without_ipv6(vali
     assert failed["ospf"] == []
     assert [r for r in failed["isolation"] if r.family == 4] == []
     assert {r.family for r in failed["isolation"]} == {6}
+    # their links to es1 carry no IPv6 either, and the routed path to h1 none; IPv4's all pass
+    assert sorted(r.path for r in failed["mtu"]) == ["h1 -- es1:Ethernet1 (IPv6)", "h2 -- es1:Ethernet2 (IPv6)",
+                                                     "routed h3 (lab) -> h1 (users) (IPv6)"]
 
 
 def test_an_ospfv3_adjacency_down_while_ospf_is_up_is_named_at_both_ends(validated, tmp_path) -> None:
@@ -189,6 +198,30 @@ def test_an_ospfv3_adjacency_down_while_ospf_is_up_is_named_at_both_ends(validat
         ("es1", 6, "es1 eth3: no OSPFv3 adjacency with cs1 (10.4.255.2): no such neighbour")]
     assert all(r.verdict == "PASS" for r in OSPF.rows(results) if r.family == 4)
     assert all(r.verdict == "PASS" for r in results.isolation if r.family == 4)
+
+
+def test_a_hosts_ipv6_mtu_below_its_links_fails_its_ipv6_link_row_alone(rendered: Run) -> None:
+    # h2 sends IPv6 at 1400 (as a router advertisement's MTU option would set it) on a 1500 link:
+    # its IPv6 link row fails naming what its own interface knows; its IPv4 row passes
+    def ipv6_mtu(value: str) -> None:
+        subprocess.run(["ip", "netns", "exec", f"{RUNTIME}-h2", "sysctl", "-qw", f"net.ipv6.conf.eth0.mtu={value}"],
+                       check=True)
+
+    def h2_reaches_es1() -> bool:  # its SLAAC address formed (the module's lab may be just up)
+        return subprocess.run(["ip", "netns", "exec", f"{RUNTIME}-h2", "ping", "-c", "1", "-W", "1",
+                               str(rendered.net.gateway_address6(rendered.net.vlan_by_name()["users"]))],
+                              capture_output=True).returncode == 0
+
+    assert poll(h2_reaches_es1, bool, timeout=30)
+    ipv6_mtu("1400")
+    try:
+        rows = {r.path: r for r in run_mtu(rendered.net, lab_access(rendered.net), quiet, share=lambda n: n == "h2")}
+    finally:
+        ipv6_mtu("1500")
+    assert rows["h2 -- es1:Ethernet2"].verdict == "PASS"
+    six = rows["h2 -- es1:Ethernet2 (IPv6)"]
+    assert (six.verdict, six.family, six.cause) == ("FAIL", 6, "DF ping of 1500 bytes failed: frag needed, MTU 1400 "
+                                                                "known at the sender"), six
 
 
 def _spoofed_pings_reaching_h3(source: str, count: int = 3) -> int:

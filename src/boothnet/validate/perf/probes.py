@@ -32,7 +32,8 @@ _TX_RX = re.compile(r"(\d+) packets transmitted, (\d+) (?:packets )?received")
 _RTT = re.compile(r"= [\d.]+/([\d.]+)/[\d.]+/[\d.]+ ms")
 # a router's "frag needed" (IPv4) or Packet Too Big (IPv6), and the MTU it names
 _FRAG = re.compile(r"From (\S+) .*(?:Frag needed and DF set \(mtu = |Packet too big: mtu=)(\d+)")
-_LOCAL = re.compile(r"local error: message too long, mtu=(\d+)")
+# iputils says "mtu=1400" of an IPv4 socket and "mtu: 1400" of an IPv6 one
+_LOCAL = re.compile(r"local error: message too long, mtu(?:=|: )(\d+)")
 _UNREACH = re.compile(r"(Network is unreachable|Destination (?:Host|Net) Unreachable"
                       r"|No route to host|Destination Port Unreachable)")
 
@@ -150,10 +151,11 @@ def forget_path_mtus(runner: Runner, node: str) -> None:
 
 
 def mtu_probe(runner: Runner, node: str, destination: str, mtu: int, *, link: str = "",
-              count: int = 3, wait_s: float = 1.0) -> MtuProbeResult:
-    """DF ping at exactly ``mtu`` (must pass) and one byte more (must fail)."""
+              count: int = 3, wait_s: float = 1.0, headers: int = IPV4_ICMP_HEADERS) -> MtuProbeResult:
+    """DF ping at exactly ``mtu`` (must pass) and one byte more (must fail); ``headers``: the
+    family's (IPV6_ICMP_HEADERS for an IPv6 destination)."""
     forget_path_mtus(runner, node)
-    size = mtu - IPV4_ICMP_HEADERS
+    size = mtu - headers
     at = ping(runner, node, destination, count=count, wait_s=wait_s, payload=size, df=True)
     above = ping(runner, node, destination, count=count, wait_s=wait_s,
                  payload=size + 1, df=True)
