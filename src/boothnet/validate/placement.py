@@ -7,6 +7,7 @@ re-addressed, is named with what was seen."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from ipaddress import ip_address
@@ -53,11 +54,39 @@ def ipv6_problems(net: Network, endpoint: Endpoint, links: list[dict[str, Any]],
     return problems
 
 
+def endpoint_rows(net: Network, endpoint: Endpoint, problems: list[str], errors: list[str], placed: bool,
+                  problems6: Sequence[str] = (), errors6: Sequence[str] = ()) -> list[EndpointRow]:
+    """Its IPv4 row (address, gateway, port: ``problems``, ``errors``), and in a dual-stack VLAN
+    its IPv6 row (address, default router, the gateway's neighbour entry: ``problems6``,
+    ``errors6``), NOT RUN where the IPv4 row found it off its port (``placed`` False)."""
+    vlan = net.vlan_by_name()[endpoint.vlan]
+    device = endpoint.attach.partition(":")[0]
+
+    def row(family: int, address: str, problems: Sequence[str], errors: Sequence[str]) -> EndpointRow:
+        verdict = Status.FAIL if problems else Status.ERROR if errors else Status.PASS
+        return EndpointRow(host=endpoint.name, vlan=vlan.name, address=address, attach=endpoint.attach,
+                           verdict=verdict, cause="; ".join([*problems, *errors]) or None, device=device,
+                           finding="placement" if problems or errors else None, family=family)
+
+    rows = [row(4, f"{endpoint.address}/{vlan.subnet.prefixlen}", problems, errors)]
+    if vlan.ipv6 is not None:
+        address6 = net.endpoint_address6(endpoint)
+        shown = f"{address6}/{vlan.ipv6.prefix.prefixlen}" if address6 else str(vlan.ipv6.prefix)
+        six = row(6, shown, problems6, errors6)
+        if six.verdict == Status.PASS and not placed:
+            six = six.model_copy(update={"verdict": Status.NOT_RUN,
+                                         "cause": "its gateway's neighbour entry is not judged: the host is off its "
+                                                  "port (its IPv4 row)"})
+        rows.append(six)
+    return rows
+
+
 def _vlan_of(net: Network, bridge: str) -> str:
     return next((v.name for v in net.vlans if svi_name(v.id) == bridge), bridge)
 
 
-def check_endpoint(net: Network, access: Access, endpoint: Endpoint, ports: dict[str, dict[str, str]]) -> EndpointRow:
+def check_endpoint(net: Network, access: Access, endpoint: Endpoint,
+                   ports: dict[str, dict[str, str]]) -> list[EndpointRow]:
     """``ports``: the lab's port names by device and intent port (lab.plan.port_map)."""
     runner, node = access.runner, access.node
     vlan = net.vlan_by_name()[endpoint.vlan]
@@ -75,7 +104,7 @@ def check_endpoint(net: Network, access: Access, endpoint: Endpoint, ports: dict
             if a.get("family") == "inet"]
     if want not in have:
         problems.append(f"has {', '.join(have) or 'no IPv4 address'} on {HOST_IFNAME}; the intent says {want}")
-    problems += ipv6_problems(net, endpoint, links, access)
+    problems6 = ipv6_problems(net, endpoint, links, access)
     routes = json_list(runner, ns, ["ip", "-j", "route", "show", "default"])
     gateways = [r.get("gateway") for r in routes]
     if gateway not in gateways:
@@ -88,6 +117,7 @@ def check_endpoint(net: Network, access: Access, endpoint: Endpoint, ports: dict
     learned = [e for e in json_list(runner, node(device), ["bridge", "-j", "fdb", "show"])
                if mac and e.get("mac") == mac and e.get("state") != "permanent" and "master" in e]
     seen = sorted({(e.get("ifname", "?"), e["master"]) for e in learned})
+    placed = (lab_port, bridge) in seen
     if not seen:
         problems.append(f"its MAC {mac} is not learned on {device} (the intent attaches it to {port})")
     elif (lab_port, bridge) not in seen:
@@ -102,18 +132,16 @@ def check_endpoint(net: Network, access: Access, endpoint: Endpoint, ports: dict
         problems.append(f"{vlan.gateway} resolves {endpoint.address} to {', '.join(resolved)}, not to its MAC {mac}")
     elif not resolved and not problems:
         problems.append(f"{vlan.gateway} does not resolve {endpoint.address} (no ARP entry after a ping)")
-    if (address6 := net.endpoint_address6(endpoint)) is not None and not problems:
+    if (address6 := net.endpoint_address6(endpoint)) is not None and placed and not problems6:
         # IPv6 places it by neighbour discovery as IPv4 does by ARP
         ping(runner, node(vlan.gateway), str(address6), count=1, wait_s=1)
         found6 = [str(n["lladdr"]) for n in json_list(runner, node(vlan.gateway),
                                                       ["ip", "-6", "-j", "neigh", "show", "to", str(address6)])
                   if n.get("lladdr") and n.get("dev") == bridge]
         if mac not in found6:
-            problems.append(f"{vlan.gateway} resolves {address6} to {', '.join(found6) or 'nothing'} (neighbour "
-                            f"discovery), not to its MAC {mac}")
-    return EndpointRow(host=endpoint.name, vlan=vlan.name, address=want, attach=endpoint.attach,
-                       verdict=Status.of(not problems), cause="; ".join(problems) or None, device=device,
-                       finding="placement" if problems else None)
+            problems6.append(f"{vlan.gateway} resolves {address6} to {', '.join(found6) or 'nothing'} (neighbour "
+                             f"discovery), not to its MAC {mac}")
+    return endpoint_rows(net, endpoint, problems, [], placed, problems6)
 
 
 def _own_address(links: list[dict[str, Any]], routes: list[dict[str, Any]], want: str) -> tuple[str | None, list[str]]:
@@ -139,6 +167,7 @@ class _HostSide:
     mac: str | None = None
     problems: list[str] = field(default_factory=list)
     error: str | None = None
+    problems6: list[str] = field(default_factory=list)  # its IPv6 address and default router
 
 
 def _host_side(net: Network, access: Access, endpoint: Endpoint) -> _HostSide:
@@ -155,11 +184,11 @@ def _host_side(net: Network, access: Access, endpoint: Endpoint) -> _HostSide:
     if gateway not in gateways:
         problems.append(f"default gateway {', '.join(map(str, gateways)) or 'none'}; the intent says {gateway} "
                         f"({vlan.gateway})")
-    problems += ipv6_problems(net, endpoint, links, access)
+    problems6 = ipv6_problems(net, endpoint, links, access)
     ping(access.runner, host, gateway, count=1, wait_s=1)  # the switch learns its MAC, the gateway its ARP entry
     if (gateway6 := net.gateway_address6(vlan)) is not None and net.endpoint_address6(endpoint) is not None:
         ping(access.runner, host, str(gateway6), count=1, wait_s=1)  # and its IPv6 neighbour entry
-    return _HostSide(mac, problems)
+    return _HostSide(mac, problems, problems6=problems6)
 
 
 # NAPALM's base driver raises it for a getter its platform lacks (EOS reads no IPv6 neighbours)
@@ -183,17 +212,21 @@ def _placed_in_ipv6(net: Network, endpoint: Endpoint, mac: str, gateway: str, ta
 
 
 def _judge_floor(net: Network, endpoint: Endpoint, side: _HostSide, devices: FloorDevices,
-                 macs: dict[str, Any], arps: dict[str, Any], neighbours6: dict[str, Any] | None = None) -> EndpointRow:
+                 macs: dict[str, Any], arps: dict[str, Any], neighbours6: dict[str, Any] | None = None
+                 ) -> list[EndpointRow]:
     """One endpoint from its own answers, its switch's MAC table and its gateway's ARP table (and
     IPv6 neighbour table: ``neighbours6``, where the gateway's driver reads one)."""
     vlan = net.vlan_by_name()[endpoint.vlan]
     device, _, port = endpoint.attach.partition(":")
     problems, errors, mac = list(side.problems), [side.error] if side.error else [], side.mac
     table = macs.get(device)
+    off_port = False
     if isinstance(table, str):
         errors.append(f"{device}'s MAC table could not be read: {table}")
     elif mac and table is not None:
         learned = [e for e in table if e["mac"].lower() == mac.lower()]
+        off_port = not any(same_port(e["interface"], devices.port_of(device, port)) and int(e["vlan"]) == vlan.id
+                           for e in learned)
         if not learned:
             problems.append(f"its MAC {mac} is not learned on {device} (the intent attaches it to {port})")
         elif not any(same_port(e["interface"], devices.port_of(device, port)) and int(e["vlan"]) == vlan.id
@@ -212,13 +245,12 @@ def _judge_floor(net: Network, endpoint: Endpoint, side: _HostSide, devices: Flo
                             f"MAC {mac}")
         elif not resolved and not problems:
             problems.append(f"{vlan.gateway} does not resolve {endpoint.address} (no ARP entry after a ping)")
-    if mac and not problems:
-        problems6, errors6 = _placed_in_ipv6(net, endpoint, mac, vlan.gateway, (neighbours6 or {}).get(vlan.gateway))
-        problems, errors = problems + problems6, errors + errors6
-    verdict = Status.FAIL if problems else Status.ERROR if errors else Status.PASS
-    return EndpointRow(host=endpoint.name, vlan=vlan.name, address=f"{endpoint.address}/{vlan.subnet.prefixlen}",
-                       attach=endpoint.attach, verdict=verdict, cause="; ".join(problems + errors) or None,
-                       device=device, finding="placement" if problems or errors else None)
+    problems6, errors6 = list(side.problems6), list[str]()  # the IPv6 row's
+    placed = bool(mac) and not off_port and side.error is None
+    if placed and mac and not problems6:
+        found6, errors6 = _placed_in_ipv6(net, endpoint, mac, vlan.gateway, (neighbours6 or {}).get(vlan.gateway))
+        problems6 += found6
+    return endpoint_rows(net, endpoint, problems, errors, placed, problems6, errors6)
 
 
 def floor_placement(net: Network, access: Access, devices: FloorDevices,
@@ -242,8 +274,8 @@ def floor_placement(net: Network, access: Access, devices: FloorDevices,
     arps = devices.read({vlans[e.vlan].gateway for e in endpoints}, "get_arp_table")
     neighbours6 = devices.read({vlans[e.vlan].gateway for e in endpoints if net.endpoint_address6(e)},
                                "get_ipv6_neighbors_table")
-    return [_judge_floor(net, e, side, devices, macs, arps, neighbours6)
-            for e, side in zip(endpoints, sides, strict=True)]
+    return [row for e, side in zip(endpoints, sides, strict=True)
+            for row in _judge_floor(net, e, side, devices, macs, arps, neighbours6)]
 
 
 def with_duplicate(row: EndpointRow, cause: str | None) -> EndpointRow:
@@ -264,9 +296,11 @@ def run_placement(net: Network, access: Access, progress: Progress, warnings: li
         rows = floor_placement(net, access, access.devices, endpoints)
     else:
         with ThreadPoolExecutor(max_workers=WORKERS) as pool:
-            rows = list(pool.map(lambda e: check_endpoint(net, access, e, ports), endpoints))
-    findings = find_duplicates(net, access, progress)
-    rows = [with_duplicate(row, findings.duplicates.get(row.host)) for row in rows] + findings.rows
+            rows = [row for found in pool.map(lambda e: check_endpoint(net, access, e, ports), endpoints)
+                    for row in found]
+    findings = find_duplicates(net, access, progress)  # the ARP sweep: IPv4's
+    rows = [with_duplicate(row, findings.duplicates.get(row.host)) if row.family == 4 else row
+            for row in rows] + findings.rows
     if warnings is not None:
         warnings.extend(findings.warnings)
     for row in rows:

@@ -114,6 +114,7 @@ class EndpointRow(_Model):
     # the class of what is wrong: a host off its port, VLAN or address; its address answered by
     # another MAC too; an address the intent does not list, answering in a secured VLAN
     finding: Literal["placement", "duplicate", "unlisted"] | None = None
+    family: int = 4  # the IP version of its address (a dual-stack host has a row in each)
 
 
 class DriftRow(_Model):

@@ -102,13 +102,14 @@ def test_validate_hw_on_the_lab_passes_enters_no_lab_namespace_and_agrees_with_v
 
     for section, key in (("isolation", lambda r: (r.src, r.dst, r.flow, r.family)),
                          ("mtu", lambda r: (r.path, r.family)),
-                         ("endpoints", lambda r: r.host), ("cabling", lambda r: r.label)):
+                         ("endpoints", lambda r: (r.host, r.family)), ("cabling", lambda r: r.label)):
         assert rows(floor_results, section, key) == rows(lab_results, section, key), section
     for section in ("isolation", "mtu", "endpoints", "cabling"):
         assert getattr(floor_results, section), f"no {section} rows"
-    # both families probed and measured on the floor path (lab-mini's one routed jumbo path is closed
-    # to ping by its policy, so its MTU rows are the links', IPv4's)
-    assert {r.family for r in floor_results.isolation} == {r.family for r in floor_results.throughput} == {4, 6}
+    # both families placed, probed and measured on the floor path (lab-mini's one routed jumbo path is
+    # closed to ping by its policy: its IPv6 MTU rows are the hosts' links)
+    assert {r.family for r in floor_results.isolation} == {r.family for r in floor_results.throughput} == \
+        {r.family for r in floor_results.endpoints} == {r.family for r in floor_results.mtu} == {4, 6}
     # every path measured by both tools in each family, each row judged (PASS, or CPU-bound said)
     measured = {(t.path, t.tool, t.family) for t in floor_results.throughput if t.verdict == "PASS" or cpu_bound(t)}
     assert {tool for _, tool, _ in measured} == {"iperf3", "nuttcp"} and \

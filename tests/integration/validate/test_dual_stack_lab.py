@@ -103,6 +103,9 @@ def _not_passed(results: ValidationResults) -> dict[str, list]:
 def test_both_families_pass_on_the_configs_as_rendered(rendered: Run) -> None:
     results = run_validate(rendered, PROFILE)
     assert {name: rows for name, rows in _not_passed(results).items() if rows} == {}
+    # each host placed in both families: its IPv6 row, its address, router and neighbour entry
+    assert sorted((r.host, r.family) for r in results.endpoints) == [
+        (host, family) for host in ("h1", "h2", "h3", "h4") for family in (4, 6)]
     # iperf3 and nuttcp over IPv6 too, each way, judged against IPv6's limit (its header 20 bytes longer)
     six = {(r.tool, r.reverse): r for r in results.throughput if r.family == 6}
     assert sorted(six) == [("iperf3", False), ("iperf3", True), ("nuttcp", False), ("nuttcp", True)]
@@ -174,8 +177,8 @@ def test_router_advertisements_off_on_one_vlan_leave_its_hosts_without_ipv6(vali
     with validated(configs, convergence_s=20) as results:
         pass
     failed = _not_passed(results)
-    assert [(r.host, r.cause) for r in failed["endpoints"]] == [
-        (host, f"has no global IPv6 address; the intent says {address}/64 (SLAAC from its gateway's router "
+    assert [(r.host, r.family, r.cause) for r in failed["endpoints"]] == [
+        (host, 6, f"has no global IPv6 address; the intent says {address}/64 (SLAAC from its gateway's router "
                "advertisements); no IPv6 default router: no router advertisement from es1 reached it")
         for host, address in (("h1", "2001:db8:4:10:0:aff:fe04:a0b"), ("h2", "2001:db8:4:10:0:aff:fe04:a0c"))]
     assert failed["ospf"] == []
@@ -254,8 +257,8 @@ def test_a_host_holding_another_hosts_ipv6_address_is_dropped_at_its_bound_port(
         subprocess.run(["ip", "netns", "exec", f"{RUNTIME}-es1", "nft", "-f", "-"],
                        input=f"flush ruleset\n{ruleset}", text=True, check=True)
     assert (bound, unbound) == (0, 3)
-    assert [(r.host, r.verdict) for r in placed if r.host in ("h1", "h2")] == [("h1", "PASS"), ("h2", "PASS")], \
-        [r.cause for r in placed]
+    assert {(r.host, r.family): r.verdict for r in placed if r.host in ("h1", "h2")} == {
+        (host, family): "PASS" for host in ("h1", "h2") for family in (4, 6)}, [r.cause for r in placed]
     assert nft_ruleset(RUNTIME, "es1") == ruleset
 
 

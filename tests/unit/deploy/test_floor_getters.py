@@ -19,7 +19,7 @@ from boothnet.deploy.batch import Session
 from boothnet.deploy.lldp import intent_ports
 from boothnet.intent.model import Network
 from boothnet.validate.access import FloorDevices
-from boothnet.validate.placement import _HostSide, _judge_floor, _placed_in_ipv6
+from boothnet.validate.placement import _HostSide, _judge_floor, _placed_in_ipv6, endpoint_rows
 from tests.helpers import ROOT
 
 RECORDED = ROOT / "tests" / "unit" / "deploy" / "recorded" / "napalm"
@@ -75,8 +75,8 @@ def network(platform: str, port: str, vlan: int, subnet: str, address: str) -> N
 
 def judged(net: Network, driver: Any, mac: str) -> tuple[str, str | None]:
     devices = FloorDevices(sessions={"sw1": Session(driver=driver)}, drift=[], port_names=intent_ports)
-    row = _judge_floor(net, net.endpoints["h1"], _HostSide(mac=mac), devices,
-                       devices.read({"sw1"}, "get_mac_address_table"), devices.read({"sw1"}, "get_arp_table"))
+    [row] = _judge_floor(net, net.endpoints["h1"], _HostSide(mac=mac), devices,
+                         devices.read({"sw1"}, "get_mac_address_table"), devices.read({"sw1"}, "get_arp_table"))
     return row.verdict, row.cause
 
 
@@ -172,3 +172,11 @@ def test_a_gateway_places_a_dual_stack_host_by_its_ipv6_neighbour_entry_where_it
     assert isinstance(eos, str) and _placed_in_ipv6(net, host, "00:18:b9:74:52:8f", "sw1", eos) == ([], [])
     unread = _placed_in_ipv6(net, host, "00:25:45:00:b4:00", "sw1", "get_ipv6_neighbors_table failed: ReadTimeout")
     assert unread == ([], ["sw1's IPv6 neighbours could not be read: get_ipv6_neighbors_table failed: ReadTimeout"])
+    # a dual-stack host's rows: IPv4's and IPv6's, each judged on its own family's findings; off its
+    # port (the IPv4 row's finding) its IPv6 neighbour entry is not judged
+    wrong_mac = _placed_in_ipv6(net, host, "00:18:b9:74:52:8f", "sw1", table)[0]
+    rows = endpoint_rows(net, host, [], [], True, wrong_mac)
+    assert [(r.family, r.address, r.verdict, r.cause) for r in rows] == [
+        (4, "172.29.50.10/24", "PASS", None), (6, "2001:1a1a:1a1a:198::1/64", "FAIL", wrong_mac[0])]
+    off = endpoint_rows(net, host, ["its MAC 00:18:b9:74:52:8f is not learned on sw1"], [], False)
+    assert [(r.family, r.verdict) for r in off] == [(4, "FAIL"), (6, "NOT RUN")]
