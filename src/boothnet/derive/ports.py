@@ -76,11 +76,10 @@ class PortUses(DeriverState):
         endpoint = self.net.endpoints.get(use.peer or "")
         if use.vlan is None or endpoint is None or not self.net.port_bound(endpoint) or endpoint.mac_address is None:
             return None
-        address6 = self.net.endpoint_address6(endpoint)
-        if use.vlan.ipv6 is None or address6 is None:
-            return PortBinding(use.vlan.id, (endpoint.mac_address,), (endpoint.address,))
-        return PortBinding(use.vlan.id, (endpoint.mac_address,), (endpoint.address,), (address6,),
-                           "BOUND6_" + re.sub(r"[^A-Za-z0-9]", "_", port).upper())
+        address6 = self.net.endpoint_address6(endpoint) if use.vlan.ipv6 else None
+        return PortBinding(use.vlan.id, (endpoint.mac_address,), (endpoint.address,),
+                           (address6,) if address6 else None,
+                           "BOUND6_" + re.sub(r"[^A-Za-z0-9]", "_", port).upper() if address6 else None)
 
     def _ospf_links(self) -> set[int]:
         """Routed links inside the booth run OSPF; links to the show network do not."""

@@ -528,7 +528,7 @@ class ConfigReader:
             whole = rule.proto == "ip" and rule.dst is None and rule.dst_port is None and rule.src_port is None
             if whole and src.prefixlen == 128 and not src.network_address.is_link_local:
                 hosts.append(src.network_address)
-            elif not (src.subnet_of(IPv6Network("fe80::/10")) or src == IPv6Network("::/128")):
+            elif not (src.network_address.is_link_local or src == IPv6Network("::/128")):
                 self.facts.unknown.append((0, f"interface {name}: ipv6 port ACL line {rule}",
                                            "a port ACL line that is not a host binding: the lab runs the host "
                                            "bindings only"))

@@ -247,7 +247,7 @@ def _judge_floor(net: Network, endpoint: Endpoint, side: _HostSide, devices: Flo
             problems.append(f"{vlan.gateway} does not resolve {endpoint.address} (no ARP entry after a ping)")
     problems6, errors6 = list(side.problems6), list[str]()  # the IPv6 row's
     placed = bool(mac) and not off_port and side.error is None
-    if placed and mac and not problems6:
+    if mac and placed and not problems6:
         found6, errors6 = _placed_in_ipv6(net, endpoint, mac, vlan.gateway, (neighbours6 or {}).get(vlan.gateway))
         problems6 += found6
     return endpoint_rows(net, endpoint, problems, errors, placed, problems6, errors6)

@@ -20,6 +20,7 @@ from boothnet.poll import poll
 from boothnet.report.publish import publish
 from boothnet.run import Run
 from boothnet.validate.access import lab_access
+from boothnet.validate.checks.throughput import CHECK as THROUGHPUT
 from boothnet.validate.plan import isolation_plan
 from boothnet.validate.results import ValidationResults
 from boothnet.validate.run import run_throughput_tests, wait_converged
@@ -90,9 +91,15 @@ def test_runs_compared_say_no_change_then_list_a_planted_throughput_regression_w
     def measured() -> ValidationResults:
         return ValidationResults(network=net.name, throughput=run_throughput_tests(net, lab_access(net), quiet))
 
-    assert publish(run, measured()).comparison is None  # the first run kept has nothing to compare with
-    again = publish(run, measured()).comparison
-    assert again is not None and again.unchanged, again.lines()
+    clean = [measured(), measured()]
+    assert publish(run, clean[0]).comparison is None  # the first run kept has nothing to compare with
+    again = publish(run, clean[1]).comparison
+    # no change, but for a row this machine's load decided in either run (CPU-bound): its verdict
+    # may come and go between runs, said as such, and is not the network's change
+    slowed = {THROUGHPUT.key(r) for results in clean for r in results.throughput if cpu_bound(r)}
+    assert again is not None and not again.configs, again.lines()
+    assert set(again.newly_failing + again.newly_passing) <= slowed and \
+        {f"throughput {m.subject}" for m in again.moved} <= slowed, (again.lines(), slowed)
     ends = [(f"{NETWORK}-r2", "eth2"), (f"{NETWORK}-h4", "eth0")]
     shaped = tc_state(ends)
     for ns, dev in ends:
