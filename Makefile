@@ -5,10 +5,10 @@ PY := $(VENV)/bin/python
 BIN := $(VENV)/bin
 NET ?= sc-booth
 TEST_WORKERS ?= $(shell nproc)
-# The live tier: four workers, a module at a time each (the Batfish modules one after another),
+# The live tier: five workers, a module at a time each (the Batfish modules one after another),
 # longest first; no two rate measurements at once (the machine's measurement turn, boothnet.locks).
 # Most live tests wait rather than compute (docs/benchmarks.md).
-LIVE_WORKERS ?= 4
+LIVE_WORKERS ?= 5
 BASE ?= HEAD
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
@@ -19,7 +19,7 @@ DEBIAN_PACKAGES := frr frr-pythontools iperf3 nuttcp strongswan-charon strongswa
 	iproute2 iputils-ping tcpdump procps psmisc python3-venv git openjdk-17-jre-headless \
 	graphviz lldpd chromium prometheus arp-scan
 
-.PHONY: setup apt venv test lint unit build verify acl-review deploy deploy-hw validate demo graph cabling cabling-check lab-up lab-down clab golden bench-scale clean watch \
+.PHONY: setup apt venv test offline lint unit build verify acl-review deploy deploy-hw validate demo graph cabling cabling-check lab-up lab-down clab golden bench-scale clean watch \
 	batfish-up batfish-down batfish-status doctor fuzz soak sanity docs docs-serve
 
 setup: apt venv
@@ -78,12 +78,17 @@ unit:
 
 # Two tiers: the offline one (and nothing live) on every core at once; then the live one (labs,
 # Batfish) alone, since its measurements and timeouts must not share the CPUs. Each prints its time.
+# The linters run beside the offline tier (both only compute: the linters fill the cores the
+# tier's last files leave idle), each one's output printed whole when it ends.
 # compileall first: where PYTHONDONTWRITEBYTECODE is set (this machine), every process the suite
 # starts (the CLI, the playbooks' modules, the lab's helpers) would compile boothnet again (0.15 s each)
-test: lint
+test:
 	$(PY) -m compileall -q src
-	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadfile -m "not lab and not batfish" --durations=10 tests checks
+	$(MAKE) --no-print-directory -j 2 --output-sync=target lint offline
 	$(BIN)/pytest -q -n $(LIVE_WORKERS) --dist loadgroup -m "(lab or batfish) and not soak" --durations=20 tests checks
+
+offline:
+	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadfile -m "not lab and not batfish" --durations=10 tests checks
 
 # The longer live proofs `make test` leaves out, each one's verdict class proven live there too
 # (docs/tests.md: "Which target runs what").
