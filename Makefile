@@ -5,10 +5,10 @@ PY := $(VENV)/bin/python
 BIN := $(VENV)/bin
 NET ?= sc-booth
 TEST_WORKERS ?= $(shell nproc)
-# The live tier: five workers, a module at a time each (the Batfish modules one after another),
+# The live tier: four workers, a module at a time each (the Batfish modules one after another),
 # longest first; no two rate measurements at once (the machine's measurement turn, boothnet.locks).
 # Most live tests wait rather than compute (docs/benchmarks.md).
-LIVE_WORKERS ?= 5
+LIVE_WORKERS ?= 4
 BASE ?= HEAD
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 

@@ -13,7 +13,7 @@ from boothnet.lab.lldp import SOCKET_DIR
 
 ROOT = Path(__file__).resolve().parents[1]
 INVENTORIES = ROOT / "inventories"
-# The live tier runs on five workers (LIVE_WORKERS), since most live tests wait (on convergence,
+# The live tier runs on four workers (LIVE_WORKERS), since most live tests wait (on convergence,
 # revert timers, delay lines, watch rounds) rather than compute. A test marked `measures` judges a
 # rate this machine's CPU carries: it holds the machine's measurement turn (boothnet.locks), which
 # validate's own measuring stages and calibrations take too, so no two measurements meet. Every
@@ -27,23 +27,22 @@ BATFISH_MODULES = (
     "checks/", "tests/integration/batfish/", "tests/fuzz/test_valid_intents.py",
     "tests/integration/faults/test_batfish_dies.py", "tests/integration/policy/test_policy_batfish.py",
 )
-# the units longer than 40 s, longest first (seconds from start to end, waits for the measurement
-# turn included, 10ed0e6), with two exceptions: the planted measurements third (nearly all their
-# time is measuring, so early they hold the turn while the others bring their labs up; 86ad72c sent
-# them sixth and the mirror and WAN tests waited on each other's turn, the live tier 692 s against
-# 643), and the killed demo sixth (its rerun measures last: tenth, on five workers it ended the
-# tier alone, the turn idle 47 s before it)
+# the units longer than 40 s, longest first (seconds from start to end on four workers, waits for
+# the measurement turn included, 10ed0e6), but the planted measurements third: nearly all their
+# time is measuring, so early they hold the turn while the others bring their labs up (86ad72c sent
+# them sixth, strictly longest first: the mirror and WAN tests then waited on each other's turn,
+# 63 -> 128 s and 98 -> 143 s, the live tier 692 s against 643)
 LIVE_FIRST = (
     "tests/integration/vpn/test_vpn_lab.py",  # 336
     BATFISH_GROUP,  # 337
     "tests/integration/validate/test_planted_measured.py",  # 155
     "tests/integration/validate/test_planted_faults.py",  # 324
     "tests/integration/validate/test_dual_stack_lab.py",  # 230
-    "tests/integration/faults/test_killed_demo.py",  # 93
     "tests/integration/perf/test_wan_lab.py",  # 205
     "tests/integration/watch/test_watch_lab.py",  # 150
     "tests/integration/validate/test_backbone.py",  # 128
     "tests/integration/floor/test_floor_path.py",  # 70
+    "tests/integration/faults/test_killed_demo.py",  # 93
     "tests/integration/validate/test_vendor_standins.py",  # 89
     "tests/integration/deploy/test_deploy_lab.py",  # 75
     "tests/integration/deploy/test_day0_adjacencies.py",  # 55

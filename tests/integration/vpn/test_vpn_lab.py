@@ -80,90 +80,6 @@ def test_lab_psk_is_generated_and_never_in_the_rendered_config(lab: tuple[Networ
     assert psk in loaded.read_text() and loaded.stat().st_mode & 0o077 == 0
 
 
-# The module's two measuring tests come first: early in the live tier the measurement turn (its
-# critical path) idled while every other module was still probing (tests.helpers: LIVE_FIRST).
-def test_a_vpn_path_faster_than_the_labs_own_tunnel_is_judged_against_its_ceiling(lab: tuple[Network, Path],
-                                                                                   lab_run: Run) -> None:
-    """Issue 34: a booth whose VPN client sits on a 1 Gb/s port failed every WAN row of its tunnel
-    path in the lab (290-344 Mb/s of 937, 27 % UDP loss), diagnosed as the network's "loss, a
-    slower hop, a busy device": it was the lab's userspace ESP. Here client1's port runs at 1 Gb/s,
-    so the path asks the home link's 622 Mb/s of the lab's tunnel; what the lab carries is measured
-    once on a scratch pair (calibrate.lab_ceiling) and every row is judged against it, saying so."""
-    from dataclasses import replace
-
-    from boothnet.lab.plan import port_map
-    from boothnet.lab.shaping import shape
-    from boothnet.validate.perf.calibrate import lab_ceiling
-    from boothnet.validate.perf.runner import netns_runner
-    from boothnet.validate.perf.wan import CARRIED, capped, run_wan_path, wan_paths
-    from boothnet.validate.plan import path_mtu
-
-    net, state_dir = lab
-    access = lab_access(net, state_dir)
-    vpn = lab_vpn(lab_run, state_dir)
-    (path,) = [p for p in wan_paths(net, lambda s, d: path_mtu(net, s, d, vpn.inner_mtu)) if p.source.name == "client1"]
-    ceiling = lab_ceiling(lab_run.build_root, quiet)
-    asked = replace(path, rate_bps=622e6)
-    carried = ceiling("tunnel and delay line", asked)
-    # this machine's userspace ESP carries less than the home link: the lab cannot prove 622 Mb/s here
-    assert 10e6 < carried < CARRIED * 583e6, carried
-    fast = capped(asked, ceiling, tunnel=True)
-    assert fast.ceiling_note and fast.expect().physical_bps < 622e6
-    switch_port = port_map(net)["core1"][net.endpoints["client1"].attach.split(":", 1)[1]]
-    for ns, ifname in ((f"{NETWORK}-client1", "eth0"), (f"{NETWORK}-core1", switch_port)):
-        shape(ns, ifname, 1000)
-    try:
-        assert wait_converged(net, access, isolation_flows(net)).status == "PASS"
-        with measurement_turn():  # run_wan_path itself: outside validate's measuring stages
-            rows = run_wan_path(netns_runner, fast, access.node, net, quiet, lab=True)
-    finally:
-        for ns, ifname in ((f"{NETWORK}-client1", "eth0"), (f"{NETWORK}-core1", switch_port)):
-            shape(ns, ifname, 100)
-    for row in rows:
-        assert row.explanation and row.explanation.endswith("can only be proven on the floor"), row
-        assert "the path carries less than the intent says" not in row.explanation, row
-    # a stream slowed while other tests' labs saturated the cores says so (cause cpu_bound): an
-    # honest answer, no verdict on the path; every other row passes, or is not judged
-    judged = [r for r in rows if not cpu_bound(r)]
-    assert all(r.explanation.startswith("CPU-bound: ") for r in rows if r not in judged)
-    assert all("cpu_bound" not in r.causes for r in judged), [(r.kind, r.verdict, r.causes) for r in judged]
-    by_kind = {r.kind: r for r in judged if not r.reverse}
-    if advised := by_kind.get("advised-window"):
-        assert advised.verdict == "PASS", advised.explanation
-    assert by_kind["udp"].verdict == "PASS", by_kind["udp"].explanation  # sent below what the lab carries
-    # beside TCP filling the lab's tunnel, charon drops UDP: said, and not judged as the network's loss
-    assert by_kind["udp-load"].verdict in ("PASS", "SKIPPED"), by_kind["udp-load"].explanation
-    assert {r.verdict for r in judged} <= {"PASS", "SKIPPED"}, [(r.kind, r.verdict, r.explanation) for r in judged]
-
-
-def test_planted_mirror_of_research_into_a_production_port_degrades_production_under_load(
-        lab: tuple[Network, Path]) -> None:
-    """Issue 34, item 4: production probed idle and under the research aggregates passes; a
-    mirror of research traffic into client1's 100 Mb/s port (a SPAN session left on core1) fails
-    every probe that crosses that port, and only those, naming client1."""
-    net, _ = lab
-    access = lab_access(net)
-    clean = production_under_load(net, access, quiet)
-    # a ping slowed (not lost) while other tests' labs held this machine's cores says so: honest
-    assert len(clean) == 25 + 5 and [r for r in clean if r.verdict != "PASS" and not unjudged(r)] == [], \
-        [(r.source, r.destination, r.cause) for r in clean if r.verdict != "PASS"]
-    mirror = ("table ip planted_mirror {\n chain f {\n  type filter hook forward priority 0;\n"
-              '  ip saddr 10.110.0.0/16 dup to 10.10.30.11 device "br30"\n }\n}\n')
-    ns = ["ip", "netns", "exec", f"{NETWORK}-core1", "nft"]
-    subprocess.run([*ns, "-f", "-"], input=mirror, text=True, check=True)
-    try:
-        planted = production_under_load(net, access, quiet)
-    finally:
-        subprocess.run([*ns, "delete", "table", "ip", "planted_mirror"], check=True)
-    pings = [r for r in planted if r.probe == "ping"]
-    failed = {(r.source, r.destination) for r in pings if r.verdict == "FAIL"}
-    # client1 to its gateway, and the production mesh to and from it: its port drops them
-    crossing = {(r.source, r.destination) for r in pings if "client1" in (r.source, r.destination)}
-    assert len(crossing) == 1 + 8 and failed == crossing, (failed, [(r.source, r.destination, r.causes)
-                                                                      for r in pings if r.verdict != "PASS"])
-    assert all("research traffic degrades production" in r.cause for r in planted if r.verdict == "FAIL")
-
-
 def test_tunnel_clients_mtu_capture_and_recovery(lab: tuple[Network, Path], lab_run: Run) -> None:
     net, state_dir = lab
     vpn = lab_vpn(lab_run, state_dir)
@@ -308,3 +224,85 @@ def test_planted_shrunk_research_gateway_fails_the_routed_paths_naming_the_hop(l
     assert all("the path shrinks to 1500 at core1's interface in research-02" in (r.cause or "") for r in routed)
     assert [r.path for r in rows if not r.path.startswith("routed ")] == ["core1 (research-02 gateway) -> r02-cn1"]
     assert [r for r in run_mtu(net, lab_access(net), quiet) if r.verdict != "PASS"] == []
+
+
+def test_a_vpn_path_faster_than_the_labs_own_tunnel_is_judged_against_its_ceiling(lab: tuple[Network, Path],
+                                                                                   lab_run: Run) -> None:
+    """Issue 34: a booth whose VPN client sits on a 1 Gb/s port failed every WAN row of its tunnel
+    path in the lab (290-344 Mb/s of 937, 27 % UDP loss), diagnosed as the network's "loss, a
+    slower hop, a busy device": it was the lab's userspace ESP. Here client1's port runs at 1 Gb/s,
+    so the path asks the home link's 622 Mb/s of the lab's tunnel; what the lab carries is measured
+    once on a scratch pair (calibrate.lab_ceiling) and every row is judged against it, saying so."""
+    from dataclasses import replace
+
+    from boothnet.lab.plan import port_map
+    from boothnet.lab.shaping import shape
+    from boothnet.validate.perf.calibrate import lab_ceiling
+    from boothnet.validate.perf.runner import netns_runner
+    from boothnet.validate.perf.wan import CARRIED, capped, run_wan_path, wan_paths
+    from boothnet.validate.plan import path_mtu
+
+    net, state_dir = lab
+    access = lab_access(net, state_dir)
+    vpn = lab_vpn(lab_run, state_dir)
+    (path,) = [p for p in wan_paths(net, lambda s, d: path_mtu(net, s, d, vpn.inner_mtu)) if p.source.name == "client1"]
+    ceiling = lab_ceiling(lab_run.build_root, quiet)
+    asked = replace(path, rate_bps=622e6)
+    carried = ceiling("tunnel and delay line", asked)
+    # this machine's userspace ESP carries less than the home link: the lab cannot prove 622 Mb/s here
+    assert 10e6 < carried < CARRIED * 583e6, carried
+    fast = capped(asked, ceiling, tunnel=True)
+    assert fast.ceiling_note and fast.expect().physical_bps < 622e6
+    switch_port = port_map(net)["core1"][net.endpoints["client1"].attach.split(":", 1)[1]]
+    for ns, ifname in ((f"{NETWORK}-client1", "eth0"), (f"{NETWORK}-core1", switch_port)):
+        shape(ns, ifname, 1000)
+    try:
+        assert wait_converged(net, access, isolation_flows(net)).status == "PASS"
+        with measurement_turn():  # run_wan_path itself: outside validate's measuring stages
+            rows = run_wan_path(netns_runner, fast, access.node, net, quiet, lab=True)
+    finally:
+        for ns, ifname in ((f"{NETWORK}-client1", "eth0"), (f"{NETWORK}-core1", switch_port)):
+            shape(ns, ifname, 100)
+    for row in rows:
+        assert row.explanation and row.explanation.endswith("can only be proven on the floor"), row
+        assert "the path carries less than the intent says" not in row.explanation, row
+    # a stream slowed while other tests' labs saturated the cores says so (cause cpu_bound): an
+    # honest answer, no verdict on the path; every other row passes, or is not judged
+    judged = [r for r in rows if not cpu_bound(r)]
+    assert all(r.explanation.startswith("CPU-bound: ") for r in rows if r not in judged)
+    assert all("cpu_bound" not in r.causes for r in judged), [(r.kind, r.verdict, r.causes) for r in judged]
+    by_kind = {r.kind: r for r in judged if not r.reverse}
+    if advised := by_kind.get("advised-window"):
+        assert advised.verdict == "PASS", advised.explanation
+    assert by_kind["udp"].verdict == "PASS", by_kind["udp"].explanation  # sent below what the lab carries
+    # beside TCP filling the lab's tunnel, charon drops UDP: said, and not judged as the network's loss
+    assert by_kind["udp-load"].verdict in ("PASS", "SKIPPED"), by_kind["udp-load"].explanation
+    assert {r.verdict for r in judged} <= {"PASS", "SKIPPED"}, [(r.kind, r.verdict, r.explanation) for r in judged]
+
+
+def test_planted_mirror_of_research_into_a_production_port_degrades_production_under_load(
+        lab: tuple[Network, Path]) -> None:
+    """Issue 34, item 4: production probed idle and under the research aggregates passes; a
+    mirror of research traffic into client1's 100 Mb/s port (a SPAN session left on core1) fails
+    every probe that crosses that port, and only those, naming client1."""
+    net, _ = lab
+    access = lab_access(net)
+    clean = production_under_load(net, access, quiet)
+    # a ping slowed (not lost) while other tests' labs held this machine's cores says so: honest
+    assert len(clean) == 25 + 5 and [r for r in clean if r.verdict != "PASS" and not unjudged(r)] == [], \
+        [(r.source, r.destination, r.cause) for r in clean if r.verdict != "PASS"]
+    mirror = ("table ip planted_mirror {\n chain f {\n  type filter hook forward priority 0;\n"
+              '  ip saddr 10.110.0.0/16 dup to 10.10.30.11 device "br30"\n }\n}\n')
+    ns = ["ip", "netns", "exec", f"{NETWORK}-core1", "nft"]
+    subprocess.run([*ns, "-f", "-"], input=mirror, text=True, check=True)
+    try:
+        planted = production_under_load(net, access, quiet)
+    finally:
+        subprocess.run([*ns, "delete", "table", "ip", "planted_mirror"], check=True)
+    pings = [r for r in planted if r.probe == "ping"]
+    failed = {(r.source, r.destination) for r in pings if r.verdict == "FAIL"}
+    # client1 to its gateway, and the production mesh to and from it: its port drops them
+    crossing = {(r.source, r.destination) for r in pings if "client1" in (r.source, r.destination)}
+    assert len(crossing) == 1 + 8 and failed == crossing, (failed, [(r.source, r.destination, r.causes)
+                                                                      for r in pings if r.verdict != "PASS"])
+    assert all("research traffic degrades production" in r.cause for r in planted if r.verdict == "FAIL")
