@@ -33,8 +33,8 @@ NETWORK = "core-edge"
 # VLAN br99 at all, on either router, for 120 s): one attempt per `make test`, 20 in `make fuzz`.
 # Not seen since: 40 attempts on 2026-11-27 (20 beside a busy loop on one core, 20 beside the
 # netns lab module run again and again) and 20 on 2026-11-29 beside the whole live tier (load
-# average 16 on 2 cores) all confirmed, as has every CI run's attempt since. A failure shows each router's links,
-# bridges and ospfd as they were 45 s into the deploy.
+# average 16 on 2 cores) all confirmed, as has every CI run's attempt since. A failure shows each
+# router's links, bridges and ospfd as they were 45 s into the deploy.
 REPEATS = int(os.environ.get("BOOTHNET_DAY0_REPEATS", "1"))
 INVENTORY = Path(__file__).parent / "core-edge"
 
