@@ -33,6 +33,7 @@ from boothnet.validate.paths import first_hosts
 from boothnet.validate.perf.ports import PortAllocator
 from boothnet.validate.perf.probes import PingResult, parse_ping, ping_argv
 from boothnet.validate.perf.run import ToolRequest, run_throughput
+from boothnet.validate.perf.runner import Background, pidfile_for, stop_background
 from boothnet.validate.perf.schema import CPU_SATURATED, ThroughputResult, busy_share, machine_cpu
 from boothnet.validate.plan import ThroughputTest, action6, host_prefix, throughput_tests
 from boothnet.validate.results import ProductionRow
@@ -57,9 +58,9 @@ LOADED_SLOWDOWN = 3
 
 
 def load_seconds(pings: int, transfers: int) -> int:
-    """How long the research load runs: the probes under it took up to 8 s on sc-booth's 2-core lab
+    """How long the research load may run: the probes under it took up to 8 s on sc-booth's 2-core lab
     (25 pings, 5 transfers: process start-up is slow then), so about twice what they need, and at
-    least 8 s (lab-mini's one ping)."""
+    least 8 s (lab-mini's one ping). It stops as soon as the probes have ended."""
     return max(8, round(SETTLE_S + 0.4 * pings + (2 * TRANSFER_S + 2 if transfers else 0) + 4))
 
 
@@ -194,6 +195,11 @@ def _under(net: Network, access: Access, allocator: PortAllocator, load: list[Th
         cpu = machine_cpu()
         seen = probe()
         busy = busy_share(cpu, machine_cpu())
+        # the load was there for the probes: it stops now, not load_s later (its rates are not judged)
+        for (_, server), block in zip(flows, blocks, strict=True):
+            node = access.node(server.name)
+            pidfile = pidfile_for(access.runner, node, "iperf3", block.first)
+            stop_background(access.runner, Background(node, (), pidfile))
         ended = min(future.result()[1] for future in running)
     for block in blocks:
         allocator.release(block)
