@@ -208,14 +208,6 @@ LAB_MINI_IPV6 = {"h1": "2001:db8:d:10::11", "h2": "2001:db8:d:10::12", "h3": "20
                  "h4": "2001:db8:d:20::20"}
 
 
-def one_second_streams(inventory: Path) -> None:
-    """Each stream of the copied inventory runs 1 s, not its 2: a planted fault's verdict needs no
-    more on a lab's sub-millisecond paths (TCP is at its rate within milliseconds, and 1 s of UDP
-    at 495 Mb/s is thousands of datagrams, 1 % loss tens of them), and make test measures one at a
-    time, so every second here is a second of the suite (docs/tests.md)."""
-    edit_yaml(inventory, "group_vars/all/throughput.yml", lambda d: d["throughput"].update(duration_s=1))
-
-
 def lab_mini_in_both_families(inventory: Path) -> None:
     """A copy of lab-mini made dual-stack: each VLAN a /64 of static hosts (LAB_MINI_IPV6), the
     routed link r1 -- r2 addressed in IPv6 too."""

@@ -22,7 +22,7 @@ from boothnet.report.summary import summarize
 from boothnet.run import Run
 from boothnet.validate.profile import QUICK
 from boothnet.validate.stage import run_validate
-from tests.helpers import ROOT, cpu_bound, lab_mini_in_both_families, one_second_streams, quiet, running_lab, unjudged
+from tests.helpers import ROOT, cpu_bound, lab_mini_in_both_families, quiet, running_lab, unjudged
 
 pytestmark = [
     pytest.mark.lab,
@@ -52,7 +52,6 @@ def commands(log: Path) -> list[list[str]]:
 def test_validate_hw_on_the_lab_passes_enters_no_lab_namespace_and_agrees_with_validate_lab(tmp_path: Path) -> None:
     inventory = copy_inventory(ROOT / "inventories" / "lab-mini", tmp_path / "inv", NETWORK, MGMT)
     lab_mini_in_both_families(inventory)  # the floor path probes and measures IPv6 too (issue 44)
-    one_second_streams(inventory)
     # h1's user vaulted, as a booth team keeps its credentials (host_vars outrank the lab inventory's)
     password = tmp_path / "vault-password"
     password.write_text("booth-vault\n")

@@ -18,7 +18,7 @@ from boothnet.validate.floor import reach_floor
 from boothnet.validate.floor.ansible_runner import inventory_connections
 from boothnet.validate.plan import isolation_plan
 from boothnet.validate.run import wait_converged
-from tests.helpers import ROOT, one_second_streams, running_lab
+from tests.helpers import ROOT, running_lab
 from tests.integration.validate.planted import SEED, inventory_of
 
 
@@ -27,7 +27,6 @@ def lab(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
     build = tmp_path_factory.mktemp("planted") / "build"
     inventory = copy_inventory(ROOT / "inventories" / "lab-mini", inventory_of(build), request.module.NETWORK,
                                request.module.MGMT)
-    one_second_streams(inventory)
     run = Run(inventory, build)
     with running_lab(run, build):
         assert wait_converged(run.net, lab_access(run.net), isolation_plan(run.net, SEED).flows).status == "PASS"
