@@ -41,11 +41,11 @@ LIVE_FIRST = (
     "tests/integration/perf/test_wan_lab.py",  # 205
     "tests/integration/watch/test_watch_lab.py",  # 150
     "tests/integration/validate/test_backbone.py",  # 128
+    "tests/integration/deploy/test_day0_adjacencies.py",  # 125: four day-0 attempts, 23 s each
     "tests/integration/floor/test_floor_path.py",  # 70
     "tests/integration/faults/test_killed_demo.py",  # 93
     "tests/integration/validate/test_vendor_standins.py",  # 89
     "tests/integration/deploy/test_deploy_lab.py",  # 75
-    "tests/integration/deploy/test_day0_adjacencies.py",  # 55
     "tests/integration/lab/test_lab_playbooks.py",  # 41
 )
 
