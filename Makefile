@@ -76,23 +76,16 @@ sanity:
 unit:
 	$(BIN)/pytest -q -m "not lab" tests checks
 
-# Two tiers at once. The live one (labs, Batfish) runs at normal priority; the offline one and the
-# linters only compute, so they run beside it at the lowest priority there is (SCHED_IDLE, nice 19):
-# the live tier spends most of its time waiting (convergence, revert timers, delay lines, watch
-# rounds) and they take only the cycles it leaves idle, yielding a core the moment a lab's
-# stand-in, tool or timer wants it (the lab's CPU-bound rule does not count niced work:
-# docs/validate.md). Their output (each target's whole, with its time) follows the live tier's.
+# Two tiers: the offline one (and nothing live) on every core at once; then the live one (labs,
+# Batfish) alone, since its measurements and timeouts must not share the CPUs. Each prints its time.
+# The linters run beside the offline tier (both only compute: the linters fill the cores the
+# tier's last files leave idle), each one's output printed whole when it ends.
 # compileall first: where PYTHONDONTWRITEBYTECODE is set (this machine), every process the suite
 # starts (the CLI, the playbooks' modules, the lab's helpers) would compile boothnet again (0.15 s each)
 test:
 	$(PY) -m compileall -q src
-	@log=$$(mktemp); \
-	setsid nice -n 19 chrt --idle 0 $(MAKE) --no-print-directory -j 2 --output-sync=target lint offline >"$$log" 2>&1 & \
-	beside=$$!; trap 'kill -- -'$$beside' 2>/dev/null; rm -f "'$$log'"' EXIT; trap 'exit 130' INT TERM; \
-	echo "offline tier and linters: beside the live tier at idle priority, their output after its" && \
-	$(BIN)/pytest -q -n $(LIVE_WORKERS) --dist loadgroup -m "(lab or batfish) and not soak" --durations=20 tests checks; \
-	live=$$?; wait $$beside; offline=$$?; echo "--- offline tier and linters ---"; cat "$$log"; \
-	[ $$live -eq 0 ] && [ $$offline -eq 0 ]
+	$(MAKE) --no-print-directory -j 2 --output-sync=target lint offline
+	$(BIN)/pytest -q -n $(LIVE_WORKERS) --dist loadgroup -m "(lab or batfish) and not soak" --durations=20 tests checks
 
 offline:
 	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadfile -m "not lab and not batfish" --durations=10 tests checks

@@ -55,12 +55,16 @@ TRANSFER_S = 2
 SETTLE_S = 1.5  # the load's slow start, before production is probed
 # the probes under load took up to this many times as long as idle (sc-booth's lab, 2 cores)
 LOADED_SLOWDOWN = 3
+# the load's length, as a multiple of the estimates below: it stops once the probes have ended,
+# so a longer bound costs nothing and keeps slow probes under load (sc-booth's: 21-30 s of 22)
+LOAD_MARGIN = 2
 
 
 def load_seconds(pings: int, transfers: int) -> int:
     """How long the research load may run: the probes under it took up to 8 s on sc-booth's 2-core lab
     (25 pings, 5 transfers: process start-up is slow then), so about twice what they need, and at
-    least 8 s (lab-mini's one ping). It stops as soon as the probes have ended."""
+    least 8 s (lab-mini's one ping). Later, alone on this machine under sc-booth's 35 research
+    flows, they took 21-30 s: hence LOAD_MARGIN."""
     return max(8, round(SETTLE_S + 0.4 * pings + (2 * TRANSFER_S + 2 if transfers else 0) + 4))
 
 
@@ -142,9 +146,10 @@ def _production_under_load(net: Network, access: Access, progress: Progress) -> 
 
     started = time.monotonic()
     idle_pings, idle_sent = probe_all()
-    # a busy machine starts the probes' processes slowly, idle or loaded: the load lasts for that
-    load_s = max(load_seconds(len(probes), len(transfers)),
-                 round(SETTLE_S + LOADED_SLOWDOWN * (time.monotonic() - started) + 2))
+    # a busy machine starts the probes' processes slowly, idle or loaded: the load lasts for that,
+    # twice over, since it stops when the probes end: its length is only a bound
+    load_s = LOAD_MARGIN * max(load_seconds(len(probes), len(transfers)),
+                               round(SETTLE_S + LOADED_SLOWDOWN * (time.monotonic() - started) + 2))
     progress(f"[production] {len(probes)} ping probe(s) and {len(transfers)} transfer(s) idle; "
              f"loading research with {sum(len(t.flows) for t in load)} flow(s) of {len(load)} test(s)")
     (loaded_pings, loaded_sent), load_ended, busy = _under(net, access, allocator, load, probe_all, load_s)

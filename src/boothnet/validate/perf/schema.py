@@ -162,14 +162,10 @@ CPU_SATURATED = 0.9
 CPU_STARVED_KEEPS = 0.5
 
 
-def machine_cpu(stat: Path = Path("/proc/stat")) -> tuple[int, int]:
-    """(free, total) jiffies of every core since boot (/proc/stat's first line). Free: idle, waiting
-    on I/O, or running niced work (positive nice, the ``nice`` column): that yields the cores to
-    the lab's stand-ins and tools at once (at nice 19 it keeps 1.5 % of a contended core), so a
-    background build or `make test`'s offline tier does not make a slow lab row CPU-bound."""
-    user, nice, system, idle, iowait, irq, softirq, steal = (
-        int(v) for v in stat.read_text().split("\n", 1)[0].split()[1:9])
-    return idle + iowait + nice, user + nice + system + idle + iowait + irq + softirq + steal
+def machine_cpu() -> tuple[int, int]:
+    """(idle, total) jiffies of every core since boot (/proc/stat's first line)."""
+    fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    return fields[3] + fields[4], sum(fields[:8])
 
 
 def busy_share(before: tuple[int, int], after: tuple[int, int]) -> float:
