@@ -76,15 +76,16 @@ sanity:
 unit:
 	$(BIN)/pytest -q -m "not lab" tests checks
 
-# Three tiers (tests/tiers.sh): the Batfish checks in the background from the start (they wait on
-# the service and measure nothing); the offline tier and the linters on every core at once (the
-# linters fill the cores the tier's last files leave idle); then the lab tier, with no computing
-# tier beside it: its measurements and timeouts must not share the CPUs with one. Each prints its time.
+# Two tiers: the offline one (and nothing live) on every core at once; then the live one (labs,
+# Batfish) alone, since its measurements and timeouts must not share the CPUs. Each prints its time.
+# The linters run beside the offline tier (both only compute: the linters fill the cores the
+# tier's last files leave idle), each one's output printed whole when it ends.
 # compileall first: where PYTHONDONTWRITEBYTECODE is set (this machine), every process the suite
 # starts (the CLI, the playbooks' modules, the lab's helpers) would compile boothnet again (0.15 s each)
 test:
 	$(PY) -m compileall -q src
-	BIN=$(BIN) LIVE_WORKERS=$(LIVE_WORKERS) MAKE="$(MAKE)" bash tests/tiers.sh
+	$(MAKE) --no-print-directory -j 2 --output-sync=target lint offline
+	$(BIN)/pytest -q -n $(LIVE_WORKERS) --dist loadgroup -m "(lab or batfish) and not soak" --durations=20 tests checks
 
 offline:
 	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadfile -m "not lab and not batfish" --durations=10 tests checks
@@ -92,7 +93,7 @@ offline:
 # The longer live proofs `make test` leaves out, each one's verdict class proven live there too
 # (docs/tests.md: "Which target runs what").
 soak:
-	$(BIN)/pytest -q -n $(LIVE_WORKERS) --dist loadfile --no-loadscope-reorder -m soak --durations=10 tests checks
+	$(BIN)/pytest -q -n $(LIVE_WORKERS) --dist loadgroup -m soak --durations=10 tests checks
 
 build:
 	$(BIN)/ansible-playbook -i inventories/$(NET) playbooks/build.yml

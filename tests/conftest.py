@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.helpers import INVENTORIES, ROOT, live_order  # noqa: F401 - ROOT for the conftests and tests below
+from tests.helpers import INVENTORIES, ROOT, live_order, live_scope  # noqa: F401 - ROOT for the conftests and tests below
 
 
 class InventoryCopy:
@@ -34,14 +34,33 @@ LIVE_BATFISH_FIXTURES = {"host", "batfish_status"}
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """A test that asks the live Batfish service is in the Batfish tier; the lab tier's modules go
-    out longest first (tests.helpers.LIVE_FIRST), the order kept within each (a stable sort)."""
+    """A test that asks the live Batfish service is in the live tier; the live tier's units go out
+    longest first (tests.helpers.LIVE_FIRST), the order kept within each (a stable sort by module)."""
     for item in items:
         if LIVE_BATFISH_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.batfish)
-    # xdist's scheduler takes the order its workers collected (`--no-loadscope-reorder`: not
-    # by each module's count of tests, which sent the longest single-test modules out last)
+    # on every run, not only under `--dist loadgroup`: xdist's scheduler takes the order its
+    # workers collected, and a worker runs no scheduler of its own (its `dist` is "no")
     items.sort(key=lambda item: live_order(item.nodeid))
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log):  # noqa: ANN201 - xdist's scheduler
+    """`--dist loadgroup`: the live tier's work units by live_scope(), a module or the Batfish
+    modules one worker runs in turn. pytest-xdist 3.8's own groups (an `@group` suffix on node ids) are lost
+    under pytest 9, whose node ids no longer read it."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    # xdist would hand the units out by their count of tests, most first, which sent the longest
+    # single-test modules (watch: 163 s) out last; the collection's own order is LIVE_FIRST's
+    config.option.loadscopereorder = False
+
+    class LiveUnits(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return live_scope(nodeid)
+
+    return LiveUnits(config, log)
 
 
 @pytest.hookimpl(wrapper=True)

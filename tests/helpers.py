@@ -13,41 +13,53 @@ from boothnet.lab.lldp import SOCKET_DIR
 
 ROOT = Path(__file__).resolve().parents[1]
 INVENTORIES = ROOT / "inventories"
-# The lab tier runs on four workers (LIVE_WORKERS), since most lab tests wait (on convergence,
+# The live tier runs on four workers (LIVE_WORKERS), since most live tests wait (on convergence,
 # revert timers, delay lines, watch rounds) rather than compute. A test marked `measures` judges a
 # rate this machine's CPU carries: it holds the machine's measurement turn (boothnet.locks), which
 # validate's own measuring stages and calibrations take too, so no two measurements meet. Every
-# module has names of its own (a lab's network and management subnet, floor pid files by network),
-# so any two may run side by side; each is one unit of work (`--dist loadfile`). The checks that
-# ask Batfish are a tier of their own, beside the others (tests/tiers.sh).
-# Units go out longest first (LIVE_FIRST), so that no long module starts last;
+# module has names of its own (a lab's network and management subnet, Batfish snapshots named by
+# the run's folder, floor pid files by network), so any two may run side by side. The modules
+# that ask Batfish run on one worker in turn (one JVM answers them all).
+# Work units go out longest first (LIVE_FIRST), so that no long module starts last;
 # docs/benchmarks.md, "The suite's time", has the figures behind this.
-# the modules longer than 40 s, longest first (seconds from start to end on four workers, waits
-# for the measurement turn included, ci90), but the planted measurements third: nearly all their
+BATFISH_GROUP = "batfish-group"
+BATFISH_MODULES = (
+    "checks/", "tests/integration/batfish/", "tests/fuzz/test_valid_intents.py",
+    "tests/integration/faults/test_batfish_dies.py", "tests/integration/policy/test_policy_batfish.py",
+)
+# the units longer than 40 s, longest first (seconds from start to end on four workers, waits for
+# the measurement turn included, 10ed0e6), but the planted measurements third: nearly all their
 # time is measuring, so early they hold the turn while the others bring their labs up (86ad72c sent
 # them sixth, strictly longest first: the mirror and WAN tests then waited on each other's turn,
 # 63 -> 128 s and 98 -> 143 s, the live tier 692 s against 643)
 LIVE_FIRST = (
-    "tests/integration/vpn/test_vpn_lab.py",  # 363
-    "tests/integration/validate/test_planted_faults.py",  # 357
-    "tests/integration/validate/test_planted_measured.py",  # 153
-    "tests/integration/validate/test_dual_stack_lab.py",  # 264
-    "tests/integration/perf/test_wan_lab.py",  # 170
-    "tests/integration/watch/test_watch_lab.py",  # 158
-    "tests/integration/deploy/test_day0_adjacencies.py",  # 115: four day-0 attempts, 23 s each
-    "tests/integration/validate/test_backbone.py",  # 92
-    "tests/integration/floor/test_floor_path.py",  # 86
-    "tests/integration/faults/test_killed_demo.py",  # 85
-    "tests/integration/validate/test_vendor_standins.py",  # 83
-    "tests/integration/deploy/test_deploy_lab.py",  # 81
-    "tests/integration/lab/test_lab_playbooks.py",  # 46
+    "tests/integration/vpn/test_vpn_lab.py",  # 336
+    BATFISH_GROUP,  # 337
+    "tests/integration/validate/test_planted_measured.py",  # 155
+    "tests/integration/validate/test_planted_faults.py",  # 324
+    "tests/integration/validate/test_dual_stack_lab.py",  # 230
+    "tests/integration/perf/test_wan_lab.py",  # 205
+    "tests/integration/watch/test_watch_lab.py",  # 150
+    "tests/integration/validate/test_backbone.py",  # 128
+    "tests/integration/deploy/test_day0_adjacencies.py",  # 125: four day-0 attempts, 23 s each
+    "tests/integration/floor/test_floor_path.py",  # 70
+    "tests/integration/faults/test_killed_demo.py",  # 93
+    "tests/integration/validate/test_vendor_standins.py",  # 89
+    "tests/integration/deploy/test_deploy_lab.py",  # 75
+    "tests/integration/lab/test_lab_playbooks.py",  # 41
 )
 
 
-def live_order(nodeid: str) -> int:
-    """Where a test's module goes out in the lab tier: LIVE_FIRST's place, then every other module."""
+def live_scope(nodeid: str) -> str:
+    """The live tier's unit of work for a test: the Batfish group, or the test's own module."""
     module = nodeid.split("::", 1)[0]
-    return LIVE_FIRST.index(module) if module in LIVE_FIRST else len(LIVE_FIRST)
+    return BATFISH_GROUP if module.startswith(BATFISH_MODULES) else module
+
+
+def live_order(nodeid: str) -> int:
+    """Where a test's unit goes out: LIVE_FIRST's place, then every other unit."""
+    scope = live_scope(nodeid)
+    return LIVE_FIRST.index(scope) if scope in LIVE_FIRST else len(LIVE_FIRST)
 
 
 def cpu_bound(row: object) -> bool:
