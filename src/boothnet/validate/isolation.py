@@ -34,7 +34,9 @@ from boothnet.verify.batfish.traces import FlowAnswer
 
 RESPONDER = (files("boothnet.validate") / "scripts" / "responder.py").read_text()
 PROBER = (files("boothnet.validate") / "scripts" / "prober.py").read_text()
-PROBE_TIMEOUT_S = 3.0  # a dropped SYN is sent twice (at 0 and 1 s), a datagram three times
+# the longest wait for a drop: a dropped SYN is sent twice (at 0 and 1 s), a datagram three times;
+# the prober waits less once its answers, and its gateway's, show its paths answer fast
+PROBE_TIMEOUT_S = 3.0
 WORKERS = 8  # probers at once: each holds hundreds of sockets and mostly waits
 REACHED = {"open": "open", "refused": "refused by the host (reached it)", "echo": "echoed by the responder",
            "answered": "answered", "reply": "echo reply", "seen": "seen by the responder, its reply lost"}
@@ -116,12 +118,13 @@ def collect_and_stop(runner: Runner, responder: Responder) -> None:
     runner(responder.ns, ["rm", "-f", responder.log], 10)
 
 
-def probe_from(access: Access, src: Endpoint, flows: list[Flow]) -> list[list[str]]:
-    """The states of every port of every flow from ``src``, as the prober saw them."""
+def probe_from(access: Access, src: Endpoint, flows: list[Flow], gateway: str) -> list[list[str]]:
+    """The states of every port of every flow from ``src``, as the prober saw them; ``gateway``
+    (``src``'s) the reference whose answer shows how fast its paths answer."""
     targets = [[f.dst_address, f.proto, port] for f in flows for port in (f.ports() or (None,))]
     if why := access.why_not(src.name, "python3"):
         return [[f"error:no prober on {src.name}: {why}"] * (len(f.ports()) or 1) for f in flows]
-    argv = ["python3", "-c", PROBER, json.dumps(targets), f"{PROBE_TIMEOUT_S:g}"]
+    argv = ["python3", "-c", PROBER, json.dumps(targets), f"{PROBE_TIMEOUT_S:g}", gateway]
     result = access.runner(access.node(src.name), argv, PROBE_TIMEOUT_S + 30)
     try:
         states = json.loads(result.stdout)
@@ -196,6 +199,7 @@ def run_isolation(
     batfish: list[FlowAnswer | None] | None = None,
 ) -> list[IsolationRow]:
     hosts = {e.name: e for e in net.endpoints.values()}
+    vlans = net.vlan_by_name()
     towards = _ports_towards(flows)
     progress(f"[isolation] responders on {len(towards)} hosts, probers on "
              f"{len({f.src.name for f in flows})} hosts")
@@ -209,7 +213,9 @@ def run_isolation(
     try:
         def probe(src: str) -> None:
             indexes = by_src[src]
-            for i, got in zip(indexes, probe_from(access, hosts[src], [flows[i] for i in indexes]), strict=True):
+            gateway = str(net.gateway_address(vlans[hosts[src].vlan]))
+            for i, got in zip(indexes, probe_from(access, hosts[src], [flows[i] for i in indexes], gateway),
+                              strict=True):
                 states[i] = got
             progress(f"[isolation] {src}: {len(indexes)} flows probed")
 
@@ -219,7 +225,6 @@ def run_isolation(
         with ThreadPoolExecutor(max_workers=WORKERS) as pool:
             list(pool.map(lambda r: collect_and_stop(access.runner, r), responders.values()))
     rows = []
-    vlans = net.vlan_by_name()
     for index, flow in enumerate(flows):
         observed, detail, error = judge(flow, states[index], responders.get(flow.dst.name))
         if unasked := access.why_not(flow.dst.name):  # its silence proves nothing: it may be down
