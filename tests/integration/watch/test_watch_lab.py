@@ -1,8 +1,9 @@
 """Issue 31: `boothnet watch --lab` on a running lab-mini, with faults planted while it runs: a
 cable unplugged (alarm naming its label within one round, a clear once plugged back), a rule added
-by hand (a drift alarm naming the device and the line), an iperf3 stream through one cable (its
-rate on the page, in headless Chromium, and in a real Prometheus that scrapes the export, within
-10 %), and the watch killed with SIGKILL and started again (the series goes on, no round torn)."""
+by hand (a drift alarm naming the device and the line) while a host takes a listed host's address
+(an endpoint alarm naming both ports), an iperf3 stream through one cable (its rate on the page,
+in headless Chromium, and in a real Prometheus that scrapes the export, within 10 %), and the
+watch killed with SIGKILL and started again (the series goes on, no round torn)."""
 
 from __future__ import annotations
 
@@ -62,9 +63,10 @@ class Watch:
     def rounds(self) -> list[int]:
         return [int(m.group(1)) for text in self.lines if (m := re.search(r" round (\d+): ", text))]
 
-    def wait_line(self, pattern: str, rounds: int) -> str:
-        """The first line from now matching ``pattern``, within ``rounds`` complete rounds."""
-        start, done = len(self.lines), len(self.rounds())
+    def wait_line(self, pattern: str, rounds: int, since: int | None = None) -> str:
+        """The first line from now (or from line ``since``) matching ``pattern``, within ``rounds``
+        complete rounds."""
+        start, done = len(self.lines) if since is None else since, len(self.rounds())
         deadline = time.monotonic() + rounds * (EVERY_S + 40)
         while time.monotonic() < deadline:
             for text in self.lines[start:]:
@@ -90,13 +92,13 @@ class Watch:
         return self.proc.wait(timeout=60)
 
 
-def hook_events(hook: Path, last: Callable[[dict], bool]) -> list[dict]:
-    """The on-alarm hook's events once ``last`` holds for the latest: watch prints an alarm's line
+def hook_events(hook: Path, done: Callable[[list[dict]], bool]) -> list[dict]:
+    """The on-alarm hook's events once ``done`` holds for them: watch prints an alarm's line
     before it runs the hook, so the line alone does not mean the hook has had it."""
     deadline = time.monotonic() + 30
     while True:
         events = [json.loads(text) for text in hook.read_text().splitlines()] if hook.exists() else []
-        if (events and last(events[-1])) or time.monotonic() > deadline:
+        if done(events) or time.monotonic() > deadline:
             return events
         time.sleep(0.2)
 
@@ -176,26 +178,29 @@ def test_watch_alarms_on_planted_faults_and_shows_traffic_in_its_page_and_promet
             # below must be an alarm of its own
             watch.until_clear("drift: device r1", 2)
 
-            # a rule added by hand: drift names the device and the line
+            # at once, a rule added by hand (drift names the device and the line) and h2 taking h1's
+            # address (h1 is listed: its address opens SSH to the lab): h1's row, both ports
+            mark = len(watch.lines)
             handle = plant_rule()
-            drift = watch.wait_line(r"ALARM drift: device r1: ", 2)
+            sh("h2", "ip", "addr", "add", "10.0.10.11/24", "dev", "eth0")
+            drift = watch.wait_line(r"ALARM drift: device r1: ", 2, since=mark)
             assert "ip saddr 10.0.10.99" in drift, drift
+            duplicate = watch.wait_line(r"ALARM endpoints: endpoint h1 ", 2, since=mark)
+            assert "10.0.10.11 answers from 2 MACs" in duplicate and "(h2's port)" in duplicate, duplicate
+            mark = len(watch.lines)
             sh("r1", "nft", "delete", "rule", "inet", "boothnet", "USERS_IN", "handle", handle)
-            watch.wait_line(r"CLEAR drift: device r1", 2)
-            events = hook_events(hook, lambda e: e["state"] == "CLEAR" and "10.0.10.99" in e["message"])
+            sh("h2", "ip", "addr", "del", "10.0.10.11/24", "dev", "eth0")
+            watch.wait_line(r"CLEAR drift: device r1", 2, since=mark)
+            watch.wait_line(r"CLEAR endpoints: endpoint h1 ", 2, since=mark)
+            events = hook_events(hook, lambda events: any(
+                e["state"] == "CLEAR" and "10.0.10.99" in e["message"] for e in events) and any(
+                e["state"] == "CLEAR" and e["section"] == "endpoints" for e in events))
             link = [e for e in events if e["section"] == "link"]
             assert [(e["state"], e["network"], e["subject"]) for e in link] == [
                 ("ALARM", NETWORK, f"cable {TRUNK}"), ("CLEAR", NETWORK, f"cable {TRUNK}")], events
             # the port shut to unplug the cable is drift too; then the rule
             drifts = [(e["state"], "10.0.10.99" in e["message"]) for e in events if e["section"] == "drift"]
             assert drifts[-2:] == [("ALARM", True), ("CLEAR", True)], events
-
-            # h2 takes h1's address (h1 is listed: its address opens SSH to the lab): h1's row, both ports
-            sh("h2", "ip", "addr", "add", "10.0.10.11/24", "dev", "eth0")
-            duplicate = watch.wait_line(r"ALARM endpoints: endpoint h1 ", 2)
-            assert "10.0.10.11 answers from 2 MACs" in duplicate and "(h2's port)" in duplicate, duplicate
-            sh("h2", "ip", "addr", "del", "10.0.10.11/24", "dev", "eth0")
-            watch.wait_line(r"CLEAR endpoints: endpoint h1 ", 2)
 
             # an iperf3 stream h3 -> h4 paced at 100 Mb/s crosses C05 from r2 to h4: the page and
             # Prometheus see it. It runs until both have shown a round inside it: a round slowed by a
