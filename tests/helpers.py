@@ -134,8 +134,12 @@ def orphan_lldpds(ours: Callable[[str], bool] | None = None) -> list[int]:
         sockets = re.findall(rf"{re.escape(str(SOCKET_DIR))}/(\S+)\.sock", Path(f"/proc/{pid}/net/unix").read_text())
         return ours is None or any(ours(ns) for ns in sockets)
 
-    named = {os.stat(p).st_ino for p in Path("/run/netns").glob("*")} if Path("/run/netns").is_dir() else set()
-    named.add(os.stat("/proc/self/ns/net").st_ino)  # the tests run in the machine's own
+    named = {os.stat("/proc/self/ns/net").st_ino}  # the tests run in the machine's own
+    for name in Path("/run/netns").glob("*") if Path("/run/netns").is_dir() else ():
+        try:
+            named.add(os.stat(name).st_ino)
+        except FileNotFoundError:  # another test's lab removed it since the listing
+            continue
     orphans = []
     for entry in filter(str.isdigit, os.listdir("/proc")):
         try:
