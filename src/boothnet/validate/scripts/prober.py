@@ -10,8 +10,8 @@ A probe still unanswered is a drop once the timeout has passed, or sooner once t
 did come (the reference's among them) show how fast this host's paths answer: ANSWERED_WAITS
 times the slowest answer, never under QUICKEST_S (a SYN or datagram lost once is sent again at
 1 s), never over the timeout. With no answer at all the whole timeout is waited. The
-destinations' responders log every arrival, so a probe that got through after this wait still
-counts as reached.
+destinations' responders log every arrival until validate stops them, after every prober has
+ended, so a probe that got through after its prober stopped waiting still counts as reached.
 Runs with the system python3: standard library only.
 """
 
