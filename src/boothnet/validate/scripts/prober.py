@@ -32,6 +32,7 @@ from typing import cast
 
 targets = json.loads(sys.argv[1])
 timeout = float(sys.argv[2])
+ping_wait = str(max(1, int(timeout)))  # ping's -w and -W take whole seconds
 reference = sys.argv[3] if len(sys.argv) > 3 else None
 soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
 resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
@@ -56,7 +57,7 @@ datagrams: dict[int, tuple[socket.socket, bytes]] = {}
 for index, (destination, proto, port) in enumerate(targets):
     if proto == "icmp":
         pings[index] = subprocess.Popen(
-            ["ping", "-n", "-c", "3", "-i", "0.5", "-w", str(max(1, int(timeout))), destination],
+            ["ping", "-n", "-c", "3", "-i", "0.5", "-w", ping_wait, destination],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         continue
     family = socket.AF_INET6 if ":" in destination else socket.AF_INET
@@ -84,7 +85,7 @@ for index, (destination, proto, port) in enumerate(targets):
 start = time.monotonic()
 deadline = start + timeout
 resends = list(RESENDS_S)
-referee = subprocess.Popen(["ping", "-n", "-c", "1", "-W", str(max(1, int(timeout))), reference],
+referee = subprocess.Popen(["ping", "-n", "-c", "1", "-W", ping_wait, reference],
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) if reference else None
 
 
