@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import re
+import signal
 import subprocess
+import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -222,3 +226,38 @@ def lab_mini_in_both_families(inventory: Path) -> None:
     edit_yaml(inventory, "group_vars/all/links.yml", lambda d: d["links"][0].update(
         addresses6={"a": "2001:db8:d::1/64", "b": "2001:db8:d::2/64"}))
 
+
+
+def iperf3_pids(namespace: str, argv_has: str, argv_lacks: str = "\0") -> list[int]:
+    """iperf3 processes in ``namespace`` whose command line has ``argv_has`` and not ``argv_lacks``."""
+    from boothnet.lab.services import _cmdline, pids_in_namespaces
+
+    return [pid for pid in pids_in_namespaces([namespace])[namespace]
+            if (argv := _cmdline(pid) + " ").startswith("iperf3 ") and argv_has in argv and argv_lacks not in argv]
+
+
+@contextmanager
+def frozen_once(when: Callable[[], bool], pids: Callable[[], list[int]], seconds: float) -> Iterator[list[int]]:
+    """For the block: once ``when()`` holds (polled for up to 120 s), and 0.3 s more, the processes
+    ``pids()`` stopped for ``seconds`` (SIGSTOP, then SIGCONT), as a CPU taken by something else
+    would; yields the pids it stopped (filled in as it does)."""
+    frozen: list[int] = []
+
+    def freeze() -> None:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and not when():
+            time.sleep(0.05)
+        time.sleep(0.3)
+        for pid in pids():
+            os.kill(pid, signal.SIGSTOP)
+            frozen.append(pid)
+        time.sleep(seconds)
+        for pid in frozen:
+            os.kill(pid, signal.SIGCONT)
+
+    freezer = threading.Thread(target=freeze)
+    freezer.start()
+    try:
+        yield frozen
+    finally:
+        freezer.join()

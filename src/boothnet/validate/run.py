@@ -35,7 +35,7 @@ from boothnet.validate.perf.probes import (
     IPV6_ICMP_HEADERS,
     mtu_probe,
     ping,
-    udp_receive_errors,
+    udp_drops_meanwhile,
 )
 from boothnet.validate.perf.run import ToolName, ToolRequest, combine, run_throughput
 from boothnet.validate.perf.runner import listening_ports
@@ -472,17 +472,15 @@ def _measure_loss(net: Network, access: Access, compiler: PolicyCompiler, alloca
                 raise Unprobed(why)
         block = port_block(net, compiler, allocator, test, "iperf3", (client, server),
                             listening_ports(access.runner, access.node(server.name)), ("tcp", "udp"))
-        receiver = access.node((client if job.reverse else server).name)
-        drops_before = udp_receive_errors(access.runner, receiver)
-        measured = run_throughput(access.runner, ToolRequest(
+        receiver = (client if job.reverse else server).name
+        measured, dropped_here = udp_drops_meanwhile(access.runner, {receiver: access.node(receiver)},
+                                                     lambda: run_throughput(access.runner, ToolRequest(
             "iperf3", access.node(server.name), access.node(client.name), str(server.address), block,
             duration=net.throughput.duration_s, window=UDP_BUFFER, udp_rate_bps=rate, reverse=job.reverse,
-            path=name, source=client.name, destination_label=server.name))
-        drops_after = udp_receive_errors(access.runner, receiver)
-        drops = drops_after - drops_before if drops_before is not None and drops_after is not None else None
+            path=name, source=client.name, destination_label=server.name)))
         result = judge_loss(measured.model_copy(update={"kind": "loss"}), declared, rate,
                             where=f"{test.name} (its host cables {cables})" if cables else test.name,
-                            receiver_drops=drops)
+                            dropped_here=dropped_here)
     except (ValueError, RuntimeError) as exc:
         ends = [client.name, server.name]
         result = ThroughputResult(tool="iperf3", succeeded=False, error=str(exc), path=name, kind="loss",

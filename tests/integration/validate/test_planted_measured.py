@@ -6,15 +6,11 @@ on a lab of its own, so that the two modules run side by side."""
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
-import threading
-import time
 
 import pytest
 
 from boothnet.booth.cables import cable_plan
-from boothnet.lab.services import _cmdline, pids_in_namespaces
 from boothnet.lab.shaping import shape
 from boothnet.poll import poll
 from boothnet.report.publish import publish
@@ -24,7 +20,7 @@ from boothnet.validate.checks.throughput import CHECK as THROUGHPUT
 from boothnet.validate.plan import isolation_plan
 from boothnet.validate.results import ValidationResults
 from boothnet.validate.run import run_throughput_tests, wait_converged
-from tests.helpers import cpu_bound, quiet
+from tests.helpers import cpu_bound, frozen_once, iperf3_pids, quiet
 from tests.integration.validate.planted import SEED, failed, inventory_of, nft, nft_ruleset, sh, tc_state
 
 pytestmark = [
@@ -152,43 +148,19 @@ def test_a_file_server_cable_losing_one_frame_in_a_hundred_fails_on_retransmits_
     assert nft_ruleset(NETWORK, "h4") == ruleset
 
 
-def _iperf3_pids(node: str, argv_has: str, argv_lacks: str = "\0") -> list[int]:
-    """iperf3 processes in ``node``'s namespace whose command line has ``argv_has`` and not ``argv_lacks``."""
-    ns = f"{NETWORK}-{node}"
-    return [pid for pid in pids_in_namespaces([ns])[ns]
-            if (argv := _cmdline(pid) + " ").startswith("iperf3 ") and argv_has in argv and argv_lacks not in argv]
-
-
 def test_a_receiver_too_busy_to_read_its_datagrams_is_no_verdict_on_the_network(lab) -> None:
     """A UDP receiver that does not read (here h4's iperf3 server, stopped for a second, as a host
     whose CPU is taken) loses datagrams at its own full socket buffer: the loss row says so from
     the host's UDP RcvbufErrors (ERROR, cause cpu_bound), and never blames the path's cables."""
     net, _ = lab
-    frozen: list[int] = []
-
-    def freeze_the_receiver_once_h3_sends_udp() -> None:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and not _iperf3_pids("h3", " -u ", " -R "):  # h3 sending
-            time.sleep(0.05)
-        time.sleep(0.3)
-        for pid in _iperf3_pids("h4", " -s "):
-            os.kill(pid, signal.SIGSTOP)
-            frozen.append(pid)
-        time.sleep(1.0)
-        for pid in frozen:
-            os.kill(pid, signal.SIGCONT)
-
-    freezer = threading.Thread(target=freeze_the_receiver_once_h3_sends_udp)
-    freezer.start()
-    try:
+    with frozen_once(lambda: bool(iperf3_pids(f"{NETWORK}-h3", " -u ", " -R ")),  # h3 sending
+                     lambda: iperf3_pids(f"{NETWORK}-h4", " -s "), seconds=1.0) as frozen:
         results = run_throughput_tests(net, lab_access(net), quiet)
-    finally:
-        freezer.join()
     assert frozen, "no iperf3 server on h4 while h3 sent UDP"
     loss = {r.reverse: r for r in results if r.kind == "loss"}
     assert loss[False].verdict == "ERROR" and loss[False].causes == ["cpu_bound"], loss[False].explanation
     assert loss[False].explanation.startswith("CPU-bound: h4 dropped ") and \
-        "at its full socket buffer (UDP RcvbufErrors)" in loss[False].explanation, loss[False].explanation
+        "at a full socket buffer (UDP RcvbufErrors)" in loss[False].explanation, loss[False].explanation
     assert "frames are lost" not in loss[False].explanation
     assert loss[True].verdict == "PASS", loss[True].explanation  # h3 receiving read every datagram
 

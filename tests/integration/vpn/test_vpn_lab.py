@@ -39,7 +39,7 @@ from boothnet.validate.plan import isolation_flows  # noqa: E402
 from boothnet.validate.production import production_under_load  # noqa: E402
 from boothnet.validate.run import run_mtu, wait_converged  # noqa: E402
 from boothnet.validate.vpn import MARKER, VpnChecks, classify_capture, lab_vpn, run_vpn  # noqa: E402
-from tests.helpers import ROOT, cpu_bound, quiet, running_lab, unjudged  # noqa: E402
+from tests.helpers import ROOT, cpu_bound, frozen_once, iperf3_pids, quiet, running_lab, unjudged  # noqa: E402
 
 NETWORK = "vpn-t"
 MGMT_SUBNET = "198.18.14.0/24"  # used by no other lab, test or benchmark
@@ -232,7 +232,10 @@ def test_a_vpn_path_faster_than_the_labs_own_tunnel_is_judged_against_its_ceilin
     path in the lab (290-344 Mb/s of 937, 27 % UDP loss), diagnosed as the network's "loss, a
     slower hop, a busy device": it was the lab's userspace ESP. Here client1's port runs at 1 Gb/s,
     so the path asks the home link's 622 Mb/s of the lab's tunnel; what the lab carries is measured
-    once on a scratch pair (calibrate.lab_ceiling) and every row is judged against it, saying so."""
+    once on a scratch pair (calibrate.lab_ceiling) and every row is judged against it, saying so.
+    Issue 42: its UDP row lost 2.8-4.1 % twice in CI, read as the network's loss; it was the home
+    gateway's charon, starved of CPU, dropping ESP at its full socket buffer. Here that charon is
+    stopped for a second while the UDP row sends: the row says so, naming the gateway (no verdict)."""
     from dataclasses import replace
 
     from boothnet.lab.plan import port_map
@@ -258,7 +261,12 @@ def test_a_vpn_path_faster_than_the_labs_own_tunnel_is_judged_against_its_ceilin
         shape(ns, ifname, 1000)
     try:
         assert wait_converged(net, access, isolation_flows(net)).status == "PASS"
-        with measurement_turn():  # run_wan_path itself: outside validate's measuring stages
+        state, home = read_state(state_dir), net.vpn.home_gateway if net.vpn else ""
+        assert state is not None
+        home_charon = state.pids[home]["charon"]
+        with measurement_turn(), \
+                frozen_once(lambda: bool(iperf3_pids(f"{NETWORK}-client1", " -u ")), lambda: [home_charon],
+                            seconds=1.0) as frozen:  # run_wan_path itself: outside validate's measuring stages
             rows = run_wan_path(netns_runner, fast, access.node, net, quiet, lab=True)
     finally:
         for ns, ifname in ((f"{NETWORK}-client1", "eth0"), (f"{NETWORK}-core1", switch_port)):
@@ -274,7 +282,9 @@ def test_a_vpn_path_faster_than_the_labs_own_tunnel_is_judged_against_its_ceilin
     by_kind = {r.kind: r for r in judged if not r.reverse}
     if advised := by_kind.get("advised-window"):
         assert advised.verdict == "PASS", advised.explanation
-    assert by_kind["udp"].verdict == "PASS", by_kind["udp"].explanation  # sent below what the lab carries
+    (udp,) = [r for r in rows if r.kind == "udp"]
+    assert frozen and cpu_bound(udp), udp.explanation
+    assert udp.explanation.startswith(f"CPU-bound: {home} dropped "), udp.explanation
     # beside TCP filling the lab's tunnel, charon drops UDP: said, and not judged as the network's loss
     assert by_kind["udp-load"].verdict in ("PASS", "SKIPPED"), by_kind["udp-load"].explanation
     assert {r.verdict for r in judged} <= {"PASS", "SKIPPED"}, [(r.kind, r.verdict, r.explanation) for r in judged]

@@ -282,22 +282,27 @@ def test_the_receivers_udp_buffer_drops_are_read_from_proc_net_snmp():
 
     assert parse_udp_receive_errors("Ip: Forwarding\nIp: 1\n" + SNMP_UDP) == 31
     assert parse_udp_receive_errors("Ip: Forwarding\nIp: 1\n") is None  # no UDP lines: unread, not 0
+    # /proc/net/snmp6 after it (cat of both): IPv6's own count adds
+    assert parse_udp_receive_errors(SNMP_UDP + "Udp6InDatagrams                 \t5\nUdp6RcvbufErrors  \t7\n") == 38
 
 
 @pytest.mark.parametrize("drops,verdict,cause", [
     (None, "FAIL", []),  # unread: the loss is the network's, as before
-    (2579, "ERROR", ["cpu_bound"]),  # the receiver's socket buffer accounts for the loss
-    (2000, "FAIL", []),  # the other 580 (2.25 %) are still more than the path's none
+    ({"h4": 2579}, "ERROR", ["cpu_bound"]),  # the receiver's socket buffer accounts for the loss
+    ({"hgw1": 2500, "h4": 79}, "ERROR", ["cpu_bound"]),  # a lab tunnel gateway's charon, and the receiver
+    ({"h4": 2000}, "FAIL", []),  # the other 580 (2.25 %) are still more than the path's none
 ])
-def test_a_loss_the_receivers_full_socket_buffer_accounts_for_is_no_verdict(drops, verdict, cause):
+def test_a_loss_the_full_socket_buffers_on_this_machine_account_for_is_no_verdict(drops, verdict, cause):
     """10.0 % of 25800 datagrams lost (2580), a path declaring none."""
     udp = ThroughputResult(tool="iperf3", succeeded=True, protocol="udp", kind="loss", throughput=300e6,
                            lost_pct=10.0, packets=25800, bytes=25800 * 8948, jitter_ms=0.1, destination="h4")
-    judged = judge_loss(udp, 0.0, 308e6, where="lab: h3 -> h4", receiver_drops=drops)
+    judged = judge_loss(udp, 0.0, 308e6, where="lab: h3 -> h4", dropped_here=drops)
     assert (judged.verdict, judged.causes) == (verdict, cause), judged.explanation
     if verdict == "ERROR":
+        dropped = ", ".join(f"{node} dropped {count}" for node, count in drops.items())
         assert judged.explanation.startswith(
-            "CPU-bound: h4 dropped 2579 of the 2580 datagrams lost at its full socket buffer (UDP RcvbufErrors)")
+            f"CPU-bound: {dropped} of the 2580 datagrams lost, at a full socket buffer (UDP RcvbufErrors): software "
+            "on this machine did not read them as fast as they came; the network lost 0.004 %")
         assert "frames are lost" not in judged.explanation
     else:
         assert judged.explanation.endswith(": frames are lost on lab: h3 -> h4")

@@ -9,9 +9,9 @@ argv and raw output so a report can show what was actually seen.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, TypeVar
 
 from boothnet.status import Status
 from boothnet.validate.perf.runner import (
@@ -26,6 +26,7 @@ from boothnet.validate.perf.runner import (
 IPV4_ICMP_HEADERS = 28  # IPv4 20 + ICMP echo 8: a DF ping of MTU-28 bytes fills the MTU
 IPV6_ICMP_HEADERS = 48  # IPv6 40 + ICMPv6 echo 8 (IPv6 routers never fragment: every ping is DF)
 
+T = TypeVar("T")
 PingCause = Literal["ok", "frag-needed", "timeout", "unreachable", "error"]
 
 _TX_RX = re.compile(r"(\d+) packets transmitted, (\d+) (?:packets )?received")
@@ -330,18 +331,32 @@ def tcp_transfer(runner: Runner, node: str, destination: str, port: int, *,
 
 
 def parse_udp_receive_errors(snmp: str) -> int | None:
-    """UDP's RcvbufErrors from /proc/net/snmp: datagrams the kernel dropped because a socket's
-    receive buffer was full (its reader did not keep up); None when the text has no such field."""
+    """UDP's RcvbufErrors from /proc/net/snmp, plus Udp6RcvbufErrors where /proc/net/snmp6 follows:
+    datagrams the kernel dropped because a socket's receive buffer was full (its reader did not
+    keep up); None when the text has no IPv4 UDP field."""
     rows = [line.split()[1:] for line in snmp.splitlines() if line.startswith("Udp:")]
     if len(rows) < 2 or "RcvbufErrors" not in rows[0]:
         return None
+    ipv6 = re.search(r"^Udp6RcvbufErrors\s+(\d+)$", snmp, flags=re.M)
     try:
-        return int(rows[1][rows[0].index("RcvbufErrors")])
+        return int(rows[1][rows[0].index("RcvbufErrors")]) + (int(ipv6.group(1)) if ipv6 else 0)
     except (IndexError, ValueError):
         return None
 
 
 def udp_receive_errors(runner: Runner, node: str) -> int | None:
-    """``node``'s UDP RcvbufErrors so far (its network namespace's, in the lab); None when unread."""
-    done = runner(node, ["cat", "/proc/net/snmp"], 10)
-    return parse_udp_receive_errors(done.stdout) if done.returncode == 0 else None
+    """``node``'s UDP RcvbufErrors so far, both families (its network namespace's, in the lab);
+    None when unread. A host without IPv6 has no snmp6: cat says so and reads the rest."""
+    done = runner(node, ["cat", "/proc/net/snmp", "/proc/net/snmp6"], 10)
+    return parse_udp_receive_errors(done.stdout)
+
+
+def udp_drops_meanwhile(runner: Runner, nodes: dict[str, str], measure: Callable[[], T]) -> tuple[T, dict[str, int]]:
+    """``measure()``, and the datagrams each of ``nodes`` (name: the runner's node) dropped at a
+    full socket buffer meanwhile, where any; a node whose counters cannot be read is left out."""
+    before = {name: udp_receive_errors(runner, node) for name, node in nodes.items()}
+    result = measure()
+    after = {name: udp_receive_errors(runner, node) for name, node in nodes.items()}
+    return result, {name: count for name in nodes
+                    if (start := before[name]) is not None and (end := after[name]) is not None
+                    and (count := end - start) > 0}
