@@ -33,9 +33,9 @@ from boothnet.validate.perf.ports import TOOL_PORTS, PortAllocator, PortBlock
 from boothnet.validate.perf.probes import (
     IPV4_ICMP_HEADERS,
     IPV6_ICMP_HEADERS,
+    drops_meanwhile,
     mtu_probe,
     ping,
-    udp_drops_meanwhile,
 )
 from boothnet.validate.perf.run import ToolName, ToolRequest, combine, run_throughput
 from boothnet.validate.perf.runner import listening_ports
@@ -473,7 +473,7 @@ def _measure_loss(net: Network, access: Access, compiler: PolicyCompiler, alloca
         block = port_block(net, compiler, allocator, test, "iperf3", (client, server),
                             listening_ports(access.runner, access.node(server.name)), ("tcp", "udp"))
         receiver = (client if job.reverse else server).name
-        measured, dropped_here = udp_drops_meanwhile(access.runner, {receiver: access.node(receiver)},
+        measured, dropped_here = drops_meanwhile(access.runner, {receiver: access.node(receiver)},
                                                      lambda: run_throughput(access.runner, ToolRequest(
             "iperf3", access.node(server.name), access.node(client.name), str(server.address), block,
             duration=net.throughput.duration_s, window=UDP_BUFFER, udp_rate_bps=rate, reverse=job.reverse,

@@ -18,11 +18,13 @@ from boothnet.lab.names import ns_name
 from boothnet.lab.plan import plan_lab
 from boothnet.lab.runner import detect_vlan_mode, lab_down, lab_up
 from boothnet.lab.scratch import copy_inventory
+from boothnet.lab.services import _cmdline, pids_in_namespaces
 from boothnet.locks import measurement_turn
 from boothnet.report.render import write_report
 from boothnet.run import Run
 from boothnet.validate.access import lab_access
 from boothnet.validate.perf.calibrate import window_factor
+from boothnet.validate.perf.probes import drops_meanwhile
 from boothnet.validate.perf.runner import netns_runner
 from boothnet.validate.perf.wan import (
     UDP_BUFFER,
@@ -36,7 +38,7 @@ from boothnet.validate.plan import declared_wan_paths, isolation_flows
 from boothnet.validate.profile import FULL
 from boothnet.validate.run import wait_converged
 from boothnet.validate.stage import run_validate
-from tests.helpers import ROOT, cpu_bound, edit_yaml, lab_mini_in_both_families
+from tests.helpers import ROOT, cpu_bound, edit_yaml, frozen_once, iperf3_pids, lab_mini_in_both_families
 
 pytestmark = [
     pytest.mark.lab,
@@ -150,9 +152,22 @@ def test_udp_reports_the_configured_loss_within_its_statistical_error_in_ipv6(wa
                          udp_rate_bps=rate, duration=5, omit=0, window=UDP_BUFFER)
         rtt = [path_rtt_probe(netns_runner, ns_name(NETWORK, "h1"), path6, payload)
                for payload in (56, path6.largest_ping)]
+        # the delay line (r1's, userspace) stopped for half a second, as a CPU taken by something
+        # else would: it drops at its full TAP queue, and the row says so, naming r1 (issue 42)
+        r1 = ns_name(NETWORK, "r1")
+        delay_line = [pid for pid in pids_in_namespaces([r1])[r1] if "boothnet.lab.delayline" in _cmdline(pid)]
+        with frozen_once(lambda: bool(iperf3_pids(ns_name(NETWORK, "h1"), " -u ")), lambda: delay_line,
+                         seconds=0.5) as frozen:
+            starved, dropped_here = drops_meanwhile(
+                netns_runner, {node: ns_name(NETWORK, node) for node in (*net.devices, "h4")},
+                lambda: run_iperf3(netns_runner, (ns_name(NETWORK, "h1"), ns_name(NETWORK, "h4")), path6,
+                                   kind="udp", udp_rate_bps=rate, duration=2, omit=0, window=UDP_BUFFER))
     judged = judge_udp(udp, path6, rate)
     assert judged.verdict == "PASS" and judged.family == 6, judged.explanation
     assert 0.5 < judged.lost_pct < 2.0 and judged.packets > 10_000
+    starved_judged = judge_udp(starved, path6, rate, dropped_here)
+    assert delay_line and frozen and cpu_bound(starved_judged), starved_judged.explanation
+    assert starved_judged.explanation.startswith("CPU-bound: r1 dropped "), starved_judged.explanation
     # 50 ms in IPv6 too, with an 8952-byte DF ping (IPv6's header 20 bytes longer); 1 % of the
     # pings may be lost: the fastest is the path's delay
     assert [(r.payload, r.family, r.verdict) for r in rtt] == [(56, 6, "PASS"), (8952, 6, "PASS")], rtt

@@ -277,13 +277,14 @@ SNMP_UDP = ("Udp: InDatagrams NoPorts InErrors OutDatagrams RcvbufErrors SndbufE
             "MemErrors\nUdp: 1520077 64 31 1520223 31 0 0 0 0\n")
 
 
-def test_the_receivers_udp_buffer_drops_are_read_from_proc_net_snmp():
-    from boothnet.validate.perf.probes import parse_udp_receive_errors
+def test_this_machines_software_drops_are_read_from_proc_net_snmp_and_tun_devices():
+    from boothnet.validate.perf.probes import parse_software_drops
 
-    assert parse_udp_receive_errors("Ip: Forwarding\nIp: 1\n" + SNMP_UDP) == 31
-    assert parse_udp_receive_errors("Ip: Forwarding\nIp: 1\n") is None  # no UDP lines: unread, not 0
-    # /proc/net/snmp6 after it (cat of both): IPv6's own count adds
-    assert parse_udp_receive_errors(SNMP_UDP + "Udp6InDatagrams                 \t5\nUdp6RcvbufErrors  \t7\n") == 38
+    assert parse_software_drops("Ip: Forwarding\nIp: 1\n" + SNMP_UDP) == 31
+    assert parse_software_drops("Ip: Forwarding\nIp: 1\n") is None  # no UDP lines: unread, not 0
+    # /proc/net/snmp6 after it, then each TUN/TAP device's tx drops: IPv6's count and theirs add
+    assert parse_software_drops(SNMP_UDP + "Udp6InDatagrams                 \t5\nUdp6RcvbufErrors  \t7\n"
+                                "TunTapTxDropped 100\nTunTapTxDropped 2\n") == 140
 
 
 @pytest.mark.parametrize("drops,verdict,cause", [
@@ -301,8 +302,9 @@ def test_a_loss_the_full_socket_buffers_on_this_machine_account_for_is_no_verdic
     if verdict == "ERROR":
         dropped = ", ".join(f"{node} dropped {count}" for node, count in drops.items())
         assert judged.explanation.startswith(
-            f"CPU-bound: {dropped} of the 2580 datagrams lost, at a full socket buffer (UDP RcvbufErrors): software "
-            "on this machine did not read them as fast as they came; the network lost 0.004 %")
+            f"CPU-bound: {dropped} of the 2580 datagrams lost, at a full socket buffer or TUN/TAP queue (UDP "
+            "RcvbufErrors, tx drops): software on this machine did not read them as fast as they came; the network "
+            "lost 0.004 %")
         assert "frames are lost" not in judged.explanation
     else:
         assert judged.explanation.endswith(": frames are lost on lab: h3 -> h4")

@@ -330,33 +330,39 @@ def tcp_transfer(runner: Runner, node: str, destination: str, port: int, *,
                           tuple(argv), res.output)
 
 
-def parse_udp_receive_errors(snmp: str) -> int | None:
-    """UDP's RcvbufErrors from /proc/net/snmp, plus Udp6RcvbufErrors where /proc/net/snmp6 follows:
-    datagrams the kernel dropped because a socket's receive buffer was full (its reader did not
-    keep up); None when the text has no IPv4 UDP field."""
-    rows = [line.split()[1:] for line in snmp.splitlines() if line.startswith("Udp:")]
+# What this machine's own software did not read in time, as the kernel counts it: UDP sockets'
+# full receive buffers (both families; a host without IPv6 has no snmp6) and TUN/TAP devices'
+# full queues (a reader in userspace: charon's ESP, the lab's delay lines; tun_flags marks them)
+SOFTWARE_DROPS_SH = ('cat /proc/net/snmp /proc/net/snmp6 2>/dev/null; for dev in /sys/class/net/*; do [ -e '
+                     '"$dev/tun_flags" ] && echo "TunTapTxDropped $(cat "$dev/statistics/tx_dropped")"; done; true')
+
+
+def parse_software_drops(text: str) -> int | None:
+    """UDP's RcvbufErrors (/proc/net/snmp), Udp6RcvbufErrors (/proc/net/snmp6) and each TUN/TAP
+    device's tx drops, added: packets the kernel dropped because a reader on this machine did not
+    keep up; None when the text has no IPv4 UDP field (nothing was read)."""
+    rows = [line.split()[1:] for line in text.splitlines() if line.startswith("Udp:")]
     if len(rows) < 2 or "RcvbufErrors" not in rows[0]:
         return None
-    ipv6 = re.search(r"^Udp6RcvbufErrors\s+(\d+)$", snmp, flags=re.M)
+    more = re.findall(r"^(?:Udp6RcvbufErrors\s+|TunTapTxDropped )(\d+)$", text, flags=re.M)
     try:
-        return int(rows[1][rows[0].index("RcvbufErrors")]) + (int(ipv6.group(1)) if ipv6 else 0)
+        return int(rows[1][rows[0].index("RcvbufErrors")]) + sum(int(count) for count in more)
     except (IndexError, ValueError):
         return None
 
 
-def udp_receive_errors(runner: Runner, node: str) -> int | None:
-    """``node``'s UDP RcvbufErrors so far, both families (its network namespace's, in the lab);
-    None when unread. A host without IPv6 has no snmp6: cat says so and reads the rest."""
-    done = runner(node, ["cat", "/proc/net/snmp", "/proc/net/snmp6"], 10)
-    return parse_udp_receive_errors(done.stdout)
+def software_drops(runner: Runner, node: str) -> int | None:
+    """``node``'s count so far (parse_software_drops; its network namespace's, in the lab); None
+    when unread."""
+    return parse_software_drops(runner(node, ["sh", "-c", SOFTWARE_DROPS_SH], 10).stdout)
 
 
-def udp_drops_meanwhile(runner: Runner, nodes: dict[str, str], measure: Callable[[], T]) -> tuple[T, dict[str, int]]:
-    """``measure()``, and the datagrams each of ``nodes`` (name: the runner's node) dropped at a
-    full socket buffer meanwhile, where any; a node whose counters cannot be read is left out."""
-    before = {name: udp_receive_errors(runner, node) for name, node in nodes.items()}
+def drops_meanwhile(runner: Runner, nodes: dict[str, str], measure: Callable[[], T]) -> tuple[T, dict[str, int]]:
+    """``measure()``, and the packets each of ``nodes`` (name: the runner's node) dropped in its
+    own software meanwhile (software_drops), where any; a node whose counts cannot be read is left out."""
+    before = {name: software_drops(runner, node) for name, node in nodes.items()}
     result = measure()
-    after = {name: udp_receive_errors(runner, node) for name, node in nodes.items()}
+    after = {name: software_drops(runner, node) for name, node in nodes.items()}
     return result, {name: count for name in nodes
                     if (start := before[name]) is not None and (end := after[name]) is not None
                     and (count := end - start) > 0}

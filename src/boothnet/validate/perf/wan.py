@@ -35,7 +35,7 @@ from boothnet.validate.perf.formula import (
     window_advice,
 )
 from boothnet.validate.perf.ports import TOOL_PORTS, PortBlock
-from boothnet.validate.perf.probes import IPV4_ICMP_HEADERS, IPV6_ICMP_HEADERS, udp_drops_meanwhile
+from boothnet.validate.perf.probes import IPV4_ICMP_HEADERS, IPV6_ICMP_HEADERS, drops_meanwhile
 from boothnet.validate.perf.run import ToolRequest, run_throughput
 from boothnet.validate.perf.runner import Runner
 from boothnet.validate.perf.schema import RttRow, ThroughputResult, busy_share, lab_cpu_bound, machine_cpu
@@ -405,9 +405,10 @@ def judge_loss(result: ThroughputResult, declared_pct: float, rate_bps: float, *
     """A UDP test's loss against ``declared_pct``, within three standard errors of a binomial
     count and 0.1 percentage point; ``in_flight`` datagrams at the end can only add to the loss
     counted. ``where``: what a failure names (the path's cables). ``dropped_here``: datagrams
-    each node's kernel dropped at a full socket buffer meanwhile (UDP RcvbufErrors: the receiving
-    host's, in the lab also a tunnel gateway's charon): lost on this machine's software, not the
-    network, so a loss they account for is no verdict (cause cpu_bound)."""
+    each node's kernel dropped meanwhile because its software did not read them in time
+    (probes.software_drops: the receiving host's socket; in the lab also a tunnel gateway's
+    charon, a delay line): lost on this machine, not the network, so a loss they account for is
+    no verdict (cause cpu_bound)."""
     if not result.succeeded or result.lost_pct is None or not result.packets:
         return result.model_copy(update={"verdict": "FAIL", "explanation": f"no measurement: {result.error}"})
     p = declared_pct / 100
@@ -434,8 +435,9 @@ def judge_loss(result: ThroughputResult, declared_pct: float, rate_bps: float, *
         nodes = ", ".join(f"{node} dropped {count}" for node, count in (dropped_here or {}).items())
         return result.model_copy(update={"verdict": Status.ERROR, "causes": [*result.causes, "cpu_bound"],
                                           "explanation": (
-            f"CPU-bound: {nodes} of the {lost} datagrams lost, at a full socket buffer (UDP RcvbufErrors): software "
-            f"on this machine did not read them as fast as they came; the network lost {network:.3f} %, as "
+            f"CPU-bound: {nodes} of the {lost} datagrams lost, at a full socket buffer or TUN/TAP queue (UDP "
+            f"RcvbufErrors, tx drops): software on this machine did not read them as fast as they came; the "
+            f"network lost {network:.3f} %, as "
             f"declared: this machine, not the network, limited the test (no verdict; measure again on a "
             f"quieter machine); {why}")})
     if not ok and where:
@@ -508,9 +510,9 @@ def run_wan_path(
     # (1.4-1.5 % reported for 1.0 % dropped)
     # -w gives the receiving socket room for 200 ms at 300 Mb/s: with the default 208 KiB a
     # server descheduled for 6 ms drops datagrams the path delivered (1.3 % seen in CI)
-    # a lab's tunnel gateways receive the datagrams too (charon's ESP socket), in software
+    # in the lab, software on the devices carries the datagrams too: charon's ESP, the delay lines
     watched = {path.destination.name: server} | ({device: ns(device) for device in net.devices} if lab else {})
-    udp, dropped_here = udp_drops_meanwhile(runner, watched, lambda: run_iperf3(
+    udp, dropped_here = drops_meanwhile(runner, watched, lambda: run_iperf3(
         runner, (client, server), path, kind="udp", udp_rate_bps=rate, duration=settings.duration_s + settings.omit_s,
         omit=0, window=UDP_BUFFER))
     tests.append(judge_udp(udp, path, rate, dropped_here))
