@@ -19,7 +19,7 @@ DEBIAN_PACKAGES := frr frr-pythontools iperf3 nuttcp strongswan-charon strongswa
 	iproute2 iputils-ping tcpdump procps psmisc python3-venv git openjdk-17-jre-headless \
 	graphviz lldpd chromium prometheus arp-scan
 
-.PHONY: setup apt venv test offline live lint unit build verify acl-review deploy deploy-hw validate demo graph cabling cabling-check lab-up lab-down clab golden bench-scale clean watch \
+.PHONY: setup apt venv test offline lint unit build verify acl-review deploy deploy-hw validate demo graph cabling cabling-check lab-up lab-down clab golden bench-scale clean watch \
 	batfish-up batfish-down batfish-status doctor fuzz soak sanity docs docs-serve
 
 setup: apt venv
@@ -76,17 +76,15 @@ sanity:
 unit:
 	$(BIN)/pytest -q -m "not lab" tests checks
 
-# Two tiers at once (tests/tiers.py): the linters and the offline tier (they only compute; each
-# one's output printed whole when it ends) beside the live one (labs, Batfish), holding this
-# machine's measurement turn until they end, so that no rate is measured while they load the cores.
-# Each prints its time. compileall first: where PYTHONDONTWRITEBYTECODE is set (this machine), every
-# process the suite starts (the CLI, the playbooks' modules, the lab's helpers) would compile
-# boothnet again (0.15 s each)
+# Two tiers: the offline one (and nothing live) on every core at once; then the live one (labs,
+# Batfish) alone, since its measurements and timeouts must not share the CPUs. Each prints its time.
+# The linters run beside the offline tier (both only compute: the linters fill the cores the
+# tier's last files leave idle), each one's output printed whole when it ends.
+# compileall first: where PYTHONDONTWRITEBYTECODE is set (this machine), every process the suite
+# starts (the CLI, the playbooks' modules, the lab's helpers) would compile boothnet again (0.15 s each)
 test:
 	$(PY) -m compileall -q src
-	$(PY) tests/tiers.py '$(MAKE) --no-print-directory -j 2 --output-sync=target lint offline' '$(MAKE) --no-print-directory live'
-
-live:
+	$(MAKE) --no-print-directory -j 2 --output-sync=target lint offline
 	$(BIN)/pytest -q -n $(LIVE_WORKERS) --dist loadgroup -m "(lab or batfish) and not soak" --durations=20 tests checks
 
 offline:
