@@ -237,17 +237,19 @@ def iperf3_pids(namespace: str, argv_has: str, argv_lacks: str = "\0") -> list[i
 
 
 @contextmanager
-def frozen_once(when: Callable[[], bool], pids: Callable[[], list[int]], seconds: float) -> Iterator[list[int]]:
-    """For the block: once ``when()`` holds (polled for up to 120 s), and 0.3 s more, the processes
-    ``pids()`` stopped for ``seconds`` (SIGSTOP, then SIGCONT), as a CPU taken by something else
-    would; yields the pids it stopped (filled in as it does)."""
+def frozen_once(when: Callable[[], bool], pids: Callable[[], list[int]], seconds: float,
+                after: float = 0.3) -> Iterator[list[int]]:
+    """For the block: once ``when()`` holds (polled for up to 120 s), and ``after`` seconds more
+    (a client's start-up: its handshake crosses the path first), the processes ``pids()`` stopped
+    for ``seconds`` (SIGSTOP, then SIGCONT), as a CPU taken by something else would; yields the
+    pids it stopped (filled in as it does)."""
     frozen: list[int] = []
 
     def freeze() -> None:
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline and not when():
             time.sleep(0.05)
-        time.sleep(0.3)
+        time.sleep(after)
         for pid in pids():
             os.kill(pid, signal.SIGSTOP)
             frozen.append(pid)

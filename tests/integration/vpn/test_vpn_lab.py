@@ -266,7 +266,7 @@ def test_a_vpn_path_faster_than_the_labs_own_tunnel_is_judged_against_its_ceilin
         home_charon = state.pids[home]["charon"]
         with measurement_turn(), \
                 frozen_once(lambda: bool(iperf3_pids(f"{NETWORK}-client1", " -u ")), lambda: [home_charon],
-                            seconds=1.0) as frozen:  # run_wan_path itself: outside validate's measuring stages
+                            seconds=1.0, after=1.0) as frozen:  # run_wan_path itself: outside validate's turn
             rows = run_wan_path(netns_runner, fast, access.node, net, quiet, lab=True)
     finally:
         for ns, ifname in ((f"{NETWORK}-client1", "eth0"), (f"{NETWORK}-core1", switch_port)):
