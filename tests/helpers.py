@@ -227,7 +227,6 @@ def lab_mini_in_both_families(inventory: Path) -> None:
         addresses6={"a": "2001:db8:d::1/64", "b": "2001:db8:d::2/64"}))
 
 
-
 def iperf3_pids(namespace: str, argv_has: str, argv_lacks: str = "\0") -> list[int]:
     """iperf3 processes in ``namespace`` whose command line has ``argv_has`` and not ``argv_lacks``."""
     from boothnet.lab.services import _cmdline, pids_in_namespaces

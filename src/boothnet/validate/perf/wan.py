@@ -437,9 +437,8 @@ def judge_loss(result: ThroughputResult, declared_pct: float, rate_bps: float, *
                                           "explanation": (
             f"CPU-bound: {nodes} of the {lost} datagrams lost, at a full socket buffer or TUN/TAP queue (UDP "
             f"RcvbufErrors, tx drops): software on this machine did not read them as fast as they came; the "
-            f"network lost {network:.3f} %, as "
-            f"declared: this machine, not the network, limited the test (no verdict; measure again on a "
-            f"quieter machine); {why}")})
+            f"network lost {network:.3f} %, as declared: this machine, not the network, limited the test (no "
+            f"verdict; measure again on a quieter machine); {why}")})
     if not ok and where:
         why += f": frames are lost on {where}"
     return result.model_copy(update={"verdict": Status.of(ok), "explanation": why})
