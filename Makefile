@@ -82,8 +82,8 @@ unit:
 # tier's last files leave idle), each one's output printed whole when it ends.
 # compileall first: where PYTHONDONTWRITEBYTECODE is set (this machine), every process the suite
 # starts (the CLI, the playbooks' modules, the lab's helpers) would compile boothnet again (0.15 s each).
-# For the same reason the suite writes bytecode: each pytest process (the tiers' seven) would
-# otherwise rewrite and compile every test module again (collection 5.5 -> 3.1 CPU-seconds each)
+# For the same reason the suite writes bytecode: each pytest process (every tier's controller and
+# worker) would otherwise rewrite and compile every test module again (collection 5.5 -> 3.1 CPU-s)
 test: export PYTHONDONTWRITEBYTECODE =
 test:
 	$(PY) -m compileall -q src
