@@ -33,6 +33,7 @@ from boothnet.validate.perf.wan import (
     probe_wan_links,
     run_iperf3,
     run_wan_sweep,
+    udp_receivers,
 )
 from boothnet.validate.plan import declared_wan_paths, isolation_flows
 from boothnet.validate.profile import FULL
@@ -159,7 +160,7 @@ def test_udp_reports_the_configured_loss_within_its_statistical_error_in_ipv6(wa
         with frozen_once(lambda: bool(iperf3_pids(ns_name(NETWORK, "h1"), " -u ")), lambda: delay_line,
                          seconds=0.5, after=1.0) as frozen:  # after its handshake's round trips (50 ms)
             starved, dropped_here = drops_meanwhile(
-                netns_runner, {node: ns_name(NETWORK, node) for node in (*net.devices, "h4")},
+                netns_runner, udp_receivers(path6, partial(ns_name, NETWORK), net, lab=True),
                 lambda: run_iperf3(netns_runner, (ns_name(NETWORK, "h1"), ns_name(NETWORK, "h4")), path6,
                                    kind="udp", udp_rate_bps=rate, duration=3, omit=0, window=UDP_BUFFER))
     judged = judge_udp(udp, path6, rate)

@@ -261,8 +261,9 @@ def test_a_vpn_path_faster_than_the_labs_own_tunnel_is_judged_against_its_ceilin
         shape(ns, ifname, 1000)
     try:
         assert wait_converged(net, access, isolation_flows(net)).status == "PASS"
-        state, home = read_state(state_dir), net.vpn.home_gateway if net.vpn else ""
-        assert state is not None
+        state = read_state(state_dir)
+        assert state is not None and net.vpn is not None
+        home = net.vpn.home_gateway
         home_charon = state.pids[home]["charon"]
         with measurement_turn(), \
                 frozen_once(lambda: bool(iperf3_pids(f"{NETWORK}-client1", " -u ")), lambda: [home_charon],

@@ -429,10 +429,11 @@ def judge_loss(result: ThroughputResult, declared_pct: float, rate_bps: float, *
         ok = ok and inside
         why += f" ({'within' if inside else 'above'} the declared {jitter_ms:g} ms)"
     lost = round(result.lost_pct * result.packets / 100)
-    here = sum((dropped_here or {}).values())
+    dropped = dropped_here or {}
+    here = sum(dropped.values())
     network = 100 * max(0, lost - here) / result.packets  # what no node's kernel dropped
     if not ok and here and within(network):
-        nodes = ", ".join(f"{node} dropped {count}" for node, count in (dropped_here or {}).items())
+        nodes = ", ".join(f"{node} dropped {count}" for node, count in dropped.items())
         return result.model_copy(update={"verdict": Status.ERROR, "causes": [*result.causes, "cpu_bound"],
                                           "explanation": (
             f"CPU-bound: {nodes} of the {lost} datagrams lost, at a full socket buffer or TUN/TAP queue (UDP "
@@ -509,9 +510,7 @@ def run_wan_path(
     # (1.4-1.5 % reported for 1.0 % dropped)
     # -w gives the receiving socket room for 200 ms at 300 Mb/s: with the default 208 KiB a
     # server descheduled for 6 ms drops datagrams the path delivered (1.3 % seen in CI)
-    # in the lab, software on the devices carries the datagrams too: charon's ESP, the delay lines
-    watched = {path.destination.name: server} | ({device: ns(device) for device in net.devices} if lab else {})
-    udp, dropped_here = drops_meanwhile(runner, watched, lambda: run_iperf3(
+    udp, dropped_here = drops_meanwhile(runner, udp_receivers(path, ns, net, lab=lab), lambda: run_iperf3(
         runner, (client, server), path, kind="udp", udp_rate_bps=rate, duration=settings.duration_s + settings.omit_s,
         omit=0, window=UDP_BUFFER))
     tests.append(judge_udp(udp, path, rate, dropped_here))
@@ -521,6 +520,14 @@ def run_wan_path(
     for t in tests:
         progress(f"[wan] {path.name} {t.kind}: {t.throughput / 1e6:.1f} Mb/s {t.verdict}: {t.explanation}")
     return tests
+
+
+def udp_receivers(path: WanPath, ns: Callable[[str], str], net: Network, *, lab: bool) -> dict[str, str]:
+    """Where a UDP test's datagrams may be dropped by this machine's own software (name: the
+    runner's node): the receiving host; in the lab also every device, whose software carries them
+    too (charon's ESP, the delay lines)."""
+    return {path.destination.name: ns(path.destination.name)} | (
+        {device: ns(device) for device in net.devices} if lab else {})
 
 
 def _autotuning_max(runner: Runner, node: str) -> int | None:
