@@ -167,18 +167,16 @@ def configure_host(node: LabNode, ns: str) -> None:
             n.route("replace", dst=prefix, gateway=via)
 
 
+# In an unnamed namespace, which ends with the probe's process: a run killed mid-probe (a demo's
+# Ctrl-C, SIGKILL) left a named one behind that no lab-down knew of (ci104).
+VLAN_PROBE = ("ip link add p0 type veth peer name p1 || exit 3\n"
+              "ip link add link p0 name p0.10 type vlan id 10 2>/dev/null || exit 4\n")
+
+
 def vlan_probe() -> bool:
     """True when the kernel can create an 802.1Q device (tried in a throwaway namespace)."""
-    name = f"bnprobe-{os.getpid()}"
-    netns.create(name)
-    try:
-        with ipr(name) as n:
-            n.link("add", ifname="p0", kind="veth", peer={"ifname": "p1"})
-            idx = n.link_lookup(ifname="p0")[0]
-            try:
-                n.link("add", ifname="p0.10", kind="vlan", link=idx, vlan_id=10)
-            except NetlinkError:
-                return False
-            return bool(n.link_lookup(ifname="p0.10"))
-    finally:
-        remove_namespace(name)
+    probe = subprocess.run(["unshare", "--net", "sh", "-c", VLAN_PROBE], capture_output=True, text=True)
+    if probe.returncode not in (0, 4):
+        raise RuntimeError(f"cannot probe this kernel's VLAN support (unshare --net, a veth pair): "
+                           f"{probe.stderr.strip() or f'exit {probe.returncode}'}")
+    return probe.returncode == 0

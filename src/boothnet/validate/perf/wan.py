@@ -515,7 +515,9 @@ def run_wan_path(
         omit=0, window=UDP_BUFFER))
     tests.append(judge_udp(udp, path, rate, dropped_here))
     if "nuttcp" in net.throughput.tools:
-        tests += tcp_under_udp_load(runner, client, server, path, net, advised)
+        before = machine_cpu()
+        udp_load, tcp = tcp_under_udp_load(runner, client, server, path, net, advised)
+        tests += [udp_load, lab_cpu_bound(tcp, busy_share(before, machine_cpu())) if lab else tcp]
     tests = noted(path, tests)
     for t in tests:
         progress(f"[wan] {path.name} {t.kind}: {t.throughput / 1e6:.1f} Mb/s {t.verdict}: {t.explanation}")
