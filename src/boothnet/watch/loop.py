@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import signal
 import sqlite3
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -66,13 +67,23 @@ def _handler(db: Path, page: Path, network: str) -> type[BaseHTTPRequestHandler]
     return Handler
 
 
+class _Server(ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """One line, not socketserver's traceback: a scraper that gave up waiting (Prometheus's
+        scrape timeout, while a round kept this machine busy) hung up before the answer."""
+        error = sys.exc_info()[1]
+        if not isinstance(error, ConnectionError):
+            print(f"watch: a request from {client_address[0]} failed: {type(error).__name__}: {error}",
+                  file=sys.stderr)
+
+
 @contextmanager
 def serving(port: int | None, db: Path, page: Path, network: str) -> Iterator[str | None]:
     """The page and /metrics on 127.0.0.1:``port`` for the block (never on every interface)."""
     if port is None:
         yield None
         return
-    server = ThreadingHTTPServer(("127.0.0.1", port), _handler(db, page, network))
+    server = _Server(("127.0.0.1", port), _handler(db, page, network))
     thread = threading.Thread(target=server.serve_forever, name="watch-http", daemon=True)
     thread.start()
     try:

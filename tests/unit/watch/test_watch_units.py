@@ -4,6 +4,7 @@ Prometheus' own parser reads it, the page, and the command's errors."""
 
 from __future__ import annotations
 
+import sqlite3
 import subprocess
 import sys
 from dataclasses import replace
@@ -250,3 +251,24 @@ def test_a_check_failing_behind_a_pulled_cable_is_said_as_its_effect_and_probed_
     cleared = changes([cable, behind], record(7, [], {"link"}), lambda _: None)
     assert cause_cleared(cleared) and [e.section for e in cleared if e.state == "CLEAR"] == ["link"]
     assert "link" in CAUSES and not cause_cleared(changes([behind], record(8, [], {behind.key}), lambda _: None))
+
+
+def test_a_scraper_that_hangs_up_is_no_traceback_and_another_error_is_one_line(capsys) -> None:
+    """ci105: Prometheus gave up on /metrics while a round kept the machine busy, and every hang-up
+    printed socketserver's traceback into watch's output."""
+    from http.server import BaseHTTPRequestHandler
+
+    from boothnet.watch.loop import _Server
+
+    server = _Server(("127.0.0.1", 0), BaseHTTPRequestHandler)
+    try:
+        for error in (BrokenPipeError(32, "Broken pipe"), ConnectionResetError(104, "Connection reset by peer"),
+                      sqlite3.OperationalError("database is locked")):
+            try:
+                raise error
+            except Exception:  # noqa: BLE001 - handle_error reads the exception being handled
+                server.handle_error(None, ("127.0.0.1", 47228))
+    finally:
+        server.server_close()
+    assert capsys.readouterr().err == ("watch: a request from 127.0.0.1 failed: OperationalError: "
+                                       "database is locked\n")
