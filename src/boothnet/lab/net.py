@@ -11,11 +11,17 @@ import time
 from pathlib import Path
 
 from pyroute2 import IPRoute, netns
+from pyroute2 import config as pyroute2_config
 from pyroute2.netlink.exceptions import NetlinkError
 from pyroute2.netlink.rtnl.ifaddrmsg import IFA_F_NODAD
 
 from boothnet.lab import names
 from boothnet.lab.spec import LabLink, LabNode
+
+# pyroute2 opens a namespace's socket in a forked child, given 2 s (10 s in all): beside the live
+# tier's other labs coming up, children took longer and a lab-up failed (ci106)
+pyroute2_config.default_communicate_timeout = 15
+pyroute2_config.default_create_socket_timeout = 60
 
 
 def ipr(ns: str | None = None) -> IPRoute:
