@@ -310,6 +310,23 @@ def test_a_loss_the_full_socket_buffers_on_this_machine_account_for_is_no_verdic
         assert judged.explanation.endswith(": frames are lost on lab: h3 -> h4")
 
 
+@pytest.mark.parametrize("drops,verdict", [({}, "FAIL"), ({"r1": 0}, "FAIL"), ({"r1": 3120}, "ERROR")])
+def test_a_udp_test_that_hung_while_this_machines_software_dropped_is_no_verdict(drops, verdict):
+    """ci104, ci107: iperf3's client hung twice (its timeout) on the lab's WAN path while the machine
+    was overloaded: with the delay line's TAP dropping meanwhile, the tool's own exchange was lost there."""
+    hung = ThroughputResult(tool="iperf3", succeeded=False, protocol="udp", kind="udp", throughput=0,
+                            error="iperf3 client timed out after 25 s", destination="h4")
+    judged = judge_loss(hung, 1.0, 308e6, dropped_here=drops)
+    assert judged.verdict == verdict
+    assert judged.explanation == ({
+        "FAIL": "no measurement: iperf3 client timed out after 25 s",
+        "ERROR": "CPU-bound: no measurement (iperf3 client timed out after 25 s) while r1 dropped 3120 datagrams at "
+                 "a full socket buffer or TUN/TAP queue (UDP RcvbufErrors, tx drops): software on this machine did "
+                 "not keep up, and the test's own exchange was lost with them (no verdict; measure again on a "
+                 "quieter machine)"}[verdict])
+    assert judged.causes == (["cpu_bound"] if verdict == "ERROR" else [])
+
+
 def _ping(summary: str):
     """A runner answering with the tail of a real iputils ping."""
     out = ("--- 10.0.0.2 ping statistics ---\n10 packets transmitted, 10 received, 0% packet loss, time 1811ms\n"

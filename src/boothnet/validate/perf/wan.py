@@ -409,7 +409,15 @@ def judge_loss(result: ThroughputResult, declared_pct: float, rate_bps: float, *
     (probes.software_drops: the receiving host's socket; in the lab also a tunnel gateway's
     charon, a delay line): lost on this machine, not the network, so a loss they account for is
     no verdict (cause cpu_bound)."""
+    dropped = {node: count for node, count in (dropped_here or {}).items() if count}
+    said = ", ".join(f"{node} dropped {count}" for node, count in dropped.items())
     if not result.succeeded or result.lost_pct is None or not result.packets:
+        if dropped:  # the tool's own exchange crosses the same full queues: it hung on this machine
+            return result.model_copy(update={"verdict": Status.ERROR, "causes": [*result.causes, "cpu_bound"],
+                                              "explanation": (
+                f"CPU-bound: no measurement ({result.error}) while {said} datagrams at a full socket buffer or "
+                "TUN/TAP queue (UDP RcvbufErrors, tx drops): software on this machine did not keep up, and the "
+                "test's own exchange was lost with them (no verdict; measure again on a quieter machine)")})
         return result.model_copy(update={"verdict": "FAIL", "explanation": f"no measurement: {result.error}"})
     p = declared_pct / 100
     sigma = math.sqrt(max(p * (1 - p), 1e-12) / result.packets) * 100
@@ -429,14 +437,12 @@ def judge_loss(result: ThroughputResult, declared_pct: float, rate_bps: float, *
         ok = ok and inside
         why += f" ({'within' if inside else 'above'} the declared {jitter_ms:g} ms)"
     lost = round(result.lost_pct * result.packets / 100)
-    dropped = dropped_here or {}
     here = sum(dropped.values())
     network = 100 * max(0, lost - here) / result.packets  # what no node's kernel dropped
     if not ok and here and within(network):
-        nodes = ", ".join(f"{node} dropped {count}" for node, count in dropped.items())
         return result.model_copy(update={"verdict": Status.ERROR, "causes": [*result.causes, "cpu_bound"],
                                           "explanation": (
-            f"CPU-bound: {nodes} of the {lost} datagrams lost, at a full socket buffer or TUN/TAP queue (UDP "
+            f"CPU-bound: {said} of the {lost} datagrams lost, at a full socket buffer or TUN/TAP queue (UDP "
             f"RcvbufErrors, tx drops): software on this machine did not read them as fast as they came; the "
             f"network lost {network:.3f} %, as declared: this machine, not the network, limited the test (no "
             f"verdict; measure again on a quieter machine); {why}")})
