@@ -243,6 +243,19 @@ OTHER_RULES = {
         [("host_vars/r1.yml", lambda d: d["ports"][0].update(mtu=500))],
         "inv/host_vars/r1.yml: ports[0].mtu: 500: 576-65535 on frr_linux",
     ),
+    # a line break in the name ended the configs' header comment, and named a build folder "\r" (fuzz, ci108)
+    "network-name-line-break": (
+        "lab-mini",
+        [(NETWORK, lambda d: d["network"].update(name="\r"))],
+        "inv/group_vars/all/network.yml: network.name: '\\r': non-empty text on one line, without control "
+        "characters (line breaks, tabs)",
+    ),
+    "port-description-tab": (
+        "lab-mini",
+        [("host_vars/r1.yml", lambda d: d["ports"][0].update(description="to\th1"))],
+        "inv/host_vars/r1.yml: ports[0].description: 'to\\th1': non-empty text on one line, without control "
+        "characters (line breaks, tabs)",
+    ),
     "mgmt-address": (
         "lab-mini",
         [("host_vars/r1.yml", lambda d: d.update(mgmt_address="198.18.2.11"))],

@@ -8,6 +8,14 @@ from boothnet.intent.model import (
 )
 from boothnet.platforms import platforms, supported
 
+# printed into configs (a header comment, an interface description) and, for the network's name, into
+# namespace and folder names: a line break or another control character would end or corrupt the line
+ONE_LINE = "non-empty text on one line, without control characters (line breaks, tabs)"
+
+
+def _one_line(text: str) -> bool:
+    return bool(text.strip()) and text.isprintable()
+
 
 class DeviceChecks(CheckBase):
     """Network-wide settings, each device and port, and the names its platform accepts."""
@@ -24,6 +32,8 @@ class DeviceChecks(CheckBase):
         for field in ("hello", "dead"):
             if not 1 <= getattr(ospf, field) <= 65535:
                 self.add(file, f"network.ospf.{field}", getattr(ospf, field), "1-65535 seconds")
+        if not _one_line(self.net.settings.name):
+            self.add(file, "network.name", self.net.settings.name, ONE_LINE)
         if ospf.hello >= 1 and ospf.dead <= ospf.hello:
             self.add(file, "network.ospf.dead", ospf.dead,
                      f"more than hello ({ospf.hello} s), usually 4 x hello: neighbours would time out "
@@ -49,6 +59,8 @@ class DeviceChecks(CheckBase):
                         f"each port declared once (also ports[{seen[port.name]}])",
                     )
                 seen[port.name] = entry
+                if port.description is not None and not _one_line(port.description):
+                    self.add(file, f"ports[{entry}].description", port.description, ONE_LINE)
                 limit = known[device.platform].max_mtu
                 if port.mtu is not None and not MIN_MTU <= port.mtu <= limit:
                     self.add(file, f"ports[{entry}].mtu", port.mtu, f"{MIN_MTU}-{limit} on {device.platform}")
