@@ -162,7 +162,8 @@ def test_a_receiver_too_busy_to_read_its_datagrams_is_no_verdict_on_the_network(
     assert loss[False].explanation.startswith("CPU-bound: h4 dropped ") and \
         "at a full socket buffer or TUN/TAP queue" in loss[False].explanation, loss[False].explanation
     assert "frames are lost" not in loss[False].explanation
-    assert loss[True].verdict == "PASS", loss[True].explanation  # h3 receiving read every datagram
+    # h3 receiving read every datagram; or, with other tests' labs busy beside it, said it did not (ci110)
+    assert loss[True].verdict == "PASS" or cpu_bound(loss[True]), loss[True].explanation
 
 
 def test_a_dead_ospfd_fails_convergence_naming_the_adjacency(lab, access) -> None:
