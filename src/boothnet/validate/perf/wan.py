@@ -400,6 +400,10 @@ def judge_udp(result: ThroughputResult, path: WanPath, rate_bps: float,
                       jitter_ms=path.jitter_ms, dropped_here=dropped_here)
 
 
+# where this machine's own software dropped datagrams, as both of judge_loss's CPU-bound answers say
+AT_FULL_QUEUES = "at a full socket buffer or TUN/TAP queue (UDP RcvbufErrors, tx drops)"
+
+
 def judge_loss(result: ThroughputResult, declared_pct: float, rate_bps: float, *, in_flight: float = 0,
                jitter_ms: float = 0, where: str = "", dropped_here: dict[str, int] | None = None) -> ThroughputResult:
     """A UDP test's loss against ``declared_pct``, within three standard errors of a binomial
@@ -415,8 +419,8 @@ def judge_loss(result: ThroughputResult, declared_pct: float, rate_bps: float, *
         if dropped:  # the tool's own exchange crosses the same full queues: it hung on this machine
             return result.model_copy(update={"verdict": Status.ERROR, "causes": [*result.causes, "cpu_bound"],
                                               "explanation": (
-                f"CPU-bound: no measurement ({result.error}) while {said} datagrams at a full socket buffer or "
-                "TUN/TAP queue (UDP RcvbufErrors, tx drops): software on this machine did not keep up, and the "
+                f"CPU-bound: no measurement ({result.error}) while {said} datagrams {AT_FULL_QUEUES}: software on "
+                "this machine did not keep up, and the "
                 "test's own exchange was lost with them (no verdict; measure again on a quieter machine)")})
         return result.model_copy(update={"verdict": "FAIL", "explanation": f"no measurement: {result.error}"})
     p = declared_pct / 100
@@ -442,8 +446,8 @@ def judge_loss(result: ThroughputResult, declared_pct: float, rate_bps: float, *
     if not ok and here and within(network):
         return result.model_copy(update={"verdict": Status.ERROR, "causes": [*result.causes, "cpu_bound"],
                                           "explanation": (
-            f"CPU-bound: {said} of the {lost} datagrams lost, at a full socket buffer or TUN/TAP queue (UDP "
-            f"RcvbufErrors, tx drops): software on this machine did not read them as fast as they came; the "
+            f"CPU-bound: {said} of the {lost} datagrams lost, {AT_FULL_QUEUES}: software on this machine did not "
+            f"read them as fast as they came; the "
             f"network lost {network:.3f} %, as declared: this machine, not the network, limited the test (no "
             f"verdict; measure again on a quieter machine); {why}")})
     if not ok and where:
