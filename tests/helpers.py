@@ -237,11 +237,13 @@ def iperf3_pids(namespace: str, argv_has: str, argv_lacks: str = "\0") -> list[i
 
 @contextmanager
 def frozen_once(when: Callable[[], bool], pids: Callable[[], list[int]], seconds: float,
-                after: float = 0.3) -> Iterator[list[int]]:
+                after: float = 0.3, again_every: float | None = None) -> Iterator[list[int]]:
     """For the block: once ``when()`` holds (polled for up to 120 s), and ``after`` seconds more
     (a client's start-up: its handshake crosses the path first), the processes ``pids()`` stopped
-    for ``seconds`` (SIGSTOP, then SIGCONT), as a CPU taken by something else would; yields the
-    pids it stopped (filled in as it does)."""
+    for ``seconds`` (SIGSTOP, then SIGCONT), as a CPU taken by something else would; with
+    ``again_every``, stopped again that many seconds later for as long as ``when()`` holds (a
+    poller that found its client late on a busy machine still lands inside its stream). Yields
+    the pids it stopped (filled in as it does)."""
     frozen: list[int] = []
 
     def freeze() -> None:
@@ -249,12 +251,19 @@ def frozen_once(when: Callable[[], bool], pids: Callable[[], list[int]], seconds
         while time.monotonic() < deadline and not when():
             time.sleep(0.05)
         time.sleep(after)
-        for pid in pids():
-            os.kill(pid, signal.SIGSTOP)
-            frozen.append(pid)
-        time.sleep(seconds)
-        for pid in frozen:
-            os.kill(pid, signal.SIGCONT)
+        while True:
+            stopped = pids()
+            for pid in stopped:
+                os.kill(pid, signal.SIGSTOP)
+            frozen.extend(pid for pid in stopped if pid not in frozen)
+            time.sleep(seconds)
+            for pid in stopped:
+                os.kill(pid, signal.SIGCONT)
+            if again_every is None:
+                return
+            time.sleep(again_every)
+            if not when():
+                return
 
     freezer = threading.Thread(target=freeze)
     freezer.start()

@@ -10,6 +10,7 @@ from boothnet.validate.production import (
     _judge_ping,
     _outlasted,
     _slowed_by_this_machine,
+    lab_share,
     load_seconds,
     production_probes,
     production_transfers,
@@ -42,6 +43,15 @@ def test_sc_booth_probes_every_production_vlan_and_loads_the_research_aggregates
     load = research_load(BOOTH)
     assert all(t.across is not None for t in load) and load
     assert all(BOOTH.vlan_by_name()[h.vlan].zone == "research" for t in load for h in t.hosts)
+
+
+def test_the_lab_loads_research_with_a_few_flows_per_core_each_aggregate_keeping_its_share() -> None:
+    load = research_load(BOOTH)
+    assert [len(t.flows) for t in load] == [32, 3]
+    # four flows (2 cores, 2 per core): the 32-client aggregate keeps 3 of them, the other its first
+    assert [t.flows for t in lab_share(load, 4)] == [load[0].flows[:3], load[1].flows[:1]]
+    assert [t.name for t in lab_share(load, 4)] == [t.name for t in load]
+    assert lab_share(load, 35) == load
 
 
 def test_a_dual_stack_booth_probes_production_in_ipv6_too() -> None:

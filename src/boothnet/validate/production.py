@@ -16,10 +16,12 @@ mirror session, a trunk, an uplink without the shaping that protects production)
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from typing import NamedTuple, TypeVar
 
 from boothnet.derive.policy import compiler_of, policy_decision
@@ -59,6 +61,10 @@ LOADED_SLOWDOWN = 3
 # so a longer bound costs nothing and keeps slow probes under load (sc-booth's: 21-30 s of 22;
 # with twice, rows outlasted it while the load itself held 2 cores at a load average of 35: ci107)
 LOAD_MARGIN = 4
+# In the lab every research flow is forwarded by the stand-ins on this machine's own cores: a few
+# flows per core fill them; sc-booth's 35 only added processes (a load average of 35, ci107) and
+# starved every other lab on the machine.
+LAB_FLOWS_PER_CORE = 2
 
 
 def load_seconds(pings: int, transfers: int) -> int:
@@ -122,6 +128,15 @@ def research_load(net: Network) -> list[ThroughputTest]:
             or first_per_vlan)
 
 
+def lab_share(load: list[ThroughputTest], flows: int) -> list[ThroughputTest]:
+    """The load cut to about ``flows`` flows, each test keeping its share of them and at least its
+    first flow (the lab's research load: LAB_FLOWS_PER_CORE)."""
+    total = sum(len(test.flows) for test in load)
+    if total <= flows:
+        return load
+    return [replace(test, flows=test.flows[:max(1, flows * len(test.flows) // total)]) for test in load]
+
+
 def production_under_load(net: Network, access: Access, progress: Progress) -> list[ProductionRow]:
     """The probes idle, then under the research load, judged, in this machine's measurement turn;
     [] when there is nothing to probe or nothing to load the network with."""
@@ -134,6 +149,8 @@ def _production_under_load(net: Network, access: Access, progress: Progress) -> 
     transfers = [t for t in production_transfers(net) if not access.why_not(t[0].name, "iperf3")
                  and not access.why_not(t[1].name, "iperf3")]
     load = research_load(net)
+    if access.forwards_here:
+        load = lab_share(load, LAB_FLOWS_PER_CORE * (os.cpu_count() or 1))
     if not (probes or transfers) or not load:
         return []
     allocator = PortAllocator()

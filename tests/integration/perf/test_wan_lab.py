@@ -159,9 +159,10 @@ def test_udp_reports_the_configured_loss_within_its_statistical_error_in_ipv6(wa
         # else would: it drops at its full TAP queue, and the row says so, naming r1 (issue 42)
         r1 = ns_name(NETWORK, "r1")
         delay_line = [pid for pid in pids_in_namespaces([r1])[r1] if "boothnet.lab.delayline" in _cmdline(pid)]
+        # after its handshake's round trips (50 ms); again every second while the client runs: one
+        # freeze found its client late on a busy machine and came after the stream (ci110, ci111)
         with frozen_once(lambda: bool(iperf3_pids(ns_name(NETWORK, "h1"), " -u ")), lambda: delay_line,
-                         seconds=0.5, after=1.0) as frozen:  # after its handshake's round trips (50 ms)
-            # 5 s: a freeze found its client late on a busy machine and came after a 3 s stream (ci110)
+                         seconds=0.5, after=1.0, again_every=1.0) as frozen:
             starved, dropped_here = drops_meanwhile(
                 netns_runner, receivers,
                 lambda: run_iperf3(netns_runner, (ns_name(NETWORK, "h1"), ns_name(NETWORK, "h4")), path6,

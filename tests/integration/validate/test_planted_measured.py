@@ -140,7 +140,10 @@ def test_a_file_server_cable_losing_one_frame_in_a_hundred_fails_on_retransmits_
     assert "retransmits" in (iperf3.explanation or "") and "frames are lost on lab: h3 -> h4" in iperf3.explanation
     assert "its host cables " in iperf3.explanation and server_cable.text in iperf3.explanation, iperf3.explanation
     loss = {r.reverse: r for r in results if r.kind == "loss"}
-    assert loss[False].verdict == "FAIL" and 0.5 < (loss[False].lost_pct or 0) < 2, loss[False]
+    # the planted 1 %, whatever a receiver busy beside other tests' labs dropped itself (ci111: 2.23 %)
+    lost = round((loss[False].lost_pct or 0) * (loss[False].packets or 0) / 100)
+    planted = 100 * (lost - sum(loss[False].software_drops.values())) / (loss[False].packets or 1)
+    assert loss[False].verdict == "FAIL" and 0.5 < planted < 2, loss[False]
     assert "frames are lost on lab: h3 -> h4" in (loss[False].explanation or "")
     assert server_cable.text in loss[False].explanation
     # h4 sending: nothing dropped on its way out (a receiver too busy to read says so: honest)

@@ -306,8 +306,13 @@ def test_a_loss_the_full_socket_buffers_on_this_machine_account_for_is_no_verdic
             "RcvbufErrors, tx drops): software on this machine did not read them as fast as they came; the network "
             "lost 0.004 %")
         assert "frames are lost" not in judged.explanation
+    elif drops:  # the share this machine dropped is said, and counted on the row
+        assert judged.explanation.endswith(
+            ": frames are lost on lab: h3 -> h4; of the 2580 lost, h4 dropped 2000 at a full socket buffer or "
+            "TUN/TAP queue (UDP RcvbufErrors, tx drops): this machine's own, so the network lost 2.248 %")
     else:
         assert judged.explanation.endswith(": frames are lost on lab: h3 -> h4")
+    assert judged.software_drops == (drops or {})
 
 
 @pytest.mark.parametrize("drops,verdict", [({}, "FAIL"), ({"r1": 0}, "FAIL"), ({"r1": 3120}, "ERROR")])

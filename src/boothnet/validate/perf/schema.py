@@ -86,6 +86,9 @@ class ThroughputResult(BaseModel):
     lost_pct: float | None = None  # UDP: datagrams lost, %
     jitter_ms: float | None = None  # UDP: receiver's jitter
     packets: int | None = None  # UDP: datagrams sent
+    # UDP: datagrams each node's kernel dropped meanwhile because software on this machine did not
+    # read them in time (a host's full socket buffer, a lab TUN/TAP queue): lost here, not on the wire
+    software_drops: dict[str, int] = Field(default_factory=dict)
     explanation: str | None = None  # the verdict in a sentence: every cause, the most telling first
     retried: str | None = None  # why the first run was not kept and the test measured again
     # the verdict's causes as classes, in that order: "too_fast", "lossy", "cpu_bound", "lab_ceiling"
