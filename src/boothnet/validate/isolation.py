@@ -11,6 +11,7 @@ row an ERROR, not a verdict.
 from __future__ import annotations
 
 import json
+import re
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -140,6 +141,37 @@ def probe_from(access: Access, src: Endpoint, flows: list[Flow], gateway: str) -
     return out
 
 
+def source_towards(access: Access, host: Endpoint, destination: str) -> str | None:
+    """The source address ``host``'s kernel picks towards ``destination`` (None: unread)."""
+    found = re.search(r"\bsrc (\S+)", access.runner(access.node(host.name), ["ip", "route", "get", destination],
+                                                    10).stdout)
+    return found.group(1) if found else None
+
+
+def probe_twice(access: Access, host: Endpoint, flows: list[Flow], gateway: str
+                ) -> tuple[list[list[str]], dict[int, str | None]]:
+    """probe_from, and a permitted flow left unanswered probed again, alone: a drop is dropped
+    twice; a first packet lost on a machine too busy to resolve a neighbour in time is not. Also,
+    by position, each flow probed again: the source address its host picks towards it where it is
+    still unanswered (a permit bound to the host's address fails when it sends from another)."""
+    states = probe_from(access, host, flows, gateway)
+    again = [at for at, flow in enumerate(flows) if flow.expected == "permit" and "timeout" in states[at]]
+    if again:
+        for at, got in zip(again, probe_from(access, host, [flows[at] for at in again], gateway), strict=True):
+            states[at] = got
+    return states, {at: source_towards(access, host, flows[at].dst_address) if "timeout" in states[at] else None
+                    for at in again}
+
+
+def _probed_twice(detail: str, flow: Flow, source: str | None) -> str:
+    if detail:
+        detail += " (probed twice: the first probe, sent with all the others, went unanswered)"
+    if source and source != flow.src_address:
+        detail += (f"; {flow.src.name} sends to {flow.dst_address} from {source}, not from its intent "
+                   f"address {flow.src_address}")
+    return detail
+
+
 def _outcomes(flow: Flow, ports: tuple[int | None, ...], states: list[str], responder: Responder | None
               ) -> list[tuple[int | None, bool | None, str]]:
     """Per port: (port, reached (None: no verdict), words); a probe the responder saw arrive
@@ -210,23 +242,15 @@ def run_isolation(
     for index, flow in enumerate(flows):
         by_src.setdefault(flow.src.name, []).append(index)
     states: list[list[str]] = [[] for _ in flows]
-    probed_again: set[int] = set()
+    probed_again: dict[int, str | None] = {}  # flow index: the source its host picks, still unanswered
     try:
         def probe(src: str) -> None:
             indexes = by_src[src]
             gateway = str(net.gateway_address(vlans[hosts[src].vlan]))
-            for i, got in zip(indexes, probe_from(access, hosts[src], [flows[i] for i in indexes], gateway),
-                              strict=True):
-                states[i] = got
-            # a permitted flow unanswered among hundreds of probes sent at once is probed again, alone:
-            # a drop is dropped twice; a first packet lost on a machine too busy to resolve a neighbour
-            # in time is not (ci114: two IPv6 permits of the floor path, in a passing lab)
-            again = [i for i in indexes if flows[i].expected == "permit" and "timeout" in states[i]]
-            if again:
-                for i, got in zip(again, probe_from(access, hosts[src], [flows[i] for i in again], gateway),
-                                  strict=True):
-                    states[i] = got
-                probed_again.update(again)
+            got, again = probe_twice(access, hosts[src], [flows[i] for i in indexes], gateway)
+            for i, flow_states in zip(indexes, got, strict=True):
+                states[i] = flow_states
+            probed_again.update({indexes[at]: source for at, source in again.items()})
             progress(f"[isolation] {src}: {len(indexes)} flows probed"
                      + (f", {len(again)} unanswered permit(s) probed again" if again else ""))
 
@@ -238,8 +262,8 @@ def run_isolation(
     rows = []
     for index, flow in enumerate(flows):
         observed, detail, error = judge(flow, states[index], responders.get(flow.dst.name))
-        if index in probed_again and detail:
-            detail += " (probed twice: the first probe, sent with all the others, went unanswered)"
+        if index in probed_again:
+            detail = _probed_twice(detail, flow, probed_again[index])
         if unasked := access.why_not(flow.dst.name):  # its silence proves nothing: it may be down
             observed, detail, error = None, "", f"the destination could not be asked: {unasked}"
         answer = batfish[index] if batfish else None

@@ -118,6 +118,24 @@ def test_a_permit_whose_first_packets_are_lost_is_probed_again_and_passes_saying
     assert failed(rows) == []
 
 
+def test_a_listed_host_sending_from_another_address_fails_its_permits_naming_the_address(lab, access) -> None:
+    """h1 (listed: the admins' ssh and NTP to the lab are bound to its address) sending from a second
+    address of its own: its permits fail twice, and the rows name the address the host sent from."""
+    net, _ = lab
+    sh("ip", "netns", "exec", f"{NETWORK}-h1", "ip", "addr", "add", "10.0.10.77/24", "dev", "eth0")
+    sh("ip", "netns", "exec", f"{NETWORK}-h1", "ip", "route", "replace", "default", "via", "10.0.10.1", "src",
+       "10.0.10.77")
+    try:
+        bad = failed(isolation(net, access))
+    finally:
+        sh("ip", "netns", "exec", f"{NETWORK}-h1", "ip", "route", "replace", "default", "via", "10.0.10.1")
+        sh("ip", "netns", "exec", f"{NETWORK}-h1", "ip", "addr", "del", "10.0.10.77/24", "dev", "eth0")
+    assert {(r.src, r.dst, r.flow) for r in bad} == {("h1", "h3", "tcp/22"), ("h1", "h3", "udp/123")}, bad
+    assert all(r.detail.endswith("; h1 sends to 10.0.20.11 from 10.0.10.77, not from its intent address "
+                                 "10.0.10.11") for r in bad), [r.detail for r in bad]
+    assert failed(isolation(net, access)) == []
+
+
 def test_an_unlisted_host_admitted_is_found_by_isolation_and_drift(lab) -> None:
     net, build = lab
     nft(NETWORK, "r1", "insert", "rule", "inet", "boothnet", "USERS_IN", "ip", "saddr", "10.0.10.12", "tcp",
