@@ -11,7 +11,6 @@ row an ERROR, not a verdict.
 from __future__ import annotations
 
 import json
-import re
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -24,6 +23,7 @@ from boothnet.validate.access import Access
 from boothnet.validate.perf.runner import (
     Background,
     Runner,
+    json_list,
     pidfile_for,
     scratch_name,
     start_background,
@@ -143,9 +143,8 @@ def probe_from(access: Access, src: Endpoint, flows: list[Flow], gateway: str) -
 
 def source_towards(access: Access, host: Endpoint, destination: str) -> str | None:
     """The source address ``host``'s kernel picks towards ``destination`` (None: unread)."""
-    found = re.search(r"\bsrc (\S+)", access.runner(access.node(host.name), ["ip", "route", "get", destination],
-                                                    10).stdout)
-    return found.group(1) if found else None
+    route = json_list(access.runner, access.node(host.name), ["ip", "-j", "route", "get", destination])
+    return route[0].get("prefsrc") if route else None
 
 
 def probe_twice(access: Access, host: Endpoint, flows: list[Flow], gateway: str

@@ -415,10 +415,11 @@ def judge_loss(result: ThroughputResult, declared_pct: float, rate_bps: float, *
     no verdict (cause cpu_bound)."""
     dropped = {node: count for node, count in (dropped_here or {}).items() if count}
     said = ", ".join(f"{node} dropped {count}" for node, count in dropped.items())
+    result = result.model_copy(update={"software_drops": dropped})  # on the row, whatever the verdict
     if not result.succeeded or result.lost_pct is None or not result.packets:
         if dropped:  # the tool's own exchange crosses the same full queues: it hung on this machine
             return result.model_copy(update={"verdict": Status.ERROR, "causes": [*result.causes, "cpu_bound"],
-                                              "software_drops": dropped, "explanation": (
+                                              "explanation": (
                 f"CPU-bound: no measurement ({result.error}) while {said} datagrams {AT_FULL_QUEUES}: software on "
                 "this machine did not keep up, and the "
                 "test's own exchange was lost with them (no verdict; measure again on a quieter machine)")})
@@ -445,7 +446,7 @@ def judge_loss(result: ThroughputResult, declared_pct: float, rate_bps: float, *
     network = 100 * max(0, lost - here) / result.packets  # what no node's kernel dropped
     if not ok and here and within(network):
         return result.model_copy(update={"verdict": Status.ERROR, "causes": [*result.causes, "cpu_bound"],
-                                          "software_drops": dropped, "explanation": (
+                                          "explanation": (
             f"CPU-bound: {said} of the {lost} datagrams lost, {AT_FULL_QUEUES}: software on this machine did not "
             f"read them as fast as they came; the "
             f"network lost {network:.3f} %, as declared: this machine, not the network, limited the test (no "
@@ -454,7 +455,7 @@ def judge_loss(result: ThroughputResult, declared_pct: float, rate_bps: float, *
         why += f": frames are lost on {where}"
     if not ok and here:  # part of the loss was this machine's: said, with the count the verdict did not excuse
         why += f"; of the {lost} lost, {said} {AT_FULL_QUEUES}: this machine's own, so the network lost {network:.3f} %"
-    return result.model_copy(update={"verdict": Status.of(ok), "explanation": why, "software_drops": dropped})
+    return result.model_copy(update={"verdict": Status.of(ok), "explanation": why})
 
 
 def run_iperf3(runner: Runner, ends: tuple[str, str], path: WanPath, *, kind: str, duration: int, omit: int,
