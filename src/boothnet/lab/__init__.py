@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from boothnet.lab.names import ns_name
     from boothnet.lab.net import add_delay_link, add_link, create_namespace, remove_namespace
     from boothnet.lab.plan import HOST_IFNAME, lab_models, port_map
+    from boothnet.lab.services import delay_lines_behind
     from boothnet.lab.shaping import shape
     from boothnet.lab.spec import LabEnd, LabLink, VlanMode
     from boothnet.lab.state import LabState, read_state
@@ -38,6 +39,7 @@ _WHERE = {
     # scratch topologies (calibrations) built from the lab's own parts
     "boothnet.lab.net": ["add_delay_link", "add_link", "create_namespace", "remove_namespace"],
     "boothnet.lab.plan": ["HOST_IFNAME", "lab_models", "port_map"],
+    "boothnet.lab.services": ["delay_lines_behind"],
     "boothnet.lab.shaping": ["shape"],
     "boothnet.lab.spec": ["LabEnd", "LabLink", "VlanMode"],
     "boothnet.lab.state": ["LabState", "read_state"],
@@ -59,6 +61,7 @@ __all__ = [
     "child_installed",
     "child_sa_installed",
     "create_namespace",
+    "delay_lines_behind",
     "detect_vlan_mode",
     "ike_sa_ids",
     "lab_ifnames",

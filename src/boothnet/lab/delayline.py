@@ -14,6 +14,10 @@ the first TAP there under its lab name and the second under a temporary name, wh
 lab runner moves into the other namespace and renames. The process lives in a lab
 namespace, so ``lab_down`` stops it with every other process there; the TAPs are not
 persistent and vanish with it.
+
+With ``--stats`` it keeps a JSON file of its counts current while it runs (at most every 0.1 s;
+at once when it has just fallen behind), so a measurement can read how long this process, starved
+of a CPU on a busy machine, held frames past their time (``behind_ms``): validate's lab rule.
 """
 
 from __future__ import annotations
@@ -36,6 +40,9 @@ IFF_TAP = 0x0002
 IFF_NO_PI = 0x1000
 FRAME_MAX = 65536
 BATCH = 64  # frames read from one TAP before the other gets a turn
+# epoll's millisecond rounding makes a frame up to 1 ms late by design; past this it is behind
+LATE_S = 0.002
+STATS_EVERY_S = 0.1
 
 
 def open_tap(name: str) -> int:
@@ -80,6 +87,16 @@ class Direction:
         return self.queue[0][0] - now if self.queue else None
 
 
+def overdue_ms(directions: tuple[Direction, ...], last_look: float, now: float) -> float:
+    """How long, of the time since ``last_look``, the oldest frame waiting either way was over
+    LATE_S past its time: the line was behind (a frame waiting now arrived ``delay_s`` before its
+    time, so it was waiting through all of that)."""
+    heads = [d.queue[0][0] + LATE_S for d in directions if d.queue]
+    if not heads or (late_from := min(heads)) >= now:
+        return 0.0
+    return (now - max(late_from, last_look)) * 1000
+
+
 def run(tap_a: str, tap_b: str, delay_ms: float, jitter_ms: float, loss_pct: float, seed: int,
         stats: Path | None) -> None:
     fd_a, fd_b = open_tap(tap_a), open_tap(tap_b)
@@ -92,6 +109,7 @@ def run(tap_a: str, tap_b: str, delay_ms: float, jitter_ms: float, loss_pct: flo
     poll.register(fd_a, select.EPOLLIN)
     poll.register(fd_b, select.EPOLLIN)
     stop = False
+    behind_ms, last_look, written, written_behind = 0.0, 0.0, 0.0, 0.0
 
     def finish(*_: object) -> None:
         nonlocal stop
@@ -103,7 +121,12 @@ def run(tap_a: str, tap_b: str, delay_ms: float, jitter_ms: float, loss_pct: flo
           flush=True)
     while not stop:
         now = time.monotonic()
+        behind_ms += overdue_ms((ab, ba), last_look, now)
+        last_look = now
         waits = [w for w in (ab.give(now), ba.give(now)) if w is not None]
+        if stats is not None and (now - written >= STATS_EVERY_S or behind_ms - written_behind >= 10):
+            write_stats(stats, ab, ba, behind_ms)
+            written, written_behind = now, behind_ms
         try:
             # epoll rounds its timeout up to the next millisecond: frames leave at most 1 ms late
             events = poll.poll(min(waits) if waits else 1.0)
@@ -113,7 +136,23 @@ def run(tap_a: str, tap_b: str, delay_ms: float, jitter_ms: float, loss_pct: flo
         for fd, _ in events:
             by_fd[fd].take(now)
     if stats is not None:
-        stats.write_text(json.dumps({"a_to_b": ab.counts, "b_to_a": ba.counts}) + "\n")
+        write_stats(stats, ab, ba, behind_ms)
+
+
+def write_stats(path: Path, ab: Direction, ba: Direction, behind_ms: float) -> None:
+    """Replaced whole, so a reader never sees half a file."""
+    part = path.with_suffix(".part")
+    part.write_text(json.dumps({"a_to_b": ab.counts, "b_to_a": ba.counts, "behind_ms": round(behind_ms, 3)}) + "\n")
+    os.replace(part, path)
+
+
+def read_behind_ms(stats: Path) -> float | None:
+    """How long so far the delay line writing ``stats`` held frames over LATE_S past their time;
+    None when unread."""
+    try:
+        return float(json.loads(stats.read_text())["behind_ms"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -124,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--jitter-ms", type=float, default=0.0)
     p.add_argument("--loss-pct", type=float, default=0.0, help="frames dropped in each direction, percent")
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--stats", type=Path, help="JSON file with the frame counts, written on exit")
+    p.add_argument("--stats", type=Path, help="JSON file with the frame counts, kept current while it runs")
     a = p.parse_args(argv)
     run(a.tap_a, a.tap_b, a.delay_ms, a.jitter_ms, a.loss_pct, a.seed, a.stats)
     return 0

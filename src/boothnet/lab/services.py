@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from boothnet.lab import names
+from boothnet.lab.delayline import read_behind_ms
 from boothnet.lab.spec import LabNode
 from boothnet.process import alive
 from boothnet.progress import Progress
@@ -309,6 +310,24 @@ def kill_pids(pids: Iterable[int], grace: float = 2.0) -> None:
             time.sleep(0.05)
         if not live:
             return
+
+
+def delay_lines_behind(namespaces: dict[str, str]) -> dict[str, float]:
+    """Each delay line running in one of ``namespaces`` (name: namespace), by that name: how long
+    so far it held frames past their time, in ms (boothnet.lab.delayline); a line whose counts
+    cannot be read is left out."""
+    found = pids_in_namespaces(namespaces.values())
+    behind: dict[str, float] = {}
+    for name, ns in namespaces.items():
+        for pid in set(found[ns]):
+            try:
+                argv = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace").split("\0")
+            except OSError:
+                continue
+            if "boothnet.lab.delayline" in argv and "--stats" in argv[:-1] \
+                    and (ms := read_behind_ms(Path(argv[argv.index("--stats") + 1]))) is not None:
+                behind[name] = behind.get(name, 0.0) + ms
+    return behind
 
 
 def _cmdline(pid: int) -> str:

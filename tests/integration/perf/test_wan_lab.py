@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import os
+import re
 import shutil
 import subprocess
 from functools import partial
@@ -28,12 +29,14 @@ from boothnet.validate.perf.probes import drops_meanwhile
 from boothnet.validate.perf.runner import netns_runner
 from boothnet.validate.perf.wan import (
     UDP_BUFFER,
+    LabWatch,
     judge_udp,
     path_rtt_probe,
     probe_wan_links,
     run_iperf3,
     run_wan_sweep,
     udp_receivers,
+    wan_stream,
 )
 from boothnet.validate.plan import declared_wan_paths, isolation_flows
 from boothnet.validate.profile import FULL
@@ -117,7 +120,8 @@ def test_the_home_path_measures_its_rtt_and_puts_the_window_advice_to_the_test(w
     judged_advised = [r for r in advised if r not in honest]
     assert judged_advised and all(r.verdict == "PASS" for r in judged_advised), [r.explanation for r in advised]
     if "parallel" in wan:
-        assert wan["parallel"].verdict == "PASS" and len(wan["parallel"].stream_throughputs) == 4
+        assert wan["parallel"].verdict == "PASS", wan["parallel"].explanation
+        assert len(wan["parallel"].stream_throughputs) == 4
     # a TCP stream beside 25 % of UDP gets what the UDP leaves
     for kind in ("udp", "tcp-under-udp-load", "udp-load"):
         assert kind not in wan or wan[kind].verdict == "PASS", wan[kind].explanation
@@ -138,6 +142,18 @@ def test_the_home_path_measures_its_rtt_and_puts_the_window_advice_to_the_test(w
     assert base64.b64encode(sweep.read_bytes()).decode()[:200] in page
     assert "fills the path" in page
     assert "default-window" not in wan or "window-limited by the sender&#x27;s autotuning" in page
+    # the advised window again while r1's delay line stops for 0.3 s (twice, if the first freeze
+    # found its client late), as a CPU taken by something else would: slowed below the pass ratio,
+    # and said to be the lab's, naming r1's line (issue 42: rows at 89 % failed CI beside other tests' labs)
+    net, r1 = load_network(inv), ns_name(NETWORK, "r1")
+    delay_line = [pid for pid in pids_in_namespaces([r1])[r1] if "boothnet.lab.delayline" in _cmdline(pid)]
+    with measurement_turn(), frozen_once(lambda: bool(iperf3_pids(ns_name(NETWORK, "h1"), " -w ")),
+                                         lambda: delay_line, seconds=0.3, after=1.5, again_every=1.0) as held:
+        tcp = wan_stream(netns_runner, (ns_name(NETWORK, "h1"), ns_name(NETWORK, "h4")),
+                         declared_wan_paths(net, None)[0], net, LabWatch.of(partial(ns_name, NETWORK), net, lab=True),
+                         "advised-window", 4 * 2**20)
+    assert held and tcp.verdict == "ERROR" and tcp.causes == ["cpu_bound"], tcp.explanation
+    assert re.search(r"delay line held frames past their time while it ran \(r1's 0\.[3-7]\d s", tcp.explanation)
 
 
 def test_udp_reports_the_configured_loss_within_its_statistical_error_in_ipv6(wan_lab) -> None:

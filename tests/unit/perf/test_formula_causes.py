@@ -39,6 +39,26 @@ def test_a_slow_lab_aggregate_on_a_saturated_machine_is_the_labs_ceiling_not_a_c
     assert lab_cpu_bound(tenth, 0.99) == tenth
 
 
+def test_a_slow_lab_stream_whose_delay_line_fell_behind_is_the_labs_ceiling_when_that_accounts_for_it():
+    from boothnet.validate.perf.schema import lab_cpu_bound
+
+    slow = judge(_row(532.6e6, 1), 616e6, path="home-path")  # the WAN hop's delay line stopped for 0.3 s
+    assert slow.verdict == "FAIL"
+    held = lab_cpu_bound(slow, 0.1, {"r1": 299.4})
+    assert held.verdict == "ERROR" and held.causes == ["cpu_bound"]
+    assert held.explanation == (
+        "CPU-bound: the lab's delay line held frames past their time while it ran (r1's 0.30 s: a process on "
+        "this machine that did not get a core in time); over the rest of its 2.0 s it carried 626 Mb/s, 102% of "
+        "616 Mb/s (enough to pass): the lab's ceiling, not the network's (no verdict; on the floor there is no "
+        "such line)")
+    # a line behind by less than the shortfall does not account for it: the network's verdict stands
+    assert lab_cpu_bound(slow, 0.1, {"r1": 50.0}) == slow
+    assert lab_cpu_bound(slow, 0.1, {}) == slow
+    # a hop at half its speed stays a FAIL beside a line that fell behind for a moment
+    half = judge(_row(310e6, 0), 616e6, path="home-path")
+    assert lab_cpu_bound(half, 0.1, {"r1": 299.4}) == half
+
+
 def _backbone(inventory_copy):
     """lab-mini with its admins measuring the research VLAN: an aggregate across r1 -- r2 (1000 Mb/s)."""
     from boothnet.intent import load_network

@@ -12,7 +12,7 @@ from dataclasses import replace
 import pytest
 
 from boothnet.intent import load_network
-from boothnet.lab.delayline import Direction
+from boothnet.lab.delayline import LATE_S, Direction, overdue_ms
 from boothnet.validate.perf.runner import CommandResult
 from boothnet.validate.perf.schema import ThroughputResult
 from boothnet.validate.perf.wan import (
@@ -177,7 +177,7 @@ def test_a_sweep_point_slowed_while_the_cores_were_saturated_is_the_labs_ceiling
                         _run(rates[window], kind, window, 2 * window))
     cpu = iter(())  # each sweep's: 99 % busy during its first point, 41 % during its second
     monkeypatch.setattr(wan, "machine_cpu", lambda: next(cpu))
-    net = SimpleNamespace(throughput=SimpleNamespace(tools=["iperf3"], pass_ratio=0.9, wan=SimpleNamespace(
+    net = SimpleNamespace(devices=[], throughput=SimpleNamespace(tools=["iperf3"], pass_ratio=0.9, wan=SimpleNamespace(
         sweep=[0.25, 1], sweep_duration_s=2, omit_s=1)))
 
     def sweep(lab: bool) -> list[ThroughputResult]:
@@ -351,3 +351,20 @@ def _ping(summary: str):
 def test_an_rtt_probe_judges_its_fastest_ping_against_the_declared_rtt(summary, verdict, cause):
     row = rtt_probe(_ping(summary), "r1", "link r1:eth3 -- r2:eth3", "r1:eth3", "r2:eth3", "10.0.0.2", 8972, 50.0, 2.0)
     assert (row.verdict, row.cause) == (verdict, cause)
+
+
+def test_the_delay_line_counts_as_behind_only_the_time_a_frame_waited_past_its_time_and_the_grace():
+    (tap_a, far_a), (tap_b, far_b) = _pair(), _pair()
+    ab = Direction(far_a.fileno(), far_b.fileno(), 0.025, 0.0, 0.0, random.Random(1))
+    ba = Direction(far_b.fileno(), far_a.fileno(), 0.025, 0.0, 0.0, random.Random(1))
+    assert overdue_ms((ab, ba), 0.0, 10.0) == 0.0  # nothing waiting
+    ab.queue.append((10.0, b"frame"))
+    assert overdue_ms((ab, ba), 9.9, 10.0 + LATE_S) == 0.0  # late by the grace (epoll's rounding): not behind
+    # looked at last 0.1 s after its time, now 0.3 s after: behind for 0.2 s of that, and from
+    # its time plus the grace when the last look came before
+    assert overdue_ms((ab, ba), 10.1, 10.3) == pytest.approx(200.0)
+    assert overdue_ms((ab, ba), 9.9, 10.3) == pytest.approx((0.3 - LATE_S) * 1000)
+    ba.queue.append((9.5, b"older"))  # the oldest frame either way decides
+    assert overdue_ms((ab, ba), 9.0, 10.0) == pytest.approx((0.5 - LATE_S) * 1000)
+    for sock in (tap_a, far_a, tap_b, far_b):
+        sock.close()

@@ -9,6 +9,7 @@ and keep the tool's raw output beside the numbers so a reader can check them.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Literal
 
@@ -176,18 +177,41 @@ def busy_share(before: tuple[int, int], after: tuple[int, int]) -> float:
     return 1 - idle / total if total > 0 else 0.0
 
 
-def lab_cpu_bound(result: ThroughputResult, busy: float) -> ThroughputResult:
-    """A slow lab measurement taken while the machine's cores were saturated: the lab's ceiling,
-    no verdict on the network (ERROR, cause cpu_bound), said before any cable diagnosis."""
-    if (result.verdict != Status.FAIL or not result.succeeded or not result.expected or busy < CPU_SATURATED
+def lab_cpu_bound(result: ThroughputResult, busy: float, behind_ms: Mapping[str, float] | None = None
+                  ) -> ThroughputResult:
+    """A slow lab measurement taken while the machine's cores were saturated, or while a delay line
+    of the lab (``behind_ms``: each by its device, ms it held frames past their time meanwhile) fell
+    behind long enough to account for the shortfall: the lab's ceiling, no verdict on the network
+    (ERROR, cause cpu_bound), said before any cable diagnosis."""
+    if (result.verdict != Status.FAIL or not result.succeeded or not result.expected
             or "lossy" in result.causes or not CPU_STARVED_KEEPS * result.expected <= result.throughput
             < result.expected):
         return result
-    said = (f"CPU-bound: this machine's cores were {busy:.0%} busy while it ran: the lab's stand-ins forward in "
-            "software on the cores that also run the tools, so this is the lab's ceiling, not the network's (no "
-            "verdict; on the floor there is no such cap)")
+    if busy >= CPU_SATURATED:
+        said = (f"CPU-bound: this machine's cores were {busy:.0%} busy while it ran: the lab's stand-ins forward "
+                "in software on the cores that also run the tools, so this is the lab's ceiling, not the network's "
+                "(no verdict; on the floor there is no such cap)")
+    elif not (said := _held_back(result, behind_ms or {})):
+        return result
     return result.model_copy(update={"verdict": Status.ERROR, "explanation": said,
                                      "causes": [*result.causes, "cpu_bound"]})
+
+
+def _held_back(result: ThroughputResult, behind_ms: Mapping[str, float]) -> str:
+    """Why a stream is the lab's when its delay lines, processes on this machine, held its frames
+    long enough that over the rest of the time it would have passed; empty when they did not."""
+    held_s = sum(behind_ms.values()) / 1000
+    ratio, expected = result.pass_ratio or 1.0, result.expected or 0.0
+    if not held_s or result.duration <= held_s:
+        return ""
+    carried = result.throughput * result.duration / (result.duration - held_s)
+    if carried < ratio * expected:
+        return ""
+    lines = ", ".join(f"{device}'s {ms / 1000:.2f} s" for device, ms in sorted(behind_ms.items()))
+    return (f"CPU-bound: the lab's delay line held frames past their time while it ran ({lines}: a process "
+            f"on this machine that did not get a core in time); over the rest of its {result.duration:.1f} s it "
+            f"carried {carried / 1e6:.0f} Mb/s, {carried / expected:.0%} of {expected / 1e6:.0f} Mb/s "
+            "(enough to pass): the lab's ceiling, not the network's (no verdict; on the floor there is no such line)")
 
 
 def judge(

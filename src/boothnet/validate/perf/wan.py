@@ -21,9 +21,12 @@ import re
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
+from functools import partial
 from ipaddress import IPv6Address
+from typing import TypeVar
 
 from boothnet.intent.model import Endpoint, Link, Network
+from boothnet.lab import delay_lines_behind
 from boothnet.progress import Progress
 from boothnet.status import Status
 from boothnet.validate.perf.formula import (
@@ -39,6 +42,8 @@ from boothnet.validate.perf.probes import IPV4_ICMP_HEADERS, IPV6_ICMP_HEADERS, 
 from boothnet.validate.perf.run import ToolRequest, run_throughput
 from boothnet.validate.perf.runner import Runner
 from boothnet.validate.perf.schema import RttRow, ThroughputResult, busy_share, lab_cpu_bound, machine_cpu
+
+T = TypeVar("T")
 
 UDP_BUFFER = 4 * 2**20  # socket buffers of a UDP test (net.core.rmem_max caps larger)
 RTT_TOLERANCE_MS = 2.0
@@ -486,6 +491,52 @@ def run_nuttcp(runner: Runner, ends: tuple[str, str], path: WanPath, *, kind: st
     return result.model_copy(update={"kind": kind, "family": path.family})
 
 
+@dataclass(frozen=True)
+class Taken:
+    """What this machine's own load took from a lab measurement: its cores' busy share, and how
+    long each of the lab's delay lines (by its device) held frames past their time meanwhile."""
+
+    busy: float
+    behind_ms: dict[str, float]
+
+
+@dataclass(frozen=True)
+class LabWatch:
+    """Measurements watched for this machine's load (``namespaces``: the lab's devices'); on a
+    floor (None) nothing is watched and nothing excused."""
+
+    namespaces: dict[str, str] | None
+
+    @classmethod
+    def of(cls, ns: Callable[[str], str], net: Network, *, lab: bool) -> LabWatch:
+        return cls({device: ns(device) for device in net.devices} if lab else None)
+
+    def measure(self, measure: Callable[[], T]) -> tuple[T, Taken | None]:
+        if self.namespaces is None:
+            return measure(), None
+        cpu, before = machine_cpu(), delay_lines_behind(self.namespaces)
+        result = measure()
+        after = delay_lines_behind(self.namespaces)
+        return result, Taken(busy_share(cpu, machine_cpu()), {
+            device: ms - before[device] for device, ms in after.items() if ms > before.get(device, ms)})
+
+
+def excused(result: ThroughputResult, taken: Taken | None) -> ThroughputResult:
+    """The lab's ceiling, no verdict, where this machine's load accounts for a slow stream (lab_cpu_bound)."""
+    return lab_cpu_bound(result, taken.busy, taken.behind_ms) if taken else result
+
+
+def wan_stream(runner: Runner, ends: tuple[str, str], path: WanPath, net: Network, watch: LabWatch, kind: str,
+               window: int | None, reverse: bool = False, streams: int = 1,
+               autotuning: tuple[int, float] | None = None) -> ThroughputResult:
+    """One TCP test of the path (iperf3 between the nodes ``ends``), judged (judge_stream), and the
+    lab's ceiling where this machine's load accounts for it (``watch``)."""
+    settings = net.throughput.wan
+    measured, taken = watch.measure(partial(run_iperf3, runner, ends, path, kind=kind, window=window, reverse=reverse,
+                                            streams=streams, duration=settings.duration_s, omit=settings.omit_s))
+    return excused(judge_stream(measured, path, net.throughput.pass_ratio, window, autotuning), taken)
+
+
 def run_wan_path(
     runner: Runner, path: WanPath, ns: Callable[[str], str], net: Network, progress: Progress,
     window_factor: Callable[[str, int], float] | None = None, *, lab: bool = False,
@@ -493,25 +544,19 @@ def run_wan_path(
     """The window pair, parallel streams and UDP (the path's RTT: the wan rtt check).
     ``window_factor``: this kernel's k, which judges an OS-default stream its sender's autotuning
     limits (judge_stream). ``lab``: a stream slowed while this machine's cores were saturated is
-    the lab's ceiling, no verdict (lab_cpu_bound), as on the LAN."""
-    settings, ratio = net.throughput.wan, net.throughput.pass_ratio
+    the lab's ceiling, no verdict (lab_cpu_bound), as on the LAN; so is one while a delay line of
+    the lab fell behind long enough to account for it."""
+    settings = net.throughput.wan
     client, server = ns(path.source.name), ns(path.destination.name)
     wmem_max = _autotuning_max(runner, client)
     # k (above 1: the kernel grants more than asked) only where the default buffer holds less than
     # the BDP: asking for it may start a calibration run
     autotuning = (wmem_max, window_factor("iperf3", path.mtu)) \
         if wmem_max and window_factor and wmem_max // 2 < path.bdp else None
-    duration, omit = settings.duration_s, settings.omit_s
     advised = path.advised_window
     tests: list[ThroughputResult] = []
-
-    def stream(kind: str, window: int | None, reverse: bool = False, streams: int = 1) -> ThroughputResult:
-        before = machine_cpu()
-        measured = run_iperf3(runner, (client, server), path, kind=kind, window=window, reverse=reverse,
-                              streams=streams, duration=duration, omit=omit)
-        judged = judge_stream(measured, path, ratio, window, autotuning)
-        return lab_cpu_bound(judged, busy_share(before, machine_cpu())) if lab else judged
-
+    watch = LabWatch.of(ns, net, lab=lab)
+    stream = partial(wan_stream, runner, (client, server), path, net, watch, autotuning=autotuning)
     # the advised window both ways: the path's far end sending fills it too (iperf3 -R)
     for kind, window, reverse in (("default-window", None, False), ("advised-window", advised, False),
                                   ("advised-window", advised, True)):
@@ -528,9 +573,8 @@ def run_wan_path(
         omit=0, window=UDP_BUFFER))
     tests.append(judge_udp(udp, path, rate, dropped_here))
     if "nuttcp" in net.throughput.tools:
-        before = machine_cpu()
-        udp_load, tcp = tcp_under_udp_load(runner, client, server, path, net, advised)
-        tests += [udp_load, lab_cpu_bound(tcp, busy_share(before, machine_cpu())) if lab else tcp]
+        (udp_load, tcp), taken = watch.measure(lambda: tcp_under_udp_load(runner, client, server, path, net, advised))
+        tests += [udp_load, excused(tcp, taken)]
     tests = noted(path, tests)
     for t in tests:
         progress(f"[wan] {path.name} {t.kind}: {t.throughput / 1e6:.1f} Mb/s {t.verdict}: {t.explanation}")
@@ -590,18 +634,19 @@ def run_wan_sweep(
     (lab_cpu_bound), as the path's other streams are."""
     settings = net.throughput.wan
     run = {"iperf3": run_iperf3, "nuttcp": run_nuttcp}
+    watch = LabWatch.of(ns, net, lab=lab)
     points = []
     for tool in net.throughput.tools:
-        measured, busy = [], {}
+        measured, taken = [], {}
         for factor in settings.sweep:
             window = max(4096, int(path.advised_window * factor))
-            before = machine_cpu()
-            measured.append(run[tool](runner, (ns(path.source.name), ns(path.destination.name)), path, kind="sweep",
-                                      window=window, duration=settings.sweep_duration_s, omit=settings.omit_s))
-            busy[window] = busy_share(before, machine_cpu())
-            progress(f"[wan sweep] {path.name} {tool} -w {window}: {measured[-1].throughput / 1e6:.1f} Mb/s")
+            point, taken[window] = watch.measure(partial(
+                run[tool], runner, (ns(path.source.name), ns(path.destination.name)), path, kind="sweep",
+                window=window, duration=settings.sweep_duration_s, omit=settings.omit_s))
+            measured.append(point)
+            progress(f"[wan sweep] {path.name} {tool} -w {window}: {point.throughput / 1e6:.1f} Mb/s")
         judged = judge_sweep(measured, path, net.throughput.pass_ratio, window_factor(tool, path.mtu))
-        points += noted(path, [lab_cpu_bound(p, busy[p.window or 0]) if lab else p for p in judged])
+        points += noted(path, [excused(p, taken[p.window or 0]) for p in judged])
     for point in points:
         progress(f"[wan sweep] {path.name}: {point.verdict}: {point.explanation}")
     return points
