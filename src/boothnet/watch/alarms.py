@@ -60,6 +60,18 @@ def cause_cleared(events: Iterable[Event]) -> bool:
     return any(e.state == "CLEAR" and e.section in CAUSES for e in events)
 
 
+# a round whose share holds no permitted ping does not run the convergence stage: its alarm
+# would stay open for up to ROTATION rounds after routing came back
+CONVERGENCE = "stage convergence"
+
+
+def still_behind(failing: Iterable[Check]) -> bool:
+    """After a cause cleared, rounds probe all while a check behind it still fails: one of a
+    DEPENDENT section, or routing's convergence (a cable plugged back in, OSPF's SPF backoff may
+    take longer than a round's wait: ci121)."""
+    return any(c.section in DEPENDENT or c.subject == CONVERGENCE for c in failing)
+
+
 SHOWN_PER_ROUND = 5  # alarms (and clears) printed one by one each round; the rest in one line
 # one unplugged cable fails its link, its LLDP, drift, then the isolation pairs and MTU probes
 # behind it: the cause first (each check's alarm_rank)

@@ -21,7 +21,7 @@ from boothnet.run import Run
 from boothnet.validate.access import Access
 from boothnet.validate.drift import DriftTarget
 from boothnet.validate.floor import reach_floor
-from boothnet.watch.alarms import DEPENDENT, announced, call_hook, cause_cleared, changes, line
+from boothnet.watch.alarms import announced, call_hook, cause_cleared, changes, line, still_behind
 from boothnet.watch.metrics import exposition
 from boothnet.watch.model import Event, RoundRecord
 from boothnet.watch.page import write_page
@@ -131,7 +131,7 @@ def watch(run: Run, access: Access, options: WatchOptions, out: Callable[[str], 
                     out(f"watch: round {record.number} not kept ({exc}); its alarms are raised again next round")
                 else:
                     number, failing, wires = record.number, record.failing, {w.wire: w for w in record.wires}
-                    recheck = cause_cleared(events) or recheck and any(c.section in DEPENDENT for c in failing)
+                    recheck = cause_cleared(events) or recheck and still_behind(failing)
                     _announce(events, options, network, out)
                 write_page(store, network, page, int(options.every))
                 out(_round_line(record))
