@@ -28,6 +28,10 @@ from boothnet.validate.drift import lab_targets, run_drift
 from boothnet.validate.floor import reach_floor
 from boothnet.validate.floor.ansible_runner import inventory_connections
 from boothnet.validate.isolation import run_isolation
+from boothnet.validate.perf.ports import PortBlock
+from boothnet.validate.perf.request import ToolRequest
+from boothnet.validate.perf.run import run_throughput
+from boothnet.validate.perf.runner import netns_runner
 from boothnet.validate.placement import run_placement
 from boothnet.validate.plan import COMMON_TCP, isolation_plan
 from boothnet.validate.profile import FULL
@@ -116,6 +120,27 @@ def test_a_permit_whose_first_packets_are_lost_is_probed_again_and_passes_saying
     assert (ssh.verdict, ssh.detail) == (
         "PASS", "open (probed twice: the first probe, sent with all the others, went unanswered)"), ssh
     assert failed(rows) == []
+
+
+def test_an_iperf3_client_whose_control_connection_never_opens_says_so_and_is_not_run_again(lab) -> None:
+    """A measurement's client stopped at its bound says where it had got to (iperf3 prints what it
+    had on SIGINT): r1 lets h1 reach h3's tcp/5399, and h1 drops what h3 sends back, so the
+    control connection never opens. Only a UDP test's unanswered opening datagram is measured
+    again (recorded: tests/unit/perf/cases/iperf3/udp_handshake_unanswered)."""
+    net, build = lab
+    nft(NETWORK, "r1", "insert", "rule", "inet", "boothnet", "USERS_IN", "ip", "saddr", "10.0.10.11", "ip", "daddr",
+        "10.0.20.11", "tcp", "dport", "5399", "accept")
+    nft(NETWORK, "h1", "add", "table", "inet", "planted")
+    nft(NETWORK, "h1", "add", "chain", "inet", "planted", "in", "{ type filter hook input priority 0 ; }")
+    nft(NETWORK, "h1", "add", "rule", "inet", "planted", "in", "tcp", "sport", "5399", "drop")
+    try:
+        result = run_throughput(netns_runner, ToolRequest("iperf3", f"{NETWORK}-h3", f"{NETWORK}-h1", "10.0.20.11",
+                                                          PortBlock("planted", "h3", 5399, 1), duration=1))
+    finally:
+        restore_firewall(build, "r1")
+        nft(NETWORK, "h1", "delete", "table", "inet", "planted")
+    assert (result.succeeded, result.retried) == (False, None), result
+    assert result.error == "iperf3 client timed out after 21 s before its control connection to the server opened"
 
 
 def test_a_listed_host_sending_from_another_address_fails_its_permits_naming_the_address(lab, access) -> None:

@@ -50,6 +50,8 @@ def test_throughput_case(tool: str, case: Path) -> None:
             assert getattr(result, key) == pytest.approx(expected[key], rel=1e-9), key
     if "error_contains" in expected:
         assert result.error and expected["error_contains"] in result.error
+    if "hung_at" in expected:  # a client stopped at its bound: where it had got to
+        assert expected["hung_at"] in (iperf3 if tool == "iperf3" else nuttcp).hung_at(_load(case)[0])
     assert len(result.intervals) == expected["n_intervals"]
     if first := expected.get("first_interval"):
         got = result.intervals[0]

@@ -199,11 +199,14 @@ def test_a_port_still_held_is_waited_for_then_named(tmp_path) -> None:  # type: 
 def test_one_request_gives_each_tool_its_command_lines_and_names_the_flow_as_the_data_went() -> None:
     request = ToolRequest("iperf3", "ns-h4", "ns-h1", "10.0.0.2", PortBlock("t", "h4", 5310, 2), duration=4, omit=1,
                           window=4 << 20, reverse=True, source="h1", destination_label="h4")
-    server, client, timeout = TOOLS["iperf3"].commands(request)
-    assert server == iperf3.server_argv(5310) and {"-R", "-O", "-w"} <= set(client) and timeout == 25
+    server, client, timeout, grace = TOOLS["iperf3"].commands(request)
+    assert server == iperf3.server_argv(5310) and {"-R", "-O", "-w"} <= set(client) and (timeout, grace) == (25, 5)
+    # stopped at its bound with SIGINT, iperf3 prints what it had (hung_at)
+    assert client[:7] == ["timeout", "-s", "INT", "-k", "5", "25", "iperf3"]
     # nuttcp has no -O: it runs the omitted second longer, and -r -F for the reverse
-    server, client, timeout = TOOLS["nuttcp"].commands(replace(request, tool="nuttcp"))
+    server, client, timeout, grace = TOOLS["nuttcp"].commands(replace(request, tool="nuttcp"))
     assert server == nuttcp.server_argv(5310) and {"-T5", "-r", "-F", "-w4096"} <= set(client) and timeout == 25
+    assert client[0] == "nuttcp" and grace == 0
     assert request.ends == ("h4", "h1")  # the server sent
     with pytest.raises(ValueError, match="nuttcp with 2 streams needs 3 ports, the block has 2"):
         TOOLS["nuttcp"].commands(replace(request, tool="nuttcp", streams=2))

@@ -43,7 +43,7 @@ class FakeLab:
         if argv[0] == "ss":
             port = self.listening.get(node)
             return done(out=f"LISTEN 0 5 0.0.0.0:{port} 0.0.0.0:*\n" if port else "")
-        if argv[0] == "iperf3":
+        if argv[0] == "timeout" and argv[6] == "iperf3":  # a client, stopped at its bound with SIGINT
             with self.lock:
                 self.events.append((time.monotonic(), "client", node))
             return done(out=RECORDED)
@@ -95,24 +95,38 @@ def test_a_server_that_cannot_start_releases_the_other_client() -> None:
 def test_a_udp_client_hung_on_its_opening_datagram_is_measured_again_and_says_so() -> None:
     """iperf3 3.12 waits without end for the reply to the datagram that opens a UDP test (one lost
     datagram hangs it, run by hand in the lab); its first run is not the path's verdict."""
-    recorded = (Path(__file__).parent / "cases" / "iperf3" / "udp_20M_loopback" / "output.json").read_text()
+    cases = Path(__file__).parent / "cases" / "iperf3"
+    recorded = (cases / "udp_20M_loopback" / "output.json").read_text()
     clients: list[float | None] = []
 
     class HangsOnce(FakeLab):
+        """The first client stopped at its bound by timeout(1), printing the recorded ``hung``."""
+
+        def __init__(self, hung: str) -> None:
+            super().__init__({})
+            self.hung = (cases / hung / "output.json").read_text()
+
         def __call__(self, node: str, argv: Sequence[str], timeout: float | None = None) -> CommandResult:
-            if argv[0] != "iperf3":
+            if argv[0] != "timeout":
                 return super().__call__(node, argv, timeout)
             clients.append(timeout)
             hung = len(clients) == 1
-            return CommandResult(node, tuple(argv), -9 if hung else 0, "" if hung else recorded, "", timed_out=hung)
+            return CommandResult(node, tuple(argv), 124 if hung else 0, self.hung if hung else recorded, "")
 
     def measure(lab: FakeLab, rate: float | None) -> object:
         return run_throughput(lab, ToolRequest("iperf3", "fs0", "cn0", "10.0.0.1", PortBlock("t", "fs0", 5201, 1),
                                                duration=1, udp_rate_bps=rate))
 
-    result = measure(HangsOnce({}), 20e6)
-    assert len(clients) == 2 and result.succeeded and result.protocol == "udp", result
+    result = measure(HangsOnce("udp_handshake_unanswered"), 20e6)
+    assert clients == [21 + 5, 21 + 5]  # its bound, and the grace the runner gives it to print
+    assert result.succeeded and result.protocol == "udp", result
     assert result.retried and result.retried.startswith("its first run hung until its timeout")
     clients.clear()
-    tcp = measure(HangsOnce({}), None)  # a TCP client that hangs is not run again: its path is the answer
-    assert len(clients) == 1 and not tcp.succeeded and "timed out" in (tcp.error or "") and tcp.retried is None
+    tcp = measure(HangsOnce("udp_handshake_unanswered"), None)  # a TCP client that hangs: its path is the answer
+    assert len(clients) == 1 and not tcp.succeeded and tcp.retried is None
+    clients.clear()
+    # a client whose control connection never opened is not run again, and says where it stopped
+    unconnected = measure(HangsOnce("control_unconnected"), 20e6)
+    assert len(clients) == 1 and unconnected.retried is None
+    assert unconnected.error == ("iperf3 client timed out after 21 s before its control connection to the server "
+                                 "opened")

@@ -63,12 +63,36 @@ def client_timeout(duration: int, omit: int = 0) -> float:
 
 
 def commands(request: ToolRequest) -> ToolCommands:
+    """The client runs under timeout(1): stopped with SIGINT at its bound, iperf3 prints its JSON
+    so far, which says where it hung (hung_at); the runner's own bound comes STOP_GRACE_S later."""
     r = request
+    bound = client_timeout(r.duration, r.omit)
     return ToolCommands(server_argv(r.ports.first),
-                        client_argv(r.destination, r.ports.first, streams=r.streams, duration=r.duration,
-                                    window=r.window, mss=r.mss, omit=r.omit, udp_rate_bps=r.udp_rate_bps,
-                                    reverse=r.reverse, tcp_rate_bps=r.tcp_rate_bps),
-                        client_timeout(r.duration, r.omit))
+                        ["timeout", "-s", "INT", "-k", str(STOP_GRACE_S), f"{bound:g}",
+                         *client_argv(r.destination, r.ports.first, streams=r.streams, duration=r.duration,
+                                      window=r.window, mss=r.mss, omit=r.omit, udp_rate_bps=r.udp_rate_bps,
+                                      reverse=r.reverse, tcp_rate_bps=r.tcp_rate_bps)],
+                        bound, STOP_GRACE_S)
+
+
+STOP_GRACE_S = 5
+# where a client stopped at its bound had got to (hung_at)
+UNCONNECTED = "before its control connection to the server opened"
+NO_STREAM = ("with its control connection open and no data stream started (a UDP test opens with one "
+             "datagram whose reply iperf3 3.12 waits for without end)")
+STREAMING = "after its data streams started (in the test or in the exchange of results after it)"
+
+
+def hung_at(stdout: str) -> str:
+    """Where a client stopped at its bound had got to, from the JSON it printed then; empty when
+    it printed none (killed)."""
+    try:
+        start = json.loads(stdout).get("start") or {}
+    except (ValueError, AttributeError):
+        return ""
+    if "connecting_to" not in start:
+        return UNCONNECTED
+    return STREAMING if start.get("connected") else NO_STREAM
 
 
 def result(request: ToolRequest, stdout: str, stderr: str, returncode: int) -> ThroughputResult:

@@ -77,6 +77,11 @@ def commands(request: ToolRequest) -> ToolCommands:
                         client_timeout(r.duration + r.omit))
 
 
+def hung_at(_stdout: str) -> str:
+    """nuttcp prints nothing that says where it hung."""
+    return ""
+
+
 def result(request: ToolRequest, stdout: str, stderr: str, returncode: int) -> ThroughputResult:
     source, destination = request.ends
     return _after_omit(parse(stdout, source=source, destination=destination, path=request.path,

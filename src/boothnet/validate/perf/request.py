@@ -46,6 +46,7 @@ class ToolCommands(NamedTuple):
     server: list[str]
     client: list[str]
     client_timeout: float  # seconds before the client counts as hung
+    stop_grace_s: float = 0  # a client stopped by its own bound (timeout(1)) gets this long to print
 
 
 class Tool(Protocol):
@@ -54,3 +55,5 @@ class Tool(Protocol):
     def commands(self, request: ToolRequest) -> ToolCommands: ...
 
     def result(self, request: ToolRequest, stdout: str, stderr: str, returncode: int) -> ThroughputResult: ...
+
+    def hung_at(self, stdout: str) -> str: ...

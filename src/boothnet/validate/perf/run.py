@@ -34,14 +34,16 @@ def run_throughput(runner: Runner, request: ToolRequest, *, expected_bps: float 
     limit = request.duration + request.omit + 60
     res = _client_against_server(runner, request, commands, limit, start_together)
     retried = None
-    if res.timed_out and request.tool == "iperf3" and request.udp_rate_bps is not None:
+    if _timed_out(res) and tool.hung_at(res.stdout) in (iperf3.NO_STREAM, "") \
+            and request.tool == "iperf3" and request.udp_rate_bps is not None:
         retried = UDP_HANDSHAKE_LOST
         res = _client_against_server(runner, request, commands, limit, None)
     result = tool.result(request, res.stdout, res.stderr, res.returncode).model_copy(
         update={"reverse": request.reverse, "retried": retried})
-    if res.timed_out:
-        result = result.model_copy(update={
-            "succeeded": False, "error": f"{request.tool} client timed out after {commands.client_timeout:g} s"})
+    if _timed_out(res):
+        where = tool.hung_at(res.stdout)
+        result = result.model_copy(update={"succeeded": False, "error": (
+            f"{request.tool} client timed out after {commands.client_timeout:g} s{f' {where}' if where else ''}")})
     if expected_bps is not None:
         result = judge(result, expected_bps, ratio)
     return result
@@ -63,9 +65,17 @@ def _client_against_server(runner: Runner, request: ToolRequest, commands: ToolC
     try:
         if start_together is not None:
             start_together.wait(timeout=limit)
-        return runner(request.client_node, commands.client, commands.client_timeout)
+        return runner(request.client_node, commands.client, commands.client_timeout + commands.stop_grace_s)
     finally:
         stop_background(runner, handle)
+
+
+def _timed_out(res: CommandResult) -> bool:
+    """Stopped at its bound: by the runner, or by timeout(1) (exit 124) around the client."""
+    return res.timed_out or (res.argv[:1] == ("timeout",) and res.returncode == TIMEOUT_EXIT)
+
+
+TIMEOUT_EXIT = 124
 
 
 def combine(results: list[ThroughputResult], path: str) -> ThroughputResult:
