@@ -262,6 +262,44 @@ def test_a_host_holding_another_hosts_ipv6_address_is_dropped_at_its_bound_port(
     assert nft_ruleset(RUNTIME, "es1") == ruleset
 
 
+def test_a_static_vlans_router_advertisements_applied_line_by_line_never_let_its_hosts_autoconfigure(
+        rendered: Run) -> None:
+    """ci114, ci118, ci122: h1 of the floor test held a SLAAC address in its static VLAN, and its
+    permits bound to its intent address failed. FRR advertises a connected prefix with the A flag
+    until an `ipv6 nd prefix ... no-autoconfig` line says otherwise, and vtysh -b applies a config
+    line by line: RAs turned on first went out within a second, before the prefix line on a busy
+    machine. Here cs1's rendered RA block (the lab VLAN, static hosts) is applied again line by
+    line, a second apart, after RAs were off; h3 must keep its intent address alone."""
+    frr_conf = (rendered.layout.lab / "configs" / "cs1" / "frr.conf").read_text()
+    block = next(b for b in re.findall(r"^interface \S+\n(?:^ .*\n)+^exit$", frr_conf, flags=re.M)
+                 if "no-autoconfig" in b)
+    header, *lines = block.splitlines()[:-1]
+    prefix = next(line.split()[3] for line in lines if line.startswith(" ipv6 nd prefix "))
+
+    def vtysh(*commands: str) -> None:
+        subprocess.run(["ip", "netns", "exec", f"{RUNTIME}-cs1", "vtysh", "-N", f"{RUNTIME}-cs1", "-c", "conf t",
+                        "-c", header, *(arg for c in commands for arg in ("-c", c.strip()))], check=True,
+                       capture_output=True)
+
+    def global6(host: str) -> list[str]:
+        return re.findall(r"inet6 (\S+)", subprocess.run(
+            ["ip", "-n", f"{RUNTIME}-{host}", "-6", "-o", "addr", "show", "dev", "eth0", "scope", "global"],
+            capture_output=True, text=True, check=True).stdout)
+
+    def advertised() -> bool:  # the bridge's link-local address out of DAD: RAs can go out
+        shown = subprocess.run(["ip", "netns", "exec", f"{RUNTIME}-cs1", "vtysh", "-N", f"{RUNTIME}-cs1", "-c",
+                                f"show {header}"], capture_output=True, text=True, check=True).stdout
+        return not re.search(r"router advertisements sent: 0 ", shown)
+
+    assert poll(advertised, bool, 30)
+    vtysh("ipv6 nd suppress-ra", f"no ipv6 nd prefix {prefix}")
+    for line in lines:
+        vtysh(line)
+        time.sleep(1)
+    time.sleep(1)
+    assert global6("h3") == ["2001:db8:4:20::11/64"]
+
+
 def test_a_routed_port_cut_and_restored_keeps_its_ipv6_address(rendered: Run) -> None:
     # last: it flaps the module lab's routed link. Linux flushes a port's IPv6 addresses when it
     # goes down; the demo's outside-link cut left hgw1 without its IPv6 address, its WAN path
