@@ -49,8 +49,13 @@ def test_a_slow_lab_stream_whose_delay_line_fell_behind_is_the_labs_ceiling_when
     assert held.explanation == (
         "CPU-bound: the lab's delay line held frames past their time while it ran (r1's 0.30 s: a process on "
         "this machine that did not get a core in time); over the rest of its 2.0 s it carried 626 Mb/s, 102% of "
-        "616 Mb/s (enough to pass): the lab's ceiling, not the network's (no verdict; on the floor there is no "
-        "such line)")
+        "616 Mb/s (enough to pass): this is the lab's ceiling, not the network's (no verdict; on the floor there "
+        "is no such cap)")
+    # on a saturated machine too: every cause said, the cores first
+    both = lab_cpu_bound(slow, 0.93, {"r1": 299.4})
+    assert both.causes == ["cpu_bound"] and both.explanation.startswith(
+        "CPU-bound: this machine's cores were 93% busy while it ran (the lab's stand-ins forward in software on the "
+        "cores that also run the tools); and the lab's delay line held frames past their time while it ran (r1's")
     # a line behind by less than the shortfall does not account for it: the network's verdict stands
     assert lab_cpu_bound(slow, 0.1, {"r1": 50.0}) == slow
     assert lab_cpu_bound(slow, 0.1, {}) == slow

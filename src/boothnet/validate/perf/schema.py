@@ -182,19 +182,19 @@ def lab_cpu_bound(result: ThroughputResult, busy: float, behind_ms: Mapping[str,
     """A slow lab measurement taken while the machine's cores were saturated, or while a delay line
     of the lab (``behind_ms``: each by its device, ms it held frames past their time meanwhile) fell
     behind long enough to account for the shortfall: the lab's ceiling, no verdict on the network
-    (ERROR, cause cpu_bound), said before any cable diagnosis."""
+    (ERROR, cause cpu_bound), every such cause said, before any cable diagnosis."""
     if (result.verdict != Status.FAIL or not result.succeeded or not result.expected
             or "lossy" in result.causes or not CPU_STARVED_KEEPS * result.expected <= result.throughput
             < result.expected):
         return result
-    if busy >= CPU_SATURATED:
-        said = (f"CPU-bound: this machine's cores were {busy:.0%} busy while it ran: the lab's stand-ins forward "
-                "in software on the cores that also run the tools, so this is the lab's ceiling, not the network's "
-                "(no verdict; on the floor there is no such cap)")
-    elif not (said := _held_back(result, behind_ms or {})):
+    said = [f"this machine's cores were {busy:.0%} busy while it ran (the lab's stand-ins forward in software on "
+            "the cores that also run the tools)"] if busy >= CPU_SATURATED else []
+    said += [held] if (held := _held_back(result, behind_ms or {})) else []
+    if not said:
         return result
-    return result.model_copy(update={"verdict": Status.ERROR, "explanation": said,
-                                     "causes": [*result.causes, "cpu_bound"]})
+    return result.model_copy(update={"verdict": Status.ERROR, "causes": [*result.causes, "cpu_bound"], "explanation": (
+        f"CPU-bound: {'; and '.join(said)}: this is the lab's ceiling, not the network's (no verdict; on the "
+        "floor there is no such cap)")})
 
 
 def _held_back(result: ThroughputResult, behind_ms: Mapping[str, float]) -> str:
@@ -208,10 +208,9 @@ def _held_back(result: ThroughputResult, behind_ms: Mapping[str, float]) -> str:
     if carried < ratio * expected:
         return ""
     lines = ", ".join(f"{device}'s {ms / 1000:.2f} s" for device, ms in sorted(behind_ms.items()))
-    return (f"CPU-bound: the lab's delay line held frames past their time while it ran ({lines}: a process "
-            f"on this machine that did not get a core in time); over the rest of its {result.duration:.1f} s it "
-            f"carried {carried / 1e6:.0f} Mb/s, {carried / expected:.0%} of {expected / 1e6:.0f} Mb/s "
-            "(enough to pass): the lab's ceiling, not the network's (no verdict; on the floor there is no such line)")
+    return (f"the lab's delay line held frames past their time while it ran ({lines}: a process on this machine "
+            f"that did not get a core in time); over the rest of its {result.duration:.1f} s it carried "
+            f"{carried / 1e6:.0f} Mb/s, {carried / expected:.0%} of {expected / 1e6:.0f} Mb/s (enough to pass)")
 
 
 def judge(
