@@ -320,14 +320,19 @@ def delay_lines_behind(namespaces: dict[str, str]) -> dict[str, float]:
     behind: dict[str, float] = {}
     for name, ns in namespaces.items():
         for pid in set(found[ns]):
-            try:
-                argv = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace").split("\0")
-            except OSError:
-                continue
+            argv = _argv(pid)
             if "boothnet.lab.delayline" in argv and "--stats" in argv[:-1] \
                     and (ms := read_behind_ms(Path(argv[argv.index("--stats") + 1]))) is not None:
                 behind[name] = behind.get(name, 0.0) + ms
     return behind
+
+
+def _argv(pid: int) -> list[str]:
+    """``pid``'s command line, word by word; [] when it is gone."""
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace").split("\0")[:-1]
+    except OSError:
+        return []
 
 
 def _cmdline(pid: int) -> str:

@@ -34,8 +34,8 @@ def run_throughput(runner: Runner, request: ToolRequest, *, expected_bps: float 
     limit = request.duration + request.omit + 60
     res = _client_against_server(runner, request, commands, limit, start_together)
     retried = None
-    if _timed_out(res) and tool.hung_at(res.stdout) in (iperf3.NO_STREAM, "") \
-            and request.tool == "iperf3" and request.udp_rate_bps is not None:
+    if _timed_out(res) and request.tool == "iperf3" and request.udp_rate_bps is not None \
+            and tool.hung_at(res.stdout) in (iperf3.NO_STREAM, ""):
         retried = UDP_HANDSHAKE_LOST
         res = _client_against_server(runner, request, commands, limit, None)
     result = tool.result(request, res.stdout, res.stderr, res.returncode).model_copy(
@@ -70,12 +70,12 @@ def _client_against_server(runner: Runner, request: ToolRequest, commands: ToolC
         stop_background(runner, handle)
 
 
+TIMEOUT_EXIT = 124
+
+
 def _timed_out(res: CommandResult) -> bool:
     """Stopped at its bound: by the runner, or by timeout(1) (exit 124) around the client."""
     return res.timed_out or (res.argv[:1] == ("timeout",) and res.returncode == TIMEOUT_EXIT)
-
-
-TIMEOUT_EXIT = 124
 
 
 def combine(results: list[ThroughputResult], path: str) -> ThroughputResult:
