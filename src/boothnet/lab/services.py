@@ -320,27 +320,24 @@ def delay_lines_behind(namespaces: dict[str, str]) -> dict[str, float]:
     behind: dict[str, float] = {}
     for name, ns in namespaces.items():
         for pid in set(found[ns]):
-            argv = _argv(pid)
+            argv = _argv(pid) or []
             if "boothnet.lab.delayline" in argv and "--stats" in argv[:-1] \
                     and (ms := read_behind_ms(Path(argv[argv.index("--stats") + 1]))) is not None:
                 behind[name] = behind.get(name, 0.0) + ms
     return behind
 
 
-def _argv(pid: int) -> list[str]:
-    """``pid``'s command line, word by word; [] when it is gone."""
+def _argv(pid: int) -> list[str] | None:
+    """``pid``'s command line, word by word; None when it is gone."""
     try:
         return Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace").split("\0")[:-1]
     except OSError:
-        return []
+        return None
 
 
 def _cmdline(pid: int) -> str:
-    try:
-        with open(f"/proc/{pid}/cmdline", "rb") as fh:
-            return fh.read().replace(b"\0", b" ").decode(errors="replace").strip()
-    except OSError:
-        return "?"
+    argv = _argv(pid)
+    return "?" if argv is None else " ".join(argv).strip()
 
 
 def remove_frr_dirs(network: str, pathspaces: Iterable[str]) -> list[str]:
