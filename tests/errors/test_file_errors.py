@@ -91,7 +91,7 @@ def test_an_empty_key_inline_in_hosts_yml_is_named_there(inventory_copy):
     hosts["all"]["children"]["network_devices"]["hosts"]["r1"] = {"": None}
     inv.save("hosts.yml", hosts)
     assert errors_of(inv) == ["inv/hosts.yml: devices.r1.'': None: not a key boothnet knows (the keys here: managed, "
-                              "mgmt_address, name, platform, ports, role, router_id)"]
+                              "mgmt_address, model, name, platform, ports, release, role, router_id)"]
 
 
 def test_how_ansible_reaches_a_host_is_not_intent_but_a_misspelt_intent_key_is_an_error(inventory_copy):

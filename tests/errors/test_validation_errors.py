@@ -393,7 +393,7 @@ def test_other_rule_reports_its_exact_message(inventory_copy, case):
 
 
 def test_a_port_range_is_named_by_its_entry_in_the_file(inventory_copy):
-    """`FastEthernet1/0/{1-4}` is ports[0] of core1's file: errors name that entry (once), not
+    """`GigabitEthernet1/0/{1-40}` is ports[0] of core1's file: errors name that entry (once), not
     the expanded port's index."""
     inv = inventory_copy("sc-booth")
     inv.edit("host_vars/core1.yml", lambda d: d["ports"][0].update(mtu=20000))
@@ -406,8 +406,31 @@ def test_a_port_range_is_named_by_its_entry_in_the_file(inventory_copy):
     inv.edit("host_vars/core1.yml", lambda d: d["ports"][2].update(speed=1000))
     assert errors_of(inv) == [
         "inv/host_vars/core1.yml: ports[0].mtu: 20000: 576-9198 on cisco_ios",
-        "inv/host_vars/core1.yml: ports[5].name: 'GigabitEthernet1/0/7': each port declared once (also ports[1])",
+        "inv/host_vars/core1.yml: ports[5].name: 'GigabitEthernet1/0/7': each port declared once (also ports[0])",
     ]
+
+
+def test_a_switch_names_a_model_with_a_profile(inventory_copy):
+    inv = inventory_copy("sc-booth")
+    inv.edit("host_vars/core1.yml", lambda d: d.update(model="WS-C2960X-48"))
+    assert errors_of(inv) == [
+        "inv/host_vars/core1.yml: model: 'WS-C2960X-48': a cisco_ios model with a profile in platforms/profiles/: "
+        "C9300-24T, C9300-48T, WS-C3850-48T"]
+
+
+def test_a_port_the_model_lacks_or_a_speed_it_does_not_take_is_refused(inventory_copy):
+    """core1 is a C9300-48T: no FastEthernet ports (the config a 9300 would reject), and its 10 GbE
+    uplinks do not run at 100 Mb/s."""
+    inv = inventory_copy("sc-booth")
+    inv.edit("host_vars/core1.yml", lambda d: d["ports"].append({"name": "FastEthernet1/0/1", "speed": 100}))
+    inv.edit("host_vars/core1.yml", lambda d: d["ports"][3].update(speed=100))
+    assert errors_of(inv) == [
+        "inv/group_vars/all/links.yml: links[0].speed: 'core1:TenGigabitEthernet1/1/1 speed 100 vs rsw1:Ethernet49 "
+        "speed 10000': the same speed (Mb/s) on both ends of a link",
+        "inv/host_vars/core1.yml: ports[3].speed: 100: a speed TenGigabitEthernet1/1/1 of C9300-48T takes: "
+        "1000, 10000 Mb/s",
+        "inv/host_vars/core1.yml: ports[5].name: 'FastEthernet1/0/1': a port of C9300-48T (catalyst9300, release "
+        "17.9.4): GigabitEthernet1/0/1-48, TenGigabitEthernet1/1/1-8"]
 
 
 def test_wan_properties_belong_on_a_routed_link_and_jitter_within_the_delay(inventory_copy):
@@ -609,7 +632,7 @@ def test_a_rule_admitting_listed_hosts_on_unbound_ports_is_a_warning_and_the_acl
         "'clients-to-home'", "'clients-udp-home'", "'clients-ping-home'"]
     review = AddressRule.of(net)
     assert [(a.rule, a.unbound) for a in review][0] == ("clients-to-home", ["client1", "client2", "client3"])
-    assert review[0].ports["client1"] == "core1:FastEthernet1/0/1 UNBOUND"
+    assert review[0].ports["client1"] == "core1:GigabitEthernet1/0/41 UNBOUND"
     from boothnet.verify.acl_review.report import OFFLINE, AclReview, review_markdown
 
     text = review_markdown(AclReview(net.name, "HEAD", "working tree", OFFLINE, "SKIPPED: test", address_rules=review))

@@ -35,7 +35,7 @@ def test_every_device_of_the_reference_network_is_rendered(tmp_path):
     result = build(ROOT / "inventories" / "sc-booth", tmp_path, run_tools=False)
     assert result.devices == 6 and result.vlans == 24
     assert {"core1.cfg", "rsw1.cfg", "bgw1/swanctl.conf", "hgw1/nftables.nft", "brt1/frr.conf"} <= set(result.files)
-    assert (result.out_dir / "rsw1.cfg").read_text().startswith("! device: rsw1 (DCS-7050")
+    assert (result.out_dir / "rsw1.cfg").read_text().startswith("! device: rsw1 (DCS-7010T-48, EOS-4.28.0F)")
     assert (result.out_dir / "core1.cfg").read_text().startswith("!RANCID-CONTENT-TYPE: cisco")
 
 

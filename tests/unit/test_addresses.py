@@ -24,8 +24,8 @@ from tests.unit.deploy.test_floor_getters import ios_both, network
 
 RECORDED = Path(__file__).parent / "recorded"
 CLIENT2, CLIENT4 = "c2:98:f5:fb:14:f3", "b6:94:30:4d:75:71"
-LEARNED = {("vpn-clients", CLIENT2): ["core1:FastEthernet1/0/2"],
-           ("vpn-clients", CLIENT4): ["core1:FastEthernet1/0/4", "core1:TenGigabitEthernet1/1/1"]}
+LEARNED = {("vpn-clients", CLIENT2): ["core1:GigabitEthernet1/0/42"],
+           ("vpn-clients", CLIENT4): ["core1:GigabitEthernet1/0/44", "core1:TenGigabitEthernet1/1/1"]}
 
 
 def sc_booth() -> Network:
@@ -50,8 +50,8 @@ def test_a_listed_clients_address_answered_from_another_port_fails_its_row_namin
     answers = parse_arp_scan((RECORDED / "arp_scan_duplicate.txt").read_text())
     findings = judge_addresses(net, [swept(net, "vpn-clients", answers)], {}, LEARNED)
     assert findings.duplicates == {"client2": (
-        "10.10.30.12 answers from 2 MACs: b6:94:30:4d:75:71 on core1:FastEthernet1/0/4 (client4's port); "
-        "c2:98:f5:fb:14:f3 on core1:FastEthernet1/0/2 (client2's port); the intent gives it to client2 only")}
+        "10.10.30.12 answers from 2 MACs: b6:94:30:4d:75:71 on core1:GigabitEthernet1/0/44 (client4's port); "
+        "c2:98:f5:fb:14:f3 on core1:GigabitEthernet1/0/42 (client2's port); the intent gives it to client2 only")}
     assert findings.rows == [] and findings.warnings == []
 
 
@@ -71,9 +71,9 @@ def test_an_unlisted_address_is_a_fail_in_a_listed_hosts_vlan_and_a_warning_in_r
                                {}, LEARNED | {("research-01", "02:00:00:00:01:77"): ["rsw1:Ethernet1"]})
     [row] = findings.rows
     assert (row.host, row.verdict, row.finding, row.attach) == ("unlisted", "FAIL", "unlisted",
-                                                                "core1:FastEthernet1/0/4")
+                                                                "core1:GigabitEthernet1/0/44")
     assert row.cause == ("10.10.30.99 in vpn-clients is not in the intent, yet answers ARP from b6:94:30:4d:75:71 "
-                         "on core1:FastEthernet1/0/4 (client4's port): an address the intent does not list, in a "
+                         "on core1:GigabitEthernet1/0/44 (client4's port): an address the intent does not list, in a "
                          "secured VLAN (the secure zone's, or one whose hosts a rule admits by name)")
     assert findings.warnings == ["10.110.1.77 in research-01 is not in the intent, yet answers ARP from "
                                  "02:00:00:00:01:77 on rsw1:Ethernet1 (r01-cn1's port)"]
@@ -86,7 +86,7 @@ def test_a_gateways_address_answered_twice_is_the_gateways_row() -> None:
     [row] = findings.rows
     assert (row.host, row.finding, row.verdict) == ("core1", "duplicate", "FAIL")
     assert row.cause.startswith("10.10.30.1 answers from 2 MACs: 9a:95:1d:0a:63:33 (not learned on any switch port); "
-                                "b6:94:30:4d:75:71 on core1:FastEthernet1/0/4 (client4's port)")
+                                "b6:94:30:4d:75:71 on core1:GigabitEthernet1/0/44 (client4's port)")
 
 
 def test_a_vlan_that_could_not_be_swept_is_an_error_naming_why() -> None:

@@ -88,10 +88,11 @@ PLANTED = [
     # a bound port: IP source guard does nothing on IOS where DHCP snooping is off for the VLAN;
     # without its port-security line neither MAC nor address is held
     ("cisco_ios/port_security.j2", "ip dhcp snooping vlan {{ d.bound_vlans | join(\",\") }}\n", "", "sc-booth",
-     "core1: interface FastEthernet1/0/2 allowed_sources: the model says (IPv4Address('10.10.30.12'),), the "
+     "core1: interface GigabitEthernet1/0/42 allowed_sources: the model says (IPv4Address('10.10.30.12'),), the "
      "config reads None"),
     ("cisco_ios/interfaces.j2", " switchport port-security\n", "", "sc-booth",
-     "core1: interface FastEthernet1/0/4 allowed_macs: the model says ('02:00:0a:0a:1e:0e',), the config reads None"),
+     "core1: interface GigabitEthernet1/0/44 allowed_macs: the model says ('02:00:0a:0a:1e:0e',), the config "
+     "reads None"),
     ("arista_eos/interfaces.j2", "   ip verify source\n", "", "eos-core",
      "es1: interface Ethernet1 allowed_sources: the model says (IPv4Address('10.4.10.11'),), the config reads None"),
     ("arista_eos/port_security.j2", "mac address-table static {{ mac }} vlan {{ i.binding.vlan }} interface "
@@ -112,7 +113,7 @@ PLANTED = [
      "the config reads None"),
     ("cisco_ios/port_security.j2", "ipv6 access-list {{ acl.name }}\n", "ipv6 access-list {{ acl.name }}X\n",
      "sc-booth-ds",
-     "core1: interface FastEthernet1/0/1 allowed_sources6: the model says "
+     "core1: interface GigabitEthernet1/0/41 allowed_sources6: the model says "
      "(IPv6Address('2001:db8:30::aff:fe0a:1e0b'),), the config reads None"),
     # OSPFv3: its timers (the IOS default is 10 s, the frr_linux peers run 1 s) and its coverage
     ("cisco_ios/interfaces.j2", " ipv6 ospf hello-interval {{ i.ospf6.hello }}\n", "", "sc-booth-ds",
@@ -156,11 +157,11 @@ def test_a_line_the_reader_does_not_know_is_listed_with_its_line_number():
     net = load_network(INVENTORIES / "sc-booth")
     model = derive_network(net)["rsw1"]
     text = _configs({"rsw1": model}, net.name)["rsw1"]
-    text = text.replace("hostname rsw1\n", "hostname rsw1\nspanning-tree mode mstp\n")
-    line = text.splitlines().index("spanning-tree mode mstp") + 1
+    text = text.replace("hostname rsw1\n", "hostname rsw1\nip http server\n")
+    line = text.splitlines().index("ip http server") + 1
     found = [str(m) for m in mismatches(expected_facts(model), read_config(text, "arista_eos", "rsw1"))]
     assert found == [f"rsw1: line {line}: the model says a line the reader knows, the config reads "
-                     f"'spanning-tree mode mstp': not a line the reader knows"]
+                     f"'ip http server': not a line the reader knows"]
 
 
 def test_silence_reads_as_the_device_default():
@@ -261,8 +262,8 @@ def test_a_hand_edited_line_the_reader_cannot_map_stops_the_lab_naming_it(tmp_pa
     from boothnet.lab.standin import StandInRefused
 
     with pytest.raises(StandInRefused) as refused:
-        _lab_configs(tmp_path, {"cs1": ("hostname cs1\n", "hostname cs1\nspanning-tree mode rapid-pvst\n")})
-    assert refused.value.lines == [f"{tmp_path}/edited/cs1.cfg: line 5: 'spanning-tree mode rapid-pvst': not a line "
+        _lab_configs(tmp_path, {"cs1": ("hostname cs1\n", "hostname cs1\nip http server\n")})
+    assert refused.value.lines == [f"{tmp_path}/edited/cs1.cfg: line 5: 'ip http server': not a line "
                                    f"the reader knows; the lab runs only what it reads"]
 
 
@@ -277,11 +278,11 @@ def test_lab_up_configs_must_be_a_folder(tmp_path, capsys):
 
 
 def test_a_bound_port_reads_as_the_switch_enforces_it():
-    port = ("interface FastEthernet1/0/2\n switchport mode access\n switchport access vlan 30\n"
+    port = ("interface GigabitEthernet1/0/42\n switchport mode access\n switchport access vlan 30\n"
             " switchport port-security\n switchport port-security mac-address 0200.0a0a.1e0c\n"
             " ip verify source port-security\n!\n")
-    binding = "ip source binding 0200.0a0a.1e0c vlan 30 10.10.30.12 interface FastEthernet1/0/2\n"
-    read = {name: read_config(text, "cisco_ios", "core1").interfaces["FastEthernet1/0/2"] for name, text in {
+    binding = "ip source binding 0200.0a0a.1e0c vlan 30 10.10.30.12 interface GigabitEthernet1/0/42\n"
+    read = {name: read_config(text, "cisco_ios", "core1").interfaces["GigabitEthernet1/0/42"] for name, text in {
         "whole": port + "ip dhcp snooping vlan 30\nip dhcp snooping\n" + binding,
         # IP source guard does nothing in a VLAN where DHCP snooping is off
         "no snooping": port + binding,

@@ -16,11 +16,12 @@ from pathlib import Path
 
 PLACEHOLDER = re.compile(r"\$\{([A-Z_][A-Z0-9_]*)\}")
 MASK = "<secret>"
-# swanctl.conf's ``secret = ...`` and IOS's ``crypto isakmp key <key> address``: a running
+# swanctl.conf's ``secret = ...``, IOS's ``crypto isakmp key <key> address`` and a user's secret hash: a running
 # config may hold a secret the controller no longer knows (the key was changed), so such
 # lines are masked whatever their value.
 _SECRET_LINE = re.compile(
-    r"^([-+ ]?\s*(?:secret\s*=\s*|[-+]?crypto isakmp key (?:\d )?))(?!\$\{)[^\s]+", re.MULTILINE)
+    r"^([-+ ]?\s*(?:secret\s*=\s*|[-+]?crypto isakmp key (?:\d )?"
+    r"|[-+]?username \S+ .*secret (?!(?:\d+ |sha512 )?\$\{)(?:\d+ |sha512 )?))(?!\$\{)[^\s]+", re.MULTILINE)
 
 
 class SecretMissing(ValueError):

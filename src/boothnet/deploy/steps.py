@@ -33,6 +33,7 @@ from boothnet.deploy.parts import CandidateError, load_parts
 from boothnet.deploy.results import DeviceResult, backup_path, write_backup
 from boothnet.platforms import Platform, platforms
 from boothnet.poll import poll
+from boothnet.readback import READ_PLATFORMS, read_config
 
 #: Errors that mean "the device refused the candidate (or a secret is missing); nothing
 #: was applied". NAPALM ios raises CommitConfirmException only before applying: no
@@ -256,9 +257,31 @@ def _prepare(target: Target, config_dir: Path, revert_in: int, secrets: Secrets 
     if problem:
         return f"refused before any change: {problem}"
     try:
-        return candidate(target.capabilities, config_dir, secrets)
+        cand, values = candidate(target.capabilities, config_dir, secrets)
     except REJECTED as exc:
         return f"rejected before apply: {exc}"
+    lockout = access_lost(target, cand)
+    return f"refused before any change: {lockout}" if lockout else (cand, values)
+
+
+def access_lost(target: Target, cand: Any) -> str | None:
+    """Why committing *cand* (a full replace) would shut this deploy out of the device, or None:
+    its user, and the transport it came in by, must be in the candidate (docs/deploy.md)."""
+    if not isinstance(cand, str) or target.platform not in READ_PLATFORMS:
+        return None
+    access = read_config(cand, target.platform, target.hostname).access
+    transport = target.optional_args.get("transport") or target.capabilities.napalm_transport
+    needs = {"a privilege-15 user " + repr(target.username): target.username in access.users,
+             "SSH logins (IOS: line vty with login local and transport input ssh)": access.ssh or transport != "ssh",
+             "eAPI (management api http-commands, no shutdown)": access.eapi or transport != "https",
+             "the SCP server (ip scp server enable), which NAPALM ios copies the candidate with":
+                 access.scp or target.platform != "cisco_ios"}
+    missing = [what for what, present in needs.items() if not present]
+    if not missing:
+        return None
+    return (f"the candidate would lock this deploy out of {target.hostname}: it has no {', no '.join(missing)} "
+            f"(a full replace removes what the candidate lacks; users it has: {', '.join(access.users) or 'none'}; "
+            "network.management in the intent)")
 
 
 def _confirm_if_healthy(run: DeployRun, dev: ConfigDevice, report: hc.HealthReport,

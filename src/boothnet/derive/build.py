@@ -17,6 +17,7 @@ from boothnet.derive.model import Acl, DeviceModel, VlanL2
 from boothnet.derive.policy import compiler6_of, compiler_of
 from boothnet.derive.ports import PortUses
 from boothnet.derive.routing import Routing
+from boothnet.derive.switch import SwitchDerive
 from boothnet.derive.vpn import VpnDerive
 from boothnet.intent.model import Device, Network, Vlan
 from boothnet.platforms import platforms
@@ -24,7 +25,7 @@ from boothnet.platforms import platforms
 STATEFUL_PLATFORMS = {"frr_linux"}
 
 
-class _Deriver(PortUses, Routing, VpnDerive, Firewalls):
+class _Deriver(PortUses, Routing, VpnDerive, Firewalls, SwitchDerive):
     """One network's derivation: the state found once, then each device's model."""
 
     def __init__(self, net: Network, ctx: DeriveContext):
@@ -75,6 +76,7 @@ class _Deriver(PortUses, Routing, VpnDerive, Firewalls):
             self._vpn_firewall(model)
         if self.ctx.adjust is not None:
             self.ctx.adjust(model)
+        self._switch(model, device, self._profile(device, platform))
         if self.ctx.batfish_view and not platforms()[platform].batfish_port_security:
             for iface in model.interfaces:
                 iface.binding = None

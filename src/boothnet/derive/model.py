@@ -93,6 +93,9 @@ class Interface:
     ospf6: OspfInterface | None = None  # set when OSPFv3 covers it (an interface with an IPv6 address)
     shutdown: bool = False  # only a lab stand-in whose vendor config shuts it
     binding: PortBinding | None = None  # access: its host's MAC and address, in a VLAN with bind_hosts
+    edge: bool = False  # a host's access port on a switch: spanning tree forwards at once (portfast)
+    # IOS/EOS: the `mtu` line it prints, None for none (the switch's default or its system MTU)
+    mtu_command: int | None = None
 
 
 @dataclass
@@ -156,6 +159,32 @@ class VpnPeer:
     ike_key: str = ""  # IOS `crypto isakmp key`: the ${psk_env} placeholder (Batfish view: its name)
 
 
+@dataclass(frozen=True)
+class SwitchForms:
+    """What the switch's profile (platforms/profiles/) says its config prints."""
+
+    model: str
+    release: str
+    system_mtu: int | None  # a switch without per-port MTU: its global `system mtu`; else None
+    trunk_encapsulation: bool  # ISL-capable Catalysts need `switchport trunk encapsulation dot1q`
+    source_guard: str | None  # the IP source guard line of a bound port
+    vtp: str | None  # `vtp mode <it>`: transparent keeps the VLANs in the running config
+    stp_mode: str
+    edge_command: str  # a host port's spanning-tree edge line
+
+
+@dataclass(frozen=True)
+class ManagementPlane:
+    """The way in that deploy and validate-hw use: in every IOS/EOS config, so a full replace
+    keeps it (docs/deploy.md)."""
+
+    user: str
+    secret: str  # the ${NAME} placeholder of its secret hash, filled at deploy
+    domain: str
+    vrf: str | None  # the management port's VRF (Catalyst: Mgmt-vrf)
+    gateway: IPv4Address | None  # a default route in that VRF
+
+
 @dataclass
 class DeviceModel:
     name: str
@@ -181,6 +210,8 @@ class DeviceModel:
     # ship with it off, so a device that routes must say so
     ip_routing: bool = False
     ipv6_routing: bool = False  # IOS and EOS route IPv6 only with `ipv6 unicast-routing`
+    switch: SwitchForms | None = None  # an IOS/EOS switch of a known model (not a Batfish or lab stand-in)
+    management: ManagementPlane | None = None
 
     @property
     def ipv6_unrouted(self) -> bool:

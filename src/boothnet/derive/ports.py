@@ -60,7 +60,7 @@ class PortUses(DeriverState):
                 assert use.vlan is not None  # an access use is made with its VLAN
                 l2_vlans[use.vlan.id] = use.vlan
                 interfaces.append(Interface(name, "access", use.description, use.mtu, use.speed, vlan=use.vlan.id,
-                                            binding=self._binding(name, use)))
+                                            binding=self._binding(name, use), edge=use.peer in self.net.endpoints))
             elif use.kind == "trunk":
                 l2_vlans.update({vlan.id: vlan for vlan in use.vlans})
                 interfaces.append(Interface(name, "trunk", use.description, use.mtu, use.speed,

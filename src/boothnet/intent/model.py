@@ -105,6 +105,10 @@ class Device(Strict):
     router_id: Address | None = Field(default=None, description="OSPF router id of a router or firewall")
     managed: bool = True
     ports: list[Port] = Field(default=[], description="ranges like Ethernet1-48 expand")
+    model: str | None = Field(default=None, description="cisco_ios, arista_eos: the switch model, a model of a "
+                              "profile in platforms/profiles/ (none: C9300-48T, DCS-7010T-48)")
+    release: str | None = Field(default=None, description="cisco_ios, arista_eos: its software release, e.g. "
+                                "17.9.4 or 4.28.0F (none: the profile's default_release)")
 
 
 class Endpoint(Strict):
@@ -200,11 +204,26 @@ class OspfSettings(Strict):
     dead: int = 40
 
 
+class Management(Strict):
+    """How deploy and validate-hw reach IOS and EOS switches: carried by every rendered config, so
+    a full replace keeps the way in."""
+
+    user: str = Field(default="boothnet", description="the local user (privilege 15, EOS role network-admin)")
+    ios_secret_env: str = Field(default="BOOTHNET_ADMIN_SECRET_IOS", description="the environment variable (or "
+                                "vault var of the same name) holding the user's IOS type 9 secret hash")
+    eos_secret_env: str = Field(default="BOOTHNET_ADMIN_SECRET_EOS", description="the environment variable (or "
+                                "vault var) holding the user's EOS sha512 secret hash")
+    domain: str = Field(default="booth.lan", description="IOS `ip domain name`: SSH's RSA key is named after it")
+    gateway: Address | None = Field(default=None, description="the management network's router (a default route "
+                                    "in the management VRF); none: the controller is on the management subnet")
+
+
 class NetworkSettings(Strict):
     name: str
     description: str = ""
     mgmt_subnet: Subnet = IPv4Network("198.18.0.0/24")
     ospf: OspfSettings = OspfSettings()
+    management: Management = Management()
 
 
 class Rule(Strict):

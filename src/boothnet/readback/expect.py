@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 
 from boothnet.derive.model import AclEntry, DeviceModel, OspfInterface
-from boothnet.readback.facts import AclRule, ConfigFacts, InterfaceFacts, OspfOn, StaticRoute
+from boothnet.readback.facts import AclRule, ConfigFacts, InterfaceFacts, ManagementAccess, OspfOn, StaticRoute
 from boothnet.readback.reader import platform_defaults
 
 CRYPTO_MATCH_ACL = "BOOTHNET_VPN_TRAFFIC"
@@ -19,6 +19,15 @@ def _rules(entry: AclEntry) -> list[AclRule]:
 
 def _ospf_on(area: int, on: OspfInterface, defaults: dict[str, object]) -> OspfOn:
     return OspfOn(area, on.passive, on.hello, on.dead, str(defaults["ospf_network_type"]))
+
+
+def _access(model: DeviceModel) -> ManagementAccess:
+    """The way in the model's management plane gives (none: the platform's defaults)."""
+    eos = model.platform == "arista_eos"
+    plane = model.management
+    if plane is None:
+        return ManagementAccess(ssh=eos)
+    return ManagementAccess((plane.user,), ssh=True, scp=not eos, eapi=eos, vrf=plane.vrf, gateway=plane.gateway)
 
 
 def expected_facts(model: DeviceModel) -> ConfigFacts:
@@ -47,6 +56,9 @@ def expected_facts(model: DeviceModel) -> ConfigFacts:
             allowed_sources=iface.binding.addresses if iface.binding else None,
             allowed_sources6=iface.binding.addresses6 if iface.binding and iface.binding.acl6 else None,
         )
+    facts.access = _access(model)
+    facts.vtp_mode = model.switch.vtp if model.switch and model.switch.vtp else defaults["vtp_mode"]
+    facts.system_mtu = model.switch.system_mtu if model.switch else None
     facts.routes = [StaticRoute(r.prefix, r.next_hop, r.distance or int(defaults["route_distance"]))
                     for r in model.routes]
     if ospf:
@@ -117,7 +129,7 @@ def mismatches(want: ConfigFacts, got: ConfigFacts) -> list[Mismatch]:
         return [Mismatch(device, "config", "readable", got.unreadable)]
     found: list[Mismatch] = []
     for name in ("routing", "ipv6_routing", "vlans", "ospf_router_id", "default_originate", "redistribute",
-                 "ospf6_router_id", "default_originate6", "crypto_peers"):
+                 "ospf6_router_id", "default_originate6", "crypto_peers", "access", "vtp_mode", "system_mtu"):
         if getattr(want, name) != getattr(got, name):
             found.append(Mismatch(device, name, getattr(want, name), getattr(got, name)))
     if sorted(map(str, want.routes)) != sorted(map(str, got.routes)):

@@ -85,6 +85,18 @@ class StaticRoute:
     distance: int
 
 
+@dataclass(frozen=True)
+class ManagementAccess:
+    """The way in a config keeps for deploy and validate-hw: who logs in and over what."""
+
+    users: tuple[str, ...] = ()  # privilege-15 local users
+    ssh: bool = False  # IOS: vty lines with `login local` and `transport input ssh`; EOS: SSH is on by default
+    scp: bool = False  # IOS `ip scp server enable` (NAPALM ios copies the candidate with it)
+    eapi: bool = False  # EOS `management api http-commands` / `no shutdown` (NAPALM eos' transport)
+    vrf: str | None = None  # the management port's VRF
+    gateway: IPv4Address | None = None  # the default route in that VRF
+
+
 @dataclass
 class ConfigFacts:
     """One device's config as read (or, from `expect`, as the model says it must read)."""
@@ -103,6 +115,9 @@ class ConfigFacts:
     default_originate6: bool = False
     acls: dict[str, list[AclRule]] = field(default_factory=dict)
     crypto_peers: tuple[IPv4Address, ...] = ()
+    access: ManagementAccess = ManagementAccess()
+    vtp_mode: str | None = None  # IOS: the device's VTP mode (server where the config is silent)
+    system_mtu: int | None = None  # a global `system mtu`: every switchport's and the default SVI MTU
     # why the config cannot be read at all (a line given twice in one section), else None
     unreadable: str | None = None
     # (line number, text): what the reader does not understand; never skipped in silence

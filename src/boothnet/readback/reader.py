@@ -30,7 +30,7 @@ from hier_config import Platform, get_hconfig
 from hier_config.child import HConfigChild
 from hier_config.exceptions import DuplicateChildError
 
-from boothnet.readback.facts import AclRule, ConfigFacts, InterfaceFacts, OspfOn, StaticRoute
+from boothnet.readback.facts import AclRule, ConfigFacts, InterfaceFacts, ManagementAccess, OspfOn, StaticRoute
 
 READ_PLATFORMS = ("cisco_ios", "arista_eos")
 _HIER = {"cisco_ios": Platform.CISCO_IOS, "arista_eos": Platform.ARISTA_EOS}
@@ -104,6 +104,7 @@ class _Pending:
     verify_source: bool = False  # `ip verify source [port-security]`
     ra_suppressed: bool = False  # IOS `ipv6 nd ra suppress all`, EOS `ipv6 nd ra disabled`
     ra_no_autoconfig: set[str] = field(default_factory=set)  # prefixes advertised without the A flag
+    mtu_line: bool = False  # an `mtu` line of its own (else the system MTU, where one is set)
 
 
 @dataclass
@@ -144,6 +145,9 @@ class ConfigReader:
         self.snooping = False
         self.snooping_vlans: set[int] = set()
         self.bindings: list[_Binding] = []
+        self.access: dict[str, Any] = {"users": [], "ssh": platform == "arista_eos", "scp": False, "eapi": False,
+                                       "vrf": None, "gateway": None}
+        self.facts.vtp_mode = self.defaults["vtp_mode"]
 
     # --- line numbers and unknown lines --------------------------------------------------------
     def _line_no(self, text: str) -> int:
@@ -180,6 +184,13 @@ class ConfigReader:
             "crypto": self._crypto,
             "route-map": self._route_map,
             "mac": self._top_mac,
+            "username": self._username,
+            "line": self._line,
+            "vrf": self._vrf_definition,
+            "management": self._management_api,
+            "vtp": self._vtp,
+            "spanning-tree": self._spanning_tree,
+            "system": self._system,
         }
         for node in tree.children:
             self._visit(node)
@@ -191,6 +202,8 @@ class ConfigReader:
             handler(node, words)
         self._finish_interfaces()
         self._finish_redistribution()
+        self.facts.access = ManagementAccess(tuple(self.access["users"]), self.access["ssh"], self.access["scp"],
+                                             self.access["eapi"], self.access["vrf"], self.access["gateway"])
         return self.facts
 
     # --- top-level lines -----------------------------------------------------------------------
@@ -212,6 +225,77 @@ class ConfigReader:
                 self._unknown(node)
         elif words[1:3] == ["source", "binding"]:
             self._source_binding(node, words[3:])
+        elif not self._top_ip_management(words[1:]):
+            self._unknown(node)
+
+    def _top_ip_management(self, w: list[str]) -> bool:
+        """IOS's SSH and SCP servers, its domain (SSH's key is named after it), the management VRF's route."""
+        if self.platform != "cisco_ios":
+            return False
+        if w[:2] == ["domain", "name"] and len(w) == 3 or w == ["ssh", "version", "2"]:
+            return True
+        if w == ["scp", "server", "enable"]:
+            self.access["scp"] = True
+            return True
+        if w[:2] == ["route", "vrf"] and len(w) == 6 and w[3:5] == ["0.0.0.0", "0.0.0.0"]:
+            self.access["gateway"] = IPv4Address(w[5])
+            return True
+        return False
+
+    # --- the management plane and the switch's own protocols ------------------------------------
+    def _username(self, node: HConfigChild, words: list[str]) -> None:
+        """`username U privilege 15 secret 9 H` (IOS), `... privilege 15 role network-admin secret sha512 H` (EOS)."""
+        ios = ["privilege", "15", "secret", "9"]
+        eos = ["privilege", "15", "role", "network-admin", "secret", "sha512"]
+        if words[2:-1] in (ios if self.platform == "cisco_ios" else eos,) and len(words) == 3 + len(words[2:-1]):
+            self.access["users"].append(words[1])
+        else:
+            self._unknown(node, "not a privilege-15 user with a hashed secret the reader can read")
+
+    def _line(self, node: HConfigChild, words: list[str]) -> None:
+        """IOS `line vty 0 15`: SSH logins with local users."""
+        lines = {child.text for child in node.children}
+        for child in node.children:
+            self._visit(child)
+        if self.platform == "cisco_ios" and words[1:2] == ["vty"] and lines <= {"login local", "transport input ssh"}:
+            self.access["ssh"] = lines == {"login local", "transport input ssh"}
+        else:
+            self._unknown(node)
+
+    def _vrf_definition(self, node: HConfigChild, words: list[str]) -> None:
+        """IOS `vrf definition NAME` with its IPv4 address family: the management VRF."""
+        children = [" ".join(c.text.split()) for c in node.all_children()]
+        for child in node.all_children():
+            self._visit(child)
+        if not (self.platform == "cisco_ios" and words[1:2] == ["definition"] and len(words) == 3
+                and children in (["address-family ipv4", "exit-address-family"], ["address-family ipv4"])):
+            self._unknown(node)
+
+    def _management_api(self, node: HConfigChild, words: list[str]) -> None:
+        """EOS `management api http-commands` / `no shutdown`: eAPI on (off where the config is silent)."""
+        for child in node.children:
+            self._visit(child)
+        if self.platform == "arista_eos" and words[1:] == ["api", "http-commands"] and \
+                [c.text.strip() for c in node.children] in (["no shutdown"], ["shutdown"], []):
+            self.access["eapi"] = [c.text.strip() for c in node.children] == ["no shutdown"]
+        else:
+            self._unknown(node)
+
+    def _vtp(self, node: HConfigChild, words: list[str]) -> None:
+        if self.platform == "cisco_ios" and words[1:2] == ["mode"] and words[2:] in (
+                ["server"], ["client"], ["transparent"], ["off"]):
+            self.facts.vtp_mode = words[2]
+        else:
+            self._unknown(node)
+
+    def _spanning_tree(self, node: HConfigChild, words: list[str]) -> None:
+        # the mode decides no forwarding the lab models (one loop-free tree per booth)
+        if words[1:2] != ["mode"] or words[2:] not in (["rapid-pvst"], ["mst"], ["mstp"], ["pvst"]):
+            self._unknown(node)
+
+    def _system(self, node: HConfigChild, words: list[str]) -> None:
+        if self.platform == "cisco_ios" and words[1:2] == ["mtu"] and len(words) == 3 and words[2].isdigit():
+            self.facts.system_mtu = int(words[2])
         else:
             self._unknown(node)
 
@@ -378,7 +462,10 @@ class ConfigReader:
 
     def _interface_line(self, iface: InterfaceFacts, pending: _Pending, w: list[str]) -> bool:  # noqa: C901, PLR0911, PLR0912
         """One interface line; False if the reader does not know it."""
-        if w[0] == "description":
+        if w[0] == "description" or w == ["spanning-tree", "portfast"]:
+            return True
+        if w[:2] == ["vrf", "forwarding"] and len(w) == 3 and iface.mode == "mgmt" and self.platform == "cisco_ios":
+            self.access["vrf"] = w[2]
             return True
         if w == ["shutdown"] or w == ["no", "shutdown"]:
             pending.shutdown = w == ["shutdown"]
@@ -398,6 +485,7 @@ class ConfigReader:
             iface.address = IPv4Interface(w[2] if len(w) == 3 else f"{w[2]}/{w[3]}")
         elif w[0] == "mtu" and len(w) == 2:
             iface.mtu = int(w[1])
+            pending.mtu_line = True
         elif w[:2] == ["ip", "access-group"] and len(w) == 4 and w[3] in ("in", "out"):
             setattr(iface, f"acl_{w[3]}", w[2])
         elif w[0] == "ipv6":
@@ -445,7 +533,7 @@ class ConfigReader:
                 pending.secure_macs.append(_mac(w[3]))
             except ValueError:
                 return False  # `sticky`, or not a MAC: listed as a line the reader does not know
-        elif w == ["ip", "verify", "source"] or (ios and w == ["ip", "verify", "source", "port-security"]):
+        elif w == ["ip", "verify", "source"] or (ios and w[3:] in (["port-security"], ["mac-check"]) and len(w) == 4):
             pending.verify_source = True
         else:
             return w in no_effect
@@ -474,6 +562,8 @@ class ConfigReader:
             pending = self.pending[name]
             if pending.shutdown is not None:
                 iface.shutdown = pending.shutdown
+            if self.facts.system_mtu and not pending.mtu_line and iface.mode != "mgmt":
+                iface.mtu = self.facts.system_mtu
             if iface.mode == "access":
                 if not pending.switchport:
                     iface.mode, iface.access_vlan = "routed", None

@@ -143,8 +143,8 @@ def test_a_spoofed_listed_clients_address_dies_at_its_bound_port_and_is_named_by
     # its ARP answers are not IP: the binding leaves them, and validate names the duplicate
     bad = [r for r in rows if r.verdict != "PASS"]
     assert [(r.host, r.finding) for r in bad] == [("client2", "duplicate")], [r.cause for r in bad]
-    assert "10.10.30.12 answers from 2 MACs: 02:00:0a:0a:1e:0c on core1:FastEthernet1/0/2 (client2's port); " \
-        "02:00:0a:0a:1e:0e on core1:FastEthernet1/0/4 (client4's port)" in bad[0].cause, bad[0].cause
+    assert "10.10.30.12 answers from 2 MACs: 02:00:0a:0a:1e:0c on core1:GigabitEthernet1/0/42 (client2's port); " \
+        "02:00:0a:0a:1e:0e on core1:GigabitEthernet1/0/44 (client4's port)" in bad[0].cause, bad[0].cause
     assert [r for r in run_placement(net, lab_access(net), quiet) if r.verdict != "PASS"] == []
 
 

@@ -21,10 +21,15 @@ sys.path.insert(0, str(Path(__file__).parent / "simulated"))
 import simulated_devices as sim  # noqa: E402
 
 from boothnet.deploy import steps  # noqa: E402
+from boothnet.deploy.secrets import mask  # noqa: E402
 from boothnet.render.build import build  # noqa: E402
 from tests.helpers import ROOT
 
 PSK = "Sh0wFl00r-psk-for-tests"
+# the management user's secret hashes (network.management): what the crew keeps in vault
+SECRETS = {"BOOTHNET_VPN_PSK": PSK,
+           "BOOTHNET_ADMIN_SECRET_IOS": "$9$nhEmQVczB7dqsO$X.HsgL6x1il0RxkOSSvyQYwucySCt7qFm4v7pqCxkKM",
+           "BOOTHNET_ADMIN_SECRET_EOS": "$6$rounds=5000$boothnet$Kq1"}
 
 
 @pytest.fixture(scope="module")
@@ -58,9 +63,16 @@ def fresh_devices(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 PLATFORMS = {"core1": ("cisco_ios", "ios_simulated"), "rsw1": ("arista_eos", "eos_simulated")}
 
 
+def filled(text: str) -> str:
+    """A rendered config with its placeholders filled, as the deploy commits it."""
+    for name, value in SECRETS.items():
+        text = text.replace(f"${{{name}}}", value)
+    return text
+
+
 def target(device: str) -> steps.Target:
     platform, driver = PLATFORMS[device]
-    return steps.Target(hostname=f"{device}.booth", username="admin", password="pw",
+    return steps.Target(hostname=f"{device}.booth", username="boothnet", password="pw",
                         platform=platform, driver=driver)
 
 
@@ -73,7 +85,7 @@ def deploy(device: str, configs: Path, tmp_path: Path, check: bool = False, heal
            ) -> tuple[steps.DeployRun, str]:
     run = steps.deploy(target(device), configs / device, revert_in=120, check=check,
                        backup_root=tmp_path / "backups" / device, device=device,
-                       secrets=steps.Secrets(given={"BOOTHNET_VPN_PSK": PSK}), health_timeout=health_timeout)
+                       secrets=steps.Secrets(given=SECRETS), health_timeout=health_timeout)
     return run, run.result(device, check, 0.0).outcome
 
 
@@ -84,14 +96,15 @@ def test_clean_deploy_commits_with_a_timer_checks_health_and_confirms(device, co
     run, outcome = deploy(device, configs, tmp_path)
     assert outcome == "new-confirmed", (run.error, run.health)
     # the switch keeps the configuration, printed its own way (its header and order, its defaults)
-    printed, given = sim.flat(dev.running), sim.flat((configs / f"{device}.cfg").read_text())
+    printed, given = sim.flat(dev.running), sim.flat(filled((configs / f"{device}.cfg").read_text()))
     assert printed != given and set(given) <= set(printed)
     assert dev.pending is None and not dev.reverted_by_timer
     # the backup on the controller is the running config the device had before
     backup = Path(run.commit["backup"])
     saved = sim.body((backup / "running.cfg").read_text())
     # NAPALM's get_config drops IOS's "Building configuration..." / "Current configuration" header
-    assert set(saved) <= set(sim.body(before)) and len(saved) >= len(sim.body(before)) - 2
+    before_masked = sim.body(mask(before, []))  # the user's secret hash is masked in every record
+    assert set(saved) <= set(before_masked) and len(saved) >= len(before_masked) - 2
     # the commit went through the driver's commit-confirm command, then its confirm
     if device == "core1":
         assert any(c.startswith("configure replace flash:/candidate_config.txt force revert trigger error timer 2")
@@ -321,7 +334,7 @@ def test_an_unreachable_device_is_not_touched(configs, tmp_path):
 def test_ios_takes_a_revert_timer_only_in_whole_minutes(configs, tmp_path):
     switch("core1", configs)
     run = steps.deploy(target("core1"), configs / "core1", revert_in=90, check=False,
-                       secrets=steps.Secrets(given={"BOOTHNET_VPN_PSK": PSK}))
+                       secrets=steps.Secrets(given=SECRETS))
     assert run.result("core1", False, 0).outcome == "failed-before-apply"
     assert run.error == ("refused before any change: cisco_ios takes a revert timer of 60-7200 s "
                          "in steps of 60 s (NAPALM ios), not 90")
@@ -343,11 +356,11 @@ def hw_playbook(tmp_path: Path, *extra: str) -> tuple[subprocess.CompletedProces
     build_dir = tmp_path / "build"
     assert build(ROOT / "inventories" / "sc-booth", build_dir, run_tools=False).ok
     drivers = '{"boothnet_napalm_drivers": {"cisco_ios": "ios_simulated", "arista_eos": "eos_simulated"}}'
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent / "simulated"), "ANSIBLE_NOCOLOR": "1"}
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent / "simulated"), "ANSIBLE_NOCOLOR": "1", **SECRETS}
     run = subprocess.run(
         [str(Path(sys.executable).parent / "ansible-playbook"), "-i", "inventories/sc-booth",
          "playbooks/deploy.yml", "--check", "--diff", "--limit", "core1,rsw1,localhost",
-         "-e", f"boothnet_build_dir={build_dir}", "-e", drivers, *extra],
+         "-e", f"boothnet_build_dir={build_dir}", "-e", drivers, "-e", "ansible_user=boothnet", *extra],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     return run, build_dir
 
@@ -403,9 +416,48 @@ def test_drift_on_a_switch_names_a_line_added_by_hand(device, configs, tmp_path)
 
     switch(device, configs)
     deploy(device, configs, tmp_path)
-    item = DriftTarget(device, target(device), configs / device, steps.Secrets(given={"BOOTHNET_VPN_PSK": PSK}))
+    item = DriftTarget(device, target(device), configs / device, steps.Secrets(given=SECRETS))
     assert check_drift(item).verdict == "PASS"
     dev = sim.DEVICES[f"{device}.booth"]
     dev.running += "\nsnmp-server community public RO\n"
     row = check_drift(item)
     assert row.verdict == "FAIL" and "snmp-server community public RO" in (row.cause or ""), row.cause
+
+
+@pytest.mark.parametrize("device", ["core1", "rsw1"])
+def test_a_candidate_without_the_deploys_own_user_is_refused_before_any_change(device, configs, tmp_path):
+    """A full replace removes what the candidate lacks: without the management user the switch
+    would shut the deploy out. The deploy names the user and touches nothing."""
+    dev = switch(device, configs)
+    before = dev.running
+    cfg = configs / f"{device}.cfg"
+    original = cfg.read_text()
+    try:
+        cfg.write_text("".join(line for line in original.splitlines(keepends=True)
+                               if not line.startswith("username boothnet ")))
+        run, outcome = deploy(device, configs, tmp_path)
+    finally:
+        cfg.write_text(original)
+    assert outcome != "new-confirmed"
+    assert run.error.startswith(f"refused before any change: the candidate would lock this deploy out of "
+                                f"{device}.booth: it has no a privilege-15 user 'boothnet'"), run.error
+    assert dev.running == before and not dev.pending
+
+
+def test_a_switch_that_loses_the_login_reverts_and_says_so(configs, tmp_path, monkeypatch):
+    """Without the refusal (planted: the check switched off), the simulated switch commits the
+    candidate without the user, the health session cannot log in, nobody confirms and the
+    switch reverts by its own timer: the simulated switches lose logins as a real one does."""
+    dev = switch("core1", configs)
+    before = sim.body(dev.running)
+    monkeypatch.setattr(steps, "access_lost", lambda *_: None)
+    cfg = configs / "core1.cfg"
+    original = cfg.read_text()
+    try:
+        cfg.write_text(original.replace("username boothnet ", "username someone-else "))
+        run, outcome = deploy("core1", configs, tmp_path)
+    finally:
+        cfg.write_text(original)
+    assert outcome == "reverted", (outcome, run.error, run.health)
+    assert "Authentication failed for boothnet" in str(run.health), run.health
+    assert sim.body(dev.running) == before

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import re
+
 from boothnet.intent.checks.base import MAX_MTU, MIN_MTU, CheckBase
 from boothnet.intent.model import (
+    Device,
     acl_name,
 )
 from boothnet.platforms import platforms, supported
+from boothnet.platforms.profiles import DEFAULT_MODEL, models, profile
 
 # printed into configs (a header comment, an interface description) and, for the network's name, into
 # namespace and folder names: a line break or another control character would end or corrupt the line
@@ -47,6 +51,7 @@ class DeviceChecks(CheckBase):
             if device.platform not in known:
                 self.add(file, "platform", device.platform, "supported platforms: " + ", ".join(supported()))
                 continue
+            self._model(name, device, file)
             entries = self.net.port_entries.get(name) or list(range(len(device.ports)))
             seen: dict[str, int] = {}
             for index, port in enumerate(device.ports):
@@ -64,6 +69,7 @@ class DeviceChecks(CheckBase):
                 limit = known[device.platform].max_mtu
                 if port.mtu is not None and not MIN_MTU <= port.mtu <= limit:
                     self.add(file, f"ports[{entry}].mtu", port.mtu, f"{MIN_MTU}-{limit} on {device.platform}")
+            self._model_ports(name, device, file)
             if device.mgmt_address not in self.net.settings.mgmt_subnet:
                 self.add(
                     file,
@@ -72,6 +78,42 @@ class DeviceChecks(CheckBase):
                     f"an address in the management subnet {self.net.settings.mgmt_subnet}",
                 )
         self._router_ids()
+
+    def _model(self, name: str, device: Device, file: str) -> None:
+        """A switch names a model its platform has a profile for; a Linux box has no model."""
+        known = models(device.platform)
+        if device.platform not in DEFAULT_MODEL:
+            for field in ("model", "release"):
+                if getattr(device, field) is not None:
+                    self.add(file, field, getattr(device, field),
+                             f"no {field} on {device.platform} (models are for cisco_ios and arista_eos switches)")
+        elif device.model is not None and device.model not in known:
+            self.add(file, "model", device.model,
+                     f"a {device.platform} model with a profile in platforms/profiles/: {', '.join(sorted(known))}")
+        elif device.release is not None and not re.match(r"^\d+\.\d+(\.\d+)?", device.release):
+            self.add(file, "release", device.release, "a release such as 17.9.4 or 4.28.0F")
+
+    def _model_ports(self, name: str, device: Device, file: str) -> None:
+        """Every port the intent declares exists on the model it names, at a speed and MTU it takes (a
+        switch that names no model is rendered with its platform's default forms, its ports unchecked)."""
+        switch = profile(device.platform, device.model, device.release) if device.model else None
+        if switch is None:
+            return
+        entries = self.net.port_entries.get(name) or list(range(len(device.ports)))
+        for index, port in enumerate(device.ports):
+            where = f"ports[{entries[index]}]"
+            spec = switch.ports.get(port.name)
+            if spec is None:
+                self.add(file, f"{where}.name", port.name, f"a port of {switch.label}: {switch.port_text}")
+                continue
+            if port.speed not in spec.speeds:
+                self.add(file, f"{where}.speed", port.speed,
+                         f"a speed {port.name} of {switch.model} takes: {', '.join(map(str, spec.speeds))} Mb/s")
+            if port.mtu is not None and port.mtu > 1500 and not spec.jumbo:
+                self.add(file, f"{where}.mtu", port.mtu, f"1500 at most: {port.name} of {switch.model} carries no "
+                         "jumbo frames")
+            elif port.mtu is not None and switch.system_mtu_max < port.mtu <= platforms()[device.platform].max_mtu:
+                self.add(file, f"{where}.mtu", port.mtu, f"at most {switch.system_mtu_max} on {switch.label}")
 
     def _router_ids(self) -> None:
         """OSPF cannot bring up two routers with one router ID (a device without one uses its

@@ -151,6 +151,9 @@ def device(hostname: str, platform: str) -> Device:
         start = recorded("napalm", "ios", "show_running-config.txt") if platform == "ios" \
             else recorded("napalm", "eos", "show_running_config.text")
         floor = FLOOR.get(hostname.split(".")[0], {})
+        # what docs/deploy.md has the crew type at the console before the first deploy
+        console = "".join(f"{line}\n" for line in floor.get("console", []))
+        start = start.replace("\nend\n", f"\n{console}end\n", 1) if "\nend\n" in start else start + console
         DEVICES[hostname] = Device(hostname, platform, start, ports=expand(floor.get("ports", [])),
                                    ospf_peers=list(floor.get("ospf_peers", [])))
     return DEVICES[hostname]
@@ -387,6 +390,16 @@ def ios_interfaces(dev: Device) -> str:
     return "\n".join(out)
 
 
+def refuse_unknown_user(dev: Device, username: str) -> None:
+    """A switch logs in only users its running config has (once it has any: the recorded
+    starting configs' own users, then what a replace left)."""
+    users = re.findall(r"^username (\S+) ", dev.running, flags=re.M)
+    if users and username not in users:
+        from napalm.base.exceptions import ConnectionException
+        raise ConnectionException(f"Authentication failed for {username} on {dev.hostname}: no such user "
+                                  f"(the running config has {', '.join(users)})")
+
+
 class SimulatedIOSDriver(IOSDriver):
     SIMULATED = True  # deploy records say so (boothnet.deploy.steps.Target.identity)
     """NAPALM's IOS driver with the simulated device as its transport."""
@@ -396,6 +409,7 @@ class SimulatedIOSDriver(IOSDriver):
         if dev.unreachable or (dev.unreachable_while_pending and dev.pending):
             from napalm.base.exceptions import ConnectionException
             raise ConnectionException(f"Cannot connect to {self.hostname}")
+        refuse_unknown_user(dev, self.username)
         dev.user = self.username
         self.device = self._netmiko_device = IOSConnection(dev)
 
@@ -534,6 +548,7 @@ class SimulatedEOSDriver(EOSDriver):
         if dev.unreachable or (dev.unreachable_while_pending and dev.pending):
             from napalm.base.exceptions import ConnectionException
             raise ConnectionException(f"Cannot connect to {self.hostname}")
+        refuse_unknown_user(dev, self.username)
         self.device = EOSNode(dev)
         super().open()  # keeps the node it finds, asks `show version` like on a real switch
 

@@ -1,0 +1,40 @@
+"""What the switch a booth rents adds to its model: its profile's forms (MTU, trunk, source
+guard, VTP, spanning tree) and the management plane every IOS/EOS config carries."""
+
+from __future__ import annotations
+
+from boothnet.derive.base import DeriverState
+from boothnet.derive.model import DeviceModel, ManagementPlane, SwitchForms
+from boothnet.intent.model import Device
+from boothnet.platforms.profiles import Profile, profile
+
+_SECRET_ENV = {"cisco_ios": "ios_secret_env", "arista_eos": "eos_secret_env"}
+_L2 = ("access", "trunk")
+DEFAULT_MTU = 1500
+
+
+class SwitchDerive(DeriverState):
+    def _profile(self, device: Device, platform: str) -> Profile | None:
+        """The model's profile, for a switch rendered as itself (a Batfish or lab stand-in is not)."""
+        if platform != device.platform:
+            return None
+        return profile(platform, device.model, device.release)
+
+    def _switch(self, model: DeviceModel, device: Device, switch: Profile | None) -> None:
+        """The profile's forms, the management plane, and each interface's `mtu` line."""
+        system_mtu = None
+        if switch is not None:
+            if switch.mtu == "system":
+                system_mtu = max((i.mtu for i in model.interfaces), default=DEFAULT_MTU)
+                system_mtu = None if system_mtu == DEFAULT_MTU else system_mtu
+            model.switch = SwitchForms(switch.model, switch.release, system_mtu, switch.trunk_encapsulation,
+                                       switch.source_guard, switch.vtp, switch.stp_mode, switch.edge_command)
+            settings = self.net.settings.management
+            model.management = ManagementPlane(
+                settings.user, f"${{{getattr(settings, _SECRET_ENV[model.platform])}}}", settings.domain,
+                switch.mgmt_vrf, settings.gateway)
+        for iface in model.interfaces:
+            if system_mtu is not None and iface.kind in _L2:
+                iface.mtu = system_mtu  # the switch carries its system MTU on every switchport
+            default = system_mtu or DEFAULT_MTU
+            iface.mtu_command = iface.mtu if iface.mtu != default and not (system_mtu and iface.kind in _L2) else None
