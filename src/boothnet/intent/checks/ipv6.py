@@ -8,6 +8,7 @@ from ipaddress import IPv6Address, IPv6Network
 
 from boothnet.errors import IntentError
 from boothnet.intent.checks.base import CheckBase, overlaps
+from boothnet.intent.checks.vlans import gateway_not_router
 from boothnet.intent.model import Endpoint, Vlan
 
 IPV6_NOT_YET = ("IPv6 is rendered (addresses, router advertisements, ACLs, OSPFv3, the uplink's filter) and "
@@ -80,6 +81,8 @@ class Ipv6Checks(CheckBase):
             for router, address in vlan.ipv6.routers.items():
                 if router not in self.net.devices:
                     self.add(file, f"{path}.routers.{router}", router, "a known device")
+                elif router == vlan.gateway:
+                    self.add(file, f"{path}.routers.{router}", router, gateway_not_router(vlan, str(gateway)))
                 elif router != vlan.gateway and router not in vlan.routers:
                     self.add(file, f"{path}.routers.{router}", router,
                              f"a device routing VLAN {vlan.name} in IPv4 too (its gateway or one of its routers)")
