@@ -125,11 +125,12 @@ class PolicyChecks(CheckBase):
         """A rule whose every source and destination lies in one VLAN decides nothing: hosts of
         one VLAN reach each other on the switch, never through the gateway whose ACL compiles the
         policy (derive drops such lines). A rule partly outside that VLAN stays."""
-        if any(e.file in (self.src["policy"], self.src["host_groups"]) for e in self.errors):
-            return  # selectors must resolve first
+        if any(e.file in (self.src["policy"], self.src["host_groups"]) or e.path.endswith(".subnet")
+               for e in self.errors):
+            return  # selectors must resolve first, and each VLAN's subnet be its own
         subnets: PrefixIndex[Vlan] = PrefixIndex()
-        for vlan in self.net.vlans:
-            subnets.add(vlan.subnet, vlan)
+        for each in self.net.vlans:
+            subnets.add(each.subnet, each)
         for index, rule in enumerate(self.net.policy.rules):
             if "zone:outside" in (rule.source, rule.destination):
                 continue  # the show network: never inside a booth VLAN
