@@ -36,6 +36,8 @@ class Platform:
     # Batfish (0.36) parses its port security and IP source guard lines; where it does not, the
     # Batfish view leaves them out (Batfish models no layer-2 port security either way)
     batfish_port_security: bool = True
+    # it can terminate IPsec, so be a VPN end (vpn.booth_gateway, vpn.home_gateway)
+    ipsec: bool = False
 
     def reserved_text(self) -> str:
         return ", ".join(_compact(sorted(self.reserved_vlans))) or "none"
@@ -120,6 +122,7 @@ def platforms() -> dict[str, Platform]:
             napalm_transport=str(spec.get("napalm_transport", "ssh")),
             logical_interfaces=tuple(spec.get("logical_interfaces", ())),
             batfish_port_security=bool(spec.get("batfish_port_security", True)),
+            ipsec=bool(spec.get("ipsec", False)),
         )
         for name, spec in data.items()
     }

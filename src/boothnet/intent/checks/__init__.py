@@ -31,6 +31,7 @@ class Checks(DeviceChecks, VlanChecks, LinkChecks, PolicyChecks, VpnChecks, Path
         self.addresses()
         self.names()
         self.policy()
+        self.intra_vlan_rules()
         self.shadowed_rules()
         self.unbound_address_rules()
         self.vpn()

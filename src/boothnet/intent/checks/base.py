@@ -15,6 +15,7 @@ from boothnet.intent.model import (
 )
 
 MIN_MTU, MAX_MTU = 576, 9216  # IPv4's minimum datagram; the largest jumbo frame the platforms take
+MIN_MTU6 = 1280  # RFC 8200 section 5: every link that carries IPv6 has an MTU of 1280 or more
 
 Span = TypeVar("Span", bound=tuple[IPv4Network | IPv6Network, str, str])  # (prefix, file, field path)
 
@@ -29,6 +30,12 @@ def overlaps(spans: list[Span]) -> Iterator[tuple[Span, Span]]:
             yield span, widest
         if widest is None or int(span[0].broadcast_address) > int(widest[0].broadcast_address):
             widest = span
+
+
+def own_next_hop(device: str, field: str) -> str:
+    """What an uplink's next hop may be, when it is the uplink device's own address."""
+    return (f"the show network's router, not an address of {device} itself ({field}): a default route to "
+            f"itself loops every packet back to {device}")
 
 
 class CheckBase:

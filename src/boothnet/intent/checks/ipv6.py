@@ -4,10 +4,11 @@ IPv6 next hop. A network without IPv6 has nothing checked here."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from ipaddress import IPv6Address, IPv6Network
+from ipaddress import IPv4Address, IPv6Address, IPv6Network
 
 from boothnet.errors import IntentError
-from boothnet.intent.checks.base import CheckBase, overlaps
+from boothnet.intent.checks.base import MIN_MTU, MIN_MTU6, CheckBase, overlaps, own_next_hop
+from boothnet.intent.checks.vlans import gateway_not_router
 from boothnet.intent.model import Endpoint, Vlan
 
 IPV6_NOT_YET = ("IPv6 is rendered (addresses, router advertisements, ACLs, OSPFv3, the uplink's filter) and "
@@ -38,6 +39,7 @@ class Ipv6Checks(CheckBase):
     def ipv6(self) -> None:
         self._vlan_prefixes()
         self._link_addresses6()
+        self._mtus6()
         self._endpoint_addresses6()
         self._overlaps6()
         self._unique_addresses6()
@@ -75,15 +77,39 @@ class Ipv6Checks(CheckBase):
                          "a /64: hosts take SLAAC here (hosts: slaac), which forms a 64-bit interface id")
             elif not SLAAC_PREFIX_LEN <= prefix.prefixlen <= 126:
                 self.add(file, f"{path}.prefix", str(prefix), "a VLAN prefix of /64 to /126 (a gateway and hosts)")
-            gateway = self.net.gateway_address6(vlan)
-            self._in_prefix(gateway, prefix, file, f"{path}.gateway_address")
-            for router, address in vlan.ipv6.routers.items():
-                if router not in self.net.devices:
-                    self.add(file, f"{path}.routers.{router}", router, "a known device")
-                elif router != vlan.gateway and router not in vlan.routers:
-                    self.add(file, f"{path}.routers.{router}", router,
-                             f"a device routing VLAN {vlan.name} in IPv4 too (its gateway or one of its routers)")
-                self._in_prefix(address, prefix, file, f"{path}.routers.{router}")
+            self._in_prefix(self.net.gateway_address6(vlan), prefix, file, f"{path}.gateway_address")
+            self._vlan_routers6(vlan, file, path)
+
+    def _vlan_routers6(self, vlan: Vlan, file: str, path: str) -> None:
+        """Each of a VLAN's other IPv6 routers: a known device routing it in IPv4 too, not its gateway."""
+        assert vlan.ipv6 is not None
+        for router, address in vlan.ipv6.routers.items():
+            if router not in self.net.devices:
+                self.add(file, f"{path}.routers.{router}", router, "a known device")
+            elif router == vlan.gateway:
+                self.add(file, f"{path}.routers.{router}", router,
+                         gateway_not_router(vlan, str(self.net.gateway_address6(vlan))))
+            elif router not in vlan.routers:
+                self.add(file, f"{path}.routers.{router}", router,
+                         f"a device routing VLAN {vlan.name} in IPv4 too (its gateway or one of its routers)")
+            self._in_prefix(address, vlan.ipv6.prefix, file, f"{path}.routers.{router}")
+
+    def _mtus6(self) -> None:
+        """Every VLAN and link that carries IPv6 at 1280 or more (below 576 is reported already)."""
+        why = f"IPv6 needs an MTU of {MIN_MTU6} or more on every link (RFC 8200, section 5)"
+        for index, vlan in enumerate(self.net.vlans):
+            mtu = self.net.vlan_mtu(vlan)
+            if vlan.ipv6 is not None and MIN_MTU <= mtu < MIN_MTU6:
+                self.add(self.src["vlans"], f"vlans[{index}].mtu", mtu,
+                         f"at least {MIN_MTU6} on a dual-stack VLAN: {why}")
+        ports = self.net.port_index
+        for index, link in enumerate(self.net.links):
+            if link.addresses6 is None or link.a not in ports or link.b not in ports:
+                continue  # unknown ports are reported by links()
+            mtu = self.net.link_mtu(link)
+            if MIN_MTU <= mtu < MIN_MTU6:
+                self.add(self.src["links"], f"links[{index}].mtu", mtu,
+                         f"at least {MIN_MTU6} on a link with IPv6 addresses: {why}")
 
     def _in_prefix(self, address: IPv6Address | None, prefix: IPv6Network, file: str, path: str) -> None:
         if address is None:
@@ -191,13 +217,17 @@ class Ipv6Checks(CheckBase):
 
     def _uplink6(self) -> None:
         uplink = self.net.uplink
-        if uplink is None or uplink.next_hop6 is None or uplink.device not in self.net.devices:
+        if uplink is None or uplink.device not in self.net.devices:
+            return
+        if uplink.next_hop6 is None:
+            self._uplink6_missing()
             return
         prefixes = [getattr(lk.addresses6, side).network for lk in self.net.links if lk.addresses6 is not None
                     for side in ("a", "b") if getattr(lk, side).partition(":")[0] == uplink.device]
         prefixes += [v.ipv6.prefix for v in self.net.vlans
                      if v.ipv6 is not None and (v.gateway == uplink.device or uplink.device in v.ipv6.routers)]
         problem = _not_global(uplink.next_hop6)
+        own = self._own_addresses6(uplink.device).get(uplink.next_hop6)
         if problem:
             self.add(self.src["uplink"], "uplink.next_hop6", str(uplink.next_hop6),
                      f"{problem}: the routers' configs name the next hop without an interface")
@@ -206,6 +236,70 @@ class Ipv6Checks(CheckBase):
             self.add(self.src["uplink"], "uplink.next_hop6", str(uplink.next_hop6),
                      f"an address in one of {uplink.device}'s IPv6 prefixes ({shown}): the default route "
                      f"needs the interface it leaves by")
+        elif own is not None:
+            self.add(self.src["uplink"], "uplink.next_hop6", str(uplink.next_hop6), own_next_hop(uplink.device, own))
+
+    def _own_addresses6(self, device: str) -> dict[IPv6Address, str]:
+        """The device's own IPv6 addresses, each with the field that gives it."""
+        own: dict[IPv6Address, str] = {}
+        for index, link in enumerate(self.net.links):
+            for side in ("a", "b") if link.addresses6 is not None else ():
+                if getattr(link, side).partition(":")[0] == device:
+                    own[getattr(link.addresses6, side).ip] = f"links[{index}].addresses6.{side}"
+        for index, vlan in enumerate(self.net.vlans):
+            gateway = self.net.gateway_address6(vlan)
+            if vlan.ipv6 is not None and gateway is not None and vlan.gateway == device:
+                own[gateway] = f"vlans[{index}].ipv6.gateway_address"
+            if vlan.ipv6 is not None and device in vlan.ipv6.routers:
+                own[vlan.ipv6.routers[device]] = f"vlans[{index}].ipv6.routers.{device}"
+        return own
+
+    def _uplink6_missing(self) -> None:
+        """No `next_hop6` on a dual-stack uplink: the booth has no IPv6 route out, so a declared
+        path that runs in IPv6 across the show network (both hosts with a known IPv6 address, no
+        end in the secured network, whose tunnel carries IPv4 only) has none either."""
+        uplink = self.net.uplink
+        assert uplink is not None
+        outside = self._uplink_interface6(uplink.device, uplink.next_hop)
+        if outside is None:
+            return  # an IPv4-only uplink: no IPv6 leaves the booth, by design
+        for index, path in enumerate(self.net.throughput.paths):
+            if self._across_show_network6(path.source, path.destination, uplink.device):
+                self.add(self.src["uplink"], "uplink.next_hop6", "missing",
+                         f"the show network's IPv6 router on {uplink.device}'s dual-stack uplink ({outside}): "
+                         f"throughput.paths[{index}] {path.name} runs in IPv6 from {path.source} to "
+                         f"{path.destination} across the show network, and without next_hop6 {uplink.device} has "
+                         f"no IPv6 route out, so the path has none")
+                return  # one path says it
+
+    def _across_show_network6(self, source: str, destination: str, uplink_device: str) -> bool:
+        """Whether a path between two hosts runs in IPv6 (each has a known IPv6 address, neither is
+        in the secured network, every routed link on its way has IPv6) through the uplink device
+        and a show_network device."""
+        src, dst = self.net.endpoints.get(source), self.net.endpoints.get(destination)
+        if src is None or dst is None or src.vlan == dst.vlan:
+            return False
+        vlans = [self.net.vlan_name_index.get(e.vlan) for e in (src, dst)]
+        if any(v is None or v.zone == "secure" for v in vlans) or None in map(self.net.endpoint_address6, (src, dst)):
+            return False
+        links = self.net.route(src, dst)
+        ends = {end.partition(":")[0] for lk in links for end in (lk.a, lk.b)}
+        return (uplink_device in ends
+                and any(self.net.devices[d].role == "show_network" for d in ends if d in self.net.devices)
+                and all(lk.mode != "routed" or lk.addresses6 is not None for lk in links))
+
+    def _uplink_interface6(self, device: str, next_hop: IPv4Address) -> IPv6Network | None:
+        """The IPv6 prefix of the device's interface toward its IPv4 next hop; None where that
+        interface has no IPv6."""
+        for link in self.net.links:
+            for side in ("a", "b") if link.mode == "routed" and link.addresses is not None else ():
+                mine = getattr(link, side).partition(":")[0] == device
+                if mine and next_hop in getattr(link.addresses, side).network:
+                    return getattr(link.addresses6, side).network if link.addresses6 is not None else None
+        for vlan in self.net.vlans:
+            if (vlan.gateway == device or device in vlan.routers) and next_hop in vlan.subnet:
+                return vlan.ipv6.prefix if vlan.ipv6 is not None else None
+        return None
 
     def _named_hosts6(self) -> None:
         """A host a rule names by group decides IPv6 by its address too: in a SLAAC VLAN that

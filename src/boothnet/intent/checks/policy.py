@@ -12,6 +12,7 @@ from boothnet.intent.model import (
     ZONES,
     Prefixes,
     Rule,
+    Vlan,
 )
 from boothnet.intent.prefix_index import PrefixIndex
 
@@ -119,6 +120,31 @@ class PolicyChecks(CheckBase):
                     f"listed hosts on bound ports: it admits {', '.join(h.name for h in unbound)} into the secured "
                     f"network by address alone, and their ports are not bound (bind_hosts on VLAN "
                     f"{', '.join(vlans)} and each host's mac)"))
+
+    def intra_vlan_rules(self) -> None:
+        """A rule whose every source and destination lies in one VLAN decides nothing: hosts of
+        one VLAN reach each other on the switch, never through the gateway whose ACL compiles the
+        policy (derive drops such lines). A rule partly outside that VLAN stays."""
+        if any(e.file in (self.src["policy"], self.src["host_groups"]) or e.path.endswith(".subnet")
+               for e in self.errors):
+            return  # selectors must resolve first, and each VLAN's subnet be its own
+        subnets: PrefixIndex[Vlan] = PrefixIndex()
+        for each in self.net.vlans:
+            subnets.add(each.subnet, each)
+        for index, rule in enumerate(self.net.policy.rules):
+            if "zone:outside" in (rule.source, rule.destination):
+                continue  # the show network: never inside a booth VLAN
+            sources = self.net.selector_prefixes(rule.source)
+            destinations = self.net.selector_prefixes(rule.destination)
+            if not sources or not destinations or None in sources or None in destinations:
+                continue  # `any`, or a selector that stands for no address
+            vlan = next(iter(subnets.holding(sources[0])), None)
+            if vlan is None or not all(p is not None and p.subnet_of(vlan.subnet) for p in sources + destinations):
+                continue
+            self.add(self.src["policy"], f"policy.rules[{index}]", rule.name,
+                     f"a rule between VLANs: from {rule.source} to {rule.destination} lies wholly inside VLAN "
+                     f"{vlan.name} ({vlan.subnet}), and traffic inside one VLAN never crosses its gateway, so no "
+                     f"ACL can enforce it: it would decide nothing")
 
     def shadowed_rules(self) -> None:
         """A rule that an earlier rule fully covers never decides anything: an error when their

@@ -22,6 +22,12 @@ def _host_address_problem(address: IPv4Address, subnet: IPv4Network, slash31: bo
     return None
 
 
+def gateway_not_router(vlan: Vlan, address: str) -> str:
+    """What a VLAN's `routers` (IPv4 or IPv6) may list, when it lists the VLAN's gateway."""
+    return (f"a device other than the VLAN's gateway {vlan.gateway}, which already routes {vlan.name} at {address} "
+            f"(routers lists the other layer-3 devices on it): this entry would be left out of every config")
+
+
 class VlanChecks(CheckBase):
     """Each VLAN, where it is carried, its subnet and every address claimed in it."""
 
@@ -69,6 +75,8 @@ class VlanChecks(CheckBase):
         for router, router_address in vlan.routers.items():
             if router not in self.net.devices:
                 self.add(file, f"{path}.routers.{router}", router, "a known device")
+            elif router == vlan.gateway:  # derive keeps one interface per device and VLAN: the gateway's
+                self.add(file, f"{path}.routers.{router}", router, gateway_not_router(vlan, str(address)))
             else:
                 self.vlan_presence[vlan.id].append(router)
             if router_address not in vlan.subnet:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from boothnet.errors import IntentError
 from boothnet.intent.checks.base import CheckBase
-from boothnet.intent.model import Vpn
+from boothnet.intent.model import Link, Vpn
+from boothnet.platforms import platforms
 
 # ESP overhead in bytes for the worst case of each cipher family: outer IPv4 20, SPI and
 # sequence 8, IV, padding to the block, pad length and next header 2, ICV; UDP 8 if encapsulated.
@@ -27,6 +28,8 @@ class VpnChecks(CheckBase):
         for field in ("booth_gateway", "home_gateway"):
             if getattr(vpn, field) not in self.net.devices:
                 self.add(file, f"vpn.{field}", getattr(vpn, field), "a known device")
+            else:
+                self._vpn_end(field, file)
         for field in ("booth_subnets", "home_subnets"):
             self._vpn_subnets(vpn, field, file)
         kind, _, group = vpn.clients.partition(":")
@@ -39,15 +42,10 @@ class VpnChecks(CheckBase):
                 f"{len(self.net.host_groups[group])} hosts",
                 f"at most {vpn.max_clients} VPN clients (vpn.max_clients)",
             )
-        gateway = self.net.devices.get(vpn.booth_gateway)
-        outer = [
-            lk
-            for lk in self.net.links
-            if lk.mode == "routed" and gateway and gateway.name in (lk.a.partition(":")[0], lk.b.partition(":")[0])
-        ]
         overhead = max(esp_overhead(p, vpn.udp_encapsulation) for p in vpn.esp_proposals)
         inner = self.net.mtu_policy.crypto_inner
-        for link in outer:
+        # ESP leaves both ends by their routed links: the booth's and the home side's
+        for link in self._routed_links_of(vpn.booth_gateway) + self._routed_links_of(vpn.home_gateway):
             mtu = self.net.link_mtu(link)  # its own, or its ports' (1500 unless they say more)
             if inner + overhead > mtu:
                 self.add(
@@ -58,6 +56,41 @@ class VpnChecks(CheckBase):
                     f"outer link {link.a} -- {link.b} has MTU {mtu}",
                 )
         self._vpn_clients(group, file)
+
+    def _routed_links_of(self, device: str) -> list[Link]:
+        """The device's routed links, each once (a link between the two gateways is both's)."""
+        if device not in self.net.devices:
+            return []
+        return [lk for lk in self.net.links
+                if lk.mode == "routed" and device in (lk.a.partition(":")[0], lk.b.partition(":")[0])]
+
+    def _role_of(self, ref: str) -> str | None:
+        device = self.net.devices.get(ref.partition(":")[0])
+        return device.role if device else None
+
+    def _vpn_end(self, field: str, file: str) -> None:
+        """A VPN end is a device whose platform terminates IPsec, with a routed link (IPv4
+        addresses on both ends) to a device of role show_network: the tunnel's outer addresses.
+        Without either, derive builds no tunnel and neither gateway's config carries the VPN."""
+        assert self.net.vpn is not None
+        name = getattr(self.net.vpn, field)
+        device = self.net.devices[name]
+        platform = platforms().get(device.platform)
+        if platform is None:
+            return  # an unsupported platform is reported by devices()
+        if not platform.ipsec:
+            able = ", ".join(p.name for p in platforms().values() if p.ipsec)
+            self.add(file, f"vpn.{field}", name,
+                     f"a device whose platform can terminate IPsec ({able}): {name} is {device.platform}, which "
+                     f"cannot (ipsec: false in capabilities.yml): no config of {name} would carry the tunnel")
+            return
+        outside = [lk for lk in self._routed_links_of(name) if lk.addresses is not None
+                   and self._role_of(lk.b if lk.a.partition(":")[0] == name else lk.a) == "show_network"]
+        if not outside:
+            self.add(file, f"vpn.{field}", name,
+                     f"a device with a routed port to the show network (a routed link with addresses to a device "
+                     f"of role show_network): {name} ({device.role}, {device.platform}) has none, so the tunnel "
+                     f"has no outer address and the VPN would be rendered on neither gateway")
 
     def _vpn_subnets(self, vpn: Vpn, field: str, file: str) -> None:
         """Each of the VPN's VLANs known, and in a zone it may carry."""
