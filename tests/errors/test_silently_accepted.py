@@ -47,14 +47,24 @@ def test_a_vpn_ending_on_an_eos_switch(inventory_copy):
 
 
 @pytest.mark.parametrize("field", ["booth_gateway", "home_gateway"])
-def test_a_vpn_end_without_a_routed_port_to_the_show_network(inventory_copy, field):
-    """core1, an IOS switch routing only its VLANs (no routed port to the show network): the
-    tunnel has no outer address, and derive built it on neither gateway."""
+def test_a_vpn_end_on_a_switch_model_without_ipsec(inventory_copy, field):
+    """core1, a Catalyst 9300 (its profile: no IPsec termination for transit traffic)."""
     inv = inventory_copy("sc-booth")
     inv.edit(VPN, lambda d: d["vpn"].update({field: "core1"}))
     assert [e for e in errors_of(inv) if "vpn.yml" in e] == [
-        f"inv/group_vars/all/vpn.yml: vpn.{field}: 'core1': a device with a routed port to the show network (a "
-        "routed link with addresses to a device of role show_network): core1 (core_switch, cisco_ios) has none, so "
+        f"inv/group_vars/all/vpn.yml: vpn.{field}: 'core1': a device that can terminate IPsec: core1 is a C9300-48T "
+        "(catalyst9300, release 17.9.4), a switch that terminates no IPsec for transit traffic (platforms/profiles/): "
+        "put the VPN end on a router or a Linux gateway"]
+
+
+def test_a_vpn_end_without_a_routed_port_to_the_show_network(inventory_copy):
+    """bgw1 (frr_linux) with its link to the show network gone: the tunnel has no outer address,
+    and derive builds it on neither gateway."""
+    inv = inventory_copy("sc-booth")
+    inv.edit(LINKS, lambda d: d.update(links=[lk for lk in d["links"] if lk["a"] != "bgw1:eth2"]))
+    assert [e for e in errors_of(inv) if "vpn.yml" in e and "routed port" in e] == [
+        "inv/group_vars/all/vpn.yml: vpn.booth_gateway: 'bgw1': a device with a routed port to the show network (a "
+        "routed link with addresses to a device of role show_network): bgw1 (vpn_gateway, frr_linux) has none, so "
         "the tunnel has no outer address and the VPN would be rendered on neither gateway"]
 
 

@@ -646,3 +646,15 @@ def test_an_unquoted_mac_that_yaml_reads_as_a_number(inventory_copy):
     assert errors_of(inv) == [
         "inv/hosts.yml: endpoints.h1.mac: 9783936001: Value error, a MAC written as text in quotes, e.g. "
         '"02:00:5e:10:30:12" (unquoted, YAML reads some MACs as numbers)']
+
+
+def test_a_management_gateway_needs_every_switchs_management_port_in_a_vrf(inventory_copy):
+    """core1's Gi0/0 is in Mgmt-vrf (its own default route); rsw1's Management1 is in the default VRF."""
+    inv = inventory_copy("sc-booth")
+    inv.edit("group_vars/all/network.yml", lambda d: d["network"].update(management={"gateway": "10.9.9.9"}))
+    assert [e for e in errors_of(inv) if "management" in e] == [
+        "inv/group_vars/all/network.yml: network.management.gateway: '10.9.9.9': an address in the management "
+        "subnet 198.18.0.0/24",
+        "inv/group_vars/all/network.yml: network.management.gateway: '10.9.9.9': none while rsw1 keep(s) the "
+        "management port in the default VRF (EOS Management1): a default route there would route booth traffic "
+        "too; put the controller on the management subnet"]

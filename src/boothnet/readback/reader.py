@@ -210,7 +210,7 @@ class ConfigReader:
     def _top_ip(self, node: HConfigChild, words: list[str]) -> None:
         if words[1:] == ["routing"]:
             self.facts.routing = True
-        elif words[1:2] == ["route"]:
+        elif words[1:2] == ["route"] and words[2:3] != ["vrf"]:
             self._route(node, words[2:])
         elif words[1:2] == ["access-list"]:
             self._acl(node, words[2:])
@@ -237,7 +237,8 @@ class ConfigReader:
         if w == ["scp", "server", "enable"]:
             self.access["scp"] = True
             return True
-        if w[:2] == ["route", "vrf"] and len(w) == 6 and w[3:5] == ["0.0.0.0", "0.0.0.0"]:
+        if w[:2] == ["route", "vrf"] and len(w) == 6 and w[3:5] == ["0.0.0.0", "0.0.0.0"] \
+                and w[2] == self.access["vrf"]:
             self.access["gateway"] = IPv4Address(w[5])
             return True
         return False

@@ -38,10 +38,31 @@ class DeviceChecks(CheckBase):
                 self.add(file, f"network.ospf.{field}", getattr(ospf, field), "1-65535 seconds")
         if not _one_line(self.net.settings.name):
             self.add(file, "network.name", self.net.settings.name, ONE_LINE)
+        self._management(file)
         if ospf.hello >= 1 and ospf.dead <= ospf.hello:
             self.add(file, "network.ospf.dead", ospf.dead,
                      f"more than hello ({ospf.hello} s), usually 4 x hello: neighbours would time out "
                      "between hellos")
+
+    def _management(self, file: str) -> None:
+        """The management gateway: in the management subnet, and only where every switch keeps its
+        management port in a VRF of its own (a default route beside the data plane's would carry
+        booth traffic)."""
+        settings = self.net.settings
+        gateway = settings.management.gateway
+        if gateway is None:
+            return
+        if gateway not in settings.mgmt_subnet:
+            self.add(file, "network.management.gateway", str(gateway),
+                     f"an address in the management subnet {settings.mgmt_subnet}")
+        shared = sorted(name for name, device in self.net.devices.items() if device.platform in DEFAULT_MODEL
+                        and (switch := profile(device.platform, device.model, device.release)) is not None
+                        and switch.mgmt_vrf is None)
+        if shared:
+            self.add(file, "network.management.gateway", str(gateway),
+                     f"none while {', '.join(shared)} keep(s) the management port in the default VRF (EOS "
+                     "Management1): a default route there would route booth traffic too; put the controller on the "
+                     "management subnet")
 
     # devices ---------------------------------------------------------------------------------
     def devices(self) -> None:

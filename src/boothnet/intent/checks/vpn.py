@@ -6,6 +6,7 @@ from boothnet.errors import IntentError
 from boothnet.intent.checks.base import CheckBase
 from boothnet.intent.model import Link, Vpn
 from boothnet.platforms import platforms
+from boothnet.platforms.profiles import profile
 
 # ESP overhead in bytes for the worst case of each cipher family: outer IPv4 20, SPI and
 # sequence 8, IV, padding to the block, pad length and next header 2, ICV; UDP 8 if encapsulated.
@@ -83,6 +84,12 @@ class VpnChecks(CheckBase):
             self.add(file, f"vpn.{field}", name,
                      f"a device whose platform can terminate IPsec ({able}): {name} is {device.platform}, which "
                      f"cannot (ipsec: false in capabilities.yml): no config of {name} would carry the tunnel")
+            return
+        switch = profile(device.platform, device.model, device.release)
+        if switch is not None and not switch.ipsec:
+            self.add(file, f"vpn.{field}", name,
+                     f"a device that can terminate IPsec: {name} is a {switch.label}, a switch that terminates no "
+                     "IPsec for transit traffic (platforms/profiles/): put the VPN end on a router or a Linux gateway")
             return
         outside = [lk for lk in self._routed_links_of(name) if lk.addresses is not None
                    and self._role_of(lk.b if lk.a.partition(":")[0] == name else lk.a) == "show_network"]
