@@ -70,6 +70,11 @@ def view_differences(net: Network) -> list[str]:
         notes.append(f"{', '.join(unparsed)}: the bound host ports' port security and IP source guard are left out "
                      "of the view: Batfish 0.36 parses none of EOS's lines for them and models no layer-2 port "
                      "security; the config's reading (build) and the lab's stand-in prove them")
+    switches = sorted(name for name, d in net.devices.items() if d.platform in ("cisco_ios", "arista_eos"))
+    if switches:
+        notes.append(f"{', '.join(switches)}: the management user's secret is a stand-in in the view (IOS: its "
+                     "variable's name; EOS: a fixed sha512 hash, the form Batfish's EOS grammar takes) where the "
+                     "config gets the placeholder the deploy fills: Batfish parses no `${`, and models no logins")
     if net.vpn is not None:
         notes.append("the IKE policy says `hash sha` in the view where devices get SHA-256: Batfish 0.36 parses "
                      "no `hash sha256`, and both peers match alike")
