@@ -9,7 +9,7 @@ from boothnet.layout import Layout
 from boothnet.progress import Progress
 from boothnet.render.build import BuildResult, build_intent
 from boothnet.run import Run
-from boothnet.verify.batfish.from_intent import batfish_view, view_differences
+from boothnet.verify.batfish.from_intent import batfish_view
 from boothnet.verify.batfish.report import CheckResult, Finding, Severity, Status, VerifyReport
 from boothnet.verify.batfish.service import find_host
 from boothnet.verify.batfish.verify import run_verify
@@ -82,6 +82,6 @@ def run_verify_stage(
         require=require,
         extra_results=extra,
         network=net.name,
-        view_notes=view_differences(net),
+        view_notes=view.notes(net),
         keep_session=lambda loaded: setattr(run, "batfish_snapshot", loaded),
     )

@@ -28,6 +28,7 @@ from boothnet.verify.acl_review.report import (
     reconcile,
     write_review,
 )
+from boothnet.verify.batfish.blind import leave_out_blind
 from boothnet.verify.batfish.from_intent import batfish_context, verify_intent_from_model
 from boothnet.verify.batfish.report import Status
 from boothnet.verify.batfish.review import review_change
@@ -81,6 +82,8 @@ def review_intents(
             side: build(inv, build_root, ctx=batfish_context(net), subdir=f"review/{side}/batfish", run_tools=False)
             for side, inv, net in (("base", base_inventory, base_net), ("head", head_inventory, head_net))
         }
+        for side, models in (("base", base_models), ("head", head_models)):  # the view verify loads
+            leave_out_blind(views[side].out_dir, {name: m.platform for name, m in models.items()})
         intent = verify_intent_from_model(head_net)
         result = review_change(views["base"].out_dir, views["head"].out_dir, intent, out_dir / "batfish",
                                host=status.host, require=require, layer1_edges=list(intent.links),

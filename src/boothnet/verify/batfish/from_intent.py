@@ -2,7 +2,9 @@
 
 Batfish reads no nftables or swanctl, so in the Batfish view each frr_linux device is rendered
 with the cisco_ios templates from the same derived model (ACLs, routes, OSPF, IKEv1 crypto
-map, which Batfish models); Cisco and Arista devices render as themselves.
+map, which Batfish models); Cisco and Arista devices render as themselves, less the lines
+Batfish 0.36 cannot read on their platform (platforms/batfish_blind.yml, `blind`), which the
+report names with what decides them instead.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from boothnet.platforms import platforms
 from boothnet.render.build import BuildResult, build_intent
 from boothnet.run import Run
 from boothnet.trace import trace
+from boothnet.verify.batfish import blind
 from boothnet.verify.batfish.intent import (
     AcceptedUnused,
     AclBinding,
@@ -95,10 +98,19 @@ def render_batfish_view(net: Network, build_root: Path = Path("build"), models: 
                         ) -> tuple[BuildResult, dict[str, DeviceModel]]:
     """The Batfish view of a loaded intent into build/<network>/batfish/configs, with the models
     derived for it (the Batfish context; given, or derived here), which `verify_intent_from_model`
-    can reuse."""
+    can reuse. Lines Batfish cannot read on a device's platform are left out (`blind`)."""
+    configs, models, _ = render_view(net, build_root, models)
+    return configs, models
+
+
+def render_view(net: Network, build_root: Path = Path("build"), models: dict[str, DeviceModel] | None = None
+                ) -> tuple[BuildResult, dict[str, DeviceModel], blind.BlindView]:
+    """`render_batfish_view`, and what it left out."""
     trace(f"render Batfish view of {net.name}")
-    return build_intent(net, build_root, ctx=batfish_context(net), subdir="batfish/configs", run_tools=False,
-                        models=models)
+    configs, models = build_intent(net, build_root, ctx=batfish_context(net), subdir="batfish/configs",
+                                   run_tools=False, models=models)
+    left_out = blind.leave_out_blind(configs.out_dir, {name: m.platform for name, m in models.items()})
+    return configs, models, left_out
 
 
 @dataclass(frozen=True)
@@ -106,6 +118,11 @@ class BatfishView:
     configs: BuildResult
     models: dict[str, DeviceModel]
     intent: VerifyIntent
+    left_out: blind.BlindView = blind.BlindView()
+
+    def notes(self, net: Network) -> list[str]:
+        """Where the view differs from what the devices get, for the report."""
+        return view_differences(net) + self.left_out.notes()
 
 
 def batfish_view(run: Run) -> BatfishView:
@@ -113,8 +130,8 @@ def batfish_view(run: Run) -> BatfishView:
 
     def render() -> BatfishView:
         models = run.models("batfish", batfish_context)
-        configs, _ = render_batfish_view(run.net, run.build_root, models)
-        return BatfishView(configs, models, verify_intent_from_model(run.net, models))
+        configs, _, left_out = render_view(run.net, run.build_root, models)
+        return BatfishView(configs, models, verify_intent_from_model(run.net, models), left_out)
 
     return run.once("batfish view", render)
 
@@ -265,7 +282,7 @@ def verify_intent_from_model(net: Network, models: dict[str, DeviceModel] | None
             ("crypto-map-set", "BOOTHNET_VPN", CRYPTO_MAP_UNUSED),
             ("extended ipv4 access-list", "TO_HOME", TO_HOME_UNUSED),
         )
-    )
+    ) + blind.accepted_unused(models)
     return VerifyIntent(
         nodes=tuple(sorted(models)),
         switches=switches,
