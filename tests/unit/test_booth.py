@@ -48,7 +48,7 @@ def test_the_sheet_lists_every_cable_once_and_each_port_in_use_on_its_device() -
     assert (trunk["mtu"], trunk["speed_mbps"]) == ("9000", "10000")
     page = device_page(SC_BOOTH, "core1", cables)
     assert "TenGigabitEthernet1/1/1" in page and "rsw1 Ethernet49" in page and "host booth1" in page
-    assert "11 of 54 ports cabled" in page and "not cabled (43)" in page
+    assert "11 of 50 ports cabled" in page and "not cabled (39)" in page
 
 
 def test_the_diagram_collapses_hosts_per_vlan_and_draws_a_failed_cable_red() -> None:

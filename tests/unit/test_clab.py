@@ -239,9 +239,9 @@ def test_startup_config_names_exactly_the_ports_its_links_use(vendor_lab, node):
 def test_iol_ports_follow_declaration_order_and_the_map_is_recorded(vendor_lab):
     result, doc = vendor_lab
     recorded = json.loads((result.config_dir.parent / "port_map.json").read_text())
-    assert recorded["core1"]["GigabitEthernet1/0/41"] == "Ethernet0/1"
-    assert recorded["core1"]["GigabitEthernet1/0/44"] == "Ethernet1/0"
-    assert recorded["core1"]["GigabitEthernet1/0/1"] == "Ethernet1/1"
+    assert recorded["core1"]["GigabitEthernet1/0/1"] == "Ethernet0/1"
+    assert recorded["core1"]["GigabitEthernet1/0/4"] == "Ethernet1/0"
+    assert recorded["core1"]["GigabitEthernet1/0/41"] == "Ethernet1/1"
     assert recorded["core1"]["TenGigabitEthernet1/1/1"] == "Ethernet2/3"
     assert recorded["core1"]["GigabitEthernet0/0"] == "Vlan999"  # IOL-L2's management SVI
     assert recorded["rsw1"]["Ethernet49"] == "Ethernet49" and recorded["rsw1"]["Management1"] == "Management0"

@@ -33,12 +33,19 @@ class SwitchDerive(DeriverState):
                 system_mtu = None if system_mtu == DEFAULT_MTU else system_mtu
             model.switch = SwitchForms(switch.model, switch.release, system_mtu, switch.trunk_encapsulation,
                                        switch.source_guard, switch.vtp, switch.stp_mode, switch.edge_command)
-            settings = self.net.settings.management
-            env = getattr(settings, _SECRET_ENV[model.platform])
-            secret = _VIEW_SECRET.get(model.platform, env) if self.ctx.batfish_view else f"${{{env}}}"
-            model.management = ManagementPlane(settings.user, secret, settings.domain, switch.mgmt_vrf, settings.gateway)
+            model.management = self._management(model, switch)
         for iface in model.interfaces:
             if system_mtu is not None and iface.kind in _L2:
                 iface.mtu = system_mtu  # the switch carries its system MTU on every switchport
             default = system_mtu or DEFAULT_MTU
             iface.mtu_command = iface.mtu if iface.mtu != default and not (system_mtu and iface.kind in _L2) else None
+
+    def _management(self, model: DeviceModel, switch: Profile) -> ManagementPlane | None:
+        """The way in the config keeps; none where a containerlab kind's own bootstrap (its VRF,
+        SSH and user on a renamed management interface) provides it."""
+        if model.mgmt_interface != switch.mgmt_interface:
+            return None
+        settings = self.net.settings.management
+        env = getattr(settings, _SECRET_ENV[model.platform])
+        secret = _VIEW_SECRET.get(model.platform, env) if self.ctx.batfish_view else f"${{{env}}}"
+        return ManagementPlane(settings.user, secret, settings.domain, switch.mgmt_vrf, settings.gateway)

@@ -18,6 +18,7 @@ from boothnet.intent import model
 WHERE: list[tuple[str, type[BaseModel]]] = [
     ("`group_vars/all`: `network:`", model.NetworkSettings),
     ("`network: ospf:`", model.OspfSettings),
+    ("`network: management:` (how deploy reaches IOS/EOS switches)", model.Management),
     ("`group_vars/all`: `mtu_policy:`", model.MtuPolicy),
     ("`group_vars/all`: `vlans:` (a list)", model.Vlan),
     ("`vlans: ipv6:` (a dual-stack VLAN)", model.VlanIpv6),
