@@ -12,7 +12,8 @@ _SECRET_ENV = {"cisco_ios": "ios_secret_env", "arista_eos": "eos_secret_env"}
 # Batfish parses no `${`, and its EOS grammar takes a sha512 secret only in crypt form: the view
 # gets the variable's name on IOS and this hash (`openssl passwd -6 -salt batfishview batfish-view`)
 # on EOS; verify says so. It opens nothing: the view is never deployed.
-_VIEW_SECRET = {"arista_eos": "$6$batfishview$LUpKqiBK8S.mOIVpZeVk/tkUvsehhi3tmuz0055HUrdbeZp3m4tws16MyoOy26kTZ74XdOceyiZnaOKCsT8aa0"}
+_VIEW_SECRET = {"arista_eos": "$6$batfishview$LUpKqiBK8S.mOIVpZeVk/tkUvsehhi3tmuz0055HUrdbeZp3m4tws16My"
+                              "oOy26kTZ74XdOceyiZnaOKCsT8aa0"}
 _L2 = ("access", "trunk")
 DEFAULT_MTU = 1500
 
