@@ -246,9 +246,9 @@ class ConfigReader:
     # --- the management plane and the switch's own protocols ------------------------------------
     def _username(self, node: HConfigChild, words: list[str]) -> None:
         """`username U privilege 15 secret 9 H` (IOS), `... privilege 15 role network-admin secret sha512 H` (EOS)."""
-        ios = ["privilege", "15", "secret", "9"]
-        eos = ["privilege", "15", "role", "network-admin", "secret", "sha512"]
-        if words[2:-1] in (ios if self.platform == "cisco_ios" else eos,) and len(words) == 3 + len(words[2:-1]):
+        form = (["privilege", "15", "secret", "9"] if self.platform == "cisco_ios"
+                else ["privilege", "15", "role", "network-admin", "secret", "sha512"])
+        if len(words) == len(form) + 3 and words[2:-1] == form:
             self.access["users"].append(words[1])
         else:
             self._unknown(node, "not a privilege-15 user with a hashed secret the reader can read")
@@ -534,7 +534,7 @@ class ConfigReader:
                 pending.secure_macs.append(_mac(w[3]))
             except ValueError:
                 return False  # `sticky`, or not a MAC: listed as a line the reader does not know
-        elif w == ["ip", "verify", "source"] or (ios and w[3:] in (["port-security"], ["mac-check"]) and len(w) == 4):
+        elif w[:3] == ["ip", "verify", "source"] and (w[3:] == [] or ios and w[3:] in (["port-security"], ["mac-check"])):
             pending.verify_source = True
         else:
             return w in no_effect
