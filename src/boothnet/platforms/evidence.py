@@ -183,6 +183,39 @@ def unevidenced(platform: str, config_text: str) -> list[tuple[int, str, str]]:
     return [(line.number, line.text, line.form) for line in config_lines(config_text) if line.form not in known]
 
 
+UNPROVEN = "unproven.yml"
+
+
+@cache
+def unproven(platform: str) -> dict[str, str]:
+    """The forms of *platform* the templates print with no evidence found yet (``evidence/unproven.yml``):
+    form -> why (what was searched). A ratchet: the list may only shrink (see ``unproven_problems``)."""
+    data = yaml.safe_load((EVIDENCE_DIR / UNPROVEN).read_text(encoding="utf-8")) or {}
+    return {entry["form"]: entry.get("why", "") for entry in (data.get(platform) or [])}
+
+
+def unproven_problems(platform: str, printed: set[str]) -> list[str]:
+    """What is wrong with *platform*'s unproven list, given every form the configs print: an entry
+    without its why, listed twice, no longer printed, or that now has evidence (then it must go)."""
+    data = yaml.safe_load((EVIDENCE_DIR / UNPROVEN).read_text(encoding="utf-8")) or {}
+    known = evidence(platform)
+    problems: list[str] = []
+    seen: set[str] = set()
+    for entry in data.get(platform) or []:
+        form = entry.get("form", "")
+        where = f"{UNPROVEN} {platform}: {form!r}"
+        if not form or form in seen:
+            problems.append(f"{where}: form missing or listed twice")
+        seen.add(form)
+        if not str(entry.get("why", "")).strip():
+            problems.append(f"{where}: no why (what was searched)")
+        if form in known:
+            problems.append(f"{where}: has evidence in {platform}.yml now; take it off the list")
+        if form not in printed:
+            problems.append(f"{where}: no config prints it any more; take it off the list")
+    return problems
+
+
 def evidence_problems(platform: str, root: Path) -> list[str]:
     """What is wrong with the platform's evidence file: an item missing a field, a recorded line
     whose form is not the entry's, a committed excerpt (a path under *root*) that is missing or
