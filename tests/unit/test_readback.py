@@ -297,7 +297,7 @@ def test_a_bound_port_reads_as_the_switch_enforces_it():
     eos = read_config("interface Ethernet1\n   switchport access vlan 10\n   switchport port-security\n"
                       "   switchport port-security mac-address maximum 1\n   ip verify source\n!\n"
                       "mac address-table static 0200.0a04.0a0b vlan 10 interface Ethernet1\n"
-                      "ip source binding 10.4.10.11 mac 0200.0a04.0a0b vlan 10 interface Ethernet1\n",
+                      "ip source binding 10.4.10.11 0200.0a04.0a0b vlan 10 interface Ethernet1\n",
                       "arista_eos", "es1").interfaces["Ethernet1"]
     assert (eos.allowed_macs, eos.allowed_sources, eos.access_vlan) == (
         ("02:00:0a:04:0a:0b",), (IPv4Address("10.4.10.11"),), 10)

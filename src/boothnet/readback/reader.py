@@ -313,12 +313,12 @@ class ConfigReader:
             self._unknown(node)
 
     def _source_binding(self, node: HConfigChild, w: list[str]) -> None:
-        """IOS `ip source binding MAC vlan N IP interface IF`; EOS `... IP mac MAC vlan N interface IF`."""
+        """IOS `ip source binding MAC vlan N IP interface IF`; EOS `... IP MAC vlan N interface IF`."""
         try:
             if self.platform == "cisco_ios" and len(w) >= 6 and w[1] == "vlan" and w[4] == "interface":
                 mac, vlan, address, interface = _mac(w[0]), int(w[2]), IPv4Address(w[3]), " ".join(w[5:])
-            elif self.platform == "arista_eos" and len(w) >= 7 and (w[1], w[3], w[5]) == ("mac", "vlan", "interface"):
-                address, mac, vlan, interface = IPv4Address(w[0]), _mac(w[2]), int(w[4]), " ".join(w[6:])
+            elif self.platform == "arista_eos" and len(w) >= 6 and (w[2], w[4]) == ("vlan", "interface"):
+                address, mac, vlan, interface = IPv4Address(w[0]), _mac(w[1]), int(w[3]), " ".join(w[5:])
             else:
                 raise ValueError(w)
         except ValueError:
