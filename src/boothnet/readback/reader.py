@@ -534,7 +534,7 @@ class ConfigReader:
                 pending.secure_macs.append(_mac(w[3]))
             except ValueError:
                 return False  # `sticky`, or not a MAC: listed as a line the reader does not know
-        elif w[:3] == ["ip", "verify", "source"] and (w[3:] == [] or ios and w[3:] in (["port-security"], ["mac-check"])):
+        elif w[:3] == ["ip", "verify", "source"] and (not w[3:] or ios and w[3:] in (["port-security"], ["mac-check"])):
             pending.verify_source = True
         else:
             return w in no_effect
