@@ -179,3 +179,10 @@ def test_an_ipv4_only_vlan_keeps_ipv4s_minimum_mtu(inventory_copy):
     index = next(i for i, v in enumerate(inv.load(VLANS)["vlans"]) if v["name"] == "theater")
     inv.edit(VLANS, lambda d: d["vlans"][index].update(mtu=1200))
     assert load_network(inv.path).vlans[index].mtu == 1200
+
+
+def test_a_vpn_whose_two_ends_are_one_device(inventory_copy):
+    inv = inventory_copy("sc-booth")
+    inv.edit(VPN, lambda d: d["vpn"].update(home_gateway="bgw1"))
+    assert "inv/group_vars/all/vpn.yml: vpn.home_gateway: 'bgw1': a device other than vpn.booth_gateway (bgw1): a " \
+        "tunnel needs two ends" in errors_of(inv)

@@ -31,6 +31,9 @@ class VpnChecks(CheckBase):
                 self.add(file, f"vpn.{field}", getattr(vpn, field), "a known device")
             else:
                 self._vpn_end(field, file)
+        if vpn.home_gateway == vpn.booth_gateway:
+            self.add(file, "vpn.home_gateway", vpn.home_gateway,
+                     f"a device other than vpn.booth_gateway ({vpn.booth_gateway}): a tunnel needs two ends")
         for field in ("booth_subnets", "home_subnets"):
             self._vpn_subnets(vpn, field, file)
         kind, _, group = vpn.clients.partition(":")
