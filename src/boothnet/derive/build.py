@@ -21,8 +21,6 @@ from boothnet.derive.vpn import VpnDerive
 from boothnet.intent.model import Device, Network, Vlan
 from boothnet.platforms import platforms
 
-STATEFUL_PLATFORMS = {"frr_linux"}
-
 
 class _Deriver(PortUses, Routing, VpnDerive, Firewalls):
     """One network's derivation: the state found once, then each device's model."""
@@ -68,6 +66,7 @@ class _Deriver(PortUses, Routing, VpnDerive, Firewalls):
             vpn=vpn,
             ip_routing=bool(routes or ospf or any(i.address for i in interfaces + svis)),
             ipv6_routing=any(i.address6 for i in interfaces + svis),
+            stateful_acls=platforms()[platform].stateful_acls,
         )
         if self.net.uplink and self.net.uplink.device == device.name:
             self._uplink_firewall(model)
@@ -83,9 +82,10 @@ class _Deriver(PortUses, Routing, VpnDerive, Firewalls):
 
     def _platform_lines(self, model: DeviceModel, q: ModuleType) -> None:
         """What the platform prints from the model: ACL lines in its syntax; frr_linux's tunnel
-        match and iproute2 statements. A stateful platform needs no return-traffic lines."""
+        match and iproute2 statements. Stateful ACLs need no return-traffic lines (a lab stand-in
+        for an IOS or EOS device is stateless as that device is: boothnet.lab.standin)."""
         syntax_args: tuple[str, ...] = ()
-        if model.platform in STATEFUL_PLATFORMS:
+        if model.stateful_acls:
             for acl in model.acls:
                 acl.entries = [e for e in acl.entries if not e.return_traffic]
         if model.platform == "frr_linux":

@@ -36,6 +36,9 @@ class Platform:
     # Batfish (0.36) parses its port security and IP source guard lines; where it does not, the
     # Batfish view leaves them out (Batfish models no layer-2 port security either way)
     batfish_port_security: bool = True
+    # its ACLs track connections (a reply passes as part of the flow it answers); False: each
+    # packet, replies included, must be permitted by the ACL it meets (IOS, EOS)
+    stateful_acls: bool = True
 
     def reserved_text(self) -> str:
         return ", ".join(_compact(sorted(self.reserved_vlans))) or "none"
@@ -120,6 +123,7 @@ def platforms() -> dict[str, Platform]:
             napalm_transport=str(spec.get("napalm_transport", "ssh")),
             logical_interfaces=tuple(spec.get("logical_interfaces", ())),
             batfish_port_security=bool(spec.get("batfish_port_security", True)),
+            stateful_acls=bool(spec.get("stateful_acls", True)),
         )
         for name, spec in data.items()
     }

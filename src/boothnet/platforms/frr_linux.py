@@ -100,6 +100,10 @@ def nft_rule(entry: AclEntry, tunnel_match: str, family: int = 4) -> str:
             parts.append(f"{entry.proto} dport {{ {ports} }}")
         if not entry.src_port and not entry.dst_ports:
             parts.append(f"meta l4proto {entry.proto}")
+        if entry.proto == "tcp" and entry.established:
+            # IOS and EOS `established`: a segment with ACK or RST set, not a tracked connection
+            # (a stateful device's return lines are dropped before they get here)
+            parts.append("tcp flags & (ack | rst) != 0")
     elif entry.proto == "icmp":
         parts.append(_nft_icmp(entry.icmp_type, family))
     if entry.log:
