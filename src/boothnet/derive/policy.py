@@ -6,7 +6,7 @@ echo-reply) at the top; stateful ones (nftables) accept established flows instea
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from ipaddress import IPv4Network, IPv6Network, collapse_addresses
 from typing import cast
@@ -115,7 +115,7 @@ class PolicyCompiler:
         """Return traffic of a permitted flow toward this VLAN, for stateless platforms."""
         return self._replies(rule, local, self.prefixes(rule.source))
 
-    def _replies(self, rule: Rule, responders: list[IPv4Network | None], requesters: list[IPv4Network | None],
+    def _replies(self, rule: Rule, responders: Sequence[IPv4Network | None], requesters: Sequence[IPv4Network | None],
                  via_tunnel: bool = False) -> list[AclEntry]:
         """The replies of `rule`'s flows from `responders` to `requesters`: what a stateless ACL
         must permit for the service to work (`established` TCP, the service's UDP source port,

@@ -83,6 +83,22 @@ def _nft_icmp(icmp_type: str | None, family: int) -> str:
     return f"icmp type {icmp_type}" if icmp_type else "meta l4proto icmp"
 
 
+def _nft_ports(entry: AclEntry) -> list[str]:
+    parts: list[str] = []
+    if entry.src_port is not None:
+        parts.append(f"{entry.proto} sport {entry.src_port}")
+    if entry.dst_ports:
+        ports = ", ".join(str(p) for p in entry.dst_ports)
+        parts.append(f"{entry.proto} dport {{ {ports} }}")
+    if not entry.src_port and not entry.dst_ports:
+        parts.append(f"meta l4proto {entry.proto}")
+    if entry.proto == "tcp" and entry.established:
+        # IOS and EOS `established`: a segment with ACK or RST set, not a tracked connection
+        # (a stateful device's return lines are dropped before they get here)
+        parts.append("tcp flags & (ack | rst) != 0")
+    return parts
+
+
 def nft_rule(entry: AclEntry, tunnel_match: str, family: int = 4) -> str:
     parts: list[str] = []
     address = "ip" if family == 4 else "ip6"
@@ -93,17 +109,7 @@ def nft_rule(entry: AclEntry, tunnel_match: str, family: int = 4) -> str:
     if entry.dst is not None:
         parts.append(f"{address} daddr {entry.dst}")
     if entry.proto in ("tcp", "udp"):
-        if entry.src_port is not None:
-            parts.append(f"{entry.proto} sport {entry.src_port}")
-        if entry.dst_ports:
-            ports = ", ".join(str(p) for p in entry.dst_ports)
-            parts.append(f"{entry.proto} dport {{ {ports} }}")
-        if not entry.src_port and not entry.dst_ports:
-            parts.append(f"meta l4proto {entry.proto}")
-        if entry.proto == "tcp" and entry.established:
-            # IOS and EOS `established`: a segment with ACK or RST set, not a tracked connection
-            # (a stateful device's return lines are dropped before they get here)
-            parts.append("tcp flags & (ack | rst) != 0")
+        parts += _nft_ports(entry)
     elif entry.proto == "icmp":
         parts.append(_nft_icmp(entry.icmp_type, family))
     if entry.log:
