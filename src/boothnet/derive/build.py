@@ -102,9 +102,12 @@ class _Deriver(PortUses, Routing, VpnDerive, Firewalls):
         else:
             model.port_acls6 = [Acl(i.binding.acl6, "in", i.name, i.binding.entries6(), family=6)
                                 for i in model.bound_ports if i.binding and i.binding.acl6]
+        # nftables: an inbound ACL's permit must not end the hook before the outbound ACL is met
+        outbound = model.platform == "frr_linux" and any(a.direction == "out" for a in model.acls)
         for acl in model.acls + model.port_acls6:
             lines = q.acl_lines if acl.family == 4 else q.acl_lines6
-            acl.lines = [line for entry in acl.entries for line in lines(entry, *syntax_args)]
+            extra = ("return",) if outbound and acl.direction == "in" else ()
+            acl.lines = [line for entry in acl.entries for line in lines(entry, *syntax_args, *extra)]
 
 
 def derive_network(net: Network, ctx: DeriveContext | None = None) -> dict[str, DeviceModel]:

@@ -64,12 +64,15 @@ def port_binding_lines(port: str, binding: PortBinding) -> list[str]:
     return lines
 
 
-def acl_lines(entry: AclEntry, tunnel_match: str) -> list[str]:
-    return [nft_rule(entry, tunnel_match)]
+def acl_lines(entry: AclEntry, tunnel_match: str, permit: str = "accept") -> list[str]:
+    """``permit``: the verdict of a permit line: `accept`, or `return` in an inbound ACL of a device
+    that also filters outbound (an `accept` in a jumped chain ends the hook: the outbound ACL the
+    packet meets next would never see it; a switch applies both)."""
+    return [nft_rule(entry, tunnel_match, permit=permit)]
 
 
-def acl_lines6(entry: AclEntry, tunnel_match: str) -> list[str]:
-    return [nft_rule(entry, tunnel_match, family=6)]
+def acl_lines6(entry: AclEntry, tunnel_match: str, permit: str = "accept") -> list[str]:
+    return [nft_rule(entry, tunnel_match, family=6, permit=permit)]
 
 
 # nftables' names of the ICMPv6 types the compiler names
@@ -99,7 +102,7 @@ def _nft_ports(entry: AclEntry) -> list[str]:
     return parts
 
 
-def nft_rule(entry: AclEntry, tunnel_match: str, family: int = 4) -> str:
+def nft_rule(entry: AclEntry, tunnel_match: str, family: int = 4, permit: str = "accept") -> str:
     parts: list[str] = []
     address = "ip" if family == 4 else "ip6"
     if entry.via_tunnel:
@@ -115,5 +118,5 @@ def nft_rule(entry: AclEntry, tunnel_match: str, family: int = 4) -> str:
     if entry.log:
         parts.append(f'log prefix "boothnet {entry.action} {entry.rule} "')
     parts.append("counter")
-    parts.append("accept" if entry.action == "permit" else "drop")
+    parts.append(permit if entry.action == "permit" else "drop")
     return " ".join(parts)
