@@ -215,7 +215,8 @@ def reply_decisions(paths: PolicyPaths) -> dict[tuple[str, str, str, str, str], 
     """Both directions of every permit: a flow the intent permits works only when its replies
     (responder -> requester, from the service's port) pass every ACL they meet on the way back,
     which on a stateless device (IOS, EOS; every device in the Batfish view) must permit them by a
-    line of their own. By (device, ACL, proto, "permit", responder): {(requester, port): rule}.
+    line of their own; a device that tracks connections (frr_linux, rendered as IOS in the view) is
+    not asked. By (device, ACL, proto, "permit", responder): {(requester, port): rule}.
     Flows through the VPN are left out (Batfish does not route IPsec; the tunnel's own checks)."""
     decided: dict[tuple[str, str, str, str, str], dict[tuple[str, int | None], str]] = {}
     for flow in paths.flows:
@@ -225,6 +226,8 @@ def reply_decisions(paths: PolicyPaths) -> dict[tuple[str, str, str, str, str], 
         rule = met[0][1].rule
         back = Probe(flow.dst, flow.src, flow.proto, flow.port)
         for view, _ in paths.on_path(back):
+            if platforms()[paths.net.devices[view.device].platform].stateful_acls:
+                continue  # the device tracks the flow (frr_linux; its Batfish view is stateless IOS)
             key = (view.device, view.acl.name, flow.proto, "permit", str(back.src))
             decided.setdefault(key, {})[(str(back.dst), flow.port)] = rule
     return decided
