@@ -19,6 +19,7 @@ import boothnet.derive.policy as policy
 from boothnet.derive.model import AclEntry
 from boothnet.lab.plan import lab_models
 from boothnet.lab.runner import detect_vlan_mode
+from boothnet.lab.scratch import copy_inventory
 from boothnet.run import Run
 from boothnet.validate.access import lab_access
 from boothnet.validate.isolation import run_isolation
@@ -39,9 +40,14 @@ EOS_CORE = ROOT / "inventories" / "eos-core"
 SECURE_EOS = Path(__file__).parent / "secure-eos"
 
 
+# under names and management subnets of their own: test_vendor_standins runs eos-core beside
+OWN_NAMES = {EOS_CORE: ("sl-eos-core", "198.18.67.0/24"), SECURE_EOS: ("sl-secure-eos", "198.18.68.0/24")}
+
+
 @contextmanager
 def lab(inventory: Path, tmp_path: Path) -> Iterator[Run]:
-    run = Run(inventory, tmp_path / "build")
+    name, mgmt = OWN_NAMES[inventory]
+    run = Run(copy_inventory(inventory, tmp_path / "inventory", name, mgmt), tmp_path / "build")
     with running_lab(run, tmp_path / "build", vlan_mode=(mode := detect_vlan_mode())):
         run.lab_vlan_mode = mode  # type: ignore[attr-defined]  # the test's own note
         yield run
