@@ -42,7 +42,10 @@ def test_isolation_judges_a_refusal_as_reached_and_a_missing_responder_as_an_err
     udp = Flow(h1, h3, "udp", 123, "permit", "admins-ntp-to-lab")
     assert judge(udp, ["timeout"], ready)[0] == "deny"  # silence is not a delivery
     ready.seen.add(("udp", 123, "10.0.10.11"))
-    assert judge(udp, ["timeout"], ready) == ("permit", "seen by the responder, its reply lost", None)
+    # a permit whose reply is lost does not work (issue 66): the row fails; on a deny row it is a leak
+    assert judge(udp, ["timeout"], ready) == ("deny", "seen by the responder, its reply lost", None)
+    leak = Flow(h1, h3, "udp", 123, "deny", "research-not-to-users")
+    assert judge(leak, ["timeout"], ready) == ("permit", "seen by the responder, its reply lost", None)
     broken = Responder("h3", "lab-mini-h3", "/tmp/x", error="the responder on h3 did not become ready within 10 s")
     assert judge(udp, ["timeout"], broken) == (None, "", "the responder on h3 did not become ready within 10 s")
     sample = Flow(h3, h1, "tcp", None, "deny", "research-not-to-users", sample=(3306, 8080))

@@ -22,8 +22,6 @@ from boothnet.derive.vpn import VpnDerive
 from boothnet.intent.model import Device, Network, Vlan
 from boothnet.platforms import platforms
 
-STATEFUL_PLATFORMS = {"frr_linux"}
-
 
 class _Deriver(PortUses, Routing, VpnDerive, Firewalls, SwitchDerive):
     """One network's derivation: the state found once, then each device's model."""
@@ -69,6 +67,7 @@ class _Deriver(PortUses, Routing, VpnDerive, Firewalls, SwitchDerive):
             vpn=vpn,
             ip_routing=bool(routes or ospf or any(i.address for i in interfaces + svis)),
             ipv6_routing=any(i.address6 for i in interfaces + svis),
+            stateful_acls=platforms()[platform].stateful_acls,
         )
         if self.net.uplink and self.net.uplink.device == device.name:
             self._uplink_firewall(model)
@@ -85,9 +84,10 @@ class _Deriver(PortUses, Routing, VpnDerive, Firewalls, SwitchDerive):
 
     def _platform_lines(self, model: DeviceModel, q: ModuleType) -> None:
         """What the platform prints from the model: ACL lines in its syntax; frr_linux's tunnel
-        match and iproute2 statements. A stateful platform needs no return-traffic lines."""
+        match and iproute2 statements. Stateful ACLs need no return-traffic lines (a lab stand-in
+        for an IOS or EOS device is stateless as that device is: boothnet.lab.standin)."""
         syntax_args: tuple[str, ...] = ()
-        if model.platform in STATEFUL_PLATFORMS:
+        if model.stateful_acls:
             for acl in model.acls:
                 acl.entries = [e for e in acl.entries if not e.return_traffic]
         if model.platform == "frr_linux":
@@ -104,9 +104,12 @@ class _Deriver(PortUses, Routing, VpnDerive, Firewalls, SwitchDerive):
         else:
             model.port_acls6 = [Acl(i.binding.acl6, "in", i.name, i.binding.entries6(), family=6)
                                 for i in model.bound_ports if i.binding and i.binding.acl6]
+        # nftables: an inbound ACL's permit must not end the hook before the outbound ACL is met
+        outbound = model.platform == "frr_linux" and any(a.direction == "out" for a in model.acls)
         for acl in model.acls + model.port_acls6:
             lines = q.acl_lines if acl.family == 4 else q.acl_lines6
-            acl.lines = [line for entry in acl.entries for line in lines(entry, *syntax_args)]
+            extra = ("return",) if outbound and acl.direction == "in" else ()
+            acl.lines = [line for entry in acl.entries for line in lines(entry, *syntax_args, *extra)]
 
 
 def derive_network(net: Network, ctx: DeriveContext | None = None) -> dict[str, DeviceModel]:

@@ -17,7 +17,7 @@ class AclEntry:
     dst_ports: tuple[int, ...] = ()
     src_port: int | None = None
     established: bool = False  # TCP `established` match
-    return_traffic: bool = False  # only stateless platforms need it; stateful ones track connections
+    return_traffic: bool = False  # only stateless ACLs need it (stateful_acls false); stateful ones track connections
     icmp_type: str | None = None
     via_tunnel: bool = False  # only when it arrived through the VPN
     log: bool = False
@@ -212,6 +212,9 @@ class DeviceModel:
     ipv6_routing: bool = False  # IOS and EOS route IPv6 only with `ipv6 unicast-routing`
     switch: SwitchForms | None = None  # an IOS/EOS switch of a known model (not a Batfish or lab stand-in)
     management: ManagementPlane | None = None
+    # its ACLs track connections (the platform's `stateful_acls`); a lab stand-in takes the value of
+    # the device it stands in for: IOS and EOS ACLs are stateless, so a reply needs a line of its own
+    stateful_acls: bool = True
 
     @property
     def ipv6_unrouted(self) -> bool:

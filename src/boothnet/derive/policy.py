@@ -6,7 +6,7 @@ echo-reply) at the top; stateful ones (nftables) accept established flows instea
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from ipaddress import IPv4Network, IPv6Network, collapse_addresses
 from typing import cast
@@ -113,25 +113,35 @@ class PolicyCompiler:
 
     def _return(self, rule: Rule, local: list[IPv4Network]) -> list[AclEntry]:
         """Return traffic of a permitted flow toward this VLAN, for stateless platforms."""
+        return self._replies(rule, local, self.prefixes(rule.source))
+
+    def _replies(self, rule: Rule, responders: Sequence[IPv4Network | None], requesters: Sequence[IPv4Network | None],
+                 via_tunnel: bool = False) -> list[AclEntry]:
+        """The replies of `rule`'s flows from `responders` to `requesters`: what a stateless ACL
+        must permit for the service to work (`established` TCP, the service's UDP source port,
+        echo replies); a stateful one tracks them."""
         entries: list[AclEntry] = []
-        remotes = self.prefixes(rule.source)
-        for src in local:
-            for dst in remotes:
-                if dst is not None and dst.subnet_of(src):
+        for src in responders:
+            for dst in requesters:
+                if dst is not None and src is not None and dst.subnet_of(src):
                     continue
                 if rule.proto == "tcp":
                     entries += [
-                        AclEntry("permit", "tcp", src, dst, rule.name, src_port=port, established=True)
+                        AclEntry("permit", "tcp", src, dst, rule.name, src_port=port, established=True,
+                                 via_tunnel=via_tunnel)
                         for port in rule.ports
-                    ] or [AclEntry("permit", "tcp", src, dst, rule.name, established=True)]
+                    ] or [AclEntry("permit", "tcp", src, dst, rule.name, established=True, via_tunnel=via_tunnel)]
                 elif rule.proto == "icmp":
-                    entries.append(AclEntry("permit", "icmp", src, dst, rule.name, icmp_type="echo-reply"))
+                    entries.append(AclEntry("permit", "icmp", src, dst, rule.name, icmp_type="echo-reply",
+                                            via_tunnel=via_tunnel))
                 elif rule.proto == "udp":
-                    entries += [AclEntry("permit", "udp", src, dst, rule.name, src_port=port) for port in rule.ports]
+                    entries += [AclEntry("permit", "udp", src, dst, rule.name, src_port=port, via_tunnel=via_tunnel)
+                                for port in rule.ports]
                 else:
                     # a stateless `permit ip` back would let the far side open anything: replies only
-                    entries += [AclEntry("permit", "tcp", src, dst, rule.name, established=True),
-                                AclEntry("permit", "icmp", src, dst, rule.name, icmp_type="echo-reply")]
+                    entries += [AclEntry("permit", "tcp", src, dst, rule.name, established=True, via_tunnel=via_tunnel),
+                                AclEntry("permit", "icmp", src, dst, rule.name, icmp_type="echo-reply",
+                                         via_tunnel=via_tunnel)]
         return entries
 
     def inbound(self, vlan: Vlan) -> list[AclEntry]:
@@ -142,12 +152,21 @@ class PolicyCompiler:
         part of its destination, in the policy's order, so no line decides a flow its rule does
         not match (an outside rule never shadows a later rule for an internal destination)."""
         returns: list[AclEntry] = []
+        shadowed: list[AclEntry] = []  # replies to flows of rules this VLAN also opens flows by
         inside: list[AclEntry] = []
         outside: list[AclEntry] = []
         rules = self.rules_for(vlan)
         split = any(r.destination == "zone:outside" and self.part_in(r.source, vlan) for r in rules)
         for rule in rules:
             sources = self.part_in(rule.source, vlan)
+            local = self.part_in(rule.destination, vlan)
+            if rule.action == "permit" and local and not sources:
+                returns += self._return(rule, local)
+            elif rule.action == "permit" and local:
+                # this VLAN is on both ends of the rule (`any`, a zone): its own line for the
+                # flows it opens may not be what its replies meet first (an earlier deny of
+                # the requester's network); those replies are given a line of their own below
+                shadowed += self._return(rule, local)
             if sources:
                 if not split:
                     inside += self._forward(rule, sources, vlan, list(self.prefixes(rule.destination)))
@@ -155,15 +174,14 @@ class PolicyCompiler:
                 inside += self._forward(rule, sources, vlan, self._internal_part(rule.destination))
                 if rule.destination in ("any", "zone:outside"):
                     outside += self._forward(rule, sources, vlan, [None])
-            local = self.part_in(rule.destination, vlan)
-            if rule.action == "permit" and local and not sources:
-                returns += self._return(rule, local)
-        returns = [replace(e, rule=f"{e.rule} (return)", return_traffic=True) for e in returns]
         default = self.net.policy.default_action
         if outside:
             inside += self._forward(self._default_rule, [self.subnet(vlan)], vlan, list(self.internal))
         tail = AclEntry(default, "ip", None, None, "default", log=default == "deny")
-        return number(dedupe(returns + inside + outside + [tail]))
+        body = inside + outside + [tail]
+        returns += [reply for reply in shadowed if not reply_permitted(body, reply)]
+        returns = [replace(e, rule=f"{e.rule} (return)", return_traffic=True) for e in returns]
+        return number(dedupe(returns + body))
 
     def outbound_secure(self, vlan: Vlan) -> list[AclEntry]:
         """What may enter the secured network: only the listed flows, only through the tunnel."""
@@ -186,8 +204,20 @@ class PolicyCompiler:
                     )
                     for dst in local
                 ]
+        # the replies to what the secured network's own hosts open: the outbound ACL is the one
+        # they meet on a stateless device (a bare deny would drop every reply)
+        returns: list[AclEntry] = []
+        for rule in self.rules_for(vlan):
+            requesters = self.part_in(rule.source, vlan)
+            if rule.action != "permit" or not requesters:
+                continue
+            responders = self.prefixes(rule.destination) if rule.destination != "zone:outside" else [None]
+            for responder in responders:
+                through_vpn = responder is not None and any(responder.subnet_of(p) for p in self.vpn_sources)
+                returns += self._replies(rule, [responder], list(requesters), via_tunnel=through_vpn)
+        returns = [replace(e, rule=f"{e.rule} (return)", return_traffic=True) for e in returns]
         entries.append(AclEntry("deny", "ip", None, None, "default", log=True))
-        return number(dedupe(entries))
+        return number(dedupe(entries[:-1] + returns + entries[-1:]))
 
 
 NO_IPV6_INTO_SECURE = "the secured network takes no IPv6 (its VPN tunnel carries IPv4 only)"
@@ -350,6 +380,48 @@ def matches(
     if entry.src_port is not None or (entry.established and not established):
         return False
     return entry.icmp_type in (None, icmp_type)
+
+
+def _meet(a: IPv4Network | IPv6Network | None, b: IPv4Network | IPv6Network | None) -> bool:
+    """Do two prefixes (None: any) share an address?"""
+    return _within(a, b) or _within(b, a)
+
+
+def reply_matches(entry: AclEntry, reply: AclEntry) -> bool | None:
+    """Does ACL line `entry` match the replies `reply` stands for (a return line: responder ->
+    requester, a TCP segment with ACK set, the service's UDP source port or an echo reply, to the
+    requester's ephemeral port)? True: every one of them; False: none; None: some."""
+    if not (_meet(reply.src, entry.src) and _meet(reply.dst, entry.dst)):
+        return False
+    if entry.proto != "ip" and entry.proto != reply.proto:
+        return False
+    if entry.dst_ports:  # a service's port, not the requester's ephemeral one
+        return False
+    if entry.src_port is not None and reply.src_port is not None and entry.src_port != reply.src_port:
+        return False
+    if entry.icmp_type is not None and entry.icmp_type != reply.icmp_type:
+        return False
+    every = (_within(reply.src, entry.src) and _within(reply.dst, entry.dst)
+             and entry.src_port in (None, reply.src_port) and not (entry.via_tunnel and not reply.via_tunnel))
+    return True if every else None
+
+
+def reply_line(entries: list[AclEntry], reply: AclEntry) -> AclEntry | None:
+    """The first line that decides every one of the replies `reply` stands for, when a deny
+    (or nothing: the implicit deny, None) may meet some of them first: the line a reply dies at."""
+    for entry in entries:
+        met = reply_matches(entry, reply)
+        if met is False:
+            continue
+        if entry.action == "deny" or met:
+            return entry
+    return None
+
+
+def reply_permitted(entries: list[AclEntry], reply: AclEntry) -> bool:
+    """Do `entries` (first match wins) permit every one of the replies `reply` stands for?"""
+    line = reply_line(entries, reply)
+    return line is not None and line.action == "permit"
 
 
 def acl_decision(

@@ -16,6 +16,7 @@ from typing import Literal
 
 from boothnet.derive import DeviceModel
 from boothnet.derive.model import Acl, AclEntry, Interface, OspfInterface, PortBinding, Route
+from boothnet.platforms import platforms
 from boothnet.readback import READ_PLATFORMS, ConfigFacts, expected_facts, read_config
 from boothnet.readback.facts import AclRule, InterfaceFacts
 from boothnet.readback.reader import platform_defaults
@@ -68,7 +69,8 @@ BINDINGS: tuple[tuple[Literal[4, 6], Literal["in", "out"]], ...] = ((4, "in"), (
 
 
 def _entries(rules: list[AclRule]) -> list[AclEntry]:
-    # `established` lines are return traffic: the stand-in tracks connections (frr_linux is stateful)
+    # `established` lines are return traffic; the stand-in of a stateless device keeps them (as TCP
+    # flag matches), a stateful one would track connections instead
     return [AclEntry(r.action, r.proto, r.src, r.dst, "as read", (r.dst_port,) if r.dst_port is not None else (),
                      r.src_port, r.established, return_traffic=r.established and r.action == "permit",
                      icmp_type=r.icmp_type, log=r.log, seq=seq)
@@ -87,6 +89,8 @@ class StandIn:
             return
         facts, hardware = reading.facts, reading.hardware
         lab.ip_routing, lab.ipv6_routing = facts.routing, facts.ipv6_routing
+        # as strict as the switch: IOS and EOS ACLs are stateless (no conntrack accept ahead of them)
+        lab.stateful_acls = platforms()[hardware.platform].stateful_acls
         vlan_ids = {v.id for v in lab.vlans}
         pairs = list(zip(hardware.interfaces, lab.interfaces, strict=True))
         for hw_iface, lab_iface in pairs:

@@ -38,6 +38,9 @@ class Platform:
     batfish_port_security: bool = True
     # it can terminate IPsec, so be a VPN end (vpn.booth_gateway, vpn.home_gateway)
     ipsec: bool = False
+    # its ACLs track connections (a reply passes as part of the flow it answers); False: each
+    # packet, replies included, must be permitted by the ACL it meets (IOS, EOS)
+    stateful_acls: bool = True
 
     def reserved_text(self) -> str:
         return ", ".join(_compact(sorted(self.reserved_vlans))) or "none"
@@ -123,6 +126,7 @@ def platforms() -> dict[str, Platform]:
             logical_interfaces=tuple(spec.get("logical_interfaces", ())),
             batfish_port_security=bool(spec.get("batfish_port_security", True)),
             ipsec=bool(spec.get("ipsec", False)),
+            stateful_acls=bool(spec.get("stateful_acls", True)),
         )
         for name, spec in data.items()
     }

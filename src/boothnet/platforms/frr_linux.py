@@ -64,12 +64,15 @@ def port_binding_lines(port: str, binding: PortBinding) -> list[str]:
     return lines
 
 
-def acl_lines(entry: AclEntry, tunnel_match: str) -> list[str]:
-    return [nft_rule(entry, tunnel_match)]
+def acl_lines(entry: AclEntry, tunnel_match: str, permit: str = "accept") -> list[str]:
+    """``permit``: the verdict of a permit line: `accept`, or `return` in an inbound ACL of a device
+    that also filters outbound (an `accept` in a jumped chain ends the hook: the outbound ACL the
+    packet meets next would never see it; a switch applies both)."""
+    return [nft_rule(entry, tunnel_match, permit=permit)]
 
 
-def acl_lines6(entry: AclEntry, tunnel_match: str) -> list[str]:
-    return [nft_rule(entry, tunnel_match, family=6)]
+def acl_lines6(entry: AclEntry, tunnel_match: str, permit: str = "accept") -> list[str]:
+    return [nft_rule(entry, tunnel_match, family=6, permit=permit)]
 
 
 # nftables' names of the ICMPv6 types the compiler names
@@ -83,7 +86,23 @@ def _nft_icmp(icmp_type: str | None, family: int) -> str:
     return f"icmp type {icmp_type}" if icmp_type else "meta l4proto icmp"
 
 
-def nft_rule(entry: AclEntry, tunnel_match: str, family: int = 4) -> str:
+def _nft_ports(entry: AclEntry) -> list[str]:
+    parts: list[str] = []
+    if entry.src_port is not None:
+        parts.append(f"{entry.proto} sport {entry.src_port}")
+    if entry.dst_ports:
+        ports = ", ".join(str(p) for p in entry.dst_ports)
+        parts.append(f"{entry.proto} dport {{ {ports} }}")
+    if not entry.src_port and not entry.dst_ports:
+        parts.append(f"meta l4proto {entry.proto}")
+    if entry.proto == "tcp" and entry.established:
+        # IOS and EOS `established`: a segment with ACK or RST set, not a tracked connection
+        # (a stateful device's return lines are dropped before they get here)
+        parts.append("tcp flags & (ack | rst) != 0")
+    return parts
+
+
+def nft_rule(entry: AclEntry, tunnel_match: str, family: int = 4, permit: str = "accept") -> str:
     parts: list[str] = []
     address = "ip" if family == 4 else "ip6"
     if entry.via_tunnel:
@@ -93,17 +112,11 @@ def nft_rule(entry: AclEntry, tunnel_match: str, family: int = 4) -> str:
     if entry.dst is not None:
         parts.append(f"{address} daddr {entry.dst}")
     if entry.proto in ("tcp", "udp"):
-        if entry.src_port is not None:
-            parts.append(f"{entry.proto} sport {entry.src_port}")
-        if entry.dst_ports:
-            ports = ", ".join(str(p) for p in entry.dst_ports)
-            parts.append(f"{entry.proto} dport {{ {ports} }}")
-        if not entry.src_port and not entry.dst_ports:
-            parts.append(f"meta l4proto {entry.proto}")
+        parts += _nft_ports(entry)
     elif entry.proto == "icmp":
         parts.append(_nft_icmp(entry.icmp_type, family))
     if entry.log:
         parts.append(f'log prefix "boothnet {entry.action} {entry.rule} "')
     parts.append("counter")
-    parts.append("accept" if entry.action == "permit" else "drop")
+    parts.append(permit if entry.action == "permit" else "drop")
     return " ".join(parts)

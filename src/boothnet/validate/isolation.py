@@ -6,6 +6,10 @@ A refusal is "reached": the lab's firewalls drop and never reject, so a RST or a
 unreachable means the probe got through. A UDP datagram counts as delivered when the responder
 echoed it or logged it. A responder that did not start, or a port it could not bind, makes the
 row an ERROR, not a verdict.
+
+A probe the responder saw whose reply never came back is a leak on a deny row (the request got
+through) and a failure on a permit row (the service does not work): that row fails naming where
+the reply died, where the offline evaluator can tell (boothnet.validate.replies).
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from boothnet.validate.perf.runner import (
     stop_background,
 )
 from boothnet.validate.plan import Flow
+from boothnet.validate.replies import ReplyPaths
 from boothnet.validate.results import IsolationRow
 from boothnet.verify.batfish.traces import FlowAnswer
 
@@ -40,8 +45,11 @@ PROBER = (files("boothnet.validate") / "scripts" / "prober.py").read_text()
 PROBE_TIMEOUT_S = 3.0
 WORKERS = 8  # probers at once: each holds hundreds of sockets and mostly waits
 REACHED = {"open": "open", "refused": "refused by the host (reached it)", "echo": "echoed by the responder",
-           "answered": "answered", "reply": "echo reply", "seen": "seen by the responder, its reply lost"}
+           "answered": "answered", "reply": "echo reply"}
 NOT_REACHED = {"timeout": "no answer (dropped)", "unreachable": "unreachable"}
+# the responder saw the probe, its reply never reached the prober: a leak for a deny row, a service
+# that does not work for a permit row
+SEEN = "seen by the responder, its reply lost"
 
 
 @dataclass
@@ -173,20 +181,35 @@ def _probed_twice(detail: str, flow: Flow, source: str | None) -> str:
 
 def _outcomes(flow: Flow, ports: tuple[int | None, ...], states: list[str], responder: Responder | None
               ) -> list[tuple[int | None, bool | None, str]]:
-    """Per port: (port, reached (None: no verdict), words); a probe the responder saw arrive
-    reached, whatever the prober heard back."""
+    """Per port: (port, reached (None: no verdict), words). A probe the responder saw arrive
+    reached it, whatever the prober heard back, for a deny row (a leak is a leak); for a permit
+    row it counts only when its reply came back (a reply lost is a service that does not work)."""
     outcomes: list[tuple[int | None, bool | None, str]] = []
     for port, state in zip(ports, states, strict=True):
         if responder is not None and port is not None and (flow.proto, port, flow.src_address) in responder.seen \
                 and state not in REACHED:
-            state = "seen"
-        if state in REACHED:
+            outcomes.append((port, flow.expected == "deny", SEEN))
+        elif state in REACHED:
             outcomes.append((port, True, REACHED[state]))
         elif state in NOT_REACHED:
             outcomes.append((port, False, NOT_REACHED[state]))
         else:
             outcomes.append((port, None, state.removeprefix("error:")))
     return outcomes
+
+
+def _reply_death(flow: Flow, ports: list[int | None], replies: ReplyPaths | None) -> str:
+    """Where the reply of the first of ``ports`` whose reply the evaluator sees die dies ("": none)."""
+    if replies is None:
+        return ""
+    for port in ports:
+        try:
+            where = replies.dies_at(flow, port)
+        except (KeyError, ValueError):  # an address or ACL the evaluator does not know: it cannot tell
+            return ""
+        if where:
+            return f"; {where}" + (f" ({flow.proto}/{port})" if len(ports) > 1 and port is not None else "")
+    return ""
 
 
 def _responder_failed(flow: Flow, ports: tuple[int | None, ...], responder: Responder | None) -> str | None:
@@ -200,8 +223,10 @@ def _responder_failed(flow: Flow, ports: tuple[int | None, ...], responder: Resp
     return f"the responder on {flow.dst.name} could not listen on " + ", ".join(unbound) if unbound else None
 
 
-def judge(flow: Flow, states: list[str], responder: Responder | None) -> tuple[str | None, str, str | None]:
-    """(observed action, detail, error) of one flow from its ports' states."""
+def judge(flow: Flow, states: list[str], responder: Responder | None, replies: ReplyPaths | None = None
+          ) -> tuple[str | None, str, str | None]:
+    """(observed action, detail, error) of one flow from its ports' states; a permit not met
+    says where its reply died, where ``replies`` can tell."""
     ports = flow.ports() or (None,)
     outcomes = _outcomes(flow, ports, states, responder)
     if why := _responder_failed(flow, ports, responder):
@@ -210,16 +235,17 @@ def judge(flow: Flow, states: list[str], responder: Responder | None) -> tuple[s
         return None, "", "; ".join(broken)
     expect_reach = flow.expected == "permit"
     differ = [(p, words) for p, reached, words in outcomes if reached != expect_reach]
+    died = _reply_death(flow, [p for p, _ in differ], replies) if expect_reach else ""
     if not flow.sample:
         reached = outcomes[0][1]
-        return ("permit" if reached else "deny"), outcomes[0][2], None
+        return ("permit" if reached else "deny"), outcomes[0][2] + (died if not reached else ""), None
     if not differ:
         return flow.expected, f"all {len(ports)} ports {'reached' if expect_reach else 'dropped'} " \
                               f"({','.join(map(str, ports))})", None
     observed = "deny" if expect_reach else "permit"
     listed = ", ".join(f"{flow.proto}/{p} {words}" for p, words in differ)
     return observed, f"{len(differ)} of {len(ports)} sampled ports {'not reached' if expect_reach else 'reached'}: " \
-                     f"{listed}", None
+                     f"{listed}{died}", None
 
 
 def run_isolation(
@@ -228,7 +254,10 @@ def run_isolation(
     flows: list[Flow],
     progress: Progress,
     batfish: list[FlowAnswer | None] | None = None,
+    replies: ReplyPaths | None = None,
 ) -> list[IsolationRow]:
+    """``replies``: the reverse paths in the ACLs the network runs, to say where a permitted
+    flow's reply died."""
     hosts = {e.name: e for e in net.endpoints.values()}
     vlans = net.vlan_by_name()
     towards = _ports_towards(flows)
@@ -260,7 +289,7 @@ def run_isolation(
             list(pool.map(lambda r: collect_and_stop(access.runner, r), responders.values()))
     rows = []
     for index, flow in enumerate(flows):
-        observed, detail, error = judge(flow, states[index], responders.get(flow.dst.name))
+        observed, detail, error = judge(flow, states[index], responders.get(flow.dst.name), replies)
         if index in probed_again:
             detail = _probed_twice(detail, flow, probed_again[index])
         if unasked := access.why_not(flow.dst.name):  # its silence proves nothing: it may be down

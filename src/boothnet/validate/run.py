@@ -137,7 +137,10 @@ def batfish_answers(
     answers: list[FlowAnswer | None] = [None] * len(flows)
     for i, answer in zip(asked, ask_flows(loaded.session, loaded.name, [
             FlowQuery(entries[f.src.vlan], str(f.src.address), str(f.dst.address), f.proto, f.port,
-                      tunnels.get((f.src.vlan, f.dst.vlan))) for f in (flows[i] for i in asked)]), strict=True):
+                      tunnels.get((f.src.vlan, f.dst.vlan)),
+                      # a permit works only when its replies come back (both directions asked)
+                      entries.get(f.dst.vlan) if f.expected == "permit" else None)
+            for f in (flows[i] for i in asked)]), strict=True):
         answers[i] = answer
     return answers, Stage(name="isolation (Batfish)", status=Status.PASS,
                           duration_s=round(time.monotonic() - started, 1), note=f"{len(asked)} flows traced")

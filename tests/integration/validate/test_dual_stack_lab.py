@@ -140,7 +140,10 @@ def test_an_ipv6_only_leak_research_to_production_fails_isolation_naming_its_flo
     leaks = failed["isolation"]
     assert leaks and {(r.src_zone, r.dst_zone, r.family, r.observed) for r in leaks} == {("lab", "users", 6, "permit")}
     assert all(r.batfish == "deny" and r.engine == "offline evaluator" for r in leaks)  # the intent's configs deny it
-    assert {r.flow for r in leaks} >= {"tcp/22 (IPv6)", "udp/123 (IPv6)"}
+    # es1's stand-in is stateless as the switch is (issue 66): the SYN-ACK of the leaked tcp/22 dies
+    # at USERS_IN_V6, and the responder, which logs a TCP probe once accepted, never sees it; the
+    # datagrams it logs on arrival
+    assert {r.flow for r in leaks} >= {"udp/123 (IPv6)"}
 
 
 def test_packet_too_big_dropped_on_one_router_black_holes_the_jumbo_ipv6_path_only(rendered: Run) -> None:

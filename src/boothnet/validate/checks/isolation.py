@@ -6,14 +6,30 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from boothnet.lab.plan import lab_models
+from boothnet.lab.state import read_state
 from boothnet.status import Status
 from boothnet.validate.checks._plots import reachability_heatmap
 from boothnet.validate.checks.base import Context, LiveCheck
 from boothnet.validate.isolation import run_isolation
+from boothnet.validate.replies import ReplyPaths
 from boothnet.validate.results import IsolationRow, Stage, ValidationResults
 from boothnet.validate.run import batfish_answers, offline_answers
 from boothnet.validate.verdicts import guarded, judge_batfish_agreement, timed_stage
 from boothnet.verify.batfish.traces import FlowAnswer
+
+
+def reply_paths(ctx: Context) -> ReplyPaths:
+    """The reverse paths in the ACLs the network runs: the lab's (each stand-in's entries as its
+    config reads), or on the floor the intent's (the lab's stand-ins when the floor is the lab)."""
+    floor = ctx.access.devices
+    if floor is not None:
+        mode = floor.stand_in_vlan_mode
+    else:
+        state = read_state(ctx.access.lab_dir) if ctx.access.lab_dir is not None else None
+        mode = state.vlan_mode if state is not None else None
+    models = lab_models(ctx.run, mode) if mode else ctx.run.models("hardware")  # type: ignore[arg-type]  # a VLAN mode
+    return ReplyPaths(ctx.net, models)
 
 
 class Isolation(LiveCheck):
@@ -34,8 +50,9 @@ class Isolation(LiveCheck):
         if decided := sum(a is not None for a in offline):
             batfish.note = "; ".join(filter(None, [batfish.note, f"{decided} IPv6 flows decided by the offline "
                                                    "evaluator (Batfish 0.36 traces no IPv6)"]))
+        replies = reply_paths(ctx)
         rows = timed_stage(ctx.stages, self.name,
-                           lambda: run_isolation(ctx.net, ctx.access, ctx.flows, ctx.progress, answers))
+                           lambda: run_isolation(ctx.net, ctx.access, ctx.flows, ctx.progress, answers, replies))
         ctx.stages[-1].note = ctx.coverage
         judge_batfish_agreement(batfish, rows)
         ctx.stages.append(batfish)

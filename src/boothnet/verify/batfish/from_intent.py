@@ -35,6 +35,7 @@ from boothnet.verify.batfish.intent import (
     VerifyIntent,
     Zone,
 )
+from boothnet.verify.flows import Probe
 from boothnet.verify.policy import MAX_FLOWS, PolicyPaths
 
 BATFISH_PLATFORM = "cisco_ios"
@@ -223,11 +224,39 @@ def _declared_routes(net: Network) -> list[PathFlow]:
 def policy_queries(paths: PolicyPaths) -> tuple[PolicyQuery, ...]:
     """The intent's decision for every representative flow at every ACL on its path, in as few
     searchFilters questions as keep each one a product of sources, destinations and ports that
-    the intent decides alike (sc-booth: 6,880 decisions in 184 questions)."""
+    the intent decides alike (sc-booth: 6,880 decisions in 184 questions); then each permitted
+    flow's reply at every ACL on its way back, which must permit it (reply_queries)."""
     decided: dict[tuple[str, str, str, str, str], dict[tuple[str, int | None], str]] = {}
     for e in paths.expectations():
         key = (e.device, e.acl, e.flow.proto, e.action, str(e.flow.src))
         decided.setdefault(key, {})[(str(e.flow.dst), e.flow.port)] = e.rule
+    return _grouped(decided) + _grouped(reply_decisions(paths), reply=True)
+
+
+def reply_decisions(paths: PolicyPaths) -> dict[tuple[str, str, str, str, str], dict[tuple[str, int | None], str]]:
+    """Both directions of every permit: a flow the intent permits works only when its replies
+    (responder -> requester, from the service's port) pass every ACL they meet on the way back,
+    which on a stateless device (IOS, EOS; every device in the Batfish view) must permit them by a
+    line of their own; a device that tracks connections (frr_linux, rendered as IOS in the view) is
+    not asked. By (device, ACL, proto, "permit", responder): {(requester, port): rule}.
+    Flows through the VPN are left out (Batfish does not route IPsec; the tunnel's own checks)."""
+    decided: dict[tuple[str, str, str, str, str], dict[tuple[str, int | None], str]] = {}
+    for flow in paths.flows:
+        met = paths.on_path(flow)
+        if not met or paths.through_tunnel(flow) or paths.intent(flow) != "permit":
+            continue
+        rule = met[0][1].rule
+        back = Probe(flow.dst, flow.src, flow.proto, flow.port)
+        for view, _ in paths.on_path(back):
+            if platforms()[paths.net.devices[view.device].platform].stateful_acls:
+                continue  # the device tracks the flow (frr_linux; its Batfish view is stateless IOS)
+            key = (view.device, view.acl.name, flow.proto, "permit", str(back.src))
+            decided.setdefault(key, {})[(str(back.dst), flow.port)] = rule
+    return decided
+
+
+def _grouped(decided: dict[tuple[str, str, str, str, str], dict[tuple[str, int | None], str]],
+             reply: bool = False) -> tuple[PolicyQuery, ...]:
     by_ports: dict[tuple[str, str, str, str, str, tuple[str, ...]], list[int | None]] = {}
     for (device, acl, proto, action, src), flows in decided.items():
         for dsts, ports in _products(flows):
@@ -238,7 +267,7 @@ def policy_queries(paths: PolicyPaths) -> tuple[PolicyQuery, ...]:
     return tuple(
         PolicyQuery(device, acl, proto, action, tuple(srcs), dsts, ports, rules={
             (src, dst, port): decided[(device, acl, proto, action, src)][(dst, port)]
-            for src in srcs for dst in dsts for port in (ports or (None,))})
+            for src in srcs for dst in dsts for port in (ports or (None,))}, reply=reply)
         for (device, acl, proto, action, dsts, ports), srcs in by_sources.items())
 
 

@@ -69,6 +69,9 @@ class PolicyQuery:
     dsts: tuple[str, ...]
     ports: tuple[int, ...]  # none: icmp, or every port (never for tcp/udp: the flows name theirs)
     rules: dict[tuple[str, str, int | None], str] = field(hash=False, compare=False)  # the deciding rule
+    # the replies of permitted flows (srcs: the responders, dsts: the requesters, ports: the
+    # services' ports, their source ports): an ACL on their way back must permit them
+    reply: bool = False
 
     def rule_for(self, src: str, dst: str, port: int | None) -> str:
         return self.rules.get((src, dst, port), "?")

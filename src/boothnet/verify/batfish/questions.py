@@ -86,6 +86,24 @@ def opening_headers(packet: OpeningPacket, src_ips: str, dst_ips: str, dst_ports
     return HeaderConstraints(**kw)
 
 
+def reply_headers(proto: str, src_ips: str, dst_ips: str, service_ports: str | None = None) -> Any:
+    """HeaderConstraints for the replies of conversations dst -> src: from the service's ports
+    to a client's ephemeral port, a TCP segment with ACK set (what `established` matches), an
+    echo reply. A stateless ACL must permit them by a line of their own."""
+    from pybatfish.datamodel.flow import HeaderConstraints, MatchTcpFlags, TcpFlags
+
+    kw: dict[str, Any] = {"srcIps": src_ips, "dstIps": dst_ips, "ipProtocols": [proto.upper()]}
+    if proto == "tcp":
+        kw["tcpFlags"] = [MatchTcpFlags(TcpFlags(ack=True))]
+    if proto == "icmp":
+        kw["icmpTypes"] = [0]  # echo reply
+    if proto in ("tcp", "udp"):
+        kw["dstPorts"] = EPHEMERAL_PORTS
+        if service_ports is not None:
+            kw["srcPorts"] = service_ports
+    return HeaderConstraints(**kw)
+
+
 def zone_pair_headers(packet: OpeningPacket, src: Zone, dst: Zone) -> Any:
     """Conversations of one kind that zone `src` could open with zone `dst`."""
     return opening_headers(packet, ",".join(src.prefixes), ",".join(dst.prefixes))
@@ -189,10 +207,15 @@ def _ask_policy(asker: _Asker, q: Any, intent: VerifyIntent) -> list[tuple[Polic
     flows the intent decides alike)."""
     asked = []
     for query in intent.policy:
-        headers = opening_headers(opening_packet(query.proto), ",".join(query.srcs), ",".join(query.dsts),
-                                  ",".join(map(str, query.ports)) or None,
-                                  EPHEMERAL_PORTS if query.proto in ("tcp", "udp") else None)
-        what = f"searchFilters policy {query.node} {query.acl} {query.proto} {query.action}"
+        if query.reply:
+            headers = reply_headers(query.proto, ",".join(query.srcs), ",".join(query.dsts),
+                                    ",".join(map(str, query.ports)) or None)
+        else:
+            headers = opening_headers(opening_packet(query.proto), ",".join(query.srcs), ",".join(query.dsts),
+                                      ",".join(map(str, query.ports)) or None,
+                                      EPHEMERAL_PORTS if query.proto in ("tcp", "udp") else None)
+        what = f"searchFilters policy {query.node} {query.acl} {query.proto} {query.action}" + \
+            (" (replies)" if query.reply else "")
         asked.append((query, asker.ask(what, partial(q.searchFilters, headers=headers,
                                                      action=OPPOSITE[query.action], nodes=query.node,
                                                      filters=query.acl))))

@@ -9,7 +9,7 @@ gateway's crypto interface (where it arrives decrypted) to its destination.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,7 +17,7 @@ from typing import Any
 
 from boothnet.verify.batfish import frames as fr
 from boothnet.verify.batfish.intent import IfaceRef, opening_packet
-from boothnet.verify.batfish.questions import WORKERS, opening_headers
+from boothnet.verify.batfish.questions import WORKERS, opening_headers, reply_headers
 from boothnet.verify.batfish.service import ServiceStatus, open_session
 from boothnet.verify.batfish.snapshot import Edge, build_snapshot_dir, init_snapshot
 
@@ -32,6 +32,9 @@ class FlowQuery:
     # Through the VPN: the local gateway's crypto interface (leg 1 must leave by it) and the
     # remote gateway's (leg 2 starts there).
     tunnel: tuple[IfaceRef, IfaceRef] | None = None
+    # A flow the intent permits: where its replies enter the network (the destination VLAN's
+    # gateway interface). It works only when they come back: a stateless ACL must permit them.
+    back: IfaceRef | None = None
 
 
 @dataclass(frozen=True)
@@ -49,38 +52,50 @@ def load_view(status: ServiceStatus, network: str, configs: Path, edges: Iterabl
     return bf
 
 
+def _words(trace: Any) -> str:
+    acls = ", ".join(f"{a.lower()} by {n} {f}" for n, f, a in fr.trace_filters(trace))
+    return fr.trace_disposition(trace) + (f"; {acls}" if acls else "")
+
+
+def _both_ways(trace: Callable[..., Any], query: FlowQuery, first: Any) -> FlowAnswer:
+    """The request's answer; for a permit asked both ways, a reply that does not come back denies it."""
+    if fr.trace_disposition(first) not in fr.SUCCESS:
+        return FlowAnswer("deny", _words(first))
+    back = trace(query, query.back, reply=True) if query.back is not None else first
+    if back is None or fr.trace_disposition(back) not in fr.SUCCESS:
+        return FlowAnswer("deny", f"{_words(first)}; its reply: {_words(back) if back is not None else 'no trace'}")
+    return FlowAnswer("permit", _words(first))
+
+
 def ask_flows(bf: Any, snapshot: str, queries: list[FlowQuery]) -> list[FlowAnswer]:
     """Batfish's answer to each query, in order."""
 
-    def trace(query: FlowQuery, start: IfaceRef) -> Any:
+    def trace(query: FlowQuery, start: IfaceRef, reply: bool = False) -> Any:
         port = str(query.port) if query.port is not None and query.proto in ("tcp", "udp") else None
-        headers = opening_headers(opening_packet(query.proto), query.src_ip, query.dst_ip, port)
+        headers = (reply_headers(query.proto, query.dst_ip, query.src_ip, port) if reply
+                   else opening_headers(opening_packet(query.proto), query.src_ip, query.dst_ip, port))
         frame = bf.q.traceroute(startLocation=f"@enter({start.spec()})", headers=headers).answer(
             snapshot=snapshot).frame()
         traces = [t for r in fr.rows(frame) for t in fr.as_list(r.get("Traces"))]
         ok = fr.trace_ok(traces)
         return next((t for t in traces if (fr.trace_disposition(t) in fr.SUCCESS) == ok), None)
 
-    def words(trace: Any) -> str:
-        acls = ", ".join(f"{a.lower()} by {n} {f}" for n, f, a in fr.trace_filters(trace))
-        return fr.trace_disposition(trace) + (f"; {acls}" if acls else "")
-
     def ask(query: FlowQuery) -> FlowAnswer:
         first = trace(query, query.start)
         if first is None:
             return FlowAnswer("deny", "no trace")
         if query.tunnel is None:
-            return FlowAnswer("permit" if fr.trace_disposition(first) in fr.SUCCESS else "deny", words(first))
+            return _both_ways(trace, query, first)
         local, remote = query.tunnel
         entered = (local.node, local.interface, "out") in fr.trace_interfaces(first)
         if not entered:
-            return FlowAnswer("deny", f"never reaches the VPN at {local}: {words(first)}")
+            return FlowAnswer("deny", f"never reaches the VPN at {local}: {_words(first)}")
         second = trace(query, remote)
         if second is None:
             return FlowAnswer("deny", f"into the VPN at {local}; from {remote}: no trace")
         ok = fr.trace_disposition(second) in fr.SUCCESS
         return FlowAnswer("permit" if ok else "deny",
-                          f"into the VPN at {local} ({words(first)}); from {remote}: {words(second)}")
+                          f"into the VPN at {local} ({_words(first)}); from {remote}: {_words(second)}")
 
     with ThreadPoolExecutor(max_workers=WORKERS) as pool:
         return list(pool.map(ask, queries))

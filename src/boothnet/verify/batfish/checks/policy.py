@@ -124,9 +124,12 @@ def check_policy_decisions(answers: list[tuple[PolicyQuery, pd.DataFrame]]) -> l
     for query, frame in answers:
         for r in fr.rows(frame):
             f = fr.flow_fields(r.get("Flow"))
+            line = r.get("Line_Content") or "(no line matches: the implicit deny)"
+            if query.reply:
+                found.append(_reply_finding(query, r, f, str(line)))
+                continue
             port = None if query.proto == "icmp" else int(f["dstPort"])
             service = query.proto + (f"/{port}" if port is not None else "")
-            line = r.get("Line_Content") or "(no line matches: the implicit deny)"
             found.append(Finding(
                 "policy", query.node,
                 f"{f['srcIp']} -> {f['dstIp']} {service}: the intent {VERB[query.action]} it "
@@ -134,3 +137,17 @@ def check_policy_decisions(answers: list[tuple[PolicyQuery, pd.DataFrame]]) -> l
                 f"{VERB[str(r.get('Action')).lower()]} it at '{line}'",
                 location=f"ACL {query.acl}: {line}", flow=fr.flow_text(r.get("Flow")), row=r))
     return found
+
+
+def _reply_finding(query: PolicyQuery, r: dict[str, Any], f: dict[str, Any], line: str) -> Finding:
+    """A permitted flow whose reply an ACL on its way back denies: the service does not work on
+    a stateless device (the request passes, every reply dies there)."""
+    port = None if query.proto == "icmp" else int(f["srcPort"])
+    service = query.proto + (f"/{port}" if port is not None else "")
+    requester, responder = str(f["dstIp"]), str(f["srcIp"])
+    return Finding(
+        "policy", query.node,
+        f"{requester} -> {responder} {service}: the intent permits it "
+        f"(rule {query.rule_for(responder, requester, port)}), but its reply is denied by {query.node} ACL "
+        f"{query.acl} at '{line}' (a stateless ACL: the reply needs a line of its own)",
+        location=f"ACL {query.acl}: {line}", flow=fr.flow_text(r.get("Flow")), row=r)
