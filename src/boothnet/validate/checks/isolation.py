@@ -6,8 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from boothnet.lab.plan import lab_models
-from boothnet.lab.state import read_state
+from boothnet.lab import lab_models, read_state
 from boothnet.status import Status
 from boothnet.validate.checks._plots import reachability_heatmap
 from boothnet.validate.checks.base import Context, LiveCheck
