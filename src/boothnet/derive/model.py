@@ -72,7 +72,8 @@ class PortBinding:
 @dataclass
 class Interface:
     name: str
-    kind: Literal["access", "trunk", "routed", "svi", "bridge_member"]
+    # unused: a port the switch model has and nothing is cabled to: an access port, shut
+    kind: Literal["access", "trunk", "routed", "svi", "bridge_member", "unused"]
     description: str
     mtu: int
     speed: int | None = None
@@ -91,7 +92,7 @@ class Interface:
     bridge: str | None = None  # frr_linux: the VLAN bridge this port belongs to
     ospf: OspfInterface | None = None  # set when OSPF covers it: its timers print on the interface
     ospf6: OspfInterface | None = None  # set when OSPFv3 covers it (an interface with an IPv6 address)
-    shutdown: bool = False  # only a lab stand-in whose vendor config shuts it
+    shutdown: bool = False  # an unused switch port, or a lab stand-in whose vendor config shuts it
     binding: PortBinding | None = None  # access: its host's MAC and address, in a VLAN with bind_hosts
     edge: bool = False  # a host's access port on a switch: spanning tree forwards at once (portfast)
     # IOS/EOS: the `mtu` line it prints, None for none (the switch's default or its system MTU)

@@ -4,7 +4,7 @@ guard, VTP, spanning tree) and the management plane every IOS/EOS config carries
 from __future__ import annotations
 
 from boothnet.derive.base import DeriverState
-from boothnet.derive.model import DeviceModel, ManagementPlane, SwitchForms
+from boothnet.derive.model import DeviceModel, Interface, ManagementPlane, SwitchForms
 from boothnet.intent.model import Device
 from boothnet.platforms.profiles import Profile, profile
 
@@ -14,7 +14,7 @@ _SECRET_ENV = {"cisco_ios": "ios_secret_env", "arista_eos": "eos_secret_env"}
 # on EOS; verify says so. It opens nothing: the view is never deployed.
 _VIEW_SECRET = {"arista_eos": "$6$batfishview$LUpKqiBK8S.mOIVpZeVk/tkUvsehhi3tmuz0055HUrdbeZp3m4tws16My"
                               "oOy26kTZ74XdOceyiZnaOKCsT8aa0"}
-_L2 = ("access", "trunk")
+_L2 = ("access", "trunk", "unused")
 DEFAULT_MTU = 1500
 
 
@@ -35,6 +35,7 @@ class SwitchDerive(DeriverState):
             model.switch = SwitchForms(switch.model, switch.release, system_mtu, switch.trunk_encapsulation,
                                        switch.source_guard, switch.vtp, switch.stp_mode, switch.edge_command)
             model.management = self._management(model, switch)
+            model.interfaces = self._with_unused_ports(model, switch)
         for iface in model.interfaces:
             if system_mtu is not None and iface.kind in _L2:
                 iface.mtu = system_mtu  # the switch carries its system MTU on every switchport
@@ -50,3 +51,15 @@ class SwitchDerive(DeriverState):
         env = getattr(settings, _SECRET_ENV[model.platform])
         secret = _VIEW_SECRET.get(model.platform, env) if self.ctx.batfish_view else f"${{{env}}}"
         return ManagementPlane(settings.user, secret, settings.domain, switch.mgmt_vrf, settings.gateway)
+
+    def _with_unused_ports(self, model: DeviceModel, switch: Profile) -> list[Interface]:
+        """Its interfaces with every other port of the model after the cabled ones, each an access
+        port, shut: a full replace would otherwise leave them up in VLAN 1 and negotiating a trunk
+        (`dynamic auto`). Not where a containerlab kind renames the ports (its own port list)."""
+        if model.mgmt_interface != switch.mgmt_interface:
+            return model.interfaces
+        used = {i.name for i in model.interfaces}
+        unused = [Interface(name, "unused", "unused", DEFAULT_MTU, shutdown=True)
+                  for name in switch.ports if name not in used]
+        ports = [i for i in model.interfaces if i.kind != "svi"]
+        return ports + unused + [i for i in model.interfaces if i.kind == "svi"]

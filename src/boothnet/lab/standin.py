@@ -92,7 +92,8 @@ class StandIn:
         # as strict as the switch: IOS and EOS ACLs are stateless (no conntrack accept ahead of them)
         lab.stateful_acls = platforms()[hardware.platform].stateful_acls
         vlan_ids = {v.id for v in lab.vlans}
-        pairs = list(zip(hardware.interfaces, lab.interfaces, strict=True))
+        cabled = [i for i in hardware.interfaces if i.kind != "unused"]  # the lab wires only cabled ports
+        pairs = list(zip(cabled, lab.interfaces, strict=True))
         for hw_iface, lab_iface in pairs:
             self._interface(lab, lab_iface, facts.interfaces.get(hw_iface.name), vlan_ids, reading)
         self._acls(lab, facts, hardware)

@@ -41,6 +41,10 @@ def expected_facts(model: DeviceModel) -> ConfigFacts:
         model.mgmt_interface, mgmt_mode, address=model.mgmt_address, mtu=int(defaults["mtu"]))
     ospf = model.ospf
     for iface in model.interfaces:
+        if iface.kind == "unused":  # an access port in the default VLAN, shut
+            facts.interfaces[iface.name] = InterfaceFacts(iface.name, "access", access_vlan=int(defaults["access_vlan"]),
+                                                          mtu=iface.mtu, shutdown=True)
+            continue
         facts.interfaces[iface.name] = InterfaceFacts(
             iface.name, iface.kind,
             access_vlan=iface.vlan if iface.kind == "access" else None,
