@@ -42,8 +42,8 @@ def expected_facts(model: DeviceModel) -> ConfigFacts:
     ospf = model.ospf
     for iface in model.interfaces:
         if iface.kind == "unused":  # an access port in the default VLAN, shut
-            facts.interfaces[iface.name] = InterfaceFacts(iface.name, "access", access_vlan=int(defaults["access_vlan"]),
-                                                          mtu=iface.mtu, shutdown=True)
+            facts.interfaces[iface.name] = InterfaceFacts(
+                iface.name, "access", access_vlan=int(defaults["access_vlan"]), mtu=iface.mtu, shutdown=True)
             continue
         facts.interfaces[iface.name] = InterfaceFacts(
             iface.name, iface.kind,
