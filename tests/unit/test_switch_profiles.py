@@ -64,3 +64,24 @@ def test_a_config_without_the_management_plane_reads_as_a_switch_nobody_can_reac
     cut = cut.replace("line vty 0 15\n login local\n transport input ssh\n", "")
     found = [str(m) for m in fidelity(models, {**configs, "core1": cut}) if m.device == "core1"]
     assert len(found) == 1 and "access" in found[0] and "users=('boothnet',)" in found[0] and "users=()" in found[0]
+
+
+def test_every_port_of_a_named_model_that_nothing_uses_is_a_shut_access_port():
+    """core1 names its model (C9300-48T): its uncabled ports are shut access ports, read back so;
+    eos-core's switches name none, so no port of a model they may not be is invented."""
+    for name, expect_unused in (("sc-booth", True), ("eos-core", False)):
+        net = load_network(ROOT / "inventories" / name)
+        models = derive_network(net)
+        unused = [i.name for m in models.values() for i in m.interfaces if i.kind == "unused"]
+        assert bool(unused) == expect_unused, (name, unused)
+    net = load_network(ROOT / "inventories" / "sc-booth")
+    models = derive_network(net)
+    configs = single_file_configs(render_all(models, net.name))
+    block = configs["core1"].split("interface GigabitEthernet1/0/5\n", 1)[1].split("!\n", 1)[0]
+    assert block == " description unused\n switchport mode access\n shutdown\n"
+    read = read_config(configs["core1"], "cisco_ios", "core1").interfaces["GigabitEthernet1/0/5"]
+    assert (read.mode, read.access_vlan, read.shutdown) == ("access", 1, True)
+    # planted: the port left out of the config reads as the switch's default (up, VLAN 1): named
+    cut = configs["core1"].replace("interface GigabitEthernet1/0/5\n" + block + "!\n", "")
+    found = [str(m) for m in fidelity(models, {**configs, "core1": cut}) if m.device == "core1"]
+    assert found and all("GigabitEthernet1/0/5" in f for f in found), found

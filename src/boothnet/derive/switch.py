@@ -35,7 +35,8 @@ class SwitchDerive(DeriverState):
             model.switch = SwitchForms(switch.model, switch.release, system_mtu, switch.trunk_encapsulation,
                                        switch.source_guard, switch.vtp, switch.stp_mode, switch.edge_command)
             model.management = self._management(model, switch)
-            model.interfaces = self._with_unused_ports(model, switch)
+            if device.model is not None:  # a switch that names no model: its ports are not known
+                model.interfaces = self._with_unused_ports(model, switch)
         for iface in model.interfaces:
             if system_mtu is not None and iface.kind in _L2:
                 iface.mtu = system_mtu  # the switch carries its system MTU on every switchport
