@@ -207,6 +207,18 @@ def test_udp_loss_is_judged_within_its_statistical_error(declared, lost, verdict
     assert "for the 108 datagrams in flight at the end" in judged.explanation
 
 
+@pytest.mark.parametrize("dropped,verdict", [(0, "FAIL"), (4246, "ERROR"), (100, "FAIL")])
+def test_udp_loss_the_machines_own_drops_cover_is_no_verdict(dropped, verdict):
+    """ci's case: 17.342 % of 21503 datagrams lost (3729) on a 1 % path while r1 dropped 4246 at its
+    full queues: every loss may be this machine's, so the network's share cannot be told (ERROR,
+    cpu_bound); drops that cover only part of it leave the FAIL, the network's."""
+    udp = ThroughputResult(tool="iperf3", succeeded=True, protocol="udp", kind="udp", throughput=254e6,
+                           lost_pct=17.342, packets=21503, bytes=21503 * 8948, jitter_ms=0.27)
+    judged = judge_udp(udp, _path(loss=1.0), 307e6, {"r1": dropped} if dropped else None)
+    assert judged.verdict == verdict, judged.explanation
+    assert ("cpu_bound" in judged.causes) == (verdict == "ERROR")
+
+
 @pytest.mark.parametrize("measured,verdict", [(1.4, "PASS"), (2.6, "FAIL")])
 def test_udp_jitter_is_judged_on_a_path_that_declares_it(measured, verdict):
     path = WanPath("wan", _path().source, _path().destination, ("r1:eth3 -- r2:eth3",), 25, 2, 0, 622e6, 9000)

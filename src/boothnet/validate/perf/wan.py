@@ -449,7 +449,9 @@ def judge_loss(result: ThroughputResult, declared_pct: float, rate_bps: float, *
     lost = round(result.lost_pct * result.packets / 100)
     here = sum(dropped.values())
     network = 100 * max(0, lost - here) / result.packets  # what no node's kernel dropped
-    if not ok and here and within(network):
+    # the machine's own drops cover every datagram lost (counted on more than one queue): what the
+    # network lost cannot be told apart, so no verdict either (ci: 4246 dropped here of 3729 lost)
+    if not ok and here and (within(network) or here >= lost):
         return result.model_copy(update={"verdict": Status.ERROR, "causes": [*result.causes, "cpu_bound"],
                                           "explanation": (
             f"CPU-bound: {said} of the {lost} datagrams lost, {AT_FULL_QUEUES}: software on this machine did not "
