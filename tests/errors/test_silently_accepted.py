@@ -68,13 +68,18 @@ def test_a_vpn_end_without_a_routed_port_to_the_show_network(inventory_copy):
         "the tunnel has no outer address and the VPN would be rendered on neither gateway"]
 
 
+def _port_mtu(inv, device: str, port: str, mtu: int) -> None:
+    """One end of a link at a new MTU: its port in the device's host_vars."""
+    inv.edit(f"host_vars/{device}.yml", lambda d: [p.update(mtu=mtu) for p in d["ports"] if p["name"] == port])
+
+
 def test_the_home_gateways_outside_link_must_carry_esp_too(inventory_copy):
     """sc-booth-ds's home path at jumbo 9000 with crypto_inner 8950: ESP (65 bytes) no longer fits
     on the home side; the booth side (9100) still takes it."""
     inv = inventory_copy("sc-booth-ds")
     inv.edit(LINKS, lambda d: [lk.update(mtu=9000) for lk in d["links"] if lk["a"] == "hgw1:eth1"])
-    inv.edit("host_vars/hgw1.yml", lambda d: [p.update(mtu=9000) for p in d["ports"] if p["name"] == "eth1"])
-    inv.edit("host_vars/show1.yml", lambda d: [p.update(mtu=9000) for p in d["ports"] if p["name"] == "eth3"])
+    _port_mtu(inv, "hgw1", "eth1", 9000)
+    _port_mtu(inv, "show1", "eth3", 9000)
     assert errors_of(inv) == [
         "inv/group_vars/all/network.yml: mtu_policy.crypto_inner: 8950: at most 8935: ESP adds up to 65 bytes and "
         "the outer link hgw1:eth1 -- show1:eth3 has MTU 9000"]
@@ -167,8 +172,8 @@ def test_a_dual_stack_vlan_or_link_below_ipv6s_minimum_mtu(inventory_copy):
 def test_a_routed_link_with_ipv6_below_ipv6s_minimum_mtu(inventory_copy):
     inv = inventory_copy("sc-booth-ds")
     inv.edit(LINKS, lambda d: d["links"][3].update(mtu=1200))
-    inv.edit("host_vars/brt1.yml", lambda d: [p.update(mtu=1200) for p in d["ports"] if p["name"] == "eth2"])
-    inv.edit("host_vars/show1.yml", lambda d: [p.update(mtu=1200) for p in d["ports"] if p["name"] == "eth1"])
+    _port_mtu(inv, "brt1", "eth2", 1200)
+    _port_mtu(inv, "show1", "eth1", 1200)
     assert errors_of(inv) == [
         "inv/group_vars/all/links.yml: links[3].mtu: 1200: at least 1280 on a link with IPv6 addresses: IPv6 needs "
         "an MTU of 1280 or more on every link (RFC 8200, section 5)"]

@@ -34,20 +34,20 @@ class SwitchDerive(DeriverState):
                 system_mtu = None if system_mtu == DEFAULT_MTU else system_mtu
             model.switch = SwitchForms(switch.model, switch.release, system_mtu, switch.trunk_encapsulation,
                                        switch.source_guard, switch.vtp, switch.stp_mode, switch.edge_command)
-            model.management = self._management(model, switch)
-            if device.model is not None:  # a switch that names no model: its ports are not known
-                model.interfaces = self._with_unused_ports(model, switch)
+            # a containerlab kind renames the management interface and the ports: its bootstrap keeps
+            # its own way in (VRF, SSH, user), and its port list is its own
+            if model.mgmt_interface == switch.mgmt_interface:
+                model.management = self._management(model, switch)
+                if device.model is not None:  # a switch that names no model: its ports are not known
+                    model.interfaces = self._with_unused_ports(model, switch)
         for iface in model.interfaces:
             if system_mtu is not None and iface.kind in _L2:
                 iface.mtu = system_mtu  # the switch carries its system MTU on every switchport
             default = system_mtu or DEFAULT_MTU
             iface.mtu_command = iface.mtu if iface.mtu != default and not (system_mtu and iface.kind in _L2) else None
 
-    def _management(self, model: DeviceModel, switch: Profile) -> ManagementPlane | None:
-        """The way in the config keeps; none where a containerlab kind's own bootstrap (its VRF,
-        SSH and user on a renamed management interface) provides it."""
-        if model.mgmt_interface != switch.mgmt_interface:
-            return None
+    def _management(self, model: DeviceModel, switch: Profile) -> ManagementPlane:
+        """The way in the config keeps through a full replace."""
         settings = self.net.settings.management
         env = getattr(settings, _SECRET_ENV[model.platform])
         secret = _VIEW_SECRET.get(model.platform, env) if self.ctx.batfish_view else f"${{{env}}}"
@@ -56,9 +56,7 @@ class SwitchDerive(DeriverState):
     def _with_unused_ports(self, model: DeviceModel, switch: Profile) -> list[Interface]:
         """Its interfaces with every other port of the model after the cabled ones, each an access
         port, shut: a full replace would otherwise leave them up in VLAN 1 and negotiating a trunk
-        (`dynamic auto`). Not where a containerlab kind renames the ports (its own port list)."""
-        if model.mgmt_interface != switch.mgmt_interface:
-            return model.interfaces
+        (`dynamic auto`)."""
         used = {i.name for i in model.interfaces}
         unused = [Interface(name, "unused", "unused", DEFAULT_MTU, shutdown=True)
                   for name in switch.ports if name not in used]
