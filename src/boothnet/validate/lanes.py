@@ -12,10 +12,12 @@ Result = TypeVar("Result")
 
 
 def run_disjoint(items: Sequence[Item], loads: Callable[[Item], frozenset[str]], work: Callable[[Item], Result],
-                 lanes: int) -> list[Result]:
+                 lanes: int, admit: Callable[[int], bool] | None = None) -> list[Result]:
     """``work(item)`` for every item, at most ``lanes`` at once and never two whose ``loads``
     intersect; the results in the items' order. The first pending item that fits starts next,
-    so items sharing a load run in the order given."""
+    so items sharing a load run in the order given. ``admit(running)``: whether the machine has
+    room for one more beside that many (asked before each but the first): a machine the items
+    overload runs fewer lanes rather than starve them all."""
     results: dict[int, Result] = {}
     pending = list(range(len(items)))
     running: dict[Future[Result], int] = {}
@@ -24,6 +26,8 @@ def run_disjoint(items: Sequence[Item], loads: Callable[[Item], frozenset[str]],
             busy = frozenset().union(*(loads(items[i]) for i in running.values()))
             for i in list(pending):
                 if len(running) >= lanes:
+                    break
+                if running and admit is not None and not admit(len(running)):
                     break
                 if busy.isdisjoint(loads(items[i])):
                     pending.remove(i)

@@ -29,14 +29,17 @@ from boothnet.validate.access import Access
 from boothnet.validate.counters import carried, describe, lab_shapers
 from boothnet.validate.lanes import run_disjoint
 from boothnet.validate.paths import gateway_rows, north_south, path_rows
+from boothnet.validate.perf.calibrate import LabLimits
 from boothnet.validate.perf.ports import TOOL_PORTS, PortAllocator, PortBlock
 from boothnet.validate.perf.probes import (
     IPV4_ICMP_HEADERS,
     IPV6_ICMP_HEADERS,
     drops_meanwhile,
+    duplicates_meanwhile,
     mtu_probe,
     ping,
 )
+from boothnet.validate.perf.quiet import LaneControl, MachineLoad, measure_again, proven_by_another_tool
 from boothnet.validate.perf.run import ToolName, ToolRequest, combine, run_throughput
 from boothnet.validate.perf.runner import listening_ports
 from boothnet.validate.perf.schema import ThroughputResult, busy_share, judge, lab_cpu_bound, machine_cpu
@@ -274,22 +277,23 @@ def port_block(
 
 def run_throughput_tests(
     net: Network, access: Access, progress: Progress, tunnel_mtu: int | None = None,
-    spot: int | None = None, forwarding: Callable[[int, int], float] | None = None,
+    spot: int | None = None, limits: LabLimits | None = None,
 ) -> list[ThroughputResult]:
     """Every test by every tool, both ways, and each path family's loss test; tests that load
     no common link run at once, in up to ``throughput.parallel`` lanes (DEFAULT_LANES), all in
     this machine's measurement turn.
     ``spot`` (watch's spot check): only that one measurement of a host path (not a backbone
     aggregate, not a loss test), counted round the list, so that each round takes the next.
-    ``forwarding(flows, mtu)``: what a stand-in router forwards on this machine (the lab's
-    ceiling, calibrate.forwarding_ceiling), measured before any lane starts."""
+    ``limits``: what this machine's lab carries (calibrate.LabLimits: a stand-in router's
+    forwarding, one tool's stream), measured before any lane starts; a test that asks more is
+    judged against that, and says so."""
     with measurement_turn(progress):
-        return _throughput_tests(net, access, progress, tunnel_mtu, spot, forwarding)
+        return _throughput_tests(net, access, progress, tunnel_mtu, spot, limits)
 
 
 def _throughput_tests(
     net: Network, access: Access, progress: Progress, tunnel_mtu: int | None,
-    spot: int | None, forwarding: Callable[[int, int], float] | None,
+    spot: int | None, limits: LabLimits | None,
 ) -> list[ThroughputResult]:
     allocator = PortAllocator()
     compiler = compiler_of(net)
@@ -300,9 +304,11 @@ def _throughput_tests(
         return ", ".join(host_cables[h.name] for h in test.hosts if h.name in host_cables)
 
     tests = throughput_tests(net)
-    ceilings = {} if forwarding is None or access.on_floor or spot is not None else \
-        {test.name: forwarding(len(test.flows), min(path_mtu(net, c, s, tunnel_mtu) for c, s in test.flows))
+    lab_limits = None if access.on_floor or spot is not None else limits
+    ceilings = {} if lab_limits is None else \
+        {test.name: lab_limits.forwarding(len(test.flows), min(path_mtu(net, c, s, tunnel_mtu) for c, s in test.flows))
          for test in tests if test.across is not None}
+    streams = stream_limits(net, tests, tunnel_mtu, lab_limits, progress)
     jobs = _jobs(net, tests, spot)
 
     def measure(job: _Job) -> ThroughputResult:
@@ -312,6 +318,7 @@ def _throughput_tests(
         first_client, first_server = test.flows[0]
         # together, the clients share the server's access link: its limit is the sum's
         expected = test.expected_bps or expected_for(net, first_client, first_server, tunnel_mtu, test.family)
+        expected, capped = streams.get((test.name, tool), (expected, ""))
         # one port block per flow, each its own server: taken here, not in the threads
         blocks: list[PortBlock] = []
         try:
@@ -321,15 +328,16 @@ def _throughput_tests(
             blocks = flow_blocks(net, access, compiler, allocator, test, tool)
             together = threading.Barrier(len(test.flows))
             crossed = device_links(net, test) if test.across else []
+            senders = sorted({access.node((s if job.reverse else c).name) for c, s in test.flows})
             cpu_before = machine_cpu()
             with carried(net, access, crossed, net.throughput.duration_s) as loads, \
                     ThreadPoolExecutor(max_workers=len(test.flows)) as pool:
-                measured = list(pool.map(partial(_measure, net, access, job, together), test.flows, blocks))
-            result = judge(combine(measured, test.name), expected, net.throughput.pass_ratio,
-                           path_mtu=min(path_mtu(net, c, s, tunnel_mtu) for c, s in test.flows),
-                           cables=cables_of(test))
-            if access.forwards_here:
-                result = lab_cpu_bound(result, busy_share(cpu_before, machine_cpu()))
+                measured, duplicates = duplicates_meanwhile(access.runner, senders, lambda: list(pool.map(
+                    partial(_measure, net, access, job, together), test.flows, blocks)))
+            busy = busy_share(cpu_before, machine_cpu()) if access.forwards_here else None
+            result = _judged(combine(measured, test.name).model_copy(update={
+                "duplicates": duplicates, "machine_busy": busy}), expected, net.throughput.pass_ratio,
+                min(path_mtu(net, c, s, tunnel_mtu) for c, s in test.flows), cables_of(test), capped)
             result = result.model_copy(update={"family": test.family})
             if test.across is not None:
                 result = _judge_across(net, access, test, result, ceilings.get(test.name))
@@ -344,7 +352,55 @@ def _throughput_tests(
                  f"{result.throughput / 1e6:.1f} Mb/s (expected {expected / 1e6:.1f}) {result.verdict}")
         return result
 
-    return run_disjoint(jobs, lambda job: job.test.links, measure, net.throughput.parallel or DEFAULT_LANES)
+    lanes = net.throughput.parallel or DEFAULT_LANES
+    if not access.forwards_here or spot is not None:
+        return run_disjoint(jobs, lambda job: job.test.links, measure, lanes)
+    # in the lab the tools share the cores with the forwarding: fewer lanes where they starve
+    control = LaneControl(lanes)
+    results = run_disjoint(jobs, lambda job: job.test.links, lambda job: control.done(measure(job)), lanes,
+                           admit=control.has_room)
+    return proven_by_another_tool(measure_again(jobs, results, measure, MachineLoad(), progress))
+
+
+STREAM_SHARE = 0.7  # of what one stream carries on a bare veth pair: a lab path adds hops on the same cores
+FAST_PATH_BPS = 2e9  # a slower path is within one stream's reach on any machine the lab runs on
+
+
+def stream_limits(net: Network, tests: list[ThroughputTest], tunnel_mtu: int | None, limits: LabLimits | None,
+                  progress: Progress) -> dict[tuple[str, ToolName], tuple[float, str]]:
+    """For each host path test and tool whose limit is above what the tool's streams carry on this
+    machine (STREAM_SHARE of LabLimits.stream, a stream per flow): that share, and the sentence that
+    says it; said once, before any lane starts."""
+    capped: dict[tuple[str, ToolName], tuple[float, str]] = {}
+    if limits is None:
+        return capped
+    for test in tests:
+        client, server = test.flows[0]
+        expected = test.expected_bps or expected_for(net, client, server, tunnel_mtu, test.family)
+        if test.across is not None or expected <= FAST_PATH_BPS:
+            continue
+        mtu = min(path_mtu(net, c, s, tunnel_mtu) for c, s in test.flows)
+        for tool in net.throughput.tools:
+            carried = limits.stream(tool, mtu) * len(test.flows)
+            if STREAM_SHARE * carried < net.throughput.pass_ratio * expected:
+                capped[(test.name, tool)] = (STREAM_SHARE * carried, (
+                    f"judged against what {len(test.flows)} {tool} stream(s) carry in this machine's lab, "
+                    f"{STREAM_SHARE * carried / 1e6:.0f} Mb/s ({STREAM_SHARE:.0%} of {carried / 1e6:.0f} Mb/s between "
+                    f"two namespaces at MTU {mtu}): the intent's {expected / 1e6:.0f} Mb/s can only be proven on the "
+                    "floor"))
+    for (name, tool), (_, said) in sorted(capped.items()):
+        progress(f"[throughput] {name} {tool}: {said}")
+    return capped
+
+
+def _judged(result: ThroughputResult, expected: float, ratio: float, mtu: int, cables: str,
+            capped: str) -> ThroughputResult:
+    """A path's or aggregate's run judged; in the lab, said CPU-bound where the machine's load
+    accounts for it (lab_cpu_bound); ``capped``: why its limit is the lab's (stream_limits)."""
+    result = judge(result, expected, ratio, path_mtu=mtu, cables=cables)
+    if result.machine_busy is not None:
+        result = lab_cpu_bound(result, result.machine_busy)
+    return result.model_copy(update={"explanation": "; ".join(filter(None, [result.explanation, capped])) or None})
 
 
 def _unmeasured(job: _Job, exc: Exception, expected: float, ratio: float) -> ThroughputResult:

@@ -19,7 +19,7 @@ from boothnet.lab.shaping import shape
 from boothnet.layout import Layout
 from boothnet.run import Run
 from boothnet.validate.access import lab_access
-from boothnet.validate.perf.calibrate import forwarding_ceiling
+from boothnet.validate.perf.calibrate import LabLimits
 from boothnet.validate.perf.wan import CEILING_SHARE
 from boothnet.validate.plan import isolation_plan
 from boothnet.validate.run import run_throughput_tests, wait_converged
@@ -98,7 +98,7 @@ def test_an_intent_asking_more_than_this_machine_forwards_is_the_labs_ceiling_no
     with running_lab(run, tmp_path / "build"):
         access = lab_access(net)
         assert wait_converged(net, access, isolation_plan(net).flows).status == "PASS"
-        rows = run_throughput_tests(net, access, quiet, forwarding=forwarding_ceiling(tmp_path / "build", quiet))
+        rows = run_throughput_tests(net, access, quiet, limits=LabLimits.of(tmp_path / "build", quiet))
     across = [r for r in rows if r.path.startswith("backbone ")]
     assert len(across) == 2, [r.path for r in rows]
     cached = json.loads(Layout(tmp_path / "build", "").calibration.read_text())

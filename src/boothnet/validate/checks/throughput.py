@@ -9,7 +9,7 @@ from pathlib import Path
 from boothnet.validate.checks._measured import PairedCheck, both_ways
 from boothnet.validate.checks._plots import throughput_plot
 from boothnet.validate.checks.base import Context
-from boothnet.validate.perf.calibrate import forwarding_ceiling
+from boothnet.validate.perf.calibrate import LabLimits
 from boothnet.validate.perf.schema import ThroughputResult
 from boothnet.validate.plan import BACKBONE
 from boothnet.validate.results import ValidationResults
@@ -36,8 +36,8 @@ class Throughput(PairedCheck):
             super().execute(ctx)
 
     def measure(self, ctx: Context) -> list[ThroughputResult]:
-        forwarding = None if ctx.access.on_floor else forwarding_ceiling(ctx.run.build_root, ctx.progress)
-        return run_throughput_tests(ctx.net, ctx.access, ctx.progress, ctx.tunnel_mtu, forwarding=forwarding)
+        limits = None if ctx.access.on_floor else LabLimits.of(ctx.run.build_root, ctx.progress)
+        return run_throughput_tests(ctx.net, ctx.access, ctx.progress, ctx.tunnel_mtu, limits=limits)
 
     def plot(self, results: ValidationResults, folder: Path) -> Path | None:
         return throughput_plot(both_ways(self.rows(results)), folder / "throughput.png")

@@ -21,6 +21,7 @@ import statistics
 import subprocess
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 from boothnet.files import write_text_atomic
@@ -41,7 +42,7 @@ from boothnet.layout import Layout
 from boothnet.locks import measurement_turn
 from boothnet.progress import Progress
 from boothnet.validate.perf.ports import PortBlock
-from boothnet.validate.perf.run import ToolRequest, run_throughput
+from boothnet.validate.perf.run import ToolName, ToolRequest, run_throughput
 from boothnet.validate.perf.runner import netns_runner
 from boothnet.validate.perf.wan import WanPath, effective_window, run_iperf3, run_nuttcp
 
@@ -289,3 +290,54 @@ def forwarding_ceiling(build_root: Path, progress: Progress) -> Callable[[int, i
                              progress)["bps"])
 
     return ceiling
+
+
+# What one stream of a tool carries here: two scratch namespaces on an unshaped veth pair at the
+# path's MTU, no router between them; the sender's core is the only limit (nuttcp at 10 Gb/s:
+# 94-96 % of a core for 8.0-8.7 Gb/s on a slow 2-core machine, where iperf3 carried 9.3-9.5).
+STREAM_SECONDS, STREAM_OMIT_S = 3, 1
+
+
+def _measure_stream(tool: ToolName, mtu: int, _work: Path) -> dict[str, float]:
+    tag = os.getpid()
+    names = (f"bnstr-a-{tag}", f"bnstr-b-{tag}")
+    try:
+        for ns in names:
+            create_namespace(ns, f"boothnet-calibration:{ns}")
+        add_link(LabLink(LabEnd("a", "ref0"), LabEnd("b", "ref0"), 0, mtu, "ceiling"), names[0], names[1])
+        for ns, address in zip(names, ("10.99.9.1/24", "10.99.9.2/24"), strict=True):
+            subprocess.run(["ip", "-n", ns, "addr", "add", address, "dev", "ref0"], check=True)
+        netns_runner(names[0], ["ping", "-c", "3", "-W", "2", "10.99.9.2"], 15)
+        result = run_throughput(netns_runner, ToolRequest(
+            tool, names[1], names[0], "10.99.9.2", PortBlock("stream", names[1], 5301, 2),
+            duration=STREAM_SECONDS, omit=STREAM_OMIT_S))
+        if not result.succeeded:
+            raise RuntimeError(f"one {tool} stream carried nothing between two namespaces: {result.error}")
+        return {"bps": round(result.throughput)}
+    finally:
+        for ns in names:
+            remove_namespace(ns)
+
+
+def stream_ceiling(build_root: Path, progress: Progress) -> Callable[[ToolName, int], float]:
+    """``ceiling(tool, mtu)``: b/s one stream of ``tool`` carries between two namespaces of this
+    machine with nothing but a veth between them; measured once per tool and MTU and cached."""
+    def ceiling(tool: ToolName, mtu: int) -> float:
+        return float(_cached(build_root, f"{platform.release()} lab stream, {tool}, mtu {mtu}",
+                             lambda work: _measure_stream(tool, mtu, work),
+                             f"what one {tool} stream carries here at MTU {mtu}, about 5 s", progress)["bps"])
+
+    return ceiling
+
+
+@dataclass(frozen=True)
+class LabLimits:
+    """What this machine's lab carries, measured once per machine: a stand-in router's forwarding
+    (``forwarding(flows, mtu)``) and one tool's stream (``stream(tool, mtu)``), b/s."""
+
+    forwarding: Callable[[int, int], float]
+    stream: Callable[[ToolName, int], float]
+
+    @classmethod
+    def of(cls, build_root: Path, progress: Progress) -> LabLimits:
+        return cls(forwarding_ceiling(build_root, progress), stream_ceiling(build_root, progress))

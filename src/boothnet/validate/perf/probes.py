@@ -357,6 +357,36 @@ def software_drops(runner: Runner, node: str) -> int | None:
     return parse_software_drops(runner(node, ["sh", "-c", SOFTWARE_DROPS_SH], 10).stdout)
 
 
+# TCP's D-SACKs received: each a segment the receiver reports it got twice, so the retransmit that
+# sent it again was spurious (a timer that fired while a starved core held the ACK), not a loss
+DUPLICATES_SH = "cat /proc/net/netstat"
+
+
+def parse_duplicates(text: str) -> int | None:
+    """TcpExt's TCPDSACKRecv + TCPDSACKOfoRecv from /proc/net/netstat; None when unread."""
+    rows = [line.split()[1:] for line in text.splitlines() if line.startswith("TcpExt:")]
+    if len(rows) < 2:
+        return None
+    names, values = rows[0], rows[1]
+    try:
+        return sum(int(values[names.index(key)]) for key in ("TCPDSACKRecv", "TCPDSACKOfoRecv") if key in names)
+    except (IndexError, ValueError):
+        return None
+
+
+def duplicates_meanwhile(runner: Runner, nodes: list[str], measure: Callable[[], T]) -> tuple[T, int | None]:
+    """``measure()``, and the D-SACKs ``nodes`` (the test's senders) received meanwhile; None when
+    one of them could not be read (a floor host without /proc: its retransmits stay as counted)."""
+    def read() -> list[int | None]:
+        return [parse_duplicates(runner(node, ["sh", "-c", DUPLICATES_SH], 10).stdout) for node in nodes]
+
+    before = read()
+    result = measure()
+    counts = [(start, end) for start, end in zip(before, read(), strict=True)
+              if start is not None and end is not None]
+    return result, sum(end - start for start, end in counts) if len(counts) == len(nodes) else None
+
+
 def drops_meanwhile(runner: Runner, nodes: dict[str, str], measure: Callable[[], T]) -> tuple[T, dict[str, int]]:
     """``measure()``, and the packets each of ``nodes`` (name: the runner's node) dropped in its
     own software meanwhile (software_drops), where any; a node whose counts cannot be read is left out."""

@@ -68,6 +68,9 @@ class ThroughputResult(BaseModel):
     sender_throughput: float | None = None  # what the sender pushed, bits/s
     bytes: int | None = None  # payload bytes received
     retransmits: int | None = None
+    # of those, segments the receiver reported it already had (D-SACK, read from the senders'
+    # kernels): a retransmit timer that fired early, while a busy core held the ACK, not a loss
+    duplicates: int | None = None
     rtt_ms: float | None = None  # mean smoothed RTT (iperf3) or connect RTT (nuttcp)
     mss: int | None = None
     window: int | None = None  # socket buffer requested (-w), bytes
@@ -95,6 +98,7 @@ class ThroughputResult(BaseModel):
     # the verdict's causes as classes, in that order: "too_fast", "lossy", "cpu_bound", "lab_ceiling"
     causes: list[Literal["too_fast", "lossy", "cpu_bound", "lab_ceiling"]] = Field(default_factory=list)
     link_loads: list[LinkLoad] = Field(default_factory=list)  # backbone aggregates: each wire's counters
+    machine_busy: float | None = None  # lab: the share of this machine's cores busy while it ran
     sender_cpu_pct: float | None = None  # iperf3 cpu_utilization_percent, nuttcp tx_cpu: of one core
     receiver_cpu_pct: float | None = None
     raw: str | None = Field(default=None, repr=False)  # tool output as captured
@@ -213,6 +217,28 @@ def _held_back(result: ThroughputResult, behind_ms: Mapping[str, float]) -> str:
             f"{carried / 1e6:.0f} Mb/s, {carried / expected:.0%} of {expected / 1e6:.0f} Mb/s (enough to pass)")
 
 
+def _retransmits(result: ThroughputResult, path_mtu: int, path: str | None,
+                 cables: str) -> tuple[str | None, str | None]:
+    """(why the TCP test lost frames, or None; why its retransmits, though many, lost none, or
+    None): retransmits the receiver reported it already had (D-SACK) are not counted as lost."""
+    if result.protocol != "tcp" or result.retransmits is None:
+        return None, None
+    mss = result.mss or path_mtu - TCP_IP_HEADERS
+    duplicates = min(result.duplicates or 0, result.retransmits)
+    rate = retransmit_rate(result.retransmits - duplicates, result.bytes, mss)
+    if rate is not None and rate > RETRANSMIT_LIMIT:
+        lost = f" ({result.retransmits - duplicates} lost, {duplicates} spurious)" if duplicates else ""
+        return (f"{result.retransmits} retransmits{lost}, {rate:.2%} of the segments sent (at most "
+                f"{RETRANSMIT_LIMIT:.1%}): frames are lost on {path or result.path or result.source} "
+                f"({f'its host cables {cables}: ' if cables else ''}a bad cable or a dropping port)"), None
+    everything = retransmit_rate(result.retransmits, result.bytes, mss)
+    if everything is None or everything <= RETRANSMIT_LIMIT:
+        return None, None
+    return None, (f"{result.retransmits} retransmits, {duplicates} of them spurious (the receiver already had "
+                  "the segment: D-SACK): timers that fired while a busy core held the ACKs, not frames lost on "
+                  "a cable")
+
+
 def judge(
     result: ThroughputResult,
     expected_bps: float,
@@ -229,14 +255,8 @@ def judge(
     RETRANSMIT_LIMIT of its segments: the rate can hold while frames are lost.
     """
     ok = result.succeeded and verdict(result.throughput, expected_bps, ratio) == "PASS"
-    lossy = None
-    if path_mtu is not None and result.protocol == "tcp":
-        rate = retransmit_rate(result.retransmits, result.bytes, result.mss or path_mtu - TCP_IP_HEADERS)
-        if rate is not None and rate > RETRANSMIT_LIMIT:
-            ok = False
-            lossy = (f"{result.retransmits} retransmits, {rate:.2%} of the segments sent (at most "
-                     f"{RETRANSMIT_LIMIT:.1%}): frames are lost on {path or result.path or result.source} "
-                     f"({f'its host cables {cables}: ' if cables else ''}a bad cable or a dropping port)")
+    lossy, spurious = _retransmits(result, path_mtu, path, cables) if path_mtu is not None else (None, None)
+    ok = ok and lossy is None
     advice = None
     if result.rtt_ms:
         advice = window_advice(expected_bps, result.rtt_ms, result.window).text
@@ -258,6 +278,8 @@ def judge(
         update["verdict"] = Status.ERROR
     if causes:
         update.update(explanation="; ".join(causes.values()), causes=list(causes))
+    elif spurious and ok:  # said on a passing row, where no cause speaks
+        update["explanation"] = spurious
     if path is not None:
         update["path"] = path
     return result.model_copy(update=update)
