@@ -152,11 +152,15 @@ def test_the_home_path_measures_its_rtt_and_puts_the_window_advice_to_the_test(w
         tcp = wan_stream(netns_runner, (ns_name(NETWORK, "h1"), ns_name(NETWORK, "h4")),
                          declared_wan_paths(net, None)[0], net, LabWatch.of(partial(ns_name, NETWORK), net, lab=True),
                          "advised-window", 4 * 2**20)
-    assert held and tcp.verdict == "ERROR" and tcp.causes == ["cpu_bound"], tcp.explanation
+    # measured again at a quieter moment (the freezer may stop it again while its client runs):
+    # a PASS that says its first run was the line's, or still no verdict; either names the line
+    assert held and (tcp.verdict == "PASS" and tcp.retried or tcp.verdict == "ERROR" and tcp.causes == ["cpu_bound"]), \
+        (tcp.verdict, tcp.explanation, tcp.retried)
+    said = tcp.retried or tcp.explanation
     # the line named, beside the cores' share when the machine was saturated too; on a machine
     # saturated meanwhile, the cores' share may account for the stream alone (ci123): honest too
-    assert re.search(r"delay line held frames past their time while it ran \(r1's 0\.[3-7]\d s", tcp.explanation) \
-        or tcp.explanation.startswith("CPU-bound: this machine's cores were"), tcp.explanation
+    assert re.search(r"delay line held frames past their time while it ran \(r1's 0\.[3-7]\d s", said) \
+        or "CPU-bound: this machine's cores were" in said, said
 
 
 def test_udp_reports_the_configured_loss_within_its_statistical_error_in_ipv6(wan_lab) -> None:

@@ -67,8 +67,8 @@ def test_measured_again_alone_a_starved_run_passes_and_a_shaped_cable_still_fail
 
     again = measure_again([0, 1], first, measure, MachineLoad(), lambda _: None)
     assert [r.verdict for r in again] == [Status.PASS, Status.FAIL] and asked == [0, 1]  # each once: settled
-    assert again[0].retried == ("measured again alone (1 time): its run among the other lanes, 419.0 Mb/s (FAIL), "
-                                "ran while this machine's cores were 99% busy")
+    assert again[0].retried == ("measured again alone (1 time): its first run, 419.0 Mb/s, ran while this "
+                                "machine's cores were 99% busy (FAIL)")
 
 
 def test_a_path_one_tool_proved_is_proven_and_the_other_tools_ceiling_is_no_error() -> None:

@@ -128,9 +128,9 @@ def _quiet_moment(load: MachineLoad) -> None:
 
 def _first_run(result: ThroughputResult, tries: int) -> str:
     busy = f"while this machine's cores were {result.machine_busy:.0%} busy" if result.machine_busy is not None else ""
-    said = result.causes[0].replace("_", "-") if result.causes else str(result.verdict)
-    return (f"measured again alone ({tries} time{'s' * (tries != 1)}): its run among the other lanes, "
-            f"{result.throughput / 1e6:.1f} Mb/s ({said}), ran {busy or 'on a busy machine'}")
+    said = result.explanation or str(result.verdict)
+    return (f"measured again alone ({tries} time{'s' * (tries != 1)}): its first run, "
+            f"{result.throughput / 1e6:.1f} Mb/s, ran {busy or 'on a busy machine'} ({said})")
 
 
 def proven_by_another_tool(results: list[ThroughputResult]) -> list[ThroughputResult]:
