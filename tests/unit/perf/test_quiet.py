@@ -121,3 +121,16 @@ def test_a_10g_host_path_above_one_streams_reach_here_is_judged_against_it_and_s
                           "9000 Mb/s between two namespaces at MTU 9000): the intent's 9")
     assert said == [f"[throughput] lab: h3 -> h4 nuttcp: {why}"]
     assert stream_limits(net, throughput_tests(net), None, None, said.append) == {}  # a floor: never capped
+
+
+def test_the_first_screen_names_the_labs_limits_and_what_was_measured_again() -> None:
+    from boothnet.validate.checks.throughput import CHECK
+    from boothnet.validate.results import ValidationResults
+
+    capped = _row(0, 0, 6.2e9, tool="nuttcp", verdict=Status.PASS,
+                  explanation="judged against what 1 nuttcp stream(s) carry in this machine's lab, 6300 Mb/s")
+    again = _row(0, 0, 988e6, verdict=Status.PASS, retried="measured again alone (1 time): ...")
+    assert CHECK.first_screen(ValidationResults(network="n", throughput=[_row(0, 0, verdict=Status.PASS)])) is None
+    assert CHECK.first_screen(ValidationResults(network="n", throughput=[capped, again])) == (
+        "This machine's lab limits: judged against what 1 nuttcp stream(s) carry in this machine's lab, 6300 Mb/s. "
+        "1 test(s) this machine's load decided were measured again alone.")

@@ -39,6 +39,22 @@ class Throughput(PairedCheck):
         limits = None if ctx.access.on_floor else LabLimits.of(ctx.run.build_root, ctx.progress)
         return run_throughput_tests(ctx.net, ctx.access, ctx.progress, ctx.tunnel_mtu, limits=limits)
 
+    def first_screen(self, results: ValidationResults) -> str | None:
+        """The lab's limits the measurements met: rows judged against what this machine's lab
+        carries, rows measured again alone, rows no tool could prove here."""
+        rows = [r for r in results.throughput if r.kind in ("path", "loss")]
+        capped = sorted({said[said.index("judged against what"):] for r in rows
+                         if (said := r.explanation or "") and "judged against what" in said})
+        again = sum(1 for r in rows if r.retried)
+        proven = sum(1 for r in rows if "the path is proven by" in (r.explanation or ""))
+        if not (capped or again or proven):
+            return None
+        parts = [f"This machine's lab limits: {'; '.join(capped)}"] if capped else []
+        parts += [f"{again} test(s) this machine's load decided were measured again alone"] if again else []
+        parts += [f"{proven} tool row(s) at that tool's own ceiling here, the path proven by the other tool "
+                  "(SKIPPED)"] if proven else []
+        return ". ".join(parts) + "."
+
     def plot(self, results: ValidationResults, folder: Path) -> Path | None:
         return throughput_plot(both_ways(self.rows(results)), folder / "throughput.png")
 
