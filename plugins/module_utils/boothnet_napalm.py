@@ -208,7 +208,7 @@ def getters(module):
     t = target(module)
     try:
         dev = t.open()
-    except Exception as exc:  # noqa: BLE001 - any driver's connect error, in one line
+    except Exception as exc:  # any driver's connect error, in one line
         module.fail_json(msg=f"cannot connect: {exc}")
     try:
         out = {}

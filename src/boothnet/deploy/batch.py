@@ -50,7 +50,7 @@ def sessions(targets: Mapping[str, Target]) -> Iterator[dict[str, Session]]:
     def open_one(target: Target) -> Session:
         try:
             return Session(driver=target.open())
-        except Exception as exc:  # noqa: BLE001 - every driver has its own connect errors
+        except Exception as exc:  # every driver has its own connect errors
             return Session(error=f"{type(exc).__name__}: {exc}")
 
     opened = dict(zip(targets, in_parallel(targets.values(), open_one), strict=True))

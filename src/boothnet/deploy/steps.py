@@ -161,7 +161,7 @@ def _masked(values: Mapping[str, str]) -> Iterator[None]:
             raise
         try:
             new = type(exc)(masked)
-        except Exception:  # noqa: BLE001 - an exception type with another signature
+        except Exception:  # an exception type with another signature
             new = RuntimeError(masked)
         raise new from None
 
@@ -222,7 +222,7 @@ def deploy(
     masked = lambda exc: sec.mask(f"{exc}", values.values())  # noqa: E731
     try:
         dev = session or target.open()
-    except Exception as exc:  # noqa: BLE001 - every driver has its own connect errors
+    except Exception as exc:  # every driver has its own connect errors
         run.error = f"unreachable before apply: {masked(exc)}"
         return run
     try:
@@ -234,7 +234,7 @@ def deploy(
         except _CommitUnknown as exc:
             # the commit may have reached the device: only its own timer can undo it now
             run.commit, run.error = exc.partial, f"commit interrupted: {masked(exc.__cause__)}"
-        except Exception as exc:  # noqa: BLE001 - before the commit: nothing was applied
+        except Exception as exc:  # before the commit: nothing was applied
             run.error = f"failed before apply: {type(exc).__name__}: {masked(exc)}"
             return run
         else:
@@ -291,7 +291,7 @@ def _confirm_if_healthy(run: DeployRun, dev: ConfigDevice, report: hc.HealthRepo
         try:
             dev.confirm_commit()
             run.confirmed = True
-        except Exception as exc:  # noqa: BLE001 - the session died after the commit
+        except Exception as exc:  # the session died after the commit
             run.error = f"session lost before confirming: {masked(exc)}"
 
 
@@ -384,7 +384,7 @@ def health(
     report = hc.HealthReport()
     try:
         dev: ConfigDevice = target.open()
-    except Exception as exc:  # noqa: BLE001 - every driver has its own connect errors
+    except Exception as exc:  # every driver has its own connect errors
         report.management.append(f"management unreachable after commit: {sec.mask(str(exc), values.values())}")
         return report
     try:
@@ -407,7 +407,7 @@ def health(
                 report.device.append(f"running differs from the candidate in {', '.join(left)}")
         else:
             _hardware_health(dev, target.capabilities, config_dir, cand, timeout, report)
-    except Exception as exc:  # noqa: BLE001 - a session that dies mid-check is a failed check
+    except Exception as exc:  # a session that dies mid-check is a failed check
         report.management.append(f"health check session failed: {sec.mask(str(exc), values.values())}")
     finally:
         _close(dev)
@@ -463,7 +463,7 @@ def wait_for_revert(target: Target, timeout: float, interval: float = 2.0) -> di
                 return {"reverted": False, "reachable": True, "reason": "commit still pending"}
             finally:
                 dev.close()
-        except Exception as exc:  # noqa: BLE001 - every driver has its own connect errors
+        except Exception as exc:  # every driver has its own connect errors
             return {"reverted": False, "reachable": False, "reason": f"unreachable: {exc}"}
 
     return poll(ask, lambda answer: answer["reverted"], timeout, interval, clock=time.monotonic, sleep=time.sleep)

@@ -461,7 +461,7 @@ class ConfigReader:
             if not self._interface_line(iface, pending, child.text.split()):
                 self._unknown(child)
 
-    def _interface_line(self, iface: InterfaceFacts, pending: _Pending, w: list[str]) -> bool:  # noqa: C901, PLR0911, PLR0912
+    def _interface_line(self, iface: InterfaceFacts, pending: _Pending, w: list[str]) -> bool:  # noqa: C901
         """One interface line; False if the reader does not know it."""
         if w[0] == "description" or w == ["spanning-tree", "portfast"]:
             return True
@@ -672,7 +672,7 @@ class ConfigReader:
             if not self._ospf_line(child.text.split(), process, family):
                 self._unknown(child)
 
-    def _ospf_line(self, w: list[str], process: _OspfProcess, family: int) -> bool:  # noqa: PLR0911
+    def _ospf_line(self, w: list[str], process: _OspfProcess, family: int) -> bool:
         v6 = family == 6
         if w[0] == "router-id" and len(w) == 2:
             setattr(self.facts, "ospf6_router_id" if v6 else "ospf_router_id", IPv4Address(w[1]))

@@ -18,11 +18,11 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "simulated"))
 
-import simulated_devices as sim  # noqa: E402
+import simulated_devices as sim
 
-from boothnet.deploy import steps  # noqa: E402
-from boothnet.deploy.secrets import mask  # noqa: E402
-from boothnet.render.build import build  # noqa: E402
+from boothnet.deploy import steps
+from boothnet.deploy.secrets import mask
+from boothnet.render.build import build
 from tests.helpers import ROOT
 
 PSK = "Sh0wFl00r-psk-for-tests"

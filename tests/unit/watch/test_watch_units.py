@@ -269,7 +269,7 @@ def test_a_scraper_that_hangs_up_is_no_traceback_and_another_error_is_one_line(c
                       sqlite3.OperationalError("database is locked")):
             try:
                 raise error
-            except Exception:  # noqa: BLE001 - handle_error reads the exception being handled
+            except Exception:  # handle_error reads the exception being handled
                 server.handle_error(None, ("127.0.0.1", 47228))
     finally:
         server.server_close()

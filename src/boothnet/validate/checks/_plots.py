@@ -7,12 +7,12 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402 - the backend must be chosen first
-from matplotlib.colors import ListedColormap  # noqa: E402
-from matplotlib.patches import Patch  # noqa: E402
+import matplotlib.pyplot as plt  # the backend must be chosen first
+from matplotlib.colors import ListedColormap
+from matplotlib.patches import Patch
 
-from boothnet.validate.perf.schema import ThroughputResult  # noqa: E402
-from boothnet.validate.results import IsolationRow  # noqa: E402
+from boothnet.validate.perf.schema import ThroughputResult
+from boothnet.validate.results import IsolationRow
 
 GREEN, RED, GREY, AMBER = "#2e7d32", "#c62828", "#9e9e9e", "#f9a825"
 
