@@ -228,7 +228,7 @@ def _demo(args: argparse.Namespace, batfish_host: str | None) -> int:
 
 def cmd_clab(args: argparse.Namespace) -> int:
     """labs/<network>.clab.yml from the netns lab's plan, validated against containerlab's schema."""
-    from boothnet.lab.clab import HOST_IMAGE, ROUTER_IMAGE, ClabInvalid, ClabUnsupported, generate
+    from boothnet.lab.clab import HOST_IMAGE, ROUTER_IMAGE, ClabInvalid, ClabUnsupported, Images, generate
 
     images: dict[str, str] = {}
     for item in args.image or []:
@@ -244,11 +244,9 @@ def cmd_clab(args: argparse.Namespace) -> int:
             Path(args.build_dir),
             Path(args.schema) if args.schema else None,
             args.vlan_mode,
-            args.router_image or ROUTER_IMAGE,
-            args.host_image or HOST_IMAGE,
+            Images(args.router_image or ROUTER_IMAGE, args.host_image or HOST_IMAGE, images),
             progress=progress,
             kinds=args.kinds,
-            images=images,
         )
     except (FileNotFoundError, ClabUnsupported) as exc:
         print(f"clab: {exc}", file=sys.stderr)
