@@ -193,19 +193,23 @@ class DeployRun:
         return replace(record, **target.identity()) if target else record
 
 
-def deploy(
-    target: Target,
-    config_dir: Path,
-    *,
-    revert_in: int,
-    check: bool,
-    backup_root: Path | None = None,
-    device: str = "",
-    secrets: Secrets | None = None,
-    health_timeout: float = 30,
-    revert_margin: float = 30,
-    session: Any = None,
-) -> DeployRun:
+@dataclass
+class Job:
+    """One device's deploy, as the playbook gives it: the config folder, where its backup goes,
+    its secrets and its timers (the revert timer, the health check's wait, the margin after the
+    revert timer before the device counts as not reverted)."""
+
+    device: str
+    target: Target
+    config_dir: Path
+    backup_root: Path | None = None
+    secrets: Secrets | None = None
+    revert_in: int = 120
+    health_timeout: float = 30
+    revert_margin: float = 30
+
+
+def deploy(job: Job, *, check: bool, session: Any = None) -> DeployRun:
     """One device, one session: load, diff, back up, commit with a revert timer, check health
     over a second session, then confirm on the first; else leave the commit unconfirmed and
     wait for the device to revert by itself. Never raises for a device problem: the run says
@@ -213,8 +217,9 @@ def deploy(
 
     *session*: a session to the device already open (the run's, kept for its other steps);
     it stays open. Without it the deploy opens and closes its own."""
+    target, config_dir, revert_in = job.target, job.config_dir, job.revert_in
     run = DeployRun()
-    prepared = _prepare(target, config_dir, revert_in, secrets)
+    prepared = _prepare(target, config_dir, revert_in, job.secrets)
     if isinstance(prepared, str):
         run.error = prepared
         return run
@@ -227,7 +232,7 @@ def deploy(
         return run
     try:
         try:
-            run.commit = _load_and_commit(dev, target, cand, values, revert_in, check, backup_root, device)
+            run.commit = _load_and_commit(dev, target, cand, values, revert_in, check, job.backup_root, job.device)
         except REJECTED as exc:
             run.error = f"rejected before apply: {masked(exc)}"
             return run
@@ -241,9 +246,9 @@ def deploy(
             if not run.commit["committed"]:
                 return run
             _confirm_if_healthy(run, dev, health(target, config_dir, cand, values, run.commit["ospf_before"],
-                                                 health_timeout), masked)
+                                                 job.health_timeout), masked)
         if not run.confirmed:
-            run.revert = wait_for_revert(target, revert_in + revert_margin)
+            run.revert = wait_for_revert(target, revert_in + job.revert_margin)
         return run
     finally:
         if session is None:
