@@ -12,7 +12,7 @@ from boothnet.run import Run
 from boothnet.verify.batfish.from_intent import batfish_view
 from boothnet.verify.batfish.report import CheckResult, Finding, Severity, Status, VerifyReport
 from boothnet.verify.batfish.service import find_host
-from boothnet.verify.batfish.verify import run_verify
+from boothnet.verify.batfish.verify import Alongside, run_verify
 from boothnet.verify.policy import PolicyPaths, flow_text
 
 
@@ -80,8 +80,6 @@ def run_verify_stage(
         layout.verify,
         host=host,
         require=require,
-        extra_results=extra,
         network=net.name,
-        view_notes=view.notes(net),
-        keep_session=lambda loaded: setattr(run, "batfish_snapshot", loaded),
+        alongside=Alongside(extra, view.notes(net), lambda loaded: setattr(run, "batfish_snapshot", loaded)),
     )
