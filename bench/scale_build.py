@@ -65,7 +65,7 @@ def stage_times(inventory: Path, scratch: Path) -> dict[str, float]:
     return {k: round(v, 3) for k, v in times.items()}
 
 
-def measure(argv: list[str], runs: int, before, env: dict[str, str]) -> tuple[Series, float]:  # noqa: ANN001
+def measure(argv: list[str], runs: int, before, env: dict[str, str]) -> tuple[Series, float]:
     wall, peak = Series(), 0.0
     for _ in range(runs):
         before()

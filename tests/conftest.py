@@ -44,7 +44,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     items.sort(key=lambda item: live_order(item.nodeid))
 
 
-def pytest_xdist_make_scheduler(config: pytest.Config, log):  # noqa: ANN201 - xdist's scheduler
+def pytest_xdist_make_scheduler(config: pytest.Config, log):  # xdist's scheduler
     """`--dist loadgroup`: the live tier's work units by live_scope(), a module or the Batfish
     modules one worker runs in turn. pytest-xdist 3.8's own groups (an `@group` suffix on node ids) are lost
     under pytest 9, whose node ids no longer read it."""
@@ -64,7 +64,7 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log):  # noqa: ANN201 - x
 
 
 @pytest.hookimpl(wrapper=True)
-def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):  # noqa: ANN201 - pytest's hook
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):  # pytest's hook
     """Under xdist, a test marked ``measures`` (it calls the measuring code itself, outside
     validate's stages) holds this machine's measurement turn for its whole protocol, so no two
     rate measurements meet."""

@@ -83,7 +83,7 @@ def quiet(_message: str) -> None:
     """A progress sink for stages run in tests."""
 
 
-def errors_of(inv) -> list[str]:  # noqa: ANN001 - an InventoryCopy
+def errors_of(inv) -> list[str]:  # an InventoryCopy
     """Every error of the intent at `inv`, as the loader words them; the test fails if it loads."""
     import pytest
 

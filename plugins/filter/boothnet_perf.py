@@ -15,6 +15,8 @@ from ansible_collections.boothnet.boothnet.plugins.plugin_utils.boothnet_filters
 try:
     from boothnet.validate.perf import iperf3, nuttcp
     from boothnet.validate.perf.formula import DEFAULT_PASS_RATIO, expected_goodput
+    from boothnet.validate.perf.ports import PortBlock
+    from boothnet.validate.perf.request import ToolRequest
     from boothnet.validate.perf.runner import detached_argv, pidfile_for
     from boothnet.validate.perf.schema import ThroughputResult, judge
 except ImportError as error:
@@ -48,9 +50,10 @@ def iperf3_server_argv(port: Any) -> list[str]:
 
 def iperf3_client_argv(destination: str, port: Any, streams: Any = 1, duration: Any = 10,
                        window: Any = None, mss: Any = None) -> list[str]:
-    return iperf3.client_argv(destination, int(port), streams=int(streams),
-                              duration=int(duration), window=size_bytes(window),
-                              mss=_int_or_none(mss))
+    # the role runs the client where it is told and names no lab nodes; the server's one port
+    ports = PortBlock("", "", int(port), 1)
+    return iperf3.client_argv(ToolRequest("iperf3", "", "", destination, ports, streams=int(streams),
+                                          duration=int(duration), window=size_bytes(window), mss=_int_or_none(mss)))
 
 
 def nuttcp_server_argv(port: Any) -> list[str]:
@@ -88,18 +91,13 @@ def goodput(speed_mbps: Any, mtu: Any) -> float:
     return expected_goodput(float(speed_mbps) * 1e6, int(mtu))
 
 
-def _result(tool: str, registered: Mapping[str, Any], source: str, destination: str,
-            path: str, window: Any, streams: Any, expected_bps: Any,
-            ratio: Any) -> dict[str, Any]:
-    common = {"source": source, "destination": destination, "path": path,
-              "window": size_bytes(window), "stderr": registered.get("stderr", ""),
-              "returncode": registered.get("rc")}
-    result: ThroughputResult
-    if tool == "iperf3":
-        result = iperf3.parse(registered.get("stdout", ""), **common)
-    else:
-        result = nuttcp.parse(registered.get("stdout", ""), streams=_int_or_none(streams),
-                              **common)
+def _labels(registered: Mapping[str, Any], source: str, destination: str, path: str, window: Any) -> dict[str, Any]:
+    """What both tools' parsers take besides the output: the row's names and the task's end."""
+    return {"source": source, "destination": destination, "path": path, "window": size_bytes(window),
+            "stderr": registered.get("stderr", ""), "returncode": registered.get("rc")}
+
+
+def _judged(result: ThroughputResult, expected_bps: Any, ratio: Any) -> dict[str, Any]:
     if expected_bps not in (None, "", 0):
         result = judge(result, float(expected_bps), float(ratio or DEFAULT_PASS_RATIO))
     return result.model_dump(mode="json")
@@ -109,16 +107,17 @@ def iperf3_result(registered: Mapping[str, Any], source: str = "", destination: 
                   path: str = "", window: Any = None, expected_bps: Any = None,
                   ratio: Any = None) -> dict[str, Any]:
     """A registered iperf3 client task -> perf schema dict (judged if expected_bps)."""
-    return _result("iperf3", registered, source, destination, path, window, None,
-                   expected_bps, ratio)
+    parsed = iperf3.parse(registered.get("stdout", ""), **_labels(registered, source, destination, path, window))
+    return _judged(parsed, expected_bps, ratio)
 
 
 def nuttcp_result(registered: Mapping[str, Any], source: str = "", destination: str = "",
                   path: str = "", window: Any = None, streams: Any = None,
                   expected_bps: Any = None, ratio: Any = None) -> dict[str, Any]:
     """A registered nuttcp client task -> perf schema dict (judged if expected_bps)."""
-    return _result("nuttcp", registered, source, destination, path, window, streams,
-                   expected_bps, ratio)
+    parsed = nuttcp.parse(registered.get("stdout", ""), streams=_int_or_none(streams),
+                          **_labels(registered, source, destination, path, window))
+    return _judged(parsed, expected_bps, ratio)
 
 
 class FilterModule:

@@ -95,7 +95,7 @@ def spec(**extra):
     return out
 
 
-# A device's deploy besides its connection (boothnet.deploy.batch.Job).
+# A device's deploy besides its connection (boothnet.deploy.steps.Job).
 JOB_SPEC = dict(
     config_dir=dict(type="path", required=True),
     backup_dir=dict(type="path"),
@@ -106,10 +106,10 @@ JOB_SPEC = dict(
 
 
 def job(module, p):
-    """A batch.Job from one device's options (JOB_SPEC, SECRETS_SPEC and the connection)."""
+    """A steps.Job from one device's options (JOB_SPEC, SECRETS_SPEC and the connection)."""
     from pathlib import Path
 
-    return batch.Job(device=p["device"], target=target(module, p), config_dir=Path(p["config_dir"]),
+    return steps.Job(device=p["device"], target=target(module, p), config_dir=Path(p["config_dir"]),
                      backup_root=Path(p["backup_dir"]) if p["backup_dir"] else None, secrets=secrets(module, p),
                      revert_in=p["revert_in"], health_timeout=p["health_timeout"], revert_margin=p["revert_margin"])
 
@@ -208,7 +208,7 @@ def getters(module):
     t = target(module)
     try:
         dev = t.open()
-    except Exception as exc:  # noqa: BLE001 - any driver's connect error, in one line
+    except Exception as exc:  # any driver's connect error, in one line
         module.fail_json(msg=f"cannot connect: {exc}")
     try:
         out = {}

@@ -71,6 +71,6 @@ def run_stage(module, target, *args, lock=None, takes_run=False, failed_with=Non
         fail(msg=f"render error: {exc}\nnothing was written")
     except Refusal as exc:
         fail(msg=str(exc), **{k: v for k, v in vars(exc).items() if k in ("problems",)})
-    except Exception as exc:  # noqa: BLE001 - one line for the user, the traceback in `exception`
+    except Exception as exc:  # one line for the user, the traceback in `exception`
         bug = f"internal error: {type(exc).__name__}: {exc}; this is a bug in boothnet"
         fail(msg=f"{unexpected}: {exc}" if unexpected else bug, exception=traceback.format_exc())

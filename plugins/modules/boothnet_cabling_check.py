@@ -37,8 +37,8 @@ rows:
   elements: dict
 """
 
-from ansible.module_utils.basic import AnsibleModule  # noqa: E402
-from ansible_collections.boothnet.boothnet.plugins.module_utils.boothnet_napalm import (  # noqa: E402
+from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.boothnet.boothnet.plugins.module_utils.boothnet_napalm import (
     CABLING_SPEC,
     cabling,
     devices_spec,

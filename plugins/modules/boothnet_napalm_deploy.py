@@ -53,8 +53,8 @@ devices:
   type: dict
 """
 
-from ansible.module_utils.basic import AnsibleModule  # noqa: E402
-from ansible_collections.boothnet.boothnet.plugins.module_utils.boothnet_napalm import (  # noqa: E402
+from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.boothnet.boothnet.plugins.module_utils.boothnet_napalm import (
     DEPLOY_SPEC,
     deploy_devices,
 )

@@ -35,8 +35,8 @@ napalm:
   type: dict
 """
 
-from ansible.module_utils.basic import AnsibleModule  # noqa: E402
-from ansible_collections.boothnet.boothnet.plugins.module_utils.boothnet_napalm import getters, spec  # noqa: E402
+from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.boothnet.boothnet.plugins.module_utils.boothnet_napalm import getters, spec
 
 
 def main():

@@ -54,7 +54,7 @@ class Demo:
     results: ValidationResults | None = None
 
 
-class Stopped(Exception):  # noqa: N818 - the pipeline stopped, it did not crash
+class Stopped(Exception):  # the pipeline stopped, it did not crash
     """The pipeline stopped before the end: `lines` say why; `results` is the report of what ran."""
 
     def __init__(self, lines: list[str], results: ValidationResults | None = None) -> None:

@@ -20,7 +20,7 @@ def test_a_host_lacking_tools_is_named_with_their_packages_and_one_unreachable_w
         (bin_dir / tool).symlink_to(found)
     local = prefix_runner(["env", f"PATH={bin_dir}"])
 
-    def runner(node: str, argv, timeout=None) -> CommandResult:  # noqa: ANN001 - the Runner protocol
+    def runner(node: str, argv, timeout=None) -> CommandResult:  # the Runner protocol
         if node == "h9":
             return CommandResult(node, tuple(argv), 255, "", "unreachable over SSH: Permission denied (publickey)")
         return local(node, argv, timeout)

@@ -48,7 +48,7 @@ def test_the_booth_from_the_issue_permits_production_to_research_ping():
     assert (paths.intent(ping), paths.compiled(ping)) == ("permit", "permit")
 
 
-def shadowing_inbound(self: PolicyCompiler, vlan):  # noqa: ANN001, ANN201 - the compiler before issue 33
+def shadowing_inbound(self: PolicyCompiler, vlan):  # the compiler before issue 33
     """The bug of issue 33, planted back: an outside rule as one terminal deny per internal subnet."""
     forward: list[AclEntry] = []
     for rule in self.rules_for(vlan):

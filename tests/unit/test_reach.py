@@ -10,7 +10,7 @@ from boothnet.intent import load_network
 from tests.helpers import INVENTORIES
 
 
-def _home_behind_the_show_router(inv) -> None:  # noqa: ANN001 - an InventoryCopy
+def _home_behind_the_show_router(inv) -> None:  # an InventoryCopy
     """fw-booth plus a home router reached only through the unmanaged show router, and a path to it."""
     inv.edit("hosts.yml", lambda d: (
         d["all"]["children"]["network_devices"]["hosts"].update(home1=None),

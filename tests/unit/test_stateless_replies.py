@@ -48,7 +48,7 @@ def test_the_secured_vlans_outbound_acl_carries_the_replies_its_hosts_need(tmp_p
                                "permit icmp any 10.4.30.0/24 echo-reply", "deny ip any any log"]
 
 
-def _ping(run: Run, src: str, dst: str):  # noqa: ANN202
+def _ping(run: Run, src: str, dst: str):
     return next(f for f in isolation_plan(run.net, 2026).flows
                 if (f.src.name, f.dst.name, f.proto) == (src, dst, "icmp"))
 

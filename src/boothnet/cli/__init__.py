@@ -211,7 +211,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("boothnet: interrupted", file=sys.stderr)
         return 130
-    except Exception as exc:  # noqa: BLE001 - never a traceback for the user; BOOTHNET_DEBUG=1 shows it
+    except Exception as exc:  # never a traceback for the user; BOOTHNET_DEBUG=1 shows it
         if isinstance(exc, OSError) and exc.errno in WRITE_ERRORS:  # a full disk is no bug
             print(f"boothnet {args.command}: cannot write {exc.filename or 'a file'}: {exc.strerror}; what was "
                   "there before is left as it was", file=sys.stderr)

@@ -108,7 +108,7 @@ def cmd_remediation(args: argparse.Namespace) -> int:
     return 1 if problems else 0
 
 
-def register(add) -> None:  # noqa: ANN001 - argparse internals
+def register(add) -> None:  # argparse internals
     graph = add("graph", cmd_graph, "draw the wiring diagram (SVG, PNG, DOT) into build/<network>/graph")
     graph.add_argument("--hosts", choices=["auto", "each", "vlan"], default="auto",
                        help="each: one node per host; vlan: one node per switch and VLAN with a count; "

@@ -51,7 +51,7 @@ def cmd_acl_review(args: argparse.Namespace) -> int:
     return review.exit_code
 
 
-def register(sub, add) -> None:  # noqa: ANN001 - argparse internals
+def register(sub, add) -> None:  # argparse internals
     review = add("acl-review", cmd_acl_review,
                  "ACL review for security staff: flows an intent change newly permits or denies")
     review.epilog = EPILOG

@@ -26,7 +26,7 @@ def cmd_gen_showfloor(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(sub) -> None:  # noqa: ANN001 - argparse internals
+def register(sub) -> None:  # argparse internals
     p = sub.add_parser(
         "gen-showfloor",
         help="write a synthetic show-floor inventory of N devices (scale benchmarks)",

@@ -147,7 +147,7 @@ def cmd_validate_hw(args: argparse.Namespace) -> int:
     return print_published(rerender(run_of(args), None, None))
 
 
-def _report(run, results) -> int:  # noqa: ANN001 - report types import lazily
+def _report(run, results) -> int:  # report types import lazily
     """Write the report under build/<network>/report, compared with the last kept run, keep this
     run under runs/, and print its first screen; exit status 0 only for a full PASS (the
     comparison informs, it does not gate)."""
@@ -168,7 +168,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     return print_published(published)
 
 
-def print_published(published) -> int:  # noqa: ANN001 - a report.publish.Published
+def print_published(published) -> int:  # a report.publish.Published
     summary = published.summary
     print(summary.headline)
     for failure in summary.failures:
@@ -228,7 +228,7 @@ def _demo(args: argparse.Namespace, batfish_host: str | None) -> int:
 
 def cmd_clab(args: argparse.Namespace) -> int:
     """labs/<network>.clab.yml from the netns lab's plan, validated against containerlab's schema."""
-    from boothnet.lab.clab import HOST_IMAGE, ROUTER_IMAGE, ClabInvalid, ClabUnsupported, generate
+    from boothnet.lab.clab import HOST_IMAGE, ROUTER_IMAGE, ClabInvalid, ClabUnsupported, Images, generate
 
     images: dict[str, str] = {}
     for item in args.image or []:
@@ -244,11 +244,9 @@ def cmd_clab(args: argparse.Namespace) -> int:
             Path(args.build_dir),
             Path(args.schema) if args.schema else None,
             args.vlan_mode,
-            args.router_image or ROUTER_IMAGE,
-            args.host_image or HOST_IMAGE,
+            Images(args.router_image or ROUTER_IMAGE, args.host_image or HOST_IMAGE, images),
             progress=progress,
             kinds=args.kinds,
-            images=images,
         )
     except (FileNotFoundError, ClabUnsupported) as exc:
         print(f"clab: {exc}", file=sys.stderr)
@@ -271,7 +269,7 @@ def cmd_clab(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(sub, add) -> None:  # noqa: ANN001 - argparse internals
+def register(sub, add) -> None:  # argparse internals
     up = add("lab-up", cmd_lab_up, "build the network in Linux network namespaces (root)")
     up.add_argument("--vlan-mode", choices=["dot1q", "segment"], help="default: what the kernel supports")
     up.add_argument(

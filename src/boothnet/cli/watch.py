@@ -78,7 +78,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
         raise
 
 
-def register(add) -> None:  # noqa: ANN001 - argparse internals
+def register(add) -> None:  # argparse internals
     from boothnet.watch.loop import DEFAULT_EVERY_S, DEFAULT_PORT
 
     watch = add("watch", cmd_watch, "show week: a light validation round every --every seconds (convergence, "

@@ -13,11 +13,10 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, TypeVar
 
 from boothnet.deploy.results import DeviceResult
-from boothnet.deploy.steps import DeployRun, Secrets, Target, deploy
+from boothnet.deploy.steps import DeployRun, Job, Target, deploy
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -50,7 +49,7 @@ def sessions(targets: Mapping[str, Target]) -> Iterator[dict[str, Session]]:
     def open_one(target: Target) -> Session:
         try:
             return Session(driver=target.open())
-        except Exception as exc:  # noqa: BLE001 - every driver has its own connect errors
+        except Exception as exc:  # every driver has its own connect errors
             return Session(error=f"{type(exc).__name__}: {exc}")
 
     opened = dict(zip(targets, in_parallel(targets.values(), open_one), strict=True))
@@ -61,20 +60,6 @@ def sessions(targets: Mapping[str, Target]) -> Iterator[dict[str, Session]]:
             if session.driver is not None:
                 with suppress(Exception):  # a session the deploy's revert cut fails to close
                     session.driver.close()
-
-
-@dataclass
-class Job:
-    """One device's deploy, as the playbook gives it."""
-
-    device: str
-    target: Target
-    config_dir: Path
-    backup_root: Path | None = None
-    secrets: Secrets | None = None
-    revert_in: int = 120
-    health_timeout: float = 30
-    revert_margin: float = 30
 
 
 @dataclass
@@ -90,9 +75,7 @@ def deploy_all(jobs: list[Job], open_sessions: Mapping[str, Session], *, check: 
     def one(job: Job) -> Deployed:
         started = time.monotonic()
         session = open_sessions.get(job.device, Session())
-        run = deploy(job.target, job.config_dir, revert_in=job.revert_in, check=check, backup_root=job.backup_root,
-                     device=job.device, secrets=job.secrets, health_timeout=job.health_timeout,
-                     revert_margin=job.revert_margin, session=session.driver)
+        run = deploy(job, check=check, session=session.driver)
         return Deployed(run, run.result(job.device, check, round(time.monotonic() - started, 2), job.target))
 
     return dict(zip((j.device for j in jobs), in_parallel(jobs, one), strict=True))

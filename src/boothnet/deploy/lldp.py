@@ -18,7 +18,7 @@ def intent_ports(end: CableEnd, _cable: Cable) -> list[str]:
     return [end.port] if end.port else []
 
 
-def read_neighbours(plan: CablePlan, device: str, driver) -> Observed:  # noqa: ANN001 - a NAPALM driver
+def read_neighbours(plan: CablePlan, device: str, driver) -> Observed:  # a NAPALM driver
     """What each port of ``device`` hears, keyed by the plan's name for the port (a switch may
     print ``Gi1/0/1`` for ``GigabitEthernet1/0/1``)."""
     names = [ifname for dev, ifname in plan.plugs if dev == device]
@@ -42,7 +42,7 @@ def check_sessions(net: Network, drivers: Mapping[str, Any],
         device, driver = item
         try:
             return read_neighbours(plan, device, driver)
-        except Exception as exc:  # noqa: BLE001 - every driver has its own errors
+        except Exception as exc:  # every driver has its own errors
             return f"{type(exc).__name__}: {exc}"
 
     observed: dict[tuple[str, str], list[Heard]] = {}

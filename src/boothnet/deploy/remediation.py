@@ -15,7 +15,7 @@ from boothnet.layout import Layout
 from boothnet.platforms import Platform
 
 
-class NoRemediation(Exception):  # noqa: N818 - a refusal with its reason, not a crash
+class NoRemediation(Exception):  # a refusal with its reason, not a crash
     """What a preview needs is missing: says what and how to get it."""
 
 
@@ -35,7 +35,7 @@ class Remediation:
         return paths
 
 
-def _text(config) -> str:  # noqa: ANN001 - a hier_config HConfig
+def _text(config) -> str:  # a hier_config HConfig
     return "\n".join(child.cisco_style_text() for child in config.all_children_sorted())
 
 

@@ -161,7 +161,7 @@ def _masked(values: Mapping[str, str]) -> Iterator[None]:
             raise
         try:
             new = type(exc)(masked)
-        except Exception:  # noqa: BLE001 - an exception type with another signature
+        except Exception:  # an exception type with another signature
             new = RuntimeError(masked)
         raise new from None
 
@@ -193,19 +193,23 @@ class DeployRun:
         return replace(record, **target.identity()) if target else record
 
 
-def deploy(
-    target: Target,
-    config_dir: Path,
-    *,
-    revert_in: int,
-    check: bool,
-    backup_root: Path | None = None,
-    device: str = "",
-    secrets: Secrets | None = None,
-    health_timeout: float = 30,
-    revert_margin: float = 30,
-    session: Any = None,
-) -> DeployRun:
+@dataclass
+class Job:
+    """One device's deploy, as the playbook gives it: the config folder, where its backup goes,
+    its secrets and its timers (the revert timer, the health check's wait, the margin after the
+    revert timer before the device counts as not reverted)."""
+
+    device: str
+    target: Target
+    config_dir: Path
+    backup_root: Path | None = None
+    secrets: Secrets | None = None
+    revert_in: int = 120
+    health_timeout: float = 30
+    revert_margin: float = 30
+
+
+def deploy(job: Job, *, check: bool, session: Any = None) -> DeployRun:
     """One device, one session: load, diff, back up, commit with a revert timer, check health
     over a second session, then confirm on the first; else leave the commit unconfirmed and
     wait for the device to revert by itself. Never raises for a device problem: the run says
@@ -213,8 +217,9 @@ def deploy(
 
     *session*: a session to the device already open (the run's, kept for its other steps);
     it stays open. Without it the deploy opens and closes its own."""
+    target, config_dir, revert_in = job.target, job.config_dir, job.revert_in
     run = DeployRun()
-    prepared = _prepare(target, config_dir, revert_in, secrets)
+    prepared = _prepare(target, config_dir, revert_in, job.secrets)
     if isinstance(prepared, str):
         run.error = prepared
         return run
@@ -222,28 +227,28 @@ def deploy(
     masked = lambda exc: sec.mask(f"{exc}", values.values())  # noqa: E731
     try:
         dev = session or target.open()
-    except Exception as exc:  # noqa: BLE001 - every driver has its own connect errors
+    except Exception as exc:  # every driver has its own connect errors
         run.error = f"unreachable before apply: {masked(exc)}"
         return run
     try:
         try:
-            run.commit = _load_and_commit(dev, target, cand, values, revert_in, check, backup_root, device)
+            run.commit = _load_and_commit(dev, target, cand, values, revert_in, check, job.backup_root, job.device)
         except REJECTED as exc:
             run.error = f"rejected before apply: {masked(exc)}"
             return run
         except _CommitUnknown as exc:
             # the commit may have reached the device: only its own timer can undo it now
             run.commit, run.error = exc.partial, f"commit interrupted: {masked(exc.__cause__)}"
-        except Exception as exc:  # noqa: BLE001 - before the commit: nothing was applied
+        except Exception as exc:  # before the commit: nothing was applied
             run.error = f"failed before apply: {type(exc).__name__}: {masked(exc)}"
             return run
         else:
             if not run.commit["committed"]:
                 return run
             _confirm_if_healthy(run, dev, health(target, config_dir, cand, values, run.commit["ospf_before"],
-                                                 health_timeout), masked)
+                                                 job.health_timeout), masked)
         if not run.confirmed:
-            run.revert = wait_for_revert(target, revert_in + revert_margin)
+            run.revert = wait_for_revert(target, revert_in + job.revert_margin)
         return run
     finally:
         if session is None:
@@ -291,7 +296,7 @@ def _confirm_if_healthy(run: DeployRun, dev: ConfigDevice, report: hc.HealthRepo
         try:
             dev.confirm_commit()
             run.confirmed = True
-        except Exception as exc:  # noqa: BLE001 - the session died after the commit
+        except Exception as exc:  # the session died after the commit
             run.error = f"session lost before confirming: {masked(exc)}"
 
 
@@ -384,7 +389,7 @@ def health(
     report = hc.HealthReport()
     try:
         dev: ConfigDevice = target.open()
-    except Exception as exc:  # noqa: BLE001 - every driver has its own connect errors
+    except Exception as exc:  # every driver has its own connect errors
         report.management.append(f"management unreachable after commit: {sec.mask(str(exc), values.values())}")
         return report
     try:
@@ -407,7 +412,7 @@ def health(
                 report.device.append(f"running differs from the candidate in {', '.join(left)}")
         else:
             _hardware_health(dev, target.capabilities, config_dir, cand, timeout, report)
-    except Exception as exc:  # noqa: BLE001 - a session that dies mid-check is a failed check
+    except Exception as exc:  # a session that dies mid-check is a failed check
         report.management.append(f"health check session failed: {sec.mask(str(exc), values.values())}")
     finally:
         _close(dev)
@@ -463,7 +468,7 @@ def wait_for_revert(target: Target, timeout: float, interval: float = 2.0) -> di
                 return {"reverted": False, "reachable": True, "reason": "commit still pending"}
             finally:
                 dev.close()
-        except Exception as exc:  # noqa: BLE001 - every driver has its own connect errors
+        except Exception as exc:  # every driver has its own connect errors
             return {"reverted": False, "reachable": False, "reason": f"unreachable: {exc}"}
 
     return poll(ask, lambda answer: answer["reverted"], timeout, interval, clock=time.monotonic, sleep=time.sleep)

@@ -231,15 +231,15 @@ class PolicyCompiler6(PolicyCompiler):
 
     def __init__(self, net: Network):
         super().__init__(net)
-        self.internal = list(collapse_addresses(v.ipv6.prefix for v in net.vlans if v.ipv6))  # type: ignore[misc]
+        self.internal = list(collapse_addresses(v.ipv6.prefix for v in net.vlans if v.ipv6))  # type: ignore[misc]  # IPv6 prefixes: one family per compiler
         self.vpn_sources = []
 
     @staticmethod
-    def subnet(vlan: Vlan) -> IPv6Network:  # type: ignore[override]
+    def subnet(vlan: Vlan) -> IPv6Network:  # type: ignore[override]  # this compiler's family is IPv6
         assert vlan.ipv6 is not None  # only a dual-stack VLAN's ACLs are compiled in IPv6
         return vlan.ipv6.prefix
 
-    def _selector_prefixes(self, selector: str) -> Prefixes6:  # type: ignore[override]
+    def _selector_prefixes(self, selector: str) -> Prefixes6:  # type: ignore[override]  # this compiler's family is IPv6
         kind, _, name = selector.partition(":")
         if selector == "any":
             return [None]
@@ -249,7 +249,7 @@ class PolicyCompiler6(PolicyCompiler):
         return [IPv6Network(f"{address}/128") for member in self.net.host_groups.get(name, [])
                 if (address := self.net.endpoint_address6(self.net.endpoints[member])) is not None]
 
-    def part_in(self, selector: str, vlan: Vlan) -> list[IPv6Network]:  # type: ignore[override]
+    def part_in(self, selector: str, vlan: Vlan) -> list[IPv6Network]:  # type: ignore[override]  # this compiler's family is IPv6
         if vlan.ipv6 is None:
             return []
         if selector.startswith("group:"):

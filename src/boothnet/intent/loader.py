@@ -128,7 +128,7 @@ def _parse_yaml(path: Path, data: bytes, errors: list[IntentError]) -> Any:
                                   "UTF-8 text (save the file as UTF-8)"))
         return None
     try:
-        return yaml.load(text, Loader=_Loader)  # noqa: S506 - SafeLoader subclass
+        return yaml.load(text, Loader=_Loader)  # SafeLoader subclass
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "(file)"

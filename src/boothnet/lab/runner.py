@@ -104,7 +104,7 @@ def lab_up(
         progress(f"lab {spec.network}: bring-up failed, removing the partial lab")
         try:
             lab_down(spec.network, state_dir, progress)
-        except Exception as exc:  # noqa: BLE001 - keep the original error on top
+        except Exception as exc:  # keep the original error on top
             progress(f"lab {spec.network}: cleanup after failure also failed: {exc}")
         raise
 

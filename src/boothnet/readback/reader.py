@@ -125,6 +125,90 @@ def _mac(text: str) -> str:
     return ":".join(digits[i:i + 2] for i in range(0, 12, 2))
 
 
+# --- interface lines: each takes the line's words; False when the reader does not know the form
+_InterfaceLine = Callable[[InterfaceFacts, _Pending, list[str]], bool]
+
+
+def _shutdown(_iface: InterfaceFacts, pending: _Pending, w: list[str]) -> bool:
+    if w not in (["shutdown"], ["no", "shutdown"]):
+        return False
+    pending.shutdown = w == ["shutdown"]
+    return True
+
+
+def _switchport(_iface: InterfaceFacts, pending: _Pending, w: list[str]) -> bool:
+    if w not in (["switchport"], ["no", "switchport"]):
+        return False
+    pending.switchport = w == ["switchport"]
+    return True
+
+
+def _switchport_mode(_iface: InterfaceFacts, pending: _Pending, w: list[str]) -> bool:
+    if w[2:] not in (["access"], ["trunk"]):
+        return False
+    pending.mode_line = w[2]
+    return True
+
+
+def _access_vlan(iface: InterfaceFacts, _pending: _Pending, w: list[str]) -> bool:
+    if len(w) != 4:
+        return False
+    iface.access_vlan = int(w[3])
+    return True
+
+
+def _trunk_vlans(iface: InterfaceFacts, _pending: _Pending, w: list[str]) -> bool:
+    if len(w) != 5:
+        return False
+    iface.trunk_vlans = _vlan_list(w[4])
+    return True
+
+
+def _ip_address(iface: InterfaceFacts, _pending: _Pending, w: list[str]) -> bool:
+    """`ip address 10.0.0.1/24` (EOS) or `ip address 10.0.0.1 255.255.255.0` (IOS)."""
+    if len(w) not in (3, 4):
+        return False
+    iface.address = IPv4Interface(w[2] if len(w) == 3 else f"{w[2]}/{w[3]}")
+    return True
+
+
+def _access_group(iface: InterfaceFacts, _pending: _Pending, w: list[str]) -> bool:
+    if len(w) != 4 or w[3] not in ("in", "out"):
+        return False
+    setattr(iface, f"acl_{w[3]}", w[2])
+    return True
+
+
+def _mtu(iface: InterfaceFacts, pending: _Pending, w: list[str]) -> bool:
+    if len(w) != 2:
+        return False
+    iface.mtu = int(w[1])
+    pending.mtu_line = True
+    return True
+
+
+def _ios_mss(iface: InterfaceFacts, _pending: _Pending, w: list[str]) -> bool:
+    """IOS `ip tcp adjust-mss <bytes>`."""
+    if len(w) != 4:
+        return False
+    iface.mss = int(w[3])
+    return True
+
+
+def _eos_mss(iface: InterfaceFacts, _pending: _Pending, w: list[str]) -> bool:
+    """EOS `tcp mss ceiling ipv4 <bytes>`."""
+    iface.mss = int(w[4])
+    return True
+
+
+def _crypto_map(iface: InterfaceFacts, _pending: _Pending, w: list[str]) -> bool:
+    """IOS `crypto map <name>`."""
+    if len(w) != 3:
+        return False
+    iface.crypto_map = True
+    return True
+
+
 class ConfigReader:
     """One config's reading: `read_config` is the entry point."""
 
@@ -148,6 +232,7 @@ class ConfigReader:
         self.access: dict[str, Any] = {"users": [], "ssh": platform == "arista_eos", "scp": False, "eapi": False,
                                        "vrf": None, "gateway": None}
         self.facts.vtp_mode = self.defaults["vtp_mode"]
+        self.interface_lines = self._interface_lines()
 
     # --- line numbers and unknown lines --------------------------------------------------------
     def _line_no(self, text: str) -> int:
@@ -461,48 +546,52 @@ class ConfigReader:
             if not self._interface_line(iface, pending, child.text.split()):
                 self._unknown(child)
 
-    def _interface_line(self, iface: InterfaceFacts, pending: _Pending, w: list[str]) -> bool:  # noqa: C901, PLR0911, PLR0912
-        """One interface line; False if the reader does not know it."""
-        if w[0] == "description" or w == ["spanning-tree", "portfast"]:
-            return True
-        if w[:2] == ["vrf", "forwarding"] and len(w) == 3 and iface.mode == "mgmt" and self.platform == "cisco_ios":
-            self.access["vrf"] = w[2]
-            return True
-        if w == ["shutdown"] or w == ["no", "shutdown"]:
-            pending.shutdown = w == ["shutdown"]
-        elif w == ["no", "switchport"]:
-            pending.switchport = False
-        elif w == ["switchport"]:
-            pending.switchport = True
-        elif w[:2] == ["switchport", "mode"] and w[2:] in (["access"], ["trunk"]):
-            pending.mode_line = w[2]
-        elif w[:3] == ["switchport", "access", "vlan"] and len(w) == 4:
-            iface.access_vlan = int(w[3])
-        elif w[:4] == ["switchport", "trunk", "allowed", "vlan"] and len(w) == 5:
-            iface.trunk_vlans = _vlan_list(w[4])
-        elif w == ["switchport", "trunk", "encapsulation", "dot1q"] and self.platform == "cisco_ios":
-            return True
-        elif w[:2] == ["ip", "address"] and len(w) in (3, 4):
-            iface.address = IPv4Interface(w[2] if len(w) == 3 else f"{w[2]}/{w[3]}")
-        elif w[0] == "mtu" and len(w) == 2:
-            iface.mtu = int(w[1])
-            pending.mtu_line = True
-        elif w[:2] == ["ip", "access-group"] and len(w) == 4 and w[3] in ("in", "out"):
-            setattr(iface, f"acl_{w[3]}", w[2])
-        elif w[0] == "ipv6":
-            return self._interface_ipv6(iface, pending, w[1:])
-        elif w[:3] == ["ip", "tcp", "adjust-mss"] and len(w) == 4 and self.platform == "cisco_ios":
-            iface.mss = int(w[3])
-        elif w[:4] == ["tcp", "mss", "ceiling", "ipv4"] and self.platform == "arista_eos":
-            iface.mss = int(w[4])
-        elif w[:2] == ["crypto", "map"] and len(w) == 3 and self.platform == "cisco_ios":
-            iface.crypto_map = True
-        elif w[:2] == ["ip", "ospf"]:
-            return self._interface_ospf(pending.ospf, w[2:])
-        elif w[:2] == ["switchport", "port-security"] or w[:3] == ["ip", "verify", "source"]:
-            return self._interface_port_security(pending, w)
+    def _interface_line(self, iface: InterfaceFacts, pending: _Pending, w: list[str]) -> bool:
+        """One interface line, by the handler of its longest known leading words; False if the
+        reader does not know it."""
+        for size in range(len(w), 0, -1):
+            handler = self.interface_lines.get(tuple(w[:size]))
+            if handler is not None:
+                return handler(iface, pending, w)
+        return False
+
+    def _interface_lines(self) -> dict[tuple[str, ...], _InterfaceLine]:
+        """The interface lines this platform takes, by their leading words. A form one platform
+        only takes is in its table only: the other's reader lists it as a line it does not know."""
+        lines: dict[tuple[str, ...], _InterfaceLine] = {
+            ("description",): lambda _iface, _pending, _w: True,
+            ("spanning-tree", "portfast"): lambda _iface, _pending, w: len(w) == 2,
+            ("shutdown",): _shutdown,
+            ("no", "shutdown"): _shutdown,
+            ("switchport",): _switchport,
+            ("no", "switchport"): _switchport,
+            ("switchport", "mode"): _switchport_mode,
+            ("switchport", "access", "vlan"): _access_vlan,
+            ("switchport", "trunk", "allowed", "vlan"): _trunk_vlans,
+            ("switchport", "port-security"): lambda _iface, pending, w: self._interface_port_security(pending, w),
+            ("ip", "address"): _ip_address,
+            ("ip", "access-group"): _access_group,
+            ("ip", "ospf"): lambda _iface, pending, w: self._interface_ospf(pending.ospf, w[2:]),
+            ("ip", "verify", "source"): lambda _iface, pending, w: self._interface_port_security(pending, w),
+            ("ipv6",): lambda iface, pending, w: self._interface_ipv6(iface, pending, w[1:]),
+            ("mtu",): _mtu,
+        }
+        if self.platform == "cisco_ios":
+            lines |= {
+                ("vrf", "forwarding"): self._management_vrf,
+                ("switchport", "trunk", "encapsulation", "dot1q"): lambda _iface, _pending, w: len(w) == 4,
+                ("ip", "tcp", "adjust-mss"): _ios_mss,
+                ("crypto", "map"): _crypto_map,
+            }
         else:
+            lines[("tcp", "mss", "ceiling", "ipv4")] = _eos_mss
+        return lines
+
+    def _management_vrf(self, iface: InterfaceFacts, _pending: _Pending, w: list[str]) -> bool:
+        """IOS `vrf forwarding <name>` on the management port: the VRF management access lives in."""
+        if len(w) != 3 or iface.mode != "mgmt":
             return False
+        self.access["vrf"] = w[2]
         return True
 
     def _interface_ipv6(self, iface: InterfaceFacts, pending: _Pending, w: list[str]) -> bool:
@@ -672,7 +761,7 @@ class ConfigReader:
             if not self._ospf_line(child.text.split(), process, family):
                 self._unknown(child)
 
-    def _ospf_line(self, w: list[str], process: _OspfProcess, family: int) -> bool:  # noqa: PLR0911
+    def _ospf_line(self, w: list[str], process: _OspfProcess, family: int) -> bool:
         v6 = family == 6
         if w[0] == "router-id" and len(w) == 2:
             setattr(self.facts, "ospf6_router_id" if v6 else "ospf_router_id", IPv4Address(w[1]))

@@ -100,6 +100,16 @@ def single_file_configs(files: list[RenderedFile]) -> dict[str, str]:
     return {f.device: f.text for f in files if f.path == f"{f.device}.cfg"}
 
 
+@dataclass(frozen=True)
+class BuildStart:
+    """What a build knows from before its intent was loaded: the intent's stamp (taken first:
+    without it a deploy refuses these configs) and the clock then (the build's seconds count
+    from there)."""
+
+    stamp: IntentStamp | None = None
+    clock: float = field(default_factory=time.perf_counter)
+
+
 def build(
     intent: Run | Path,
     build_root: Path = Path("build"),
@@ -116,7 +126,8 @@ def build(
     progress(f"validate {run.inventory}")
     context = context or ("hardware" if ctx is None else None)
     models = run.models(context, lambda _: ctx or DeriveContext()) if context else None
-    return build_intent(run.net, build_root, ctx, subdir, run_tools, progress, started, run.stamp, models)[0]
+    return build_intent(run.net, build_root, ctx, subdir, run_tools, progress, BuildStart(run.stamp, started),
+                        models)[0]
 
 
 def build_intent(
@@ -126,15 +137,14 @@ def build_intent(
     subdir: str = "configs",
     run_tools: bool = True,
     progress: Progress = lambda _: None,
-    started: float | None = None,
-    stamp: IntentStamp | None = None,
+    start: BuildStart | None = None,
     models: dict[str, DeviceModel] | None = None,
 ) -> tuple[BuildResult, dict[str, DeviceModel]]:
     """`build` of an intent already loaded and validated: derive (in `ctx`), render, lint, write.
     The derived models come back with the result, for a caller that needs them too (verify).
-    `stamp` (`stamp_intent` of the inventory, taken before loading it) goes into the summary:
-    without it a deploy refuses these configs."""
-    started = time.perf_counter() if started is None else started
+    `start`'s stamp (`stamp_intent` of the inventory, taken before loading it) goes into the
+    summary: without it a deploy refuses these configs."""
+    start = start or BuildStart()
     if models is None:
         progress(f"derive {len(net.devices)} devices")
         models = derive_network(net, ctx)
@@ -156,9 +166,9 @@ def build_intent(
         [str(p.relative_to(out_dir)) for p in written],
         findings,
         tool_checks,
-        round(time.perf_counter() - started, 3),
+        round(time.perf_counter() - start.clock, 3),
         [str(p.relative_to(out_dir)) for p in changed],
-        stamp,
+        start.stamp,
         list(net.warnings),
     )
     write_model(model_of(out_dir), models)

@@ -41,7 +41,7 @@ class Renderer:
             lstrip_blocks=True,
             keep_trailing_newline=True,
             auto_reload=False,  # one render pass: no stat of every template per device
-            autoescape=False,  # noqa: S701 - device configs, not HTML
+            autoescape=False,  # device configs, not HTML
         )
         host_dir = self.templates_dir / "host"
         self._hosts_with_templates = {d.name for d in host_dir.iterdir()} if host_dir.is_dir() else set()

@@ -67,7 +67,7 @@ def tree_rss_kb(pid: int) -> int:
 
 def run_measured(argv: list[str], cwd: Path | None = None, env: dict[str, str] | None = None) -> Measured:
     started = time.perf_counter()
-    proc = subprocess.Popen(  # noqa: S603 - argv built by the bench scripts
+    proc = subprocess.Popen(  # argv built by the bench scripts
         argv, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
     )
     # drained by a thread while it runs: a full pipe would stall a chatty command (ansible)

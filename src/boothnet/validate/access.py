@@ -57,7 +57,7 @@ class FloorDevices:
                 return why
             try:
                 return getattr(driver, getter)()
-            except Exception as exc:  # noqa: BLE001 - every driver has its own errors
+            except Exception as exc:  # every driver has its own errors
                 return f"{getter} failed: {type(exc).__name__}: {exc}"
 
         wanted = sorted(set(devices))

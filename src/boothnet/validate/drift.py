@@ -12,7 +12,7 @@ from typing import Any
 
 import yaml
 
-from boothnet.deploy.steps import Secrets, Target, deploy
+from boothnet.deploy.steps import Job, Secrets, Target, deploy
 from boothnet.progress import Progress
 from boothnet.validate.results import DriftRow, Stage
 from boothnet.validate.verdicts import timed_stage
@@ -59,8 +59,7 @@ def changed_lines(diff: str) -> list[str]:
 
 def check_drift(item: DriftTarget) -> DriftRow:
     lowest = item.target.capabilities.deploy.revert_in[0]  # check mode: no timer is ever armed
-    run = deploy(item.target, item.config_dir, revert_in=lowest, check=True, device=item.device,
-                 secrets=item.secrets)
+    run = deploy(Job(item.device, item.target, item.config_dir, secrets=item.secrets, revert_in=lowest), check=True)
     if run.error:
         return DriftRow(device=item.device, verdict="ERROR", cause=f"could not read its running state: {run.error}")
     diff = (run.commit or {}).get("diff") or ""

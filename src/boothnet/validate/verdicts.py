@@ -23,7 +23,7 @@ def timed_stage(stages: list[Stage], name: str, run: Callable[[], list], empty: 
     started = time.monotonic()
     try:
         rows = run()
-    except Exception as exc:  # noqa: BLE001 - one stage that cannot run never loses the others
+    except Exception as exc:  # one stage that cannot run never loses the others
         stages.append(Stage(name=name, status=Status.ERROR, duration_s=round(time.monotonic() - started, 1),
                             reason=f"the {name} stage could not run: {type(exc).__name__}: {exc}"))
         return []
@@ -44,7 +44,7 @@ def guarded(stages: list[Stage], name: str, run: Callable[[], T], fallback: T) -
     started = time.monotonic()
     try:
         return run()
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         stages.append(Stage(name=name, status=Status.ERROR, duration_s=round(time.monotonic() - started, 1),
                             reason=f"the {name} stage could not run: {type(exc).__name__}: {exc}"))
         return fallback

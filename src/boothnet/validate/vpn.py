@@ -374,7 +374,7 @@ class FloorVpnChecks(VpnChecks):
         try:
             return child_installed(read(), self.vpn.name,
                                               (str(self.vpn.booth_outside), str(self.vpn.home_outside)))
-        except Exception:  # noqa: BLE001 - a getter that fails leaves the tunnel unproven: the row says down
+        except Exception:  # a getter that fails leaves the tunnel unproven: the row says down
             return False
 
     def _where_logs(self) -> str:

@@ -165,11 +165,11 @@ class PolicyPaths:
             return found
         if src_vlan.routers or src_vlan is dst_vlan:
             return found  # transit VLAN: unfiltered by design; same VLAN: switched
-        expect(self._view(src_vlan, "in"), source_decision(self.compiler, src_vlan, src, dst,  # type: ignore[arg-type]
+        expect(self._view(src_vlan, "in"), source_decision(self.compiler, src_vlan, src, dst,  # type: ignore[arg-type]  # one family per compiler
                                                            flow.proto, flow.port))
         if dst_vlan is not None and dst_vlan.zone == "secure" and dst_vlan is not src_vlan:
             expect(self._view(dst_vlan, "out"), ("deny", NO_IPV6_INTO_SECURE) if self.family == 6 else
-                   secure_decision(self.compiler, dst_vlan, src, dst, flow.proto, flow.port))  # type: ignore[arg-type]
+                   secure_decision(self.compiler, dst_vlan, src, dst, flow.proto, flow.port))  # type: ignore[arg-type]  # one family per compiler
         return found
 
     def expectations(self) -> list[Expectation]:
@@ -180,7 +180,7 @@ class PolicyPaths:
         src_vlan = self.vlan_of(flow.src)
         if src_vlan is None:
             return "deny"
-        return policy_decision(self.compiler, src_vlan, ip_network(flow.src), ip_network(flow.dst),  # type: ignore[arg-type]
+        return policy_decision(self.compiler, src_vlan, ip_network(flow.src), ip_network(flow.dst),  # type: ignore[arg-type]  # one family per compiler
                                flow.proto, flow.port)[0]
 
     def compiled(self, flow: Probe) -> str:

@@ -7,12 +7,12 @@ from pathlib import Path
 
 from boothnet.layout import Layout
 from boothnet.progress import Progress
-from boothnet.render.build import BuildResult, build_intent
+from boothnet.render.build import BuildResult, BuildStart, build_intent
 from boothnet.run import Run
 from boothnet.verify.batfish.from_intent import batfish_view
 from boothnet.verify.batfish.report import CheckResult, Finding, Severity, Status, VerifyReport
 from boothnet.verify.batfish.service import find_host
-from boothnet.verify.batfish.verify import run_verify
+from boothnet.verify.batfish.verify import Alongside, run_verify
 from boothnet.verify.policy import PolicyPaths, flow_text
 
 
@@ -69,7 +69,7 @@ def run_verify_stage(
     layout = Layout(build_root, net.name)
     host = find_host(host, layout.batfish_service)  # an Ansible module runs elsewhere than build/
     progress("offline: build and lint")
-    built = build_intent(net, build_root, started=started, stamp=run.stamp, models=run.models("hardware"))[0]
+    built = build_intent(net, build_root, start=BuildStart(run.stamp, started), models=run.models("hardware"))[0]
     extra = offline_results(built) + ipv6_policy(run)
     progress("Batfish view of the configs")
     view = batfish_view(run)
@@ -80,8 +80,6 @@ def run_verify_stage(
         layout.verify,
         host=host,
         require=require,
-        extra_results=extra,
         network=net.name,
-        view_notes=view.notes(net),
-        keep_session=lambda loaded: setattr(run, "batfish_snapshot", loaded),
+        alongside=Alongside(extra, view.notes(net), lambda loaded: setattr(run, "batfish_snapshot", loaded)),
     )

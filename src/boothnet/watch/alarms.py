@@ -11,6 +11,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import replace
+from functools import cache
 
 from boothnet.validate.checks import catalog, sections
 from boothnet.watch.links import ERRORS, LINK
@@ -36,19 +37,28 @@ def changes(previous: list[Check], record: RoundRecord, since: Callable[[str], f
     return events
 
 
-# a check of a DEPENDENT section failing beside an open CAUSE on one of its nodes is that cause's
-# effect: an MTU probe through a pulled cable is no MTU black hole (each check says which it is)
-CAUSES = (LINK, *dict.fromkeys(c.section for c in catalog() if c.alarm == "cause"))
-DEPENDENT = tuple(dict.fromkeys(c.section for c in catalog() if c.alarm == "effect"))
+# A check of a dependent section failing beside an open cause on one of its nodes is that cause's
+# effect: an MTU probe through a pulled cable is no MTU black hole (each check says which it is).
+# Asked of the catalog on first use, not at import: the catalog imports every check module.
+@cache
+def causes() -> tuple[str, ...]:
+    """The sections whose failure can be the cause of others' (a link first)."""
+    return (LINK, *dict.fromkeys(c.section for c in catalog() if c.alarm == "cause"))
+
+
+@cache
+def dependents() -> tuple[str, ...]:
+    """The sections whose failure may be the effect of a cause's."""
+    return tuple(dict.fromkeys(c.section for c in catalog() if c.alarm == "effect"))
 
 
 def attributed(failing: list[Check], nodes_of: Callable[[Check], set[str]]) -> list[Check]:
     """``failing`` with each dependent check behind an open cause said as that cause's effect."""
-    causes = [(c, nodes_of(c)) for c in failing if c.section in CAUSES]
+    open_causes = [(c, nodes_of(c)) for c in failing if c.section in causes()]
     out = []
     for c in failing:
-        nodes = nodes_of(c) if causes and c.section in DEPENDENT else set()
-        cause = next((k for k, on in causes if nodes & on), None)
+        nodes = nodes_of(c) if open_causes and c.section in dependents() else set()
+        cause = next((k for k, on in open_causes if nodes & on), None)
         out.append(c if cause is None else replace(
             c, message=f"behind the open alarm {cause.key} ({c.message})",
             action=f"clear {cause.key} first; this check is probed again the round after it clears"))
@@ -57,7 +67,7 @@ def attributed(failing: list[Check], nodes_of: Callable[[Check], set[str]]) -> l
 
 def cause_cleared(events: Iterable[Event]) -> bool:
     """A cause cleared: the checks behind it were not probed since, so the next round probes all."""
-    return any(e.state == "CLEAR" and e.section in CAUSES for e in events)
+    return any(e.state == "CLEAR" and e.section in causes() for e in events)
 
 
 # a round whose share holds no permitted ping does not run the convergence stage: its alarm
@@ -67,16 +77,20 @@ CONVERGENCE = "stage convergence"
 
 def still_behind(failing: Iterable[Check]) -> bool:
     """After a cause cleared, rounds probe all while a check behind it still fails: one of a
-    DEPENDENT section, or routing's convergence (a cable plugged back in, OSPF's SPF backoff may
+    dependent section, or routing's convergence (a cable plugged back in, OSPF's SPF backoff may
     take longer than a round's wait: ci121)."""
-    return any(c.section in DEPENDENT or c.subject == CONVERGENCE for c in failing)
+    return any(c.section in dependents() or c.subject == CONVERGENCE for c in failing)
 
 
 SHOWN_PER_ROUND = 5  # alarms (and clears) printed one by one each round; the rest in one line
-# one unplugged cable fails its link, its LLDP, drift, then the isolation pairs and MTU probes
-# behind it: the cause first (each check's alarm_rank)
-_RANKS = {LINK: 0, ERRORS: 10, "stage": 30} | {section: check.alarm_rank for section, check in sections().items()}
-PRIORITY = tuple(sorted(_RANKS, key=lambda section: _RANKS[section]))
+
+
+@cache
+def priority() -> tuple[str, ...]:
+    """Sections, the most telling first: one unplugged cable fails its link, its LLDP, drift, then
+    the isolation pairs and MTU probes behind it; the cause first (each check's alarm_rank)."""
+    ranks = {LINK: 0, ERRORS: 10, "stage": 30} | {section: check.alarm_rank for section, check in sections().items()}
+    return tuple(sorted(ranks, key=lambda section: ranks[section]))
 
 
 def announced(events: list[Event]) -> list[Event]:
@@ -84,8 +98,9 @@ def announced(events: list[Event]) -> list[Event]:
     counting the rest by section, so that one fault does not flood the crew (or its pager)."""
     out = []
     for state in ("ALARM", "CLEAR"):
+        order = priority()
         these = sorted((e for e in events if e.state == state),
-                       key=lambda e: PRIORITY.index(e.section) if e.section in PRIORITY else len(PRIORITY))
+                       key=lambda e: order.index(e.section) if e.section in order else len(order))
         out += these[:SHOWN_PER_ROUND]
         if rest := these[SHOWN_PER_ROUND:]:
             sections = Counter(e.section for e in rest)

@@ -43,7 +43,7 @@ class WatchOptions:
 
 def _handler(db: Path, page: Path, network: str) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802 - http.server's name
+        def do_GET(self) -> None:  # http.server's name
             if self.path in ("/", "/index.html"):
                 body, kind = (page.read_bytes() if page.exists() else b"no round yet"), "text/html; charset=utf-8"
             elif self.path == "/metrics":

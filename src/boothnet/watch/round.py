@@ -19,7 +19,7 @@ from boothnet.validate.profile import WATCH_ROUND
 from boothnet.validate.results import Stage, ValidationResults
 from boothnet.validate.stage import run_validate
 from boothnet.validate.verdicts import guarded
-from boothnet.watch.alarms import CAUSES, attributed
+from boothnet.watch.alarms import attributed, causes
 from boothnet.watch.links import ERRORS, LINK, LINKS, link_checks, sample_cables, with_rates
 from boothnet.watch.model import Check, PathRtt, RoundRecord, WireSample
 
@@ -65,7 +65,7 @@ def nodes_of(net: Network, wires: list[WireSample]) -> Callable[[Check], set[str
             text += " " + cable_text.get(label[1], "")
         found = names & set(re.split(r"[^\w.-]+", text))
         hosts = found & hosts_of_net
-        return hosts if check.section in CAUSES and hosts else found
+        return hosts if check.section in causes() and hosts else found
 
     return nodes
 

@@ -32,7 +32,7 @@ def _insert(db: sqlite3.Connection, table: str, rows: list, round_number: int | 
     names = [f.name for f in fields(rows[0])]
     lead = ["round"] if round_number is not None else []
     marks = ", ".join("?" * (len(names) + len(lead)))
-    db.executemany(f"INSERT INTO {table} ({', '.join(lead + names)}) VALUES ({marks})",  # noqa: S608 - our names
+    db.executemany(f"INSERT INTO {table} ({', '.join(lead + names)}) VALUES ({marks})",  # our names
                    [((round_number,) if lead else ()) + astuple(r) for r in rows])
 
 
@@ -74,7 +74,7 @@ class Store:
                                (last,)).fetchall()
 
     def wires(self, since_round: int = 0) -> list[tuple[int, WireSample]]:
-        rows = self.db.execute(f"SELECT round, {_columns(WireSample)} FROM wires WHERE round > ? "  # noqa: S608
+        rows = self.db.execute(f"SELECT round, {_columns(WireSample)} FROM wires WHERE round > ? "
                                "ORDER BY round, wire", (since_round,)).fetchall()
         # SQLite keeps a bool as 0 or 1
         return [(r[0], replace(w, up=None if w.up is None else bool(w.up))) for r in rows for w in [WireSample(*r[1:])]]
@@ -83,17 +83,17 @@ class Store:
         return {w.wire: w for _, w in self.wires(self.last_round() - 1)}
 
     def rtt(self, since_round: int = 0) -> list[tuple[int, PathRtt]]:
-        rows = self.db.execute(f"SELECT round, {_columns(PathRtt)} FROM rtt WHERE round > ? "  # noqa: S608
+        rows = self.db.execute(f"SELECT round, {_columns(PathRtt)} FROM rtt WHERE round > ? "
                                "ORDER BY round", (since_round,)).fetchall()
         return [(r[0], PathRtt(*r[1:])) for r in rows]
 
     def failing(self, round_number: int) -> list[Check]:
-        rows = self.db.execute(f"SELECT {_columns(Check)} FROM failing WHERE round = ?",  # noqa: S608
+        rows = self.db.execute(f"SELECT {_columns(Check)} FROM failing WHERE round = ?",
                                (round_number,)).fetchall()
         return [Check(*r) for r in rows]
 
     def events(self, last: int = 200) -> list[Event]:
-        rows = self.db.execute(f"SELECT {_columns(Event)} FROM events ORDER BY id DESC LIMIT ?",  # noqa: S608
+        rows = self.db.execute(f"SELECT {_columns(Event)} FROM events ORDER BY id DESC LIMIT ?",
                                (last,)).fetchall()
         return [Event(*r) for r in reversed(rows)]
 

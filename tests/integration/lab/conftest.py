@@ -12,11 +12,11 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from minilab import mini_spec  # noqa: E402
+from minilab import mini_spec
 
-from boothnet.lab.runner import lab_down, lab_up  # noqa: E402
-from boothnet.lab.spec import LabSpec  # noqa: E402
-from boothnet.lab.state import LabState  # noqa: E402
+from boothnet.lab.runner import lab_down, lab_up
+from boothnet.lab.spec import LabSpec
+from boothnet.lab.state import LabState
 from tests.helpers import quiet
 
 NEEDED = ["ip", "ssh", "ssh-keygen", "/usr/sbin/sshd", "/usr/lib/frr/zebra", "vtysh", "ping"]

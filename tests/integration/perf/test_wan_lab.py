@@ -78,7 +78,7 @@ def wan_intent(dst: Path, loss_pct: float = 0.0, delay_ms: float = 25, dual_stac
 
 
 @pytest.fixture
-def wan_lab(tmp_path: Path):  # noqa: ANN201
+def wan_lab(tmp_path: Path):
     def up(loss_pct: float = 0.0, delay_ms: float = 25, dual_stack: bool = False) -> tuple[Path, Path]:
         inv = wan_intent(tmp_path / "intent", loss_pct, delay_ms, dual_stack)
         build = tmp_path / "build"

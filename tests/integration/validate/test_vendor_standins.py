@@ -58,7 +58,7 @@ def lab_of(tmp_path: Path) -> Iterator:
     return up
 
 
-def _converge(run: Run, access=None, timeout_s: float = 20):  # noqa: ANN001, ANN202
+def _converge(run: Run, access=None, timeout_s: float = 20):
     net = run.net
     return wait_converged(net, access or lab_access(net, run.layout.lab.resolve()),
                           isolation_plan(net, SEED).flows, timeout_s)

@@ -95,7 +95,7 @@ def test_run_verify_live_path_with_a_fake_service(tmp_path, monkeypatch):
     monkeypatch.setattr(verify_mod, "collect", lambda bf, intent, snap: recorded_answers())
     extra = [CheckResult.skipped("lint", "Config lint", "not run")]
     report = verify_mod.run_verify(booth_intent(), configs_dir(), tmp_path, host="bf",
-                                   extra_results=extra)
+                                   alongside=verify_mod.Alongside(extra))
     assert report.status == Status.FAIL
     assert uploaded and (tmp_path / "snapshot" / "batfish" / "layer1_topology.json").exists()
     assert report.check("mtu").findings[0].device == "core1"

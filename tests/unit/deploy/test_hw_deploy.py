@@ -18,11 +18,11 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "simulated"))
 
-import simulated_devices as sim  # noqa: E402
+import simulated_devices as sim
 
-from boothnet.deploy import steps  # noqa: E402
-from boothnet.deploy.secrets import mask  # noqa: E402
-from boothnet.render.build import build  # noqa: E402
+from boothnet.deploy import steps
+from boothnet.deploy.secrets import mask
+from boothnet.render.build import build
 from tests.helpers import ROOT
 
 PSK = "Sh0wFl00r-psk-for-tests"
@@ -83,9 +83,9 @@ def switch(device: str, configs: Path) -> sim.Device:
 
 def deploy(device: str, configs: Path, tmp_path: Path, check: bool = False, health_timeout: float = 0
            ) -> tuple[steps.DeployRun, str]:
-    run = steps.deploy(target(device), configs / device, revert_in=120, check=check,
-                       backup_root=tmp_path / "backups" / device, device=device,
-                       secrets=steps.Secrets(given=SECRETS), health_timeout=health_timeout)
+    job = steps.Job(device, target(device), configs / device, tmp_path / "backups" / device,
+                    steps.Secrets(given=SECRETS), revert_in=120, health_timeout=health_timeout)
+    run = steps.deploy(job, check=check)
     return run, run.result(device, check, 0.0).outcome
 
 
@@ -333,8 +333,8 @@ def test_an_unreachable_device_is_not_touched(configs, tmp_path):
 
 def test_ios_takes_a_revert_timer_only_in_whole_minutes(configs, tmp_path):
     switch("core1", configs)
-    run = steps.deploy(target("core1"), configs / "core1", revert_in=90, check=False,
-                       secrets=steps.Secrets(given=SECRETS))
+    run = steps.deploy(steps.Job("core1", target("core1"), configs / "core1", secrets=steps.Secrets(given=SECRETS),
+                                 revert_in=90), check=False)
     assert run.result("core1", False, 0).outcome == "failed-before-apply"
     assert run.error == ("refused before any change: cisco_ios takes a revert timer of 60-7200 s "
                          "in steps of 60 s (NAPALM ios), not 90")

@@ -129,25 +129,25 @@ def fake(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> tuple[steps.Target,
 def test_config_diff_backup_and_rerun_never_show_the_secret(fake: tuple[steps.Target, Path], tmp_path: Path) -> None:
     target, cfg = fake
     sec = steps.Secrets(given={"BOOTHNET_VPN_PSK": PSK})
-    check = steps.deploy(target, cfg, revert_in=30, check=True, secrets=sec).commit
+    check = steps.deploy(steps.Job("bgw1", target, cfg, secrets=sec, revert_in=30), check=True).commit
     assert check is not None
     assert check["changed"] and "secret = <secret>" in check["diff"] and PSK not in check["diff"]
     assert "0sOldKey" not in check["diff"]
-    run = steps.deploy(target, cfg, revert_in=30, check=False, backup_root=tmp_path / "b", secrets=sec)
+    run = steps.deploy(steps.Job("bgw1", target, cfg, tmp_path / "b", sec, revert_in=30), check=False)
     assert run.confirmed and run.commit and run.commit["committed"]
     assert FakeDevice.running["swanctl.conf"].count(PSK) == 1  # the device got it
     backup = Path(run.commit["backup"])
     written = "".join(p.read_text() for p in backup.iterdir())
     assert (backup / "changes.diff").is_file()
     assert PSK not in written and "0sOldKey" not in written and "<secret>" in written
-    again = steps.deploy(target, cfg, revert_in=30, check=False, secrets=sec).commit
+    again = steps.deploy(steps.Job("bgw1", target, cfg, secrets=sec, revert_in=30), check=False).commit
     assert again == {**again, "changed": False, "diff": "", "committed": False}  # compared filled-in
 
 
 def test_missing_secret_fails_before_the_device_is_opened(fake: tuple[steps.Target, Path]) -> None:
     target, cfg = fake
     before = dict(FakeDevice.running)
-    run = steps.deploy(target, cfg, revert_in=30, check=False, secrets=steps.Secrets())
+    run = steps.deploy(steps.Job("bgw1", target, cfg, secrets=steps.Secrets(), revert_in=30), check=False)
     assert run.commit is None and "${BOOTHNET_VPN_PSK} in swanctl.conf" in run.error
     assert run.result("bgw1", False, 0).outcome == "failed-before-apply"
     assert FakeDevice.running == before
@@ -156,7 +156,8 @@ def test_missing_secret_fails_before_the_device_is_opened(fake: tuple[steps.Targ
 def test_errors_are_masked(fake: tuple[steps.Target, Path]) -> None:
     target, cfg = fake
     (cfg / "frr.conf").write_text("hostname fail\n")
-    run = steps.deploy(target, cfg, revert_in=30, check=False, secrets=steps.Secrets({"BOOTHNET_VPN_PSK": PSK}))
+    run = steps.deploy(steps.Job("bgw1", target, cfg, secrets=steps.Secrets({"BOOTHNET_VPN_PSK": PSK}), revert_in=30),
+                       check=False)
     assert run.error.startswith("commit interrupted: apply failed")
     assert PSK not in run.error and "<secret>" in run.error
 

@@ -93,7 +93,9 @@ def test_detached_argv_writes_pid_and_bounds_time(tmp_path) -> None:  # type: ig
 
 
 def test_command_lines() -> None:
-    argv = iperf3.client_argv("10.0.0.2", 5301, streams=4, duration=20, window=4 << 20, mss=8948)
+    block = PortBlock("t", "n", 5301, 1)
+    argv = iperf3.client_argv(ToolRequest("iperf3", "n", "c", "10.0.0.2", block, streams=4, duration=20,
+                                          window=4 << 20, mss=8948))
     assert argv[:4] == ["iperf3", "-c", "10.0.0.2", "-p"] and "-J" in argv
     assert argv[argv.index("-P") + 1] == "4" and argv[argv.index("-w") + 1] == str(4 << 20)
     assert argv[argv.index("-M") + 1] == "8948"
@@ -102,7 +104,7 @@ def test_command_lines() -> None:
     assert {"-fparse", "-N2", "-T5", "-P5310", "-p5311", "-w4096", "-M1400"} <= set(n)
     assert n[-1] == "10.0.0.2"
     with pytest.raises(ValueError):
-        iperf3.client_argv("x", 1, streams=0)
+        iperf3.client_argv(ToolRequest("iperf3", "n", "c", "x", block, streams=0))
 
 
 def test_a_floor_runs_pid_files_carry_its_network_and_a_lab_nodes_its_namespace() -> None:

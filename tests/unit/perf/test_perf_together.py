@@ -66,7 +66,7 @@ def run_two(lab: FakeLab) -> list[CommandResult | Exception]:
             return run_throughput(  # type: ignore[return-value]
                 lab, ToolRequest("iperf3", f"fs{i}", f"cn{i}", "10.0.0.1", PortBlock(f"t{i}", f"fs{i}", 5201 + i, 1),
                                  duration=1), start_together=together)
-        except Exception as exc:  # noqa: BLE001 - the test looks at what each thread ended with
+        except Exception as exc:  # the test looks at what each thread ended with
             return exc
 
     with ThreadPoolExecutor(max_workers=2) as pool:

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from report_sample import FAILING_LINK, FAILING_PATH, sample  # noqa: E402
+from report_sample import FAILING_LINK, FAILING_PATH, sample
 
-from boothnet.report import IsolationRow, Stage, ValidationResults, summarize, write_report  # noqa: E402
-from boothnet.report.__main__ import main  # noqa: E402
+from boothnet.report import IsolationRow, Stage, ValidationResults, summarize, write_report
+from boothnet.report.__main__ import main
 
 FIRST_SCREEN_LINES = 25
 

@@ -236,7 +236,7 @@ def test_a_check_failing_behind_a_pulled_cable_is_said_as_its_effect_and_probed_
     """Round 6 of a pulled h1 cable: the MTU probe through it fails too. It is the cable's effect,
     not an MTU black hole; r1's own MTU fault on another host's link stays its own diagnosis."""
     from boothnet.intent import load_network
-    from boothnet.watch.alarms import CAUSES, attributed, cause_cleared, still_behind
+    from boothnet.watch.alarms import attributed, cause_cleared, causes, still_behind
     from boothnet.watch.round import nodes_of
 
     net = load_network(ROOT / "inventories" / "lab-mini")
@@ -250,7 +250,7 @@ def test_a_check_failing_behind_a_pulled_cable_is_said_as_its_effect_and_probed_
     assert said[own.key] == own and said[cable.key] == cable
     cleared = changes([cable, behind], record(7, [], {"link"}), lambda _: None)
     assert cause_cleared(cleared) and [e.section for e in cleared if e.state == "CLEAR"] == ["link"]
-    assert "link" in CAUSES and not cause_cleared(changes([behind], record(8, [], {behind.key}), lambda _: None))
+    assert "link" in causes() and not cause_cleared(changes([behind], record(8, [], {behind.key}), lambda _: None))
     # probed again while a check behind it, or routing's convergence (ci121), still fails; not for a check of its own
     assert still_behind([behind]) and still_behind([check("stage: stage convergence", "stage")])
     assert not still_behind([check("drift: device r1", "drift")])
@@ -269,7 +269,7 @@ def test_a_scraper_that_hangs_up_is_no_traceback_and_another_error_is_one_line(c
                       sqlite3.OperationalError("database is locked")):
             try:
                 raise error
-            except Exception:  # noqa: BLE001 - handle_error reads the exception being handled
+            except Exception:  # handle_error reads the exception being handled
                 server.handle_error(None, ("127.0.0.1", 47228))
     finally:
         server.server_close()

@@ -43,6 +43,7 @@ from boothnet.lab.clab.base import (
     ClabInvalid,
     ClabResult,
     ClabUnsupported,
+    Images,
     Kinds,
 )
 from boothnet.lab.clab.kinds import ClabKind, _vendor_spec, _with_append, clab_kinds, mtu_limits, vendor_ports
@@ -69,17 +70,15 @@ def generate(
     build_root: Path = Path("build"),
     schema_path: Path | None = None,
     vlan_mode: VlanMode = DEFAULT_VLAN_MODE,
-    router_image: str = ROUTER_IMAGE,
-    host_image: str = HOST_IMAGE,
+    images: Images | None = None,
     progress: Progress = lambda _: None,
     kinds: Kinds = DEFAULT_KINDS,
-    images: dict[str, str] | None = None,
 ) -> ClabResult:
     """Plan the lab, translate, validate, then write configs and ``<labs_dir>/<net>.clab.yml``.
 
     kinds ``vendor``: devices on their platform's containerlab kind (capabilities.yml), vendor
     nodes booting their own rendered config; ``lab``: every device FRR on ``linux``.
-    images: platform -> image, overriding capabilities.yml (``router_image`` for frr_linux).
+    images: the routers', the hosts' and the vendor nodes' (default: capabilities.yml's).
 
     Raises ClabInvalid (nothing written) when the topology fails the schema, ClabUnsupported
     when the intent cannot run on the chosen kinds; returns with ``findings`` (nothing
@@ -87,9 +86,10 @@ def generate(
     """
     schema_file = find_schema(schema_path)
     schema = _load_json(schema_file)
+    images = images or Images()
     run = Run.of(inventory, build_root)
     known = clab_kinds()
-    vendor = _vendor_nodes(run.net, known, {LAB_PLATFORM: router_image, **(images or {})}, vlan_mode) \
+    vendor = _vendor_nodes(run.net, known, {LAB_PLATFORM: images.router, **images.platform}, vlan_mode) \
         if kinds == "vendor" else {}
     spec, files, findings = _node_configs(run, vlan_mode, vendor, known, progress)
     config_dir = Layout(build_root, spec.network).configs("clab/configs")
@@ -105,7 +105,7 @@ def generate(
     for rel in files:
         node, name = rel.split("/", 1)
         per_node.setdefault(node, []).append(name)
-    document = topology(spec, per_node, bind_root, router_image, host_image, vendor)
+    document = topology(spec, per_node, bind_root, images.router, images.host, vendor)
     text = to_yaml(document, header(spec, _display(run.inventory), bind_root, per_node, kinds, vendor, notes))
     progress(f"validate {out} against {schema_file}")
     # validate what containerlab will read: the YAML text, not the dict it came from
@@ -184,10 +184,13 @@ def _display(inventory: Path) -> str:
 
 
 __all__ = [
+    "HOST_IMAGE",
+    "ROUTER_IMAGE",
     "ClabInvalid",
     "ClabKind",
     "ClabResult",
     "ClabUnsupported",
+    "Images",
     "clab_kinds",
     "check_topology",
     "find_schema",

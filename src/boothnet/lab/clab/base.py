@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -18,6 +19,16 @@ CLAB_HOST_IF = "eth1"  # where a host's data interface goes instead
 CONFIG_MOUNT = "/etc/boothnet"
 DEFAULT_VLAN_MODE: VlanMode = "dot1q"
 Kinds = Literal["vendor", "lab"]
+
+
+@dataclass(frozen=True)
+class Images:
+    """The containers' images: the lab's routers (frr_linux), its hosts, and per platform an image
+    for its vendor nodes, overriding capabilities.yml."""
+
+    router: str = ROUTER_IMAGE
+    host: str = HOST_IMAGE
+    platform: Mapping[str, str] = field(default_factory=dict)
 DEFAULT_KINDS: Kinds = "vendor"
 SCHEMA_RELATIVE = Path("containerlab") / "clab.schema.json"
 

@@ -1,20 +1,22 @@
-"""PNG plots for the report (matplotlib, Agg: no display needed)."""
+"""PNG plots for the report (matplotlib, Agg: no display needed). matplotlib is imported where a
+plot is drawn: the catalog imports this module, and a validate run or watch that draws nothing
+should not load it (tests/unit/test_lazy_imports.py)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402 - the backend must be chosen first
-from matplotlib.colors import ListedColormap  # noqa: E402
-from matplotlib.patches import Patch  # noqa: E402
-
-from boothnet.validate.perf.schema import ThroughputResult  # noqa: E402
-from boothnet.validate.results import IsolationRow  # noqa: E402
+from boothnet.validate.perf.schema import ThroughputResult
+from boothnet.validate.results import IsolationRow
 
 GREEN, RED, GREY, AMBER = "#2e7d32", "#c62828", "#9e9e9e", "#f9a825"
+
+
+def _agg() -> None:
+    """Agg: drawing to a file needs no display."""
+    import matplotlib
+
+    matplotlib.use("Agg")
 
 
 def _label(r: ThroughputResult) -> str:
@@ -27,6 +29,10 @@ def throughput_plot(pairs: list[tuple[ThroughputResult | None, ThroughputResult 
     (hatched); a black tick marks the expected goodput, a dashed tick the pass threshold."""
     if not pairs:
         return None
+    _agg()
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Patch
+
     n = len(pairs)
     fig, ax = plt.subplots(figsize=(11, 1.6 + 0.42 * n), dpi=110)
     ys = list(range(n))[::-1]
@@ -77,6 +83,9 @@ def window_sweep_plot(results: list[ThroughputResult], rtt_ms: dict[str, float],
             sweeps.setdefault(r.path, []).append(r)
     if not sweeps:
         return None
+    _agg()
+    import matplotlib.pyplot as plt
+
     fig, axes = plt.subplots(1, len(sweeps), figsize=(6.5 * len(sweeps), 4.2), dpi=110, squeeze=False)
     for ax, (path, points) in zip(axes[0], sorted(sweeps.items()), strict=True):
         rtt = rtt_ms.get(path) or 1.0
@@ -108,7 +117,7 @@ def window_sweep_plot(results: list[ThroughputResult], rtt_ms: dict[str, float],
 
 # cell codes for the heatmap
 _UNTESTED, _DENY, _PARTIAL, _PERMIT, _MISMATCH = range(5)
-_CMAP = ListedColormap(["#ffffff", "#cfd8dc", "#c5e1a5", "#66bb6a", "#e53935"])
+_CELL_COLORS = ["#ffffff", "#cfd8dc", "#c5e1a5", "#66bb6a", "#e53935"]
 
 
 def matrix_cells(rows: list[IsolationRow], zones: list[str]) -> list[list[tuple[int, int, int]]]:
@@ -141,11 +150,16 @@ def matrix_cells(rows: list[IsolationRow], zones: list[str]) -> list[list[tuple[
 def reachability_heatmap(rows: list[IsolationRow], zones: list[str], out: Path) -> Path | None:
     if not rows:
         return None
+    _agg()
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import ListedColormap
+    from matplotlib.patches import Patch
+
     grid = matrix_cells(rows, zones)
     n = len(zones)
     size = max(5.0, 1.2 + 0.42 * n)
     fig, ax = plt.subplots(figsize=(size + 2.5, size), dpi=110)
-    ax.imshow([[c[0] for c in line] for line in grid], cmap=_CMAP, vmin=0, vmax=4)
+    ax.imshow([[c[0] for c in line] for line in grid], cmap=ListedColormap(_CELL_COLORS), vmin=0, vmax=4)
     for i, line in enumerate(grid):
         for j, (code, flows, bad) in enumerate(line):
             if code == _MISMATCH:
@@ -162,10 +176,10 @@ def reachability_heatmap(rows: list[IsolationRow], zones: list[str], out: Path) 
     ax.set_yticks([y - 0.5 for y in range(1, n)], minor=True)
     ax.grid(which="minor", color="white", lw=1.5)
     ax.tick_params(which="minor", length=0)
-    ax.legend(handles=[Patch(color=_CMAP(_PERMIT), label="permit, as expected"),
-                       Patch(color=_CMAP(_PARTIAL), label="listed services only, as expected"),
-                       Patch(color=_CMAP(_DENY), label="deny, as expected"),
-                       Patch(color=_CMAP(_MISMATCH), label="X: mismatches"),
+    ax.legend(handles=[Patch(color=_CELL_COLORS[_PERMIT], label="permit, as expected"),
+                       Patch(color=_CELL_COLORS[_PARTIAL], label="listed services only, as expected"),
+                       Patch(color=_CELL_COLORS[_DENY], label="deny, as expected"),
+                       Patch(color=_CELL_COLORS[_MISMATCH], label="X: mismatches"),
                        Patch(facecolor="white", edgecolor="grey", label="not tested")],
               loc="upper left", bbox_to_anchor=(1.02, 1), fontsize=8)
     fig.tight_layout()

@@ -160,7 +160,7 @@ class LiveCheck:
             return []
         return [self.row_type.model_validate(row) for row in results.more.get(self.name, [])]
 
-    def owns(self, row: Any) -> bool:  # noqa: ANN401 - a row of the field it shares
+    def owns(self, row: Any) -> bool:  # a row of the field it shares
         """Of a field several checks share (throughput), whether ``row`` is this check's."""
         return True
 
@@ -175,39 +175,39 @@ class LiveCheck:
         return self.field is not None or self.row_type is not None
 
     # --- judging, for the report, history and watch
-    def verdict(self, row: Any) -> Status:  # noqa: ANN401
+    def verdict(self, row: Any) -> Status:
         return Status(row.verdict) if row.verdict is not None else Status.SKIPPED
 
-    def subject(self, row: Any) -> str:  # noqa: ANN401
+    def subject(self, row: Any) -> str:
         raise NotImplementedError
 
-    def message(self, row: Any) -> str:  # noqa: ANN401
+    def message(self, row: Any) -> str:
         return getattr(row, "cause", None) or "failed"
 
-    def action(self, row: Any) -> str:  # noqa: ANN401
+    def action(self, row: Any) -> str:
         return ""
 
-    def failure(self, row: Any) -> Failure | None:  # noqa: ANN401
+    def failure(self, row: Any) -> Failure | None:
         kind = self.verdict(row)
         if kind not in (Status.FAIL, Status.ERROR):
             return None
         return Failure(section=self.section, subject=self.subject(row), message=self.message(row), kind=kind,
                        action=self.action(row))
 
-    def key(self, row: Any) -> str:  # noqa: ANN401
+    def key(self, row: Any) -> str:
         """The row's name in history: the same row of the next run has the same key."""
         return f"{self.section} {self.subject(row)}"
 
-    def moved(self, before: Any, after: Any) -> Moved | None:  # noqa: ANN401
+    def moved(self, before: Any, after: Any) -> Moved | None:
         """A measured figure that moved beyond its noise between two runs (None: not measured)."""
         return None
 
-    def suspect(self, row: Any) -> Suspect | None:  # noqa: ANN401
+    def suspect(self, row: Any) -> Suspect | None:
         """The cables a failed row points at, for the wiring diagram."""
         return None
 
     # --- the report
-    def cells(self, row: Any) -> list[str]:  # noqa: ANN401
+    def cells(self, row: Any) -> list[str]:
         raise NotImplementedError
 
     def table(self, results: ValidationResults) -> list[list[str]]:

@@ -48,14 +48,14 @@ def _neighbours(access: Access, target: DriftTarget, getter: str = GETTER) -> di
     else:
         try:
             driver = opened = target.target.open()
-        except Exception as exc:  # noqa: BLE001 - every driver has its own errors
+        except Exception as exc:  # every driver has its own errors
             return f"could not be reached: {type(exc).__name__}: {exc}"
     try:
         if not hasattr(driver, getter):
             return f"its driver reads no {_PROTOCOL[getter]} neighbours ({type(driver).__name__} has no {getter})"
         found: dict[str, list[dict[str, str]]] = getattr(driver, getter)()
         return found
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         return f"{getter} failed: {type(exc).__name__}: {exc}"
     finally:
         if opened is not None:

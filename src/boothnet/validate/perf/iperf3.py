@@ -20,40 +20,30 @@ def server_argv(port: int, *, bind: str | None = None) -> list[str]:
     return argv
 
 
-def client_argv(
-    destination: str,
-    port: int,
-    *,
-    streams: int = 1,
-    duration: int = 10,
-    window: int | None = None,
-    mss: int | None = None,
-    omit: int = 0,
-    udp_rate_bps: float | None = None,
-    reverse: bool = False,
-    tcp_rate_bps: float | None = None,
-) -> list[str]:
-    """Client sending to ``destination`` with JSON output (``reverse``: receiving from it, -R).
+def client_argv(request: ToolRequest) -> list[str]:
+    """Client sending to the request's destination on its first port, with JSON output
+    (``reverse``: receiving from it, -R).
 
     window: socket buffer in bytes (-w); mss: TCP MSS (-M); omit: seconds of slow start
     left out of the result (-O).
     """
-    if streams < 1 or duration < 1:
-        raise ValueError(f"streams and duration must be >= 1, got {streams}, {duration}")
-    argv = ["iperf3", "-c", destination, "-p", str(port), "-J",
-            "-P", str(streams), "-t", str(duration), "-i", "1"]
-    if omit:
-        argv += ["-O", str(omit)]
-    if reverse:
+    r = request
+    if r.streams < 1 or r.duration < 1:
+        raise ValueError(f"streams and duration must be >= 1, got {r.streams}, {r.duration}")
+    argv = ["iperf3", "-c", r.destination, "-p", str(r.ports.first), "-J",
+            "-P", str(r.streams), "-t", str(r.duration), "-i", "1"]
+    if r.omit:
+        argv += ["-O", str(r.omit)]
+    if r.reverse:
         argv.append("-R")
-    if udp_rate_bps:
-        argv += ["-u", "-b", str(int(udp_rate_bps))]
-    elif tcp_rate_bps:  # paced TCP: a small transfer, not a measurement of the limit
-        argv += ["-b", str(int(tcp_rate_bps))]
-    if window:
-        argv += ["-w", str(window)]
-    if mss:
-        argv += ["-M", str(mss)]
+    if r.udp_rate_bps:
+        argv += ["-u", "-b", str(int(r.udp_rate_bps))]
+    elif r.tcp_rate_bps:  # paced TCP: a small transfer, not a measurement of the limit
+        argv += ["-b", str(int(r.tcp_rate_bps))]
+    if r.window:
+        argv += ["-w", str(r.window)]
+    if r.mss:
+        argv += ["-M", str(r.mss)]
     return argv
 
 
@@ -69,9 +59,7 @@ def commands(request: ToolRequest) -> ToolCommands:
     bound = client_timeout(r.duration, r.omit)
     return ToolCommands(server_argv(r.ports.first),
                         ["timeout", "-s", "INT", "-k", str(STOP_GRACE_S), f"{bound:g}",
-                         *client_argv(r.destination, r.ports.first, streams=r.streams, duration=r.duration,
-                                      window=r.window, mss=r.mss, omit=r.omit, udp_rate_bps=r.udp_rate_bps,
-                                      reverse=r.reverse, tcp_rate_bps=r.tcp_rate_bps)],
+                         *client_argv(r)],
                         bound, STOP_GRACE_S)
 
 

@@ -33,7 +33,6 @@ def client_argv(
     destination: str,
     control_port: int,
     *,
-    data_port: int | None = None,
     streams: int = 1,
     duration: int = 10,
     window: int | None = None,
@@ -42,16 +41,14 @@ def client_argv(
     reverse: bool = False,
 ) -> list[str]:
     """Client transmitting to ``destination`` (``reverse``: receiving from it, -r -F); data on
-    ``data_port`` .. +streams-1 (default: the port after the control port). window in bytes
-    (nuttcp takes KB)."""
+    the ports after the control port, one a stream. window in bytes (nuttcp takes KB)."""
     if streams < 1 or duration < 1:
         raise ValueError(f"streams and duration must be >= 1, got {streams}, {duration}")
-    data_port = data_port if data_port is not None else control_port + 1
     argv = ["nuttcp", "-v", *(["-6"] if ":" in destination else [])]
     if reverse:  # -F: the client still opens the data connection, as a stateful firewall expects
         argv += ["-r", "-F"]
     argv += ["-fparse", "-i1", f"-T{duration}", f"-N{streams}",
-             f"-P{control_port}", f"-p{data_port}"]
+             f"-P{control_port}", f"-p{control_port + 1}"]
     if window:
         argv.append(f"-w{math.ceil(window / 1024)}")
     if server_window:  # the server's receive window, as GSFC's nuttcp sweeps set both ends

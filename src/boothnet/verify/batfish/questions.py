@@ -134,7 +134,7 @@ class _Asker:
             ans.service_lost = ans.service_lost or f"{name}: {type(exc).__name__}: {exc}"
             ans.errors[name] = f"{type(exc).__name__}: {exc}"
             return None
-        except Exception as exc:  # noqa: BLE001 - any service/question error skips the check
+        except Exception as exc:  # any service/question error skips the check
             ans.errors[name] = f"{type(exc).__name__}: {exc}"
             return None
 

@@ -77,25 +77,35 @@ class LoadedSnapshot:
     name: str
 
 
+@dataclass(frozen=True)
+class Alongside:
+    """What the pipeline's verify stage adds to Batfish's checks: its offline results (config
+    lint, ...) and the notes on what the Batfish view left out, in the report; and who keeps the
+    loaded snapshot (the run, for the validate stage to ask its flows of)."""
+
+    results: Iterable[CheckResult] = ()
+    view_notes: Iterable[str] = ()
+    keep_session: Callable[[LoadedSnapshot], object] | None = None
+
+
 def run_verify(
     intent: VerifyIntent,
     snapshot_configs: Path,
     out_dir: Path,
     host: str | None = None,
     require: bool = False,
-    extra_results: Iterable[CheckResult] = (),
     network: str = "boothnet",
     snapshot: str | None = None,
-    view_notes: Iterable[str] = (),
-    keep_session: Callable[[LoadedSnapshot], object] | None = None,
+    alongside: Alongside | None = None,
 ) -> VerifyReport:
     """Run all Batfish checks on `snapshot_configs/*.cfg` cabled as the intent's links; write
     verify.json and verify.md.
 
     No service: every check SKIPPED with the reason and the docker command (fatal with
     `require`, raising BatfishUnavailable). Offline results (e.g. config lint) ride along
-    via `extra_results`.
+    in `alongside`.
     """
+    alongside = alongside or Alongside()
     status = service_status(host, require)
     if not status.reachable:
         report = skipped_report(status.skip_reason, status.host, str(status))
@@ -104,8 +114,8 @@ def run_verify(
         bf = open_session(status, network)
         snapshot = snapshot or snapshot_name("verify", out_dir)
         init_snapshot(bf, snap_dir, snapshot)
-        if keep_session is not None:
-            keep_session(LoadedSnapshot(status.host, bf, snapshot))
+        if alongside.keep_session is not None:
+            alongside.keep_session(LoadedSnapshot(status.host, bf, snapshot))
         answers = collect(bf, intent, snapshot)
         if answers.service_lost:
             raise BatfishUnavailable(
@@ -120,7 +130,7 @@ def run_verify(
                     r.status = Status.FAIL
         report = VerifyReport(batfish_host=status.host, service_status=str(status),
                               snapshot=snapshot).add(results)
-    report.add(list(extra_results))
-    report.view_notes = list(view_notes)
+    report.add(list(alongside.results))
+    report.view_notes = list(alongside.view_notes)
     report.write(out_dir)
     return report

@@ -414,7 +414,7 @@ class SimulatedIOSDriver(IOSDriver):
         self.device = self._netmiko_device = IOSConnection(dev)
 
     def _xfer_file(self, source_file=None, source_config=None, dest_file=None, file_system=None,
-                   TransferClass=None):  # noqa: N803 - the driver's own signature
+                   TransferClass=None):  # the driver's own signature
         text = source_config if source_config is not None else Path(source_file).read_text()
         self.device.dev.flash[dest_file] = text
         return True, "File successfully transferred to remote device"
