@@ -65,7 +65,7 @@ def test_measured_again_alone_a_starved_run_passes_and_a_shaped_cable_still_fail
         asked.append(job)
         return quiet[job]
 
-    again = measure_again([0, 1], first, measure, MachineLoad(), lambda _: None)
+    again = measure_again([0, 1], first, measure, MachineLoad(), lambda _: None, 10.0)
     assert [r.verdict for r in again] == [Status.PASS, Status.FAIL] and asked == [0, 1]  # each once: settled
     assert again[0].retried == ("measured again alone (1 time): its first run, 419.0 Mb/s, ran while this "
                                 "machine's cores were 99% busy (FAIL)")
@@ -134,3 +134,21 @@ def test_the_first_screen_names_the_labs_limits_and_what_was_measured_again() ->
     assert CHECK.first_screen(ValidationResults(network="n", throughput=[capped, again])) == (
         "This machine's lab limits: judged against what 1 nuttcp stream(s) carry in this machine's lab, 6300 Mb/s. "
         "1 test(s) this machine's load decided were measured again alone.")
+
+
+def test_measuring_again_stops_at_its_time_budget_and_says_so(monkeypatch) -> None:
+    import time
+
+    from boothnet.validate.perf import quiet
+
+    monkeypatch.setattr(quiet, "BUDGET_MIN_S", 0.2)
+    starved = judge(_row(0, 0, 419e6, machine_busy=0.99), 990e6, path_mtu=1500)
+    said: list[str] = []
+
+    def measure(_job: int) -> ThroughputResult:
+        time.sleep(0.3)
+        return starved
+
+    again = measure_again([0, 1, 2], [starved] * 3, measure, MachineLoad(), said.append, 0.0)
+    assert [bool(r.retried) for r in again] == [True, False, False]
+    assert said[-1] == "[throughput] out of time to measure again: 2 test(s) keep their run"

@@ -25,9 +25,12 @@ from boothnet.validate.perf.schema import CPU_SATURATED, ThroughputResult, busy_
 Job = TypeVar("Job")
 
 SAMPLE_S = 0.5  # the load is the cores' busy share over at least this long
-QUIET_WAIT_S = 10.0  # a test measured again waits this long at most for the cores to have room
+QUIET_WAIT_S = 3.0  # a test measured again waits this long at most for the cores to have room
 ROUNDS = 2  # times a test the load decided is measured again
 MOST_PER_ROUND = 24  # tests measured again per round, failures first (3-5 s each)
+# ... and all of it in at most this share of the time the lanes took (30 s at least): a machine
+# busy with something else for the whole run is measured as it is, and its rows say so
+BUDGET_SHARE, BUDGET_MIN_S = 0.5, 30.0
 # a test that passes short of this share of its limit while the cores were saturated may be the
 # load's too: two clean runs then differ beyond their noise (an idle lab measures >= 0.997)
 FULL_RATE = 0.97
@@ -88,12 +91,13 @@ def load_decided(result: ThroughputResult) -> bool:
 
 
 def measure_again(jobs: list[Job], results: list[ThroughputResult], measure: Callable[[Job], ThroughputResult],
-                  load: MachineLoad, progress: Progress) -> list[ThroughputResult]:
+                  load: MachineLoad, progress: Progress, lanes_took_s: float) -> list[ThroughputResult]:
     """``results`` (one per job), with each the load decided measured again alone, up to ROUNDS
-    times, at most MOST_PER_ROUND per round (failures first); a row measured again keeps its last
-    run and says what the first was."""
+    times, at most MOST_PER_ROUND per round (failures first), within the time budget (BUDGET_SHARE
+    of ``lanes_took_s``); a row measured again keeps its last run and says what the first was."""
     results = list(results)
     first = list(results)
+    deadline = time.monotonic() + max(BUDGET_MIN_S, BUDGET_SHARE * lanes_took_s)
     for round_ in range(1, ROUNDS + 1):
         again = sorted((i for i, r in enumerate(results) if load_decided(r)),
                        key=lambda i: results[i].verdict != Status.FAIL)[:MOST_PER_ROUND]
@@ -101,7 +105,10 @@ def measure_again(jobs: list[Job], results: list[ThroughputResult], measure: Cal
             break
         progress(f"[throughput] {len(again)} test(s) this machine's load decided: measured again alone "
                  f"(round {round_} of {ROUNDS})")
-        for i in again:
+        for done, i in enumerate(again):
+            if time.monotonic() > deadline:
+                progress(f"[throughput] out of time to measure again: {len(again) - done} test(s) keep their run")
+                return results
             _quiet_moment(load)
             results[i] = measure(jobs[i]).model_copy(update={"retried": _first_run(first[i], round_)})
     return results
