@@ -42,7 +42,7 @@ from boothnet.validate.perf.probes import (
 from boothnet.validate.perf.quiet import LaneControl, MachineLoad, measure_again, proven_by_another_tool
 from boothnet.validate.perf.run import ToolName, ToolRequest, combine, run_throughput
 from boothnet.validate.perf.runner import listening_ports
-from boothnet.validate.perf.schema import ThroughputResult, busy_share, judge, lab_cpu_bound, machine_cpu
+from boothnet.validate.perf.schema import LinkLoad, ThroughputResult, busy_share, judge, lab_cpu_bound, machine_cpu
 from boothnet.validate.perf.wan import CEILING_SHARE, UDP_BUFFER, judge_loss
 from boothnet.validate.plan import (
     Flow,
@@ -335,14 +335,13 @@ def _throughput_tests(
                 measured, duplicates = duplicates_meanwhile(access.runner, senders, lambda: list(pool.map(
                     partial(_measure, net, access, job, together), test.flows, blocks)))
             busy = busy_share(cpu_before, machine_cpu()) if access.forwards_here else None
-            result = _judged(combine(measured, test.name).model_copy(update={
-                "duplicates": duplicates, "machine_busy": busy}), expected, net.throughput.pass_ratio,
-                min(path_mtu(net, c, s, tunnel_mtu) for c, s in test.flows), cables_of(test), capped)
-            result = result.model_copy(update={"family": test.family})
-            if test.across is not None:
+            result = judge(combine(measured, test.name).model_copy(update={
+                "duplicates": duplicates, "machine_busy": busy, "family": test.family}), expected,
+                net.throughput.pass_ratio, path_mtu=min(path_mtu(net, c, s, tunnel_mtu) for c, s in test.flows),
+                cables=cables_of(test))
+            if test.across is not None:  # judged against what the lab forwards before the load excuses it
                 result = _judge_across(net, access, test, result, ceilings.get(test.name))
-                said = "; ".join(filter(None, [result.explanation, describe(loads)]))
-                result = result.model_copy(update={"link_loads": loads, "explanation": said or None})
+            result = _lab_said(result, capped, loads if test.across is not None else None)
         except (ValueError, RuntimeError) as exc:  # no port block; a server that never listened
             result = _unmeasured(job, exc, expected, net.throughput.pass_ratio)
         finally:
@@ -394,14 +393,15 @@ def stream_limits(net: Network, tests: list[ThroughputTest], tunnel_mtu: int | N
     return capped
 
 
-def _judged(result: ThroughputResult, expected: float, ratio: float, mtu: int, cables: str,
-            capped: str) -> ThroughputResult:
-    """A path's or aggregate's run judged; in the lab, said CPU-bound where the machine's load
-    accounts for it (lab_cpu_bound); ``capped``: why its limit is the lab's (stream_limits)."""
-    result = judge(result, expected, ratio, path_mtu=mtu, cables=cables)
+def _lab_said(result: ThroughputResult, capped: str, loads: list[LinkLoad] | None) -> ThroughputResult:
+    """A judged run, said CPU-bound in the lab where the machine's load accounts for it
+    (lab_cpu_bound); with why its limit is the lab's (``capped``, stream_limits) and, for an
+    aggregate, what each wire carried (``loads``)."""
     if result.machine_busy is not None:
         result = lab_cpu_bound(result, result.machine_busy)
-    return result.model_copy(update={"explanation": "; ".join(filter(None, [result.explanation, capped])) or None})
+    said = "; ".join(filter(None, [result.explanation, capped, describe(loads) if loads is not None else ""]))
+    wires = {"link_loads": loads} if loads is not None else {}
+    return result.model_copy(update={"explanation": said or None, **wires})
 
 
 def _unmeasured(job: _Job, exc: Exception, expected: float, ratio: float) -> ThroughputResult:

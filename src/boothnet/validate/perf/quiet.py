@@ -1,8 +1,8 @@
 """Measurements this machine's load decided, told apart and taken again at a quieter moment.
 
 The lab forwards in software on the cores that also run the tools: a test measured while those
-cores were saturated measured the machine. The lanes halve each time a test comes back decided
-by the load and open again one by one while tests come back clean (``LaneControl``: the cores'
+cores were saturated measured the machine. One lane closes each time a test comes back decided
+by the load, and one opens again after as many clean tests as lanes (``LaneControl``: the cores'
 share alone cannot say it, since eight healthy lanes keep two cores busy too); a test the load
 still decided (slower than its limit while the cores were saturated, or said CPU-bound) is
 measured again alone, a bounded number of times, before its row says CPU-bound. A fault the
@@ -56,8 +56,9 @@ class MachineLoad:
 
 
 class LaneControl:
-    """How many lanes this machine carries now: halved when a test comes back decided by the
-    load, one more after as many clean tests in a row as there are lanes (as TCP paces a window)."""
+    """How many lanes this machine carries now: one fewer each time a test comes back decided by
+    the load (the lanes that starved together come back together, so a burst closes several),
+    one more after as many clean tests in a row as there are lanes."""
 
     def __init__(self, most: int) -> None:
         self._lock = threading.Lock()
@@ -67,7 +68,7 @@ class LaneControl:
     def done(self, result: ThroughputResult) -> ThroughputResult:
         with self._lock:
             if load_decided(result):
-                self.lanes, self._clean = max(1, self.lanes // 2), 0
+                self.lanes, self._clean = max(1, self.lanes - 1), 0
             else:
                 self._clean += 1
                 if self._clean >= self.lanes:
