@@ -162,17 +162,23 @@ def test_a_file_server_cable_losing_one_frame_in_a_hundred_fails_on_retransmits_
 def test_a_receiver_too_busy_to_read_its_datagrams_is_no_verdict_on_the_network(lab) -> None:
     """A UDP receiver that does not read (here h4's iperf3 server, stopped for a second, as a host
     whose CPU is taken) loses datagrams at its own full socket buffer: the loss row says so from
-    the host's UDP RcvbufErrors (ERROR, cause cpu_bound), and never blames the path's cables."""
+    the host's UDP RcvbufErrors (cause cpu_bound), is measured again at a quieter moment, and never
+    blames the path's cables."""
     net, _ = lab
     with frozen_once(lambda: bool(iperf3_pids(f"{NETWORK}-h3", " -u ", " -R ")),  # h3 sending
                      lambda: iperf3_pids(f"{NETWORK}-h4", " -s "), seconds=1.0) as frozen:
         results = run_throughput_tests(net, lab_access(net), quiet)
     assert frozen, "no iperf3 server on h4 while h3 sent UDP"
     loss = {r.reverse: r for r in results if r.kind == "loss"}
-    assert loss[False].verdict == "ERROR" and loss[False].causes == ["cpu_bound"], loss[False].explanation
-    assert loss[False].explanation.startswith("CPU-bound: h4 dropped ") and \
-        "at a full socket buffer or TUN/TAP queue" in loss[False].explanation, loss[False].explanation
-    assert "frames are lost" not in loss[False].explanation
+    # measured again at a quieter moment (issue 67): the quiet run, unfrozen, passes and says its
+    # first run was the receiver's; a run starved again stays no verdict. Either names h4's drops
+    first = loss[False]
+    again = first.verdict == "PASS" and first.retried
+    assert again or (first.verdict == "ERROR" and first.causes == ["cpu_bound"]), \
+        (first.verdict, first.explanation, first.retried)
+    said = first.retried or first.explanation
+    assert "CPU-bound: h4 dropped " in said and "at a full socket buffer or TUN/TAP queue" in said, said
+    assert "frames are lost" not in said
     # h3 receiving read every datagram; or, with other tests' labs busy beside it, said it did not (ci110)
     assert loss[True].verdict == "PASS" or cpu_bound(loss[True]), loss[True].explanation
 
