@@ -163,8 +163,10 @@ clab:
 	$(BIN)/boothnet clab --network $(NET) $(if $(KINDS),--kinds $(KINDS))
 
 # Both directions at full size: 10,000 mutated intents refused by name or built clean, 2,000
-# generated valid intents built clean, 50 of them parsed by the live Batfish service, 300 generated
-# floors and 300 routers on a stick read back as their models (make test runs 300, 15, 3 and 10).
+# generated valid intents built clean, 50 of them parsed by the live Batfish service, 3,000
+# generated policies compiled as the intent (1,500 of them dual-stacked, IPv6 deciding as IPv4),
+# 300 generated floors and 300 routers on a stick read back as their models (make test runs 300,
+# 15, 3, 200, 100 and 10).
 fuzz:
 	BOOTHNET_FUZZ_EXAMPLES=$${BOOTHNET_FUZZ_EXAMPLES:-10000} BOOTHNET_VALID_EXAMPLES=$${BOOTHNET_VALID_EXAMPLES:-2000} \
 	BOOTHNET_VALID_BATFISH_EXAMPLES=$${BOOTHNET_VALID_BATFISH_EXAMPLES:-50} \
@@ -172,7 +174,8 @@ fuzz:
 	BOOTHNET_POLICY_BATFISH_EXAMPLES=$${BOOTHNET_POLICY_BATFISH_EXAMPLES:-30} \
 	BOOTHNET_DAY0_REPEATS=$${BOOTHNET_DAY0_REPEATS:-20} \
 	BOOTHNET_READBACK_EXAMPLES=$${BOOTHNET_READBACK_EXAMPLES:-300} \
-	$(BIN)/pytest -q -p no:cacheprovider tests/fuzz tests/unit/test_policy_property.py tests/unit/test_readback.py \
+	$(BIN)/pytest -q -p no:cacheprovider tests/fuzz tests/unit/test_policy_property.py tests/unit/test_family_parity.py \
+	tests/unit/test_readback.py \
 	tests/integration/policy/test_policy_batfish.py \
 	tests/integration/deploy/test_day0_adjacencies.py::test_day0_deploy_brings_ospf_up_on_every_interface_its_config_names
 

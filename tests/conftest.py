@@ -35,7 +35,8 @@ LIVE_BATFISH_FIXTURES = {"host", "batfish_status"}
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """A test that asks the live Batfish service is in the live tier; the live tier's units go out
-    longest first (tests.helpers.LIVE_FIRST), the order kept within each (a stable sort by module)."""
+    longest first (tests.helpers.LIVE_FIRST), then the offline tier's longest files (OFFLINE_FIRST), the order
+    kept within each (a stable sort by module)."""
     for item in items:
         if LIVE_BATFISH_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.batfish)
@@ -47,14 +48,16 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def pytest_xdist_make_scheduler(config: pytest.Config, log):  # xdist's scheduler
     """`--dist loadgroup`: the live tier's work units by live_scope(), a module or the Batfish
     modules one worker runs in turn. pytest-xdist 3.8's own groups (an `@group` suffix on node ids) are lost
-    under pytest 9, whose node ids no longer read it."""
+    under pytest 9, whose node ids no longer read it. `--dist loadfile` (the offline tier): xdist's
+    own files, in the collection's order."""
+    # xdist would hand the units out by their count of tests, most first, which sent the longest
+    # single-test modules (watch: 163 s; the intent fuzzer offline) out last; the collection's own
+    # order is LIVE_FIRST's and OFFLINE_FIRST's
+    config.option.loadscopereorder = False
     if config.getvalue("dist") != "loadgroup":
         return None
     from xdist.scheduler import LoadScopeScheduling
 
-    # xdist would hand the units out by their count of tests, most first, which sent the longest
-    # single-test modules (watch: 163 s) out last; the collection's own order is LIVE_FIRST's
-    config.option.loadscopereorder = False
 
     class LiveUnits(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:

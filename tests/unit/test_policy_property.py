@@ -13,7 +13,7 @@ import re
 from dataclasses import replace
 
 import pytest
-from hypothesis import HealthCheck, find, given, settings
+from hypothesis import HealthCheck, Phase, find, given, settings
 
 from boothnet.derive import derive_network
 from boothnet.derive.model import AclEntry
@@ -74,11 +74,12 @@ def test_the_planted_shadowing_bug_is_named_by_rule_and_flow(monkeypatch):
 
 
 def test_the_property_finds_the_planted_bug_in_generated_policies(monkeypatch):
-    """The same generator, searched (deterministically) for a policy the planted compiler gets wrong."""
+    """The same generator, searched (deterministically) for a policy the planted compiler gets wrong.
+    Not shrunk: finding it is the proof, and shrinking took nine calls in ten."""
     monkeypatch.setattr(PolicyCompiler, "inbound", shadowing_inbound)
     found = find(policies(), lambda net: bool(PolicyPaths(net, derive_network(net)).mismatches()),
                  settings=settings(max_examples=2000, database=None, derandomize=True, deadline=None,
-                                   suppress_health_check=list(HealthCheck)))
+                                   phases=[Phase.generate], suppress_health_check=list(HealthCheck)))
     wrong = PolicyPaths(found, derive_network(found)).mismatches()[0].describe()
     assert re.search(r"the intent permits it \(rule \w+\), but .* denies it at .* \(compiled from rule r\d\)$", wrong)
 

@@ -79,7 +79,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
 
 
 def register(add) -> None:  # argparse internals
-    from boothnet.watch.loop import DEFAULT_EVERY_S, DEFAULT_PORT
+    from boothnet.watch.model import DEFAULT_EVERY_S, DEFAULT_PORT
 
     watch = add("watch", cmd_watch, "show week: a light validation round every --every seconds (convergence, "
                 "cabling, endpoints, an isolation sample, MTU, WAN RTT and loss, drift, every cable's counters), "

@@ -298,7 +298,9 @@ def compiler6_of(net: Network) -> PolicyCompiler6:
 
 def _within(inner: IPv4Network | IPv6Network | None, outer: IPv4Network | IPv6Network | None) -> bool:
     # subnet_of in integers: ipaddress's own spends most of its time on type checks, and
-    # dedupe asks this for every pair of lines of every ACL (a third of a floor's verify)
+    # dedupe asks this for every pair of lines of every ACL (a third of a floor's verify), the
+    # intent's decisions for every probe of every rule (most of an isolation plan). One family:
+    # the callers never mix them (ipaddress's own would raise)
     if outer is None:
         return True
     return (
@@ -435,9 +437,9 @@ def acl_decision(
 def _rule_matches(compiler: PolicyCompiler, rule: Rule, dst: IPv4Network, proto: str, port: int | None) -> bool:
     """Does a rule match this destination and service (its source is the caller's)?"""
     if rule.destination == "zone:outside":
-        if any(dst.subnet_of(p) for p in compiler.internal):
+        if any(_within(dst, p) for p in compiler.internal):
             return False
-    elif not any(p is None or dst.subnet_of(p) for p in compiler.prefixes(rule.destination)):
+    elif not any(p is None or _within(dst, p) for p in compiler.prefixes(rule.destination)):
         return False
     if rule.proto != "ip" and rule.proto != proto:
         return False
@@ -449,7 +451,7 @@ def source_decision(
 ) -> tuple[str, str]:
     """The first rule that matches a new flow from `src_vlan`: what its gateway's inbound ACL decides."""
     for rule in compiler.rules_for(src_vlan):
-        if any(src.subnet_of(s) for s in compiler.part_in(rule.source, src_vlan)) and \
+        if any(_within(src, s) for s in compiler.part_in(rule.source, src_vlan)) and \
                 _rule_matches(compiler, rule, dst, proto, port):
             return rule.action, rule.name
     return compiler.net.policy.default_action, "default"
@@ -461,9 +463,9 @@ def secure_decision(
     """What the secured network admits: the first rule that names its source (`any` opens
     nothing into it) and matches; nothing else (the outbound ACL on its gateway)."""
     for rule in compiler.rules_for(dst_vlan):
-        if rule.source == "any" or not any(dst.subnet_of(p) for p in compiler.part_in(rule.destination, dst_vlan)):
+        if rule.source == "any" or not any(_within(dst, p) for p in compiler.part_in(rule.destination, dst_vlan)):
             continue
-        if any(s is not None and src.subnet_of(s) for s in compiler.prefixes(rule.source)) and \
+        if any(s is not None and _within(src, s) for s in compiler.prefixes(rule.source)) and \
                 _rule_matches(compiler, rule, dst, proto, port):
             return rule.action, rule.name
     return "deny", "default"
@@ -473,7 +475,7 @@ def secure_vlan_of(compiler: PolicyCompiler, dst: IPv4Network | IPv6Network) -> 
     """The secured VLAN ``dst`` lies in, in its own family (IPv6: the VLAN's IPv6 prefix)."""
     for vlan in compiler.net.vlans:
         prefix = vlan.subnet if dst.version == 4 else vlan.ipv6.prefix if vlan.ipv6 else None
-        if vlan.zone == "secure" and prefix is not None and dst.subnet_of(prefix):  # type: ignore[arg-type]  # one family
+        if vlan.zone == "secure" and prefix is not None and _within(dst, prefix):
             return vlan
     return None
 

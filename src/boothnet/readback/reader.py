@@ -217,7 +217,8 @@ class ConfigReader:
             raise ValueError(f"no reader for platform {platform!r}: {', '.join(READ_PLATFORMS)} are read")
         self.platform = platform
         self.defaults = platform_defaults(platform)
-        self.lines = text.splitlines()
+        # each line with its spacing collapsed, once: _line_no compares every line it passes
+        self.lines = [" ".join(line.split()) for line in text.splitlines()]
         self.cursor = 0
         self.facts = ConfigFacts(device, platform, routing=bool(self.defaults["ip_routing"]))
         self.ospf = _OspfProcess()
@@ -239,7 +240,7 @@ class ConfigReader:
         """1-based line of the next occurrence of `text` (hier_config keeps no line numbers)."""
         for start in (self.cursor, 0):
             for index in range(start, len(self.lines)):
-                if " ".join(self.lines[index].split()) == text:
+                if self.lines[index] == text:
                     self.cursor = index + 1
                     return index + 1
         return 0

@@ -93,17 +93,19 @@ def family_mismatches(net: Network, acls: list[VlanAcls] | None = None) -> list[
             if name == source.vlan.name:
                 continue  # switched inside the VLAN: never meets its gateway's ACL
             for src in hosts[source.vlan.name]:
+                src4, src6 = IPv4Network(src[1]), IPv6Network(src[2])
                 for dst in dst_hosts:
+                    dst4, dst6 = IPv4Network(dst[1]), IPv6Network(dst[2])
                     for proto, port in services:
                         flow = f"{proto}{f'/{port}' if port else ''} {src[0]} -> {dst[0]}"
-                        v4 = _said(source.inbound4, IPv4Network(src[1]), IPv4Network(dst[1]), proto, port)
-                        v6 = _said(source.inbound6, IPv6Network(src[2]), IPv6Network(dst[2]), proto, port)
+                        v4 = _said(source.inbound4, src4, dst4, proto, port)
+                        v6 = _said(source.inbound6, src6, dst6, proto, port)
                         if v4[0] != v6[0]:
                             found.append(FamilyMismatch(acl_name(source.vlan, "in", 6), flow,
                                                         f"{v4[0]} by {v4[1]}", f"{v6[0]} by {v6[1]}"))
                         into = by_vlan.get(name)
                         if into is not None and into.outbound6 is not None:
-                            admitted = _said(into.outbound6, IPv6Network(src[2]), IPv6Network(dst[2]), proto, port)
+                            admitted = _said(into.outbound6, src6, dst6, proto, port)
                             if admitted[0] == "permit":
                                 found.append(FamilyMismatch(
                                     acl_name(into.vlan, "out", 6), flow, "through the VPN's tunnel only",

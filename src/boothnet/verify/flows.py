@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 from ipaddress import IPv4Address, IPv4Network, IPv6Address, IPv6Network, ip_address, ip_network
 from typing import Literal
 
@@ -27,6 +28,13 @@ OUTSIDE_CANDIDATES = ("203.0.113.77", "198.51.100.77", "192.0.2.77")
 # Outside every booth prefix in IPv6 (the documentation range's far end, RFC 3849)
 OUTSIDE6_CANDIDATES = ("2001:db8:ffff:ffff::77", "2001:db8:fffe:ffff::77")
 Family = Literal[4, 6]
+
+
+@lru_cache(maxsize=1 << 16)
+def host_net(address: IPv4Address | IPv6Address) -> IPv4Network | IPv6Network:
+    """The address as a /32 or /128, as the first-match evaluator takes it. Cached: the same
+    few probe addresses meet every ACL on every path, and parsing them again was most of the time."""
+    return ip_network(address)
 
 
 @dataclass(frozen=True)
@@ -55,7 +63,7 @@ class AclView:
 
     def decide(self, probe: Probe, via_tunnel: bool) -> tuple[str, str, str | None]:
         """(action, line text, policy rule) for the probe's first packet."""
-        src, dst = ip_network(probe.src), ip_network(probe.dst)
+        src, dst = host_net(probe.src), host_net(probe.dst)
         entry = acl_decision(self.acl.entries, src, dst, probe.proto, probe.port,  # type: ignore[arg-type]  # one family per ACL
                              via_tunnel=via_tunnel)
         if entry is None:

@@ -18,7 +18,7 @@ import math
 import random
 from collections import Counter
 from dataclasses import dataclass
-from ipaddress import IPv4Address, IPv4Network, IPv6Address, IPv6Network, ip_network
+from ipaddress import IPv4Address, IPv4Network, IPv6Address, IPv6Network
 from typing import Literal
 
 from boothnet.derive import DeviceModel
@@ -36,6 +36,7 @@ from boothnet.verify.flows import (
     Family,
     Probe,
     acl_views,
+    host_net,
     probe_addresses,
     probe_services,
     tunnel_pairs,
@@ -90,6 +91,7 @@ class PolicyPaths:
         self._vlans = sorted(((prefix, v) for v in net.vlans if (prefix := self._prefix(v)) is not None),
                              key=lambda pv: pv[0].prefixlen, reverse=True)
         self._home: dict[IPv4Address | IPv6Address, Vlan | None] = {}
+        self._on_path: dict[Probe, list[tuple[AclView, Expectation]]] = {}  # mismatches, compiled: one walk
         self._acl_at = {(view.device, view.acl.direction, view.scope): view for view in self.views.values()}
         self._tunnel = tunnel_pairs([net]) if family == 4 else []
         self.flows, self.total = self._flows(limit, seed)
@@ -150,8 +152,13 @@ class PolicyPaths:
 
     def on_path(self, flow: Probe) -> list[tuple[AclView, Expectation]]:
         """Each ACL the flow's first packet meets, with the intent's decision there."""
+        if flow not in self._on_path:
+            self._on_path[flow] = self._walk(flow)
+        return self._on_path[flow]
+
+    def _walk(self, flow: Probe) -> list[tuple[AclView, Expectation]]:
         src_vlan, dst_vlan = self.vlan_of(flow.src), self.vlan_of(flow.dst)
-        src, dst = ip_network(flow.src), ip_network(flow.dst)
+        src, dst = host_net(flow.src), host_net(flow.dst)
         found: list[tuple[AclView, Expectation]] = []
         tunnel = self.through_tunnel(flow)
 
@@ -180,7 +187,7 @@ class PolicyPaths:
         src_vlan = self.vlan_of(flow.src)
         if src_vlan is None:
             return "deny"
-        return policy_decision(self.compiler, src_vlan, ip_network(flow.src), ip_network(flow.dst),  # type: ignore[arg-type]  # one family per compiler
+        return policy_decision(self.compiler, src_vlan, host_net(flow.src), host_net(flow.dst),  # type: ignore[arg-type]  # one family per compiler
                                flow.proto, flow.port)[0]
 
     def compiled(self, flow: Probe) -> str:

@@ -23,13 +23,10 @@ from boothnet.validate.drift import DriftTarget
 from boothnet.validate.floor import reach_floor
 from boothnet.watch.alarms import announced, call_hook, cause_cleared, changes, line, still_behind
 from boothnet.watch.metrics import exposition
-from boothnet.watch.model import Event, RoundRecord
+from boothnet.watch.model import DEFAULT_EVERY_S, DEFAULT_PORT, Event, RoundRecord
 from boothnet.watch.page import write_page
 from boothnet.watch.round import run_round
 from boothnet.watch.store import Store
-
-DEFAULT_EVERY_S = 300
-DEFAULT_PORT = 9477
 
 
 @dataclass

@@ -8,6 +8,11 @@ from typing import Literal
 
 from boothnet.status import Status
 
+# The command line's defaults live here, not in the loop: building `boothnet`'s parser must not
+# import the loop (validate, matplotlib, NAPALM: seconds on every command).
+DEFAULT_EVERY_S = 300
+DEFAULT_PORT = 9477
+
 
 @dataclass(frozen=True)
 class WireSample:

@@ -145,6 +145,16 @@ def test_the_commands_errors_are_sentences_not_tracebacks(tmp_path: Path) -> Non
         assert "Traceback" not in done.stderr
 
 
+def test_the_command_line_parser_loads_no_round_machinery() -> None:
+    # every `boothnet` command builds the whole parser: the watch loop's imports (validate,
+    # matplotlib, NAPALM) cost seconds per command, and the suite runs hundreds
+    code = ("import sys; from boothnet.cli import _parser; _parser(); "
+            "print(sorted(m for m in ('boothnet.watch.loop', 'boothnet.validate.access', 'matplotlib', 'napalm') "
+            "if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
 def test_the_page_puts_a_cable_that_is_down_first_then_the_busiest(tmp_path: Path) -> None:
     store = Store(tmp_path / "watch.sqlite")
     quiet, busy, down = (wire(cable=c, text=f"{c} a x <-> b y", wire=f"{c} a x <-> b y", **kw) for c, kw in (
