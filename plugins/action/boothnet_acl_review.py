@@ -26,6 +26,6 @@ class ActionModule(StageAction):
                            lock=(inventory, build_dir, False))
         facts = {"changed": False, **review_facts(review)}
         if review.gated and args["fail_on_gate"]:
-            return {**facts, "failed": True, "msg": f"ACL review: {len(review.gated)} newly permitted flow(s) "
-                                                     f"need security sign-off; see {review.files['md']}"}
+            return {**facts, "failed": True, "msg": f"ACL review: {len(review.gated)} flow(s) newly permitted "
+                                                     f"end to end need security sign-off; see {review.files['md']}"}
         return facts
