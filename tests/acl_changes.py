@@ -94,3 +94,16 @@ def add_static(device: str, prefix: str, next_hop: str) -> Callable[[dict[str, D
         models[device].routes.append(Route(ip_network(prefix), ip_address(next_hop), "planted by the review's test"))
 
     return edit
+
+
+def drop_return_lines(device: str, acl: str) -> Callable[[dict[str, DeviceModel]], None]:
+    """Head's `acl` on `device` without its return lines: on a stateless device, the replies of
+    what the other side opens have nothing left to pass them."""
+
+    def edit(models: dict[str, DeviceModel]) -> None:
+        target = next(a for a in models[device].acls if a.name == acl)
+        kept = [e for e in target.entries if not e.return_traffic]
+        assert len(kept) < len(target.entries), f"{device} {acl} has no return lines"
+        target.entries[:] = kept
+
+    return edit

@@ -45,6 +45,9 @@ def cmd_acl_review(args: argparse.Namespace) -> int:
           f"sign-off), {len(review.flows_denied)} newly denied, "
           f"{sum(len(d.flows) for d in review.depth if d.lost)} still denied by one ACL fewer (defence in depth)")
     print(f"  ACL by ACL: {len(review.permitted)} newly permitted, {len(review.denied)} newly denied")
+    if review.replies_die:
+        print(f"  STATE MODEL: head permits {len(review.replies_die)} flow(s) whose replies a stateless ACL drops: "
+              f"{review.replies_die[0]}")
     if review.disagree or review.disagreements:
         print(f"  Batfish and the offline evaluator disagree on {len(review.disagree) + len(review.disagreements)} "
               "change(s): see the report")

@@ -125,11 +125,16 @@ def apply_answers(asked: Asked, base: list[FlowAnswer], head: list[FlowAnswer]) 
                            else f"DISAGREES: Batfish: {_said(old)} -> {_said(new)}")
 
 
-def batfish_only(reach: list[ReachChange], base: EndToEnd, head: EndToEnd) -> list[str]:
-    """differentialReachability's example flows whose fate the offline evaluator sees unchanged."""
-    out = []
+def batfish_only(reach: list[ReachChange], base: EndToEnd, head: EndToEnd) -> tuple[list[str], list[str]]:
+    """differentialReachability's example flows whose fate the offline evaluator sees unchanged:
+    (disagreements, the ones the Batfish view explains: a booth VLAN's source spoofed at a gateway)."""
+    out: list[str] = []
+    explained: list[str] = []
     for r in reach:
         if ":" in r.src_ip or r.proto not in ("tcp", "udp", "icmp") or r.originated:
+            continue
+        if r.entry in head.outside_entries() and head.paths.vlan_of(ip_address(r.src_ip)) is not None:
+            explained.append(f"{'newly permitted' if r.permitted_now else 'newly denied'}: {r.flow}")
             continue
         probe = Probe(ip_address(r.src_ip), ip_address(r.dst_ip), r.proto, r.port if r.proto != "icmp" else None)
         entry = r.entry if r.entry in head.outside_entries() else None
@@ -138,4 +143,4 @@ def batfish_only(reach: list[ReachChange], base: EndToEnd, head: EndToEnd) -> li
             kind = "newly permitted" if r.permitted_now else "newly denied"
             out.append(f"Batfish only (differentialReachability): {kind} end to end: {r.flow}; the offline evaluator "
                        f"sees it {old.action} in both ({new.said()})")
-    return out
+    return out, explained

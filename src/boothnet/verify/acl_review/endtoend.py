@@ -20,10 +20,11 @@ from dataclasses import dataclass, field
 from ipaddress import IPv4Address
 
 from boothnet.derive import DeviceModel
+from boothnet.derive.policy import reply_line
 from boothnet.derive.reach import Tables
 from boothnet.intent.model import Network
 from boothnet.verify.acl_review.model import DENIED, PERMITTED, ZoneMap, gate_reason_of
-from boothnet.verify.flows import AclView, Family, Probe, acl_views, probes, tunnel_pairs
+from boothnet.verify.flows import AclView, Family, Probe, acl_views, probes, reply_entry, tunnel_pairs
 from boothnet.verify.policy import PolicyPaths, flow_text
 
 SHOW_NETWORK = "show_network"  # the role of the router outside the booth: where "outside" begins
@@ -187,17 +188,19 @@ class EndToEnd:
         return next((i.name for i in self.models[device].interfaces
                      if i.address is not None and address in i.address.network), None)
 
-    def _walk(self, probe: Probe, entry: str | None) -> Fate:
+    def _path(self, probe: Probe, entry: str | None) -> tuple[list[str], str | None, list[AclView]]:
+        """The devices the packet crosses, why it stops short (None: it arrives), and the ACL of
+        each interface it enters and leaves by, in path order."""
         assert self.tables is not None and isinstance(probe.src, IPv4Address) and isinstance(probe.dst, IPv4Address)
         first = self._first(probe, entry)
         if first is None or first[0] not in self.models:
-            return Fate("deny", (), "no booth device takes it in")
+            return [], "no booth device takes it in", []
         hops, why = self.tables.walk(first[0], probe.src, probe.dst)
         outside = self.paths.vlan_of(probe.dst) is None
         if why and outside and hops[-1].device in self._outside:
             why = None  # it leaves the booth for the show network: outside begins there
             hops = hops[:-1]
-        layers: list[Layer] = []
+        views: list[AclView] = []
         for i, hop in enumerate(hops):
             ingress = first[1] if i == 0 else (None if hop.how == "tunnel" else
                                               self.tables.interface_to(hop.device, hops[i - 1].device))
@@ -213,12 +216,74 @@ class EndToEnd:
                 egress = self.tables.interface_toward(hop.device, probe.dst)
             else:
                 egress = None
-            for iface, direction in ((ingress, "in"), (egress, "out")):
-                view = self._at.get((hop.device, iface, direction)) if iface else None
-                if view is not None:
-                    layers.append(self._decide(view, probe))
+            views += [view for iface, direction in ((ingress, "in"), (egress, "out"))
+                      if iface and (view := self._at.get((hop.device, iface, direction))) is not None]
+        return [h.device for h in hops], why, views
+
+    def _walk(self, probe: Probe, entry: str | None) -> Fate:
+        hops, why, views = self._path(probe, entry)
+        layers = [self._decide(view, probe) for view in views]
         denied = why is not None or any(layer.action == "deny" for layer in layers)
-        return Fate("deny" if denied else "permit", tuple(layers), why, tuple(h.device for h in hops))
+        return Fate("deny" if denied else "permit", tuple(layers), why, tuple(hops))
+
+    def replies(self, probe: Probe, entry: str | None = None) -> list[ReplyAt]:
+        """Each ACL the replies of `probe`'s conversation meet on the way back, and what lets them
+        through: the conntrack of a device that tracks connections, or on a stateless one (IOS,
+        EOS) a line of its own (None: nothing does, they die there). IPv4: the walked path back."""
+        if self.tables is None:
+            views = [view for view, _ in self.paths.on_path(Probe(probe.dst, probe.src, probe.proto, probe.port))]
+        else:
+            back_entry = next(iter(sorted(self._outside)), None) if self.paths.vlan_of(probe.dst) is None else None
+            views = self._path(Probe(probe.dst, probe.src, probe.proto, probe.port), back_entry or entry)[2]
+        tunnel = any(probe.dst in a and probe.src in b for a, b in self._tunnels)
+        reply = reply_entry(probe, tunnel)
+        out = []
+        for view in views:
+            model = self.models.get(view.device)
+            if model is None or model.stateful_acls:
+                out.append(ReplyAt(view.device, view.acl.name, True, None))
+                continue
+            line = reply_line(view.acl.entries, reply)
+            permits = line is not None and line.action == "permit"
+            text = view.lines[view.acl.entries.index(line)][0] if line is not None else None
+            out.append(ReplyAt(view.device, view.acl.name, False, text if permits else None,
+                               None if permits else (text or "(no line matches: the implicit deny)")))
+        return out
+
+
+@dataclass(frozen=True)
+class ReplyAt:
+    """One ACL on a permitted flow's way back, and what carries its replies there."""
+
+    device: str
+    acl: str
+    stateful: bool  # the device tracks connections: its replies pass with the flow
+    carried_by: str | None  # stateless: the line that permits the replies (None: none does)
+    dies_at: str | None = None  # stateless: the line they die at
+
+    def said(self) -> str:
+        if self.stateful:
+            return f"{self.device} {self.acl}: stateful (conntrack admits the replies)"
+        if self.carried_by:
+            return f"{self.device} {self.acl}: stateless, replies carried by '{self.carried_by}'"
+        return f"{self.device} {self.acl}: stateless, replies DIE at '{self.dies_at}'"
+
+
+@dataclass
+class RuleState:
+    """What one permit rule's replies rest on, over head's flows it lets through end to end."""
+
+    rule: str
+    family: int
+    flows: int = 0
+    stateful: set[str] = field(default_factory=set)  # "device ACL" that track the conversation
+    carried: dict[str, set[str]] = field(default_factory=dict)  # stateless "device ACL" -> the reply lines
+    dead: list[str] = field(default_factory=list)  # flows whose replies die, and where
+
+    def to_dict(self) -> dict[str, object]:
+        return {"rule": self.rule, "family": self.family, "flows": self.flows, "stateful": sorted(self.stateful),
+                "carried_by": {k: sorted(v) for k, v in sorted(self.carried.items())}, "replies_die": self.dead[:50],
+                "replies_die_count": len(self.dead)}
 
 
 @dataclass
@@ -228,6 +293,7 @@ class EndToEndDiff:
     flows: int  # representative flows walked, both families
     families: tuple[int, ...]
     sides: tuple[EndToEnd, EndToEnd] | None = None  # base's and head's IPv4 evaluators
+    states: list[RuleState] = field(default_factory=list)  # head's permits: where their replies pass
 
 
 def _both(base: tuple[Network, dict[str, DeviceModel]], head: tuple[Network, dict[str, DeviceModel]],
@@ -247,6 +313,7 @@ def diff_end_to_end(base_net: Network, base_models: dict[str, DeviceModel],
     depth: dict[tuple[object, ...], DepthChange] = {}
     walked, families = 0, []
     sides: tuple[EndToEnd, EndToEnd] | None = None
+    states: dict[tuple[str, int], RuleState] = {}
     for family in (4, 6):
         if not _both((base_net, base_models), (head_net, head_models), family):
             continue
@@ -259,11 +326,31 @@ def diff_end_to_end(base_net: Network, base_models: dict[str, DeviceModel],
             for entry in (entries if head.paths.vlan_of(probe.src) is None and family == 4 else [None]):
                 walked += 1
                 old, new = base.fate(probe, entry), head.fate(probe, entry)
+                if new.action == "permit":
+                    _add_state(states, head, probe, entry, new)
                 if old.action != new.action:
                     changes.append(_change(probe, old, new, zones, head, base, entry))
                 elif old.action == "deny" and {x.name for x in old.stopped_by} != {x.name for x in new.stopped_by}:
                     _add_depth(depth, probe, old, new, zones)
-    return EndToEndDiff(changes, list(depth.values()), walked, tuple(families), sides)
+    return EndToEndDiff(changes, list(depth.values()), walked, tuple(families), sides,
+                        sorted(states.values(), key=lambda r: (not r.dead, r.family, r.rule)))
+
+
+def _add_state(states: dict[tuple[str, int], RuleState], side: EndToEnd, probe: Probe, entry: str | None,
+               fate: Fate) -> None:
+    rule = next((x.rule for x in fate.layers if x.rule), None)
+    if rule is None:
+        return  # no ACL on its way: nothing to carry its replies or to drop them
+    row = states.setdefault((rule, probe.src.version), RuleState(rule, probe.src.version))
+    row.flows += 1
+    for at in side.replies(probe, entry):
+        name = f"{at.device} {at.acl}"
+        if at.stateful:
+            row.stateful.add(name)
+        elif at.carried_by:
+            row.carried.setdefault(name, set()).add(at.carried_by)
+        else:
+            row.dead.append(f"{flow_text(probe)}: its replies die at {name} '{at.dies_at}'")
 
 
 def _vlan_name(side: EndToEnd, address: object) -> str | None:

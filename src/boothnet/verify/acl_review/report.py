@@ -9,7 +9,7 @@ from typing import Any
 
 from boothnet.intent.model import Network
 from boothnet.status import Status
-from boothnet.verify.acl_review.endtoend import DepthChange, FateChange, grouped
+from boothnet.verify.acl_review.endtoend import DepthChange, FateChange, RuleState, grouped
 from boothnet.verify.acl_review.model import DENIED, PERMITTED, AclFinding, ZoneMap, gate_reason
 from boothnet.verify.batfish.review import FlowChange
 
@@ -49,6 +49,8 @@ class AclReview:
     files: dict[str, Path] = field(default_factory=dict)
     # With Batfish: changes only one method found (the offline evaluator runs beside it).
     disagreements: list[str] = field(default_factory=list)
+    # Batfish-only changes its view explains (not disagreements): spoofed booth sources at a WAN port
+    view_notes: list[str] = field(default_factory=list)
     # Each side's compiled ACLs against its own policy (verify.policy): "base"/"head" -> mismatches
     against_intent: dict[str, list[str]] = field(default_factory=dict)
     # head's rules that admit listed hosts into the secured network by address: what each rests on
@@ -56,6 +58,8 @@ class AclReview:
     # end to end (the gate): flows whose fate changed, and still-denied flows that lost or gained a layer
     flow_changes: list[FateChange] = field(default_factory=list)
     depth: list[DepthChange] = field(default_factory=list)
+    # head's permit rules: what their replies rest on (conntrack, or a stateless ACL's own line)
+    states: list[RuleState] = field(default_factory=list)
 
     @property
     def permitted(self) -> list[AclFinding]:
@@ -87,8 +91,13 @@ class AclReview:
         return self.against_intent.get("head", [])
 
     @property
+    def replies_die(self) -> list[str]:
+        """Head's flows permitted end to end whose replies a stateless ACL drops on the way back."""
+        return [line for state in self.states for line in state.dead]
+
+    @property
     def exit_code(self) -> int:
-        return GATE_EXIT if self.gated or self.head_contradicts_intent else 0
+        return GATE_EXIT if self.gated or self.head_contradicts_intent or self.replies_die else 0
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -109,9 +118,11 @@ class AclReview:
             "end_to_end": {"newly_permitted": [c.to_dict() for c in self.flows_permitted],
                            "newly_denied": [c.to_dict() for c in self.flows_denied],
                            "defence_in_depth": [d.to_dict() for d in self.depth]},
+            "state_model": [state.to_dict() for state in self.states],
             "newly_permitted": [f.to_dict() for f in self.permitted],
             "newly_denied": [f.to_dict() for f in self.denied],
             "disagreements": self.disagreements,
+            "batfish_view_notes": self.view_notes,
             "compiled_against_intent": self.against_intent,
             "configs": self.configs,
             "address_rules": [asdict(a) for a in self.address_rules],
@@ -256,6 +267,22 @@ def _depth_table(depth: list[DepthChange]) -> list[str]:
     return out
 
 
+def _state_table(states: list[RuleState]) -> list[str]:
+    if not states:
+        return ["None: head permits no flow through an ACL."]
+    out = ["| Rule | Family | Flows | Stateful on the way back | Stateless ACLs carrying the replies "
+           "(example line) | Replies die |", "|---|---|---|---|---|---|"]
+    for st in states:
+        carried = "; ".join(f"{name} ({len(lines)} line(s), e.g. `{sorted(lines)[0]}`)"
+                            for name, lines in sorted(st.carried.items())[:3])
+        if len(st.carried) > 3:
+            carried += f"; and {len(st.carried) - 3} more ACLs"
+        dead = f"**{len(st.dead)}**" if st.dead else "0"
+        out.append(f"| {st.rule} | IPv{st.family} | {st.flows} | {', '.join(sorted(st.stateful)) or '-'} | "
+                   f"{carried or '-'} | {dead} |")
+    return out
+
+
 HOW_TO_READ = (
     "The gate is end to end: each representative flow (one address per VLAN, every host an ACL "
     "names, one outside address, every protocol/port a rule names plus an unlisted port and ping) "
@@ -282,6 +309,9 @@ def review_markdown(r: AclReview) -> str:
     elif r.head_contradicts_intent:
         verdict = (f"**GATE: FAIL (exit {GATE_EXIT})**: head's compiled ACLs decide "
                    f"{len(r.head_contradicts_intent)} flow(s) otherwise than its own policy.")
+    elif r.replies_die:
+        verdict = (f"**GATE: FAIL (exit {GATE_EXIT})**: head permits {len(r.replies_die)} flow(s) whose replies a "
+                   "stateless ACL drops on the way back (see STATE MODEL).")
     else:
         verdict = (
             "**GATE: PASS (exit 0)**: no flow newly permitted end to end into the secured network, between "
@@ -323,6 +353,17 @@ def review_markdown(r: AclReview) -> str:
         "",
         *_depth_table(r.depth),
         "",
+        "## STATE MODEL: WHAT EACH PERMIT'S REPLIES REST ON",
+        "",
+        "A device that tracks connections (frr_linux: nftables conntrack) admits a permitted flow's replies "
+        "by itself; a stateless one (IOS, EOS: `stateful_acls: false`) admits them only by a line of their own "
+        "in the ACL the replies meet (an `established` TCP segment, the service's UDP source port, an echo "
+        "reply). For each of head's permit rules, over the representative flows it lets through end to end:",
+        "",
+        *_state_table(r.states),
+        *[f"- **REPLIES DIE**: {line}" for line in r.replies_die[:20]],
+        *([f"- ... and {len(r.replies_die) - 20} more in acl_review.json"] if len(r.replies_die) > 20 else []),
+        "",
         "## COMPILED AGAINST INTENT",
         "",
         "Each side's compiled ACLs against its own policy, for every representative flow at every ACL on "
@@ -355,6 +396,12 @@ def review_markdown(r: AclReview) -> str:
         "",
         *(["## DISAGREEMENT between Batfish and the offline evaluator", "",
             *[f"- {d}" for d in r.disagreements], ""] if r.disagreements else []),
+        *(["## Batfish-only changes its view explains", "",
+           "A packet with a booth VLAN's source address arriving at a gateway other than from that VLAN (a "
+           "spoofed source, not through the VPN's tunnel): the frr_linux gateways admit the VPN's flows only "
+           "when they came through the tunnel (`meta ipsec exists`), which the Batfish view (IOS) cannot say:",
+           "",
+           *[f"- {n}" for n in r.view_notes], ""] if r.view_notes else []),
         "## How to read this",
         "",
         HOW_TO_READ,

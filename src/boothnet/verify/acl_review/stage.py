@@ -83,7 +83,7 @@ def review_intents(
                                                        ("head", head_net, head_models))}
     progress("end to end: every representative flow walked hop by hop, base and head")
     e2e = diff_end_to_end(base_net, base_models, head_net, head_models)
-    review.flow_changes, review.depth = e2e.changes, e2e.depth
+    review.flow_changes, review.depth, review.states = e2e.changes, e2e.depth, e2e.states
     progress("ACL by ACL")
     diff = diff_models(base_net, base_models, head_net, head_models)
     review.stats = {"e2e_flows": e2e.flows, "flows": diff.flows, "acls": diff.acls, "decisions": diff.decisions}
@@ -118,7 +118,8 @@ def review_intents(
                                                               apply_gate(ipv4))
             review.findings += apply_gate(ipv6)
             if e2e.sides is not None:
-                review.disagreements = batfish_only(result.reach, *e2e.sides) + review.disagreements
+                only, review.view_notes = batfish_only(result.reach, *e2e.sides)
+                review.disagreements = only + review.disagreements
             write_review(review, out_dir)
             return review
         status_reason = result.reason or "Batfish did not answer"
