@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from ipaddress import IPv4Address
 
 from boothnet.derive import DeviceModel
-from boothnet.derive.policy import reply_line
+from boothnet.derive.policy import ESSENTIAL_ICMPV6, reply_line
 from boothnet.derive.reach import Tables
 from boothnet.intent.model import Network
 from boothnet.verify.acl_review.model import DENIED, PERMITTED, ZoneMap, gate_reason_of
@@ -400,3 +400,16 @@ def grouped(changes: list[FateChange]) -> Iterator[list[FateChange]]:
         groups.setdefault(key, []).append(c)
     yield from sorted(groups.values(), key=lambda g: (g[0].kind != PERMITTED, g[0].gate is None,
                                                        g[0].src_zone or "", g[0].dst_zone or "", g[0].proto))
+
+
+def icmpv6_kept(models: dict[str, DeviceModel]) -> dict[str, list[str]]:
+    """Each IPv6 ACL ("device ACL") with the ICMPv6 types IPv6 needs that its first matching line
+    does not permit (empty: it keeps them all)."""
+    out = {}
+    for view in acl_views(models, 6).values():
+        out[f"{view.device} {view.acl.name}"] = [
+            kind for kind in ESSENTIAL_ICMPV6
+            if (line := next((e for e in view.acl.entries if e.proto in ("icmp", "ip") and e.src is None
+                              and e.dst is None and e.icmp_type in (None, kind)), None)) is None
+            or line.action != "permit"]
+    return out

@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from boothnet.derive.policy import ESSENTIAL_ICMPV6
 from boothnet.intent.model import Network
 from boothnet.status import Status
 from boothnet.verify.acl_review.endtoend import DepthChange, FateChange, RuleState, grouped
@@ -60,6 +61,8 @@ class AclReview:
     depth: list[DepthChange] = field(default_factory=list)
     # head's permit rules: what their replies rest on (conntrack, or a stateless ACL's own line)
     states: list[RuleState] = field(default_factory=list)
+    # head's IPv6 ACLs: "device ACL" -> the ICMPv6 types IPv6 needs that it does not permit first
+    icmpv6: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def permitted(self) -> list[AclFinding]:
@@ -119,6 +122,7 @@ class AclReview:
                            "newly_denied": [c.to_dict() for c in self.flows_denied],
                            "defence_in_depth": [d.to_dict() for d in self.depth]},
             "state_model": [state.to_dict() for state in self.states],
+            "icmpv6_essential_missing": {acl: missing for acl, missing in self.icmpv6.items() if missing},
             "newly_permitted": [f.to_dict() for f in self.permitted],
             "newly_denied": [f.to_dict() for f in self.denied],
             "disagreements": self.disagreements,
@@ -267,6 +271,19 @@ def _depth_table(depth: list[DepthChange]) -> list[str]:
     return out
 
 
+def _icmpv6_lines(icmpv6: dict[str, list[str]]) -> list[str]:
+    """What every IPv6 ACL of head keeps for IPv6 itself, ahead of any rule (none: an IPv4-only intent)."""
+    if not icmpv6:
+        return []
+    missing = {acl: types for acl, types in icmpv6.items() if types}
+    return ["## ICMPV6 THAT IPV6 NEEDS", "",
+            f"Every IPv6 ACL permits, ahead of any rule, what IPv6 cannot work without: "
+            f"{', '.join(ESSENTIAL_ICMPV6)} (neighbour and router discovery on the link, Packet Too Big along "
+            "every path: IPv6 routers do not fragment). No policy rule can deny them.", "",
+            *([f"- **WARNING**: {acl} does not permit {', '.join(types)}" for acl, types in sorted(missing.items())]
+              or [f"- all {len(icmpv6)} IPv6 ACLs of head keep them"]), ""]
+
+
 def _state_table(states: list[RuleState]) -> list[str]:
     if not states:
         return ["None: head permits no flow through an ACL."]
@@ -364,6 +381,7 @@ def review_markdown(r: AclReview) -> str:
         *[f"- **REPLIES DIE**: {line}" for line in r.replies_die[:20]],
         *([f"- ... and {len(r.replies_die) - 20} more in acl_review.json"] if len(r.replies_die) > 20 else []),
         "",
+        *_icmpv6_lines(r.icmpv6),
         "## COMPILED AGAINST INTENT",
         "",
         "Each side's compiled ACLs against its own policy, for every representative flow at every ACL on "

@@ -18,7 +18,7 @@ from boothnet.progress import Progress
 from boothnet.render.build import build_intent
 from boothnet.verify.acl_review.base import inventory_at
 from boothnet.verify.acl_review.batfish_flows import Entries, apply_answers, batfish_only, queries_for
-from boothnet.verify.acl_review.endtoend import diff_end_to_end
+from boothnet.verify.acl_review.endtoend import diff_end_to_end, icmpv6_kept
 from boothnet.verify.acl_review.model import AclFinding, ReviewError, ZoneMap
 from boothnet.verify.acl_review.offline import diff_models
 from boothnet.verify.acl_review.report import (
@@ -84,6 +84,7 @@ def review_intents(
     progress("end to end: every representative flow walked hop by hop, base and head")
     e2e = diff_end_to_end(base_net, base_models, head_net, head_models)
     review.flow_changes, review.depth, review.states = e2e.changes, e2e.depth, e2e.states
+    review.icmpv6 = icmpv6_kept(head_models)
     progress("ACL by ACL")
     diff = diff_models(base_net, base_models, head_net, head_models)
     review.stats = {"e2e_flows": e2e.flows, "flows": diff.flows, "acls": diff.acls, "decisions": diff.decisions}
