@@ -38,7 +38,7 @@ def cmd_acl_review(args: argparse.Namespace) -> int:
     except BatfishUnavailable as exc:
         print(f"acl-review: FAIL: {exc}", file=sys.stderr)
         return 4
-    gate = Status.of(not review.gated)
+    gate = Status.of(not review.exit_code)
     print(f"acl-review {review.network}: {review.base} -> {review.head} ({review.method}; Batfish: "
           f"{review.batfish.partition(':')[0] if review.batfish.startswith('SKIPPED') else review.batfish})")
     print(f"  end to end: {len(review.flows_permitted)} flow(s) newly permitted ({len(review.gated)} need security "
