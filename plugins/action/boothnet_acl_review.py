@@ -25,7 +25,9 @@ class ActionModule(StageAction):
                            args["head"] or None, args["batfish_host"] or None, args["require_batfish"],
                            lock=(inventory, build_dir, False))
         facts = {"changed": False, **review_facts(review)}
-        if review.gated and args["fail_on_gate"]:
-            return {**facts, "failed": True, "msg": f"ACL review: {len(review.gated)} newly permitted flow(s) "
-                                                     f"need security sign-off; see {review.files['md']}"}
+        if review.exit_code and args["fail_on_gate"]:
+            why = (f"{len(review.gated)} flow(s) newly permitted end to end need security sign-off" if review.gated
+                   else f"head permits {len(review.replies_die)} flow(s) whose replies a stateless ACL drops"
+                   if review.replies_die else "head's compiled ACLs contradict its own policy")
+            return {**facts, "failed": True, "msg": f"ACL review: {why}; see {review.files['md']}"}
         return facts

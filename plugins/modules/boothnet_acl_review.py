@@ -8,12 +8,14 @@ module: boothnet_acl_review
 short_description: Report the flows an ACL/policy change newly permits or denies
 description:
   - Renders the intent at git ref O(base) and the working tree (or ref O(head)) and lists every flow
-    whose fate at an ACL changes, with device, ACL and line, in build/<network>/review/acl_review.md
-    and .json. The inventory must be in a git repository.
-  - Uses Batfish's differential questions when a service answers; else boothnet's own ACL evaluator
-    over a representative flow set, Batfish reported SKIPPED (never passed).
-  - The gate fails when something is newly permitted into zone C(secure) or between research and
-    production. Runs on the controller without a module process (an action plugin).
+    whose end-to-end fate changes (walked hop by hop, routing and every ACL on the way), the flows
+    that lost a layer without changing fate (defence in depth), and every flow whose fate at an ACL
+    changes, in build/<network>/review/acl_review.md and .json. The inventory must be in a git repository.
+  - Batfish traces the changed flows in both snapshots when a service answers; else the offline
+    evaluator stands alone, Batfish reported SKIPPED (never passed).
+  - The gate fails when a flow is newly permitted end to end into zone C(secure), between research
+    and production, or into the booth from outside. Runs on the controller without a module process
+    (an action plugin).
 options:
   base: {description: Git ref of the intent to compare against., type: str, default: HEAD}
   head: {description: Git ref of the proposed intent; empty means the working tree., type: str, default: ""}
@@ -34,8 +36,10 @@ EXAMPLES = r"""
 RETURN = r"""
 gate: {description: "FAIL when the change needs security sign-off, else PASS.", type: str, returned: always}
 method: {description: "Batfish, or offline evaluation (Batfish SKIPPED).", type: str, returned: success}
+flows_newly_permitted: {description: Flows newly permitted end to end., type: int, returned: success}
+flows_newly_denied: {description: Flows newly denied end to end., type: int, returned: success}
 newly_permitted: {description: Newly permitted flows (per ACL)., type: int, returned: success}
 newly_denied: {description: Newly denied flows (per ACL)., type: int, returned: success}
-needs_sign_off: {description: Newly permitted flows that need security sign-off., type: int, returned: success}
+needs_sign_off: {description: Flows newly permitted end to end needing sign-off., type: int, returned: success}
 markdown: {description: The review report as Markdown., type: str, returned: success}
 """

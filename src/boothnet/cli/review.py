@@ -38,13 +38,22 @@ def cmd_acl_review(args: argparse.Namespace) -> int:
     except BatfishUnavailable as exc:
         print(f"acl-review: FAIL: {exc}", file=sys.stderr)
         return 4
-    gate = Status.of(not review.gated)
+    gate = Status.of(not review.exit_code)
     print(f"acl-review {review.network}: {review.base} -> {review.head} ({review.method}; Batfish: "
           f"{review.batfish.partition(':')[0] if review.batfish.startswith('SKIPPED') else review.batfish})")
-    print(f"  newly permitted: {len(review.permitted)} ({len(review.gated)} need security sign-off), "
-          f"newly denied: {len(review.denied)}")
+    print(f"  end to end: {len(review.flows_permitted)} flow(s) newly permitted ({len(review.gated)} need security "
+          f"sign-off), {len(review.flows_denied)} newly denied, "
+          f"{sum(len(d.flows) for d in review.depth if d.lost)} still denied by one ACL fewer (defence in depth)")
+    print(f"  ACL by ACL: {len(review.permitted)} newly permitted, {len(review.denied)} newly denied")
+    if review.replies_die:
+        print(f"  STATE MODEL: head permits {len(review.replies_die)} flow(s) whose replies a stateless ACL drops: "
+              f"{review.replies_die[0]}")
+    if review.disagree or review.disagreements:
+        print(f"  Batfish and the offline evaluator disagree on {len(review.disagree) + len(review.disagreements)} "
+              "change(s): see the report")
     for f in review.gated[:10]:
-        print(f"  SIGN-OFF {f.device} {f.acl}: {f.flow_text()}: {f.gate}")
+        print(f"  SIGN-OFF {f.src_zone} {f.src_vlan or 'outside'} -> {f.dst_zone} {f.dst_vlan or 'outside'}: "
+              f"{f.flow}: {f.gate} (Batfish: {f.batfish})")
     if len(review.gated) > 10:
         print(f"  ... and {len(review.gated) - 10} more in the report")
     print(f"gate: {gate} (exit {review.exit_code}); report: {review.files['md']}")

@@ -26,6 +26,12 @@ class Entry:
     via: str | None  # the next device; None: connected
 
 
+@dataclass(frozen=True)
+class Hop:
+    device: str
+    how: str = "first"  # first, routed, or tunnel (through the VPN from the previous hop)
+
+
 class Tables:
     """Every device's forwarding table, from the derived models."""
 
@@ -78,25 +84,50 @@ class Tables:
             return self.owner.get(vpn.remote_address)
         return None
 
-    def trace(self, first: str, src: IPv4Address, dst: IPv4Address) -> str | None:
-        """None when a packet from `src` entering at `first` reaches `dst`'s subnet, else why not."""
-        here, visited = first, [first]
+    def walk(self, first: str, src: IPv4Address, dst: IPv4Address) -> tuple[list[Hop], str | None]:
+        """The hops a packet from `src` entering at `first` takes towards `dst`, and why it stops
+        short (None: it reaches `dst`'s subnet at the last hop)."""
+        hops, here = [Hop(first)], first
         for _ in range(MAX_HOPS):
             table = self.tables[here]
             if any(dst in e.prefix and e.via is None for e in table):
-                return None
+                return hops, None
             tunnel = self._tunnel(here, src, dst)
             if tunnel is not None:
-                here = tunnel
+                here, how = tunnel, "tunnel"
             else:
                 matches = [e for e in table if dst in e.prefix and e.via is not None]
                 if not matches:
-                    return f"{here} has no route to {dst}"
-                here = max(matches, key=lambda e: e.prefix.prefixlen).via  # type: ignore[assignment]  # via is not None (filtered)
-            if here in visited:
-                return f"a loop: {' -> '.join([*visited, here])}"
-            visited.append(here)
-        return f"more than {MAX_HOPS} hops: {' -> '.join(visited)}"
+                    return hops, f"{here} has no route to {dst}"
+                here, how = max(matches, key=lambda e: e.prefix.prefixlen).via, "routed"  # type: ignore[assignment]  # via is not None (filtered)
+            if here in (h.device for h in hops):
+                return hops, f"a loop: {' -> '.join([*(h.device for h in hops), here])}"
+            hops.append(Hop(here, how))
+        return hops, f"more than {MAX_HOPS} hops: {' -> '.join(h.device for h in hops)}"
+
+    def trace(self, first: str, src: IPv4Address, dst: IPv4Address) -> str | None:
+        """None when a packet from `src` entering at `first` reaches `dst`'s subnet, else why not."""
+        return self.walk(first, src, dst)[1]
+
+    def interface_toward(self, device: str, address: IPv4Address) -> str | None:
+        """The interface of `device` whose connected subnet holds `address` (or, when none does,
+        the one towards the next hop of its route there)."""
+        model = self.models[device]
+        for iface in model.interfaces:
+            if iface.address is not None and address in iface.address.network:
+                return iface.name
+        routes = [e for e in self.tables[device] if address in e.prefix and e.via is not None]
+        if not routes:
+            return None
+        via = max(routes, key=lambda e: e.prefix.prefixlen).via
+        return next((i.name for i in model.interfaces if i.address is not None
+                     and any(a in i.address.network for a, owner in self.owner.items() if owner == via)), None)
+
+    def interface_to(self, device: str, peer: str) -> str | None:
+        """The interface of `device` on a subnet it shares with `peer`."""
+        peer_addresses = [a for a, owner in self.owner.items() if owner == peer]
+        return next((i.name for i in self.models[device].interfaces if i.address is not None
+                     and any(a in i.address.network for a in peer_addresses)), None)
 
 
 def route_problems(net: Network, models: dict[str, DeviceModel]) -> list[IntentError]:

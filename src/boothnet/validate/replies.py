@@ -12,7 +12,7 @@ reply.
 
 from __future__ import annotations
 
-from ipaddress import IPv4Address, IPv6Address, ip_address, ip_network
+from ipaddress import IPv4Address, IPv6Address, ip_address
 
 from boothnet.derive import DeviceModel
 from boothnet.derive.base import quirks
@@ -20,7 +20,7 @@ from boothnet.derive.model import AclEntry
 from boothnet.derive.policy import reply_line
 from boothnet.intent import Network
 from boothnet.validate.plan import Flow
-from boothnet.verify.flows import AclView, Family, Probe
+from boothnet.verify.flows import AclView, Family, Probe, reply_entry
 from boothnet.verify.policy import PolicyPaths
 
 
@@ -57,10 +57,7 @@ class ReplyPaths:
         if any(view.decide(request, paths.through_tunnel(request))[0] == "deny" for view, _ in paths.on_path(request)):
             return None
         back = Probe(dst, src, flow.proto, port)
-        reply = AclEntry("permit", flow.proto, ip_network(dst), ip_network(src), "reply",
-                         src_port=port if flow.proto in ("tcp", "udp") else None, established=flow.proto == "tcp",
-                         icmp_type="echo-reply" if flow.proto == "icmp" else None,
-                         via_tunnel=paths.through_tunnel(back))
+        reply = reply_entry(request, paths.through_tunnel(back))
         for view, _ in paths.on_path(back):
             model = self.models.get(view.device)
             if model is None or model.stateful_acls:

@@ -81,6 +81,16 @@ class AclView:
 NO_ACL = ("permit", "(no ACL on this interface)", None)
 
 
+def reply_entry(request: Probe, via_tunnel: bool) -> AclEntry:
+    """The replies to `request`'s conversation as one entry (responder -> requester): from the
+    service's port, a TCP segment with ACK set (what `established` matches), an echo reply. A
+    stateless ACL on the way back must permit them by a line of its own."""
+    return AclEntry("permit", request.proto, ip_network(request.dst), ip_network(request.src), "reply",
+                    src_port=request.port if request.proto in ("tcp", "udp") else None,
+                    established=request.proto == "tcp",
+                    icmp_type="echo-reply" if request.proto == "icmp" else None, via_tunnel=via_tunnel)
+
+
 def acl_views(models: dict[str, DeviceModel], family: Family = 4) -> dict[tuple[str, str], AclView]:
     """The ACLs of one family, by (device, ACL name)."""
     views = {}

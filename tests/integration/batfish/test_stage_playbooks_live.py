@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import ROOT
-from tests.unit.acl_review.test_acl_review_cli import git, open_client_subnet
+from tests.unit.acl_review.test_acl_review_cli import git, research_ssh_to_booth1
 
 pytestmark = pytest.mark.batfish
 PLAYBOOK = str(ROOT / ".venv" / "bin" / "ansible-playbook")
@@ -49,10 +49,10 @@ def test_acl_review_playbook_gates_a_widened_source(host, tmp_path):
     inventory = repo / "inventories" / "sc-booth"
     unchanged = play("acl_review.yml", inventory, tmp_path / "build", "-e", f"batfish_host={host}")
     assert unchanged.returncode == 0, unchanged.stdout[-3000:]
-    open_client_subnet(repo)
+    research_ssh_to_booth1(repo)
     gated = play("acl_review.yml", inventory, tmp_path / "build", "-e", f"batfish_host={host}",
                  "-e", "require_batfish=true")
     assert gated.returncode == 2, gated.stdout[-3000:]
-    # Batfish's differential rows: one per ACL (the offline evaluator counts its sample flows)
-    assert "ACL review: 2 newly permitted flow(s) need security sign-off; see " in gated.stdout
+    # end to end: each research VLAN's representative host to booth1 on tcp/22
+    assert "ACL review: 16 flow(s) newly permitted end to end need security sign-off; see " in gated.stdout
     assert "gate: FAIL" in gated.stdout and f"batfish: ran at {host}" in gated.stdout

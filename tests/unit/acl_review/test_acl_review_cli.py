@@ -37,12 +37,21 @@ def open_client_subnet(repo: Path) -> None:
     (repo / POLICY).write_text(yaml.safe_dump(data, sort_keys=False))
 
 
+def research_ssh_to_booth1(repo: Path) -> None:
+    data = yaml.safe_load((repo / POLICY).read_text())
+    data["host_groups"]["booth_ssh"] = ["booth1"]
+    data["policy"]["rules"].insert(2, {"name": "research-ssh-booth", "from": "zone:research", "to": "group:booth_ssh",
+                                       "proto": "tcp", "ports": [22], "action": "permit"})
+    (repo / POLICY).write_text(yaml.safe_dump(data, sort_keys=False))
+
+
 def test_working_tree_change_against_head_exits_3(repo, capsys):
-    open_client_subnet(repo)
+    research_ssh_to_booth1(repo)
     assert main(["acl-review", "-n", "sc-booth"]) == 3
     out = capsys.readouterr().out
-    assert "newly permitted: 10 (10 need security sign-off), newly denied: 15" in out
-    assert "SIGN-OFF core1 VPN_CLIENTS_IN: TCP 10.10.30.254 -> 10.200.1.254 port 22" in out
+    assert "end to end: 16 flow(s) newly permitted (16 need security sign-off), 0 newly denied" in out
+    assert "SIGN-OFF research research-01 -> production booth-lan: 10.110.1.254 -> 10.10.10.10 tcp/22: " \
+           "research -> production: research and production are kept apart (Batfish: SKIPPED)" in out
     assert "gate: FAIL (exit 3)" in out
     data = json.loads((repo / "build/sc-booth/review/acl_review.json").read_text())
     assert data["base"] == "HEAD" and data["head"] == "working tree"
@@ -52,13 +61,25 @@ def test_working_tree_change_against_head_exits_3(repo, capsys):
     assert git(repo, "worktree", "list").count("\n") == 1
 
 
-def test_committed_change_between_two_refs(repo):
+def test_a_layer_lost_end_to_end_passes_the_gate_and_says_so(repo, capsys):
+    """The whole client subnet admitted at core1 and hgw1: bgw1's TO_HOME still admits the
+    listed clients only, so nothing new gets in, the subnet's other hosts rest on one layer, and
+    the listed clients lose their service (newly denied)."""
     open_client_subnet(repo)
-    git(repo, "commit", "-q", "-am", "open the client subnet")
+    assert main(["acl-review", "-n", "sc-booth"]) == 0
+    out = capsys.readouterr().out
+    assert "end to end: 0 flow(s) newly permitted (0 need security sign-off), 15 newly denied, 5 still denied " \
+           "by one ACL fewer (defence in depth)" in out
+    assert "ACL by ACL: 10 newly permitted, 15 newly denied" in out and "gate: PASS (exit 0)" in out
+
+
+def test_committed_change_between_two_refs(repo):
+    research_ssh_to_booth1(repo)
+    git(repo, "commit", "-q", "-am", "research may ssh to booth1")
     assert main(["acl-review", "-n", "sc-booth", "--base", "HEAD~1", "--head", "HEAD"]) == 3
     assert main(["acl-review", "-n", "sc-booth", "--base", "HEAD"]) == 0  # working tree == HEAD
-    # Reverting is gated too: bgw1's TO_HOME newly lets the three listed clients into `secure` again.
-    assert main(["acl-review", "-n", "sc-booth", "--base", "HEAD", "--head", "HEAD~1"]) == 3
+    # Reverting newly denies only: the gate passes.
+    assert main(["acl-review", "-n", "sc-booth", "--base", "HEAD", "--head", "HEAD~1"]) == 0
 
 
 def test_unknown_ref_and_no_git_are_errors_that_say_why(repo, capsys, tmp_path_factory, monkeypatch):

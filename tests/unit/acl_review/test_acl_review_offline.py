@@ -92,17 +92,26 @@ def test_whole_client_subnet_to_home_is_newly_permitted_and_breaks_the_listed_cl
     assert all(f.gate is None for f in review.denied)
     hgw = next(f for f in review.permitted if f.acl == "SECURE_HOME_OUT" and f.port == 22)
     assert hgw.line.startswith("meta ipsec exists ip saddr 10.10.30.0/24 ip daddr 10.200.1.0/24 tcp dport")
-    assert review.exit_code == 3
+    # End to end nothing new gets in: bgw1's TO_HOME still admits only the listed clients, so the
+    # subnet's other hosts lost two layers (core1's, hgw1's) but are still stopped; the listed
+    # clients are newly denied end to end. The gate passes, and says so.
+    assert review.flows_permitted == [] and review.exit_code == 0
+    assert {(c.src_ip, c.port) for c in review.flows_denied} == {
+        (f"10.10.30.{host}", port) for host in (11, 12, 13) for port in CLIENT_PORTS}
+    assert [(d.lost, d.still_stopped_at, len(d.flows)) for d in review.depth] == [
+        (("core1 VPN_CLIENTS_IN", "hgw1 SECURE_HOME_OUT"), ("bgw1 TO_HOME",), 5)]
 
 
 def test_both_changes_first_screen_lists_permitted_first_with_counts(pair):
     review = pair(lambda d: (research_ssh_to_booth1(d), whole_client_subnet_to_home(d)))
-    assert (len(review.permitted), len(review.gated), len(review.denied)) == (26, 26, 15)
+    assert (len(review.permitted), len(review.denied)) == (26, 15)  # ACL by ACL
+    assert (len(review.flows_permitted), len(review.gated), len(review.flows_denied)) == (16, 16, 15)  # end to end
     md = review.files["md"].read_text()
-    assert md.index("## NEWLY PERMITTED") < md.index("## NEWLY DENIED")
-    assert "**GATE: FAIL (exit 3)**: 26 newly permitted flow(s) need security sign-off (10 into the secured " \
-           "network, 16 between research and production)." in md
-    assert "| 26 | 26 | 15 |" in md
+    assert md.index("## NEWLY PERMITTED END TO END") < md.index("## NEWLY DENIED END TO END")
+    assert md.index("### Newly permitted at an ACL") < md.index("### Newly denied at an ACL")
+    assert "**GATE: FAIL (exit 3)**: 16 flow(s) newly permitted end to end need security sign-off (0 into the " \
+           "secured network, 16 between research and production, 0 into the booth from outside)." in md
+    assert "| 16 | 16 | 15 | 5 | 0 |" in md
     # one row per change, not one per research VLAN
     assert "TCP 10.110.1.254 -> 10.10.10.10 port 22, in on Vlan110" in md and "15 more: RESEARCH_02_IN" in md
     assert "10.110.2.254 -> 10.10.10.10" not in md

@@ -76,11 +76,19 @@ class ZoneMap:
 
 def gate_reason(finding: AclFinding) -> str | None:
     """Newly permitted into the secured network, or between research and production."""
-    if finding.kind != PERMITTED:
+    return gate_reason_of(finding.kind, finding.src_zone, finding.dst_zone)
+
+
+def gate_reason_of(kind: str, src: str | None, dst: str | None) -> str | None:
+    """Why a change of `kind` between these zones needs security's sign-off (None: it does not):
+    newly permitted into the secured network, between research and production, or into the booth
+    from the show network (which may open nothing in it)."""
+    if kind != PERMITTED:
         return None
-    src, dst = finding.src_zone, finding.dst_zone
     if dst == "secure" and src != "secure":
         return f"{src or 'any'} -> secure: newly permitted into the secured network"
     if {src, dst} == {"research", "production"}:
         return f"{src} -> {dst}: research and production are kept apart"
+    if src == "outside" and dst not in (None, "outside"):
+        return f"outside -> {dst}: the booth admits nothing new from the show network"
     return None

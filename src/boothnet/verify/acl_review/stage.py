@@ -6,16 +6,19 @@ Without: boothnet's offline evaluator over both derived models, with Batfish rep
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
 
-from boothnet.derive import derive_network
+from boothnet.derive import DeviceModel, derive_network
 from boothnet.errors import IntentInvalid
 from boothnet.intent import Network, load_network
 from boothnet.layout import Layout
 from boothnet.progress import Progress
-from boothnet.render.build import build
+from boothnet.render.build import build_intent
 from boothnet.verify.acl_review.base import inventory_at
+from boothnet.verify.acl_review.batfish_flows import Entries, apply_answers, batfish_only, queries_for
+from boothnet.verify.acl_review.endtoend import diff_end_to_end, icmpv6_kept
 from boothnet.verify.acl_review.model import AclFinding, ReviewError, ZoneMap
 from boothnet.verify.acl_review.offline import diff_models
 from boothnet.verify.acl_review.report import (
@@ -58,57 +61,76 @@ def review_intents(
     host: str | None = None,
     require: bool = False,
     progress: Progress = lambda _: None,
+    edit_head: Callable[[dict[str, DeviceModel]], None] | None = None,
 ) -> AclReview:
-    """Compare two inventories' ACLs; write build/<net>/review/acl_review.{json,md}."""
+    """Compare two inventories end to end and ACL by ACL; write build/<net>/review/acl_review.{json,md}.
+    `edit_head` changes head's derived models (both the devices' and the Batfish view's) before
+    anything is compared: a change the intent cannot state (an ACL taken off a device by hand)."""
     base_net, head_net = _load(base_inventory, base_label), _load(head_inventory, head_label)
+    edit = edit_head or (lambda _models: None)
     out_dir = Layout(build_root, head_net.name).review
-    progress(f"render base ({base_label}) and head ({head_label})")
-    configs = {
-        side: str(build(inv, build_root, subdir=f"review/{side}/configs", run_tools=False).out_dir)
-        for side, inv in (("base", base_inventory), ("head", head_inventory))
-    }
+    progress(f"derive and render base ({base_label}) and head ({head_label})")
+    base_models, head_models = derive_network(base_net), derive_network(head_net)
+    edit(head_models)
+    configs = {side: str(build_intent(net, build_root, subdir=f"review/{side}/configs", run_tools=False,
+                                      models=models)[0].out_dir)
+               for side, net, models in (("base", base_net, base_models), ("head", head_net, head_models))}
     review = AclReview(head_net.name, base_label, head_label, OFFLINE, "", configs=configs,
                        address_rules=AddressRule.of(head_net))
-    base_models, head_models = derive_network(base_net), derive_network(head_net)
     review.against_intent = {side: [m.describe() for family in (4, 6)
                                     for m in PolicyPaths(net, models, family=family).mismatches()]
                              for side, net, models in (("base", base_net, base_models),
                                                        ("head", head_net, head_models))}
+    progress("end to end: every representative flow walked hop by hop, base and head")
+    e2e = diff_end_to_end(base_net, base_models, head_net, head_models)
+    review.flow_changes, review.depth, review.states = e2e.changes, e2e.depth, e2e.states
+    review.icmpv6 = icmpv6_kept(head_models)
+    progress("ACL by ACL")
+    diff = diff_models(base_net, base_models, head_net, head_models)
+    review.stats = {"e2e_flows": e2e.flows, "flows": diff.flows, "acls": diff.acls, "decisions": diff.decisions}
     zones = ZoneMap.from_networks(head_net, base_net)
     status = service_status(find_host(host, Layout(build_root, head_net.name).batfish_service), require)
     if status.reachable:
         progress(f"Batfish at {status.host}: differential review")
-        views = {
-            side: build(inv, build_root, ctx=batfish_context(net), subdir=f"review/{side}/batfish", run_tools=False)
-            for side, inv, net in (("base", base_inventory, base_net), ("head", head_inventory, head_net))
-        }
-        for side, models in (("base", base_models), ("head", head_models)):  # the view verify loads
-            leave_out_blind(views[side].out_dir, {name: m.platform for name, m in models.items()})
+        views: dict[str, Path] = {}
+        entries: dict[str, Entries] = {}
+        for side, net in (("base", base_net), ("head", head_net)):
+            view_models = derive_network(net, batfish_context(net))
+            if side == "head":
+                edit(view_models)
+            built, _ = build_intent(net, build_root, ctx=batfish_context(net), subdir=f"review/{side}/batfish",
+                                    run_tools=False, models=view_models)
+            leave_out_blind(built.out_dir, {name: m.platform for name, m in view_models.items()})  # verify's view
+            views[side], entries[side] = built.out_dir, Entries(net, view_models)
+        asked = queries_for(review.flow_changes, review.depth, entries["head"])
         intent = verify_intent_from_model(head_net)
-        result = review_change(views["base"].out_dir, views["head"].out_dir, intent, out_dir / "batfish",
+        result = review_change(views["base"], views["head"], intent, out_dir / "batfish",
                                host=status.host, require=require, layer1_edges=list(intent.links),
-                               network=f"{head_net.name}-review")
+                               network=f"{head_net.name}-review", flows=asked.queries, progress=progress)
         if result.status != Status.SKIPPED:
             review.method, review.batfish = BATFISH, f"ran at {status.host}"
-            offline = diff_models(base_net, base_models, head_net, head_models)
+            apply_answers(asked, result.flow_answers.get("base", []), result.flow_answers.get("change", []))
             # IPv6: Batfish 0.36 has no IPv6 ACL model, so the offline evaluator's changes stand alone
             ipv4: list[AclFinding] = []
             ipv6: list[AclFinding] = []
-            for finding in offline.findings:
+            for finding in diff.findings:
                 (ipv6 if ":" in (finding.src_ip or "") else ipv4).append(finding)
             review.findings, review.disagreements = reconcile(from_batfish(result.changes, zones),
                                                               apply_gate(ipv4))
             review.findings += apply_gate(ipv6)
+            if e2e.sides is not None:
+                only, review.view_notes = batfish_only(result.reach, *e2e.sides)
+                review.disagreements = only + review.disagreements
             write_review(review, out_dir)
             return review
         status_reason = result.reason or "Batfish did not answer"
     else:
         status_reason = status.skip_reason
-    progress("offline evaluation (Batfish SKIPPED)")
+    progress("Batfish SKIPPED: the offline evaluation stands alone")
     review.batfish = f"SKIPPED: {status_reason}"
-    diff = diff_models(base_net, base_models, head_net, head_models)
+    for change in review.flow_changes:
+        change.batfish = "SKIPPED"
     review.findings = apply_gate(diff.findings)
-    review.stats = {"flows": diff.flows, "acls": diff.acls, "decisions": diff.decisions}
     write_review(review, out_dir)
     return review
 

@@ -10,6 +10,7 @@ import html
 import ipaddress
 import json
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,7 @@ from boothnet.verify.batfish.questions import opening_headers, secure_headers, z
 from boothnet.verify.batfish.report import Status
 from boothnet.verify.batfish.service import open_session, service_status
 from boothnet.verify.batfish.snapshot import Edge, build_snapshot_dir, init_snapshot, snapshot_name
+from boothnet.verify.batfish.traces import FlowAnswer, FlowQuery, ask_flows
 
 PERMITTED, DENIED = "newly permitted", "newly denied"
 
@@ -58,6 +60,20 @@ class Violation:
         return {"rule": self.rule, "message": self.message, "change": self.change.to_dict()}
 
 
+@dataclass(frozen=True)
+class ReachChange:
+    """One example flow of differentialReachability: its end-to-end fate changed."""
+
+    src_ip: str
+    dst_ip: str
+    proto: str | None
+    port: int | None
+    permitted_now: bool
+    flow: str
+    entry: str | None = None  # the node it starts at
+    originated: bool = False  # the node itself sends it (no ingress interface): no host's conversation
+
+
 @dataclass
 class ReviewResult:
     status: Status
@@ -65,6 +81,10 @@ class ReviewResult:
     violations: list[Violation] = field(default_factory=list)
     reason: str | None = None
     files: dict[str, Path] = field(default_factory=dict)
+    # end to end: differentialReachability's example flows, and the answers to the flows asked
+    # of both snapshots ("base", "change": one FlowAnswer per query, in order)
+    reach: list[ReachChange] = field(default_factory=list)
+    flow_answers: dict[str, list[FlowAnswer]] = field(default_factory=dict)
 
     @property
     def exit_code(self) -> int:
@@ -195,6 +215,21 @@ def _from_reachability(frame: pd.DataFrame | None, lines: dict[tuple[str, str], 
     return out
 
 
+def reach_changes(frame: pd.DataFrame | None) -> list[ReachChange]:
+    """differentialReachability's rows as end-to-end changes of conversations (return traffic left out)."""
+    out = []
+    for r in fr.rows(frame):
+        new_ok = fr.trace_ok(r.get("Snapshot_Traces"))
+        if new_ok == fr.trace_ok(r.get("Reference_Traces")) or not fr.flow_opens(r["Flow"]):
+            continue
+        f = fr.flow_fields(r["Flow"])
+        out.append(ReachChange(str(f["srcIp"]), str(f["dstIp"]), (fr.flow_proto(r["Flow"]) or "").lower() or None,
+                               fr.flow_port(r["Flow"]), new_ok, fr.flow_text(r["Flow"]),
+                               str(f["ingressNode"]) if f.get("ingressNode") else None,
+                               not f.get("ingressInterface")))
+    return out
+
+
 def _line_for(rows: list[dict[str, Any]], kind: str) -> tuple[str | None, str | None]:
     want = "PERMIT" if kind == PERMITTED else "DENY"
     for r in rows:
@@ -271,8 +306,11 @@ def review_change(
     require: bool = False,
     layer1_edges: list[Edge] | None = None,
     network: str = "boothnet-review",
+    flows: Sequence[FlowQuery] = (),
+    progress: Callable[[str], None] = lambda _: None,
 ) -> ReviewResult:
-    """Ask Batfish what `change_configs` newly permits/denies versus `base_configs`."""
+    """Ask Batfish what `change_configs` newly permits/denies versus `base_configs`; `flows`
+    are traced in both snapshots (`flow_answers`)."""
     status = service_status(host, require)
     if not status.reachable:
         result = ReviewResult(Status.SKIPPED, reason=status.skip_reason)
@@ -309,8 +347,21 @@ def review_change(
         reach.append(q.differentialReachability(headers=everything).answer(**diff).frame())
     reach_frame = pd.concat(reach, ignore_index=True)
     result = review_from_answers(intent, compare, searches, reach_frame)
+    result.reach = reach_changes(reach_frame)
+    result.flow_answers = _traced(bf, names, flows, progress)
     write_review(result, out_dir)
     return result
+
+
+def _traced(bf: Any, names: dict[str, str], flows: Sequence[FlowQuery], progress: Callable[[str], None]
+            ) -> dict[str, list[FlowAnswer]]:
+    """Each flow traced in both snapshots: its end-to-end fate before and after the change."""
+    answers = {}
+    for side in ("base", "change"):
+        if flows:
+            progress(f"Batfish: {len(flows)} flows traced in {side}")
+        answers[side] = ask_flows(bf, names[side], list(flows))
+    return answers
 
 
 # --- reports --------------------------------------------------------------------------------
