@@ -83,8 +83,9 @@ PLANTED = [
      "core1: interface Vlan60 ospf.hello: the model says 1, the config reads 10"),
     ("cisco_ios/interfaces.j2", " ip access-group {{ i.acl_in }} in\n", "", "sc-booth",
      "core1: interface Vlan10 acl_in: the model says BOOTH_LAN_IN, the config reads None"),
-    ("arista_eos/interfaces.j2", "   mtu {{ i.mtu }}\n", "", "sc-booth",
-     "rsw1: interface Ethernet49 mtu: the model says 9000, the config reads 1500"),
+    # EOS: `mtu` is the routed MTU (a routed port's, an SVI's); a switchport prints none
+    ("arista_eos/interfaces.j2", "   mtu {{ i.mtu_command }}\n", "", "eos-core-ds",
+     "es1: interface Ethernet49 mtu: the model says 9000, the config reads 1500"),
     # a bound port: IP source guard does nothing on IOS where DHCP snooping is off for the VLAN;
     # without its port-security line neither MAC nor address is held
     ("cisco_ios/port_security.j2", "ip dhcp snooping vlan {{ d.bound_vlans | join(\",\") }}\n", "", "sc-booth",
@@ -355,3 +356,31 @@ def test_a_dual_stack_eos_gateway_reads_back_with_its_ipv6_lines():
     untimed = text.replace("   ipv6 ospf dead-interval 4\n", "")
     found = [str(m) for m in fidelity(models, {**configs, name: untimed})]
     assert f"{name}: interface Vlan10 ospf6.dead: the model says 4, the config reads 40" in found, found
+
+
+def test_an_eos_switchports_mtu_bounds_routed_packets_not_its_frames():
+    """EOS's `mtu` is a layer-3 MTU (defaults.yml switchport_frames): a switchport with `mtu 1500`
+    still switches a 9000-byte research VLAN's frames; the same line on a routed port bounds it."""
+    text = ("interface Ethernet1\n   mtu 1500\n   switchport access vlan 110\n!\n"
+            "interface Ethernet2\n   mtu 1500\n   switchport mode trunk\n!\n"
+            "interface Ethernet3\n   mtu 1500\n   no switchport\n   ip address 10.0.0.1/30\n!\n"
+            "interface Vlan110\n   mtu 9000\n   ip address 10.110.1.1/24\n!\n")
+    eos = read_config(text, "arista_eos", "rsw1").interfaces
+    assert {name: i.mtu for name, i in eos.items()} == {"Ethernet1": 9214, "Ethernet2": 9214, "Ethernet3": 1500,
+                                                       "Vlan110": 9000}
+    # IOS's per-port `mtu` is the frame limit of the switchport itself
+    ios = read_config("interface GigabitEthernet1/0/1\n mtu 1500\n switchport access vlan 110\n!\n",
+                      "cisco_ios", "core1").interfaces
+    assert ios["GigabitEthernet1/0/1"].mtu == 1500
+
+
+def test_the_eos_research_switch_prints_no_mtu_on_its_switchports():
+    """A 9000-byte research fabric on EOS needs `mtu` on its routed interfaces only: sc-booth's
+    rsw1 (switchports only) prints none, and its stand-in switches frames up to 9214 bytes."""
+    net = load_network(INVENTORIES / "sc-booth")
+    models = derive_network(net)
+    text = _configs(models, net.name)["rsw1"]
+    assert "   mtu " not in text
+    facts = read_config(text, "arista_eos", "rsw1")
+    assert {i.mtu for i in facts.interfaces.values() if i.mode in ("access", "trunk")} == {9214}
+    assert mismatches(expected_facts(models["rsw1"]), facts) == []

@@ -43,6 +43,10 @@ class SwitchDerive(DeriverState):
         for iface in model.interfaces:
             if system_mtu is not None and iface.kind in _L2:
                 iface.mtu = system_mtu  # the switch carries its system MTU on every switchport
+            if switch is not None and switch.mtu == "layer3":
+                # EOS: `mtu` is the routed MTU; a switchport switches frames up to its maximum anyway
+                iface.mtu_command = None if iface.kind in _L2 else iface.mtu
+                continue
             default = system_mtu or DEFAULT_MTU
             iface.mtu_command = iface.mtu if iface.mtu != default and not (system_mtu and iface.kind in _L2) else None
 

@@ -38,7 +38,7 @@ class Profile:
     model: str
     release: str
     ports: dict[str, ProfilePort]
-    mtu: str  # "per_port" or "system"
+    mtu: str  # "per_port", "system" or "layer3" (EOS: `mtu` bounds routed packets only)
     system_mtu_max: int
     trunk_encapsulation: bool
     source_guard: str | None

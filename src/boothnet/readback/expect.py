@@ -40,16 +40,19 @@ def expected_facts(model: DeviceModel) -> ConfigFacts:
     facts.interfaces[model.mgmt_interface] = InterfaceFacts(
         model.mgmt_interface, mgmt_mode, address=model.mgmt_address, mtu=int(defaults["mtu"]))
     ospf = model.ospf
+    # EOS switches frames up to the port's maximum whatever the intent's MTU (defaults.yml)
+    frames = defaults.get("switchport_frames")
     for iface in model.interfaces:
+        l2_mtu = int(frames) if frames and iface.kind in ("access", "trunk", "unused") else iface.mtu
         if iface.kind == "unused":  # an access port in the default VLAN, shut
             facts.interfaces[iface.name] = InterfaceFacts(
-                iface.name, "access", access_vlan=int(defaults["access_vlan"]), mtu=iface.mtu, shutdown=True)
+                iface.name, "access", access_vlan=int(defaults["access_vlan"]), mtu=l2_mtu, shutdown=True)
             continue
         facts.interfaces[iface.name] = InterfaceFacts(
             iface.name, iface.kind,
             access_vlan=iface.vlan if iface.kind == "access" else None,
             trunk_vlans=tuple(iface.allowed_vlans) if iface.kind == "trunk" else (),
-            address=iface.address, mtu=iface.mtu, acl_in=iface.acl_in, acl_out=iface.acl_out,
+            address=iface.address, mtu=l2_mtu, acl_in=iface.acl_in, acl_out=iface.acl_out,
             address6=iface.address6, ra=iface.ra, acl6_out=iface.acl6_out,
             acl6_in=iface.binding.acl6 if iface.binding and iface.binding.acl6 else iface.acl6_in,
             mss=iface.mss_clamp,

@@ -575,6 +575,9 @@ class ConfigReader:
                     self.facts.unknown.append((0, f"interface {name}: ip address", "an address on a switch "
                                                "port: the device refuses it without `no switchport`"))
                     iface.address = None
+            frames = self.defaults.get("switchport_frames")
+            if frames and iface.mode in ("access", "trunk"):
+                iface.mtu = int(frames)  # EOS: `mtu` bounds routed packets only, never switched frames
             iface.ra = self._ra(iface, pending)
             iface.ospf = self._ospf_on(name, iface, pending.ospf)
             iface.ospf6 = self._ospf6_on(name, iface, pending.ospf6)
