@@ -33,7 +33,8 @@ class SwitchDerive(DeriverState):
                 system_mtu = max((i.mtu for i in model.interfaces), default=DEFAULT_MTU)
                 system_mtu = None if system_mtu == DEFAULT_MTU else system_mtu
             model.switch = SwitchForms(switch.model, switch.release, system_mtu, switch.trunk_encapsulation,
-                                       switch.source_guard, switch.vtp, switch.stp_mode, switch.edge_command)
+                                       switch.source_guard, switch.vtp, switch.stp_mode, switch.edge_command,
+                                       switch.port_acl_over_svi, switch.port_security_violation)
             # a containerlab kind renames the management interface and the ports: its bootstrap keeps
             # its own way in (VRF, SSH, user), and its port list is its own
             if model.mgmt_interface == switch.mgmt_interface:

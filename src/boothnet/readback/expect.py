@@ -5,7 +5,15 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 
 from boothnet.derive.model import AclEntry, DeviceModel, OspfInterface
-from boothnet.readback.facts import AclRule, ConfigFacts, InterfaceFacts, ManagementAccess, OspfOn, StaticRoute
+from boothnet.readback.facts import (
+    AclRule,
+    ConfigFacts,
+    InterfaceFacts,
+    ManagementAccess,
+    OspfOn,
+    StaticRoute,
+    port_sources6,
+)
 from boothnet.readback.reader import platform_defaults
 
 CRYPTO_MATCH_ACL = "BOOTHNET_VPN_TRAFFIC"
@@ -60,8 +68,10 @@ def expected_facts(model: DeviceModel) -> ConfigFacts:
             ospf=_ospf_on(ospf.area, iface.ospf, defaults) if ospf and iface.ospf else None,
             ospf6=_ospf_on(ospf.area, iface.ospf6, defaults) if ospf and iface.ospf6 else None,
             allowed_macs=iface.binding.macs if iface.binding else None,
+            violation=(model.switch.port_security_violation if model.switch else "restrict") if iface.binding else None,
             allowed_sources=iface.binding.addresses if iface.binding else None,
-            allowed_sources6=iface.binding.addresses6 if iface.binding and iface.binding.acl6 else None,
+            allowed_sources6=port_sources6([r for e in iface.binding.entries6() for r in _rules(e)])
+            if iface.binding and iface.binding.acl6 else None,
         )
     facts.access = _access(model)
     facts.vtp_mode = model.switch.vtp if model.switch and model.switch.vtp else defaults["vtp_mode"]
