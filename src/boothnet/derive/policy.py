@@ -117,7 +117,11 @@ class PolicyCompiler:
 
     def _return(self, rule: Rule, local: list[IPv4Network]) -> list[AclEntry]:
         """Return traffic of a permitted flow toward this VLAN, for stateless platforms."""
-        return self._replies(rule, local, self.prefixes(rule.source))
+        return self._replies(rule, local, self.requesters(rule))
+
+    def requesters(self, rule: Rule) -> Prefixes:
+        """Where the replies of the rule's flows go: its source."""
+        return self.prefixes(rule.source)
 
     def _replies(self, rule: Rule, responders: Sequence[IPv4Network | None], requesters: Sequence[IPv4Network | None],
                  via_tunnel: bool = False) -> list[AclEntry]:
@@ -277,6 +281,19 @@ class PolicyCompiler6(PolicyCompiler):
         if not bound:
             return sources
         return list(collapse_addresses([*bound, *(s for s in sources if not any(s.subnet_of(b) for b in bound))]))
+
+    def requesters(self, rule: Rule) -> Prefixes6:  # type: ignore[override]
+        """A listed host bound by MAC and prefix asks from an address of its choosing: its
+        replies go to its VLAN's prefix (the other gateway's stateless ACL must let them)."""
+        requesters = cast(Prefixes6, self.prefixes(rule.source))
+        if not rule.source.startswith("group:"):
+            return requesters
+        members = [self.net.endpoints[m] for m in self.net.host_groups.get(rule.source.partition(":")[2], [])]
+        bound = [p for m in members for p in self.net.bound_sources6(m) or () if p.prefixlen < 128]
+        if not bound:
+            return requesters
+        rest = [p for p in requesters if p is not None and not any(p.subnet_of(b) for b in bound)]
+        return list(collapse_addresses([*bound, *rest]))
 
     def inbound(self, vlan: Vlan) -> list[AclEntry]:
         return number(self.essential() + super().inbound(vlan))

@@ -10,6 +10,11 @@ from boothnet.derive.policy import PortPolicy6
 from boothnet.intent.model import Device, Vlan
 
 
+def bound_acl6_name(port: str) -> str:
+    """A bound port's IPv6 port ACL: BOUND6_GIGABITETHERNET1_0_41."""
+    return "BOUND6_" + re.sub(r"[^A-Za-z0-9]", "_", port).upper()
+
+
 class PortUses(DeriverState):
     """Each port's use on each device: the links and endpoints on it, in the device's port order."""
 
@@ -81,7 +86,7 @@ class PortUses(DeriverState):
         if sources6 is None:
             return PortBinding(use.vlan.id, (endpoint.mac_address,), (endpoint.address,))
         return PortBinding(use.vlan.id, (endpoint.mac_address,), (endpoint.address,), sources6,
-                           "BOUND6_" + re.sub(r"[^A-Za-z0-9]", "_", port).upper(),
+                           bound_acl6_name(port),
                            tuple(PortPolicy6(self.net, endpoint, sources6).entries()))
 
     def _ospf_links(self) -> set[int]:
