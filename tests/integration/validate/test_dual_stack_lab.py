@@ -368,3 +368,48 @@ def test_a_routed_port_cut_and_restored_keeps_its_ipv6_address(rendered: Run) ->
         subprocess.run(["ip", "-n", f"{RUNTIME}-cs1", "link", "set", "eth3", state], check=True)
     assert global6() == before
 
+
+
+def test_a_port_acl_that_binds_its_host_without_its_policy_leaks_and_fails_isolation(validated, tmp_path) -> None:
+    """Issue 66 item 7: es1's port ACL for h2 (not an admin) admits its prefix to anything, the
+    policy left on the SVI. The 7010T's profile leaves how port and SVI ACLs compose unsettled, so
+    the stand-in runs the port ACL alone for the port's traffic: h2 reaches the lab on the admins'
+    tcp/22 and udp/123 in IPv6, and validate fails those rows (the configs as rendered deny them)."""
+    configs = _configs(tmp_path / "edited", "es1", _in_section(
+        "ipv6 access-list BOUND6_ETHERNET2", "   permit ipv6 fe80::/10 any\n",
+        "   permit ipv6 2001:db8:4:10::/64 any\n   permit ipv6 fe80::/10 any\n"))
+    with validated(configs) as results:
+        pass
+    failed = _not_passed(results)
+    assert failed["endpoints"] == failed["mtu"] == failed["ospf"] == []
+    leaks = failed["isolation"]
+    assert {(r.src, r.dst_zone, r.family, r.observed) for r in leaks} == {("h2", "lab", 6, "permit")}, leaks
+    assert {"tcp/22 (IPv6)", "udp/123 (IPv6)"} <= {r.flow for r in leaks}
+    assert all(r.batfish == "deny" and r.engine == "offline evaluator" for r in leaks)
+
+
+def test_a_foreign_mac_err_disables_an_eos_bound_port_until_cleared(rendered: Run) -> None:
+    """Issue 66 item 10: the 7010T's port security err-disables (its profile prints no violation
+    mode: `protect` found in no guide for its release). h2 sends from another MAC: its port goes
+    down for everything, its own MAC back included, until cleared; h1's port stays up."""
+    gateway, mac = "10.4.10.1", "02:00:0a:04:0a:0c"
+
+    def pings(host: str) -> bool:
+        return _run(host, "ping", "-c", "2", "-W", "1", gateway).returncode == 0
+
+    assert poll(lambda: pings("h2"), bool, timeout=60)
+    ruleset = nft_ruleset(RUNTIME, "es1")
+    try:
+        _run("h2", "ip", "link", "set", "eth0", "address", "02:00:0a:04:0a:99", check=True)
+        foreign = pings("h2")
+        _run("h2", "ip", "link", "set", "eth0", "address", mac, check=True)
+        own_again = pings("h2")
+        disabled = _run("es1", "nft", "list", "set", "bridge", "boothnet_ports", "errdisabled").stdout
+        others = pings("h1")
+    finally:
+        _run("h2", "ip", "link", "set", "eth0", "address", mac, check=True)
+        subprocess.run(["ip", "netns", "exec", f"{RUNTIME}-es1", "nft", "-f", "-"],
+                       input=f"flush ruleset\n{ruleset}", text=True, check=True)
+    assert (foreign, own_again, others) == (False, False, True)
+    assert '"eth2"' in disabled and '"eth1"' not in disabled, disabled
+    assert poll(lambda: pings("h2"), bool, timeout=30)  # cleared: as the module's lab was
