@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from ipaddress import IPv4Address, IPv6Address
+from ipaddress import IPv4Address, IPv6Network
 from pathlib import Path
 
 import pytest
@@ -83,8 +83,9 @@ PLANTED = [
      "core1: interface Vlan60 ospf.hello: the model says 1, the config reads 10"),
     ("cisco_ios/interfaces.j2", " ip access-group {{ i.acl_in }} in\n", "", "sc-booth",
      "core1: interface Vlan10 acl_in: the model says BOOTH_LAN_IN, the config reads None"),
-    ("arista_eos/interfaces.j2", "   mtu {{ i.mtu }}\n", "", "sc-booth",
-     "rsw1: interface Ethernet49 mtu: the model says 9000, the config reads 1500"),
+    # EOS: `mtu` is the routed MTU (a routed port's, an SVI's); a switchport prints none
+    ("arista_eos/interfaces.j2", "   mtu {{ i.mtu_command }}\n", "", "eos-core-ds",
+     "es1: interface Ethernet49 mtu: the model says 9000, the config reads 1500"),
     # a bound port: IP source guard does nothing on IOS where DHCP snooping is off for the VLAN;
     # without its port-security line neither MAC nor address is held
     ("cisco_ios/port_security.j2", "ip dhcp snooping vlan {{ d.bound_vlans | join(\",\") }}\n", "", "sc-booth",
@@ -109,12 +110,12 @@ PLANTED = [
      "sc-booth-ds", "core1: interface Vlan110 ra: the model says static, the config reads slaac"),
     # IPv6 source binding: the port ACL not bound, or bound and undefined (it then permits all)
     ("arista_eos/interfaces.j2", "   ipv6 access-group {{ i.binding.acl6 }} in\n", "", "eos-core-ds",
-     "es1: interface Ethernet1 allowed_sources6: the model says (IPv6Address('2001:db8:4:10:0:aff:fe04:a0b'),), "
+     "es1: interface Ethernet1 allowed_sources6: the model says (IPv6Network('2001:db8:4:10::/64'),), "
      "the config reads None"),
     ("cisco_ios/port_security.j2", "ipv6 access-list {{ acl.name }}\n", "ipv6 access-list {{ acl.name }}X\n",
      "sc-booth-ds",
      "core1: interface GigabitEthernet1/0/41 allowed_sources6: the model says "
-     "(IPv6Address('2001:db8:30::aff:fe0a:1e0b'),), the config reads None"),
+     "(IPv6Network('2001:db8:30::/64'),), the config reads None"),
     # OSPFv3: its timers (the IOS default is 10 s, the frr_linux peers run 1 s) and its coverage
     ("cisco_ios/interfaces.j2", " ipv6 ospf hello-interval {{ i.ospf6.hello }}\n", "", "sc-booth-ds",
      "core1: interface Vlan60 ospf6.hello: the model says 1, the config reads 10"),
@@ -307,31 +308,38 @@ def test_a_bound_ports_ipv6_acl_reads_as_the_sources_it_admits():
     port = ("interface Ethernet1\n   switchport access vlan 10\n   switchport port-security\n"
             "   ipv6 access-group BOUND6_ETHERNET1 in\n!\n")
     acls = {
-        "bound": "   permit ipv6 host 2001:db8:4:10::11 any\n   permit ipv6 fe80::/10 any\n"
-                 "   permit icmpv6 host :: any\n",
-        # read up to its first deny; a line admitting any source is no binding at all
-        "denied first": "   deny ipv6 host 2001:db8:4:10::12 any\n   permit ipv6 host 2001:db8:4:10::11 any\n",
+        "bound": "   permit ipv6 fe80::/10 any\n   permit icmpv6 host :: any\n"
+                 "   permit tcp 2001:db8:4:10::/64 2001:db8:4:20::/64 eq 22\n",
+        "by address": "   permit ipv6 host 2001:db8:4:10::11 any\n   permit ipv6 fe80::/10 any\n",
+        # a line admitting any source is no binding at all
         "open": "   permit ipv6 host 2001:db8:4:10::11 any\n   permit ipv6 any any\n",
-        "a web filter": "   permit tcp host 2001:db8:4:10::11 any eq 80\n",
+        "nothing global": "   permit ipv6 fe80::/10 any\n   deny ipv6 any any\n",
     }
     read = {name: read_config(f"{port}ipv6 access-list BOUND6_ETHERNET1\n{lines}!\n", "arista_eos", "es1")
             for name, lines in acls.items()}
     assert {name: facts.interfaces["Ethernet1"].allowed_sources6 for name, facts in read.items()} == {
-        "bound": (IPv6Address("2001:db8:4:10::11"),), "denied first": (), "open": None, "a web filter": ()}
-    assert [why for _, _, why in read["a web filter"].unknown] == [
-        "a port ACL line that is not a host binding: the lab runs the host bindings only"]
-    assert read["bound"].unknown == []
+        "bound": (IPv6Network("2001:db8:4:10::/64"),), "by address": (IPv6Network("2001:db8:4:10::11/128"),),
+        "open": None, "nothing global": ()}
+    assert all(facts.unknown == [] for facts in read.values())  # the lab runs every line of a port ACL
     # bound and not defined: it permits all, as a routed port's
     assert read_config(port, "arista_eos", "es1").interfaces["Ethernet1"].allowed_sources6 is None
 
 
-def test_a_stand_in_binds_its_ports_ipv6_sources_as_read(tmp_path):
-    out = _lab_configs(tmp_path, {"es1": ("   permit ipv6 host 2001:db8:4:10:0:aff:fe04:a0b any\n",
-                                          "   permit ipv6 host 2001:db8:4:10::99 any\n")}, "eos-core-ds")
+def test_a_stand_in_runs_its_ports_ipv6_acl_as_read_in_place_of_the_svis(tmp_path):
+    """Every line of the port ACL runs at the port; the 7010T's profile leaves how it composes
+    with the SVI's ACL unsettled, so the stand-in runs the reading under which a port ACL that
+    carries less than the port's policy leaks: what the port ACL admits skips the SVI's ACL."""
+    out = _lab_configs(tmp_path, {"es1": ("   permit tcp 2001:db8:4:10::/64 2001:db8:4:20::/64 eq 22\n",
+                                          "   permit tcp 2001:db8:4:10::/64 2001:db8:4:20::/64 eq 2222\n")},
+                       "eos-core-ds")
     nft = (out / "es1" / "nftables.nft").read_text()
-    assert 'iifname "eth1" ip6 saddr != { ::, 2001:db8:4:10::99, fe80::/10 } drop' in nft
-    assert 'iifname "eth2" ip6 saddr != { ::, 2001:db8:4:10:0:aff:fe04:a0c, fe80::/10 } drop' in nft
-    assert 'iifname "eth1" ip6 saddr :: meta l4proto != ipv6-icmp drop' in nft
+    mark = "meta mark set 0x0000006b accept"
+    assert (f'iifname "eth1" ip6 saddr 2001:db8:4:10::/64 ip6 daddr 2001:db8:4:20::/64 tcp dport {{ 2222 }} '
+            f'counter {mark}') in nft
+    assert "tcp dport { 22 }" not in nft.split("table bridge")[1]  # the edited line runs as read
+    assert f'iifname "eth2" ip6 saddr ::/128 meta l4proto ipv6-icmp counter {mark}' in nft
+    assert 'iifname "eth1" ether type ip6 drop' in nft and 'iifname "eth2" ether type ip6 drop' in nft
+    assert 'meta nfproto ipv6 meta mark != 0x0000006b iifname "br10" oifname != "br10" jump USERS_IN_V6' in nft
     assert "BOUND6" not in nft  # a bridge port's filter, not a routed ACL
 
 
@@ -355,3 +363,49 @@ def test_a_dual_stack_eos_gateway_reads_back_with_its_ipv6_lines():
     untimed = text.replace("   ipv6 ospf dead-interval 4\n", "")
     found = [str(m) for m in fidelity(models, {**configs, name: untimed})]
     assert f"{name}: interface Vlan10 ospf6.dead: the model says 4, the config reads 40" in found, found
+
+
+def test_an_eos_switchports_mtu_bounds_routed_packets_not_its_frames():
+    """EOS's `mtu` is a layer-3 MTU (defaults.yml switchport_frames): a switchport with `mtu 1500`
+    still switches a 9000-byte research VLAN's frames; the same line on a routed port bounds it."""
+    text = ("interface Ethernet1\n   mtu 1500\n   switchport access vlan 110\n!\n"
+            "interface Ethernet2\n   mtu 1500\n   switchport mode trunk\n!\n"
+            "interface Ethernet3\n   mtu 1500\n   no switchport\n   ip address 10.0.0.1/30\n!\n"
+            "interface Vlan110\n   mtu 9000\n   ip address 10.110.1.1/24\n!\n")
+    eos = read_config(text, "arista_eos", "rsw1").interfaces
+    assert {name: i.mtu for name, i in eos.items()} == {"Ethernet1": 9214, "Ethernet2": 9214, "Ethernet3": 1500,
+                                                       "Vlan110": 9000}
+    # IOS's per-port `mtu` is the frame limit of the switchport itself
+    ios = read_config("interface GigabitEthernet1/0/1\n mtu 1500\n switchport access vlan 110\n!\n",
+                      "cisco_ios", "core1").interfaces
+    assert ios["GigabitEthernet1/0/1"].mtu == 1500
+
+
+def test_the_eos_research_switch_prints_no_mtu_on_its_switchports():
+    """A 9000-byte research fabric on EOS needs `mtu` on its routed interfaces only: sc-booth's
+    rsw1 (switchports only) prints none, and its stand-in switches frames up to 9214 bytes."""
+    net = load_network(INVENTORIES / "sc-booth")
+    models = derive_network(net)
+    text = _configs(models, net.name)["rsw1"]
+    assert "   mtu " not in text
+    facts = read_config(text, "arista_eos", "rsw1")
+    assert {i.mtu for i in facts.interfaces.values() if i.mode in ("access", "trunk")} == {9214}
+    assert mismatches(expected_facts(models["rsw1"]), facts) == []
+
+
+def test_port_securitys_violation_mode_reads_as_the_switch_runs_it_and_the_stand_in_models_it(tmp_path):
+    """IOS prints `violation restrict` (a foreign frame dropped, the port up); the 7010T's profile
+    prints none (protect found in no guide for its release): EOS err-disables the port, and its
+    stand-in takes the port down at the first foreign frame (nft set @errdisabled)."""
+    ios = read_config("interface GigabitEthernet1/0/1\n switchport access vlan 30\n switchport port-security\n"
+                      " switchport port-security violation restrict\n!\ninterface GigabitEthernet1/0/2\n"
+                      " switchport access vlan 30\n switchport port-security\n!\n", "cisco_ios", "core1").interfaces
+    assert (ios["GigabitEthernet1/0/1"].violation, ios["GigabitEthernet1/0/2"].violation) == ("restrict", "shutdown")
+    out = _lab_configs(tmp_path, {}, "eos-core")
+    nft = (out / "es1" / "nftables.nft").read_text()
+    assert 'iifname "eth1" ether saddr != 02:00:0a:04:0a:0b add @errdisabled { iifname } drop' in nft
+    assert "iifname @errdisabled drop" in nft and "oifname @errdisabled drop" in nft
+    # an IOS stand-in (restrict) drops the frame and keeps the port
+    (tmp_path / "ios").mkdir()
+    core1 = (_lab_configs(tmp_path / "ios", {}, "sc-booth") / "core1" / "nftables.nft").read_text()
+    assert "errdisabled" not in core1 and 'ether saddr != 02:00:0a:0a:1e:0b drop' in core1

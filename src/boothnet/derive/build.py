@@ -97,9 +97,16 @@ class _Deriver(PortUses, Routing, VpnDerive, Firewalls, SwitchDerive):
             model.linux_statements = self._linux_statements(model, q)
             model.port_filter = [line for i in model.bound_ports if i.binding
                                  for line in q.port_binding_lines(i.name, i.binding)]
+            model.port_errdisable = any(i.binding.violation == "shutdown" for i in model.bound_ports if i.binding)
             if model.ipv6_routing:
                 for acl in model.acls:
                     acl.family_match = f"meta nfproto ipv{acl.family} "
+            # a stand-in whose switch's port ACL replaces the SVI's: what a port ACL admitted skips it
+            replaced = {i.binding.vlan for i in model.bound_ports if i.binding and i.binding.replaces_svi_acl}
+            svis = {i.name for i in model.interfaces if i.kind == "svi" and i.vlan in replaced}
+            for acl in model.acls:
+                if acl.family == 6 and acl.direction == "in" and acl.interface in svis:
+                    acl.family_match += f"meta mark != {q.PORT_ACL_MARK} "
             syntax_args = (model.tunnel_match,)
         else:
             model.port_acls6 = [Acl(i.binding.acl6, "in", i.name, i.binding.entries6(), family=6)

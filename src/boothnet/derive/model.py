@@ -45,22 +45,28 @@ UNSPECIFIED6 = IPv6Network("::/128")
 @dataclass(frozen=True)
 class PortBinding:
     """A host port bound to its host: frames from another MAC, IPv4 from another address, and in a
-    dual-stack VLAN IPv6 from another global address, dropped. From the intent each is one; a
-    config read back may leave any open (None) or, for the addresses, admit none (an IP source
-    guard without a binding). IOS and EOS bind IPv6 sources with an IPv6 port ACL (``acl6``): EOS
-    has no IPv6 source guard, and IOS's needs snooping policies a static booth does not run."""
+    dual-stack VLAN IPv6 from another source, dropped. From the intent each is one; a config read
+    back may leave any open (None) or, for the addresses, admit none (an IP source guard without a
+    binding). IOS and EOS bind IPv6 with a port ACL (``acl6``; EOS has no IPv6 source guard, and
+    IOS's needs snooping policies a static booth does not run) that carries the port's whole IPv6
+    policy (``derive.policy.PortPolicy6``): its sources are the host's MAC's prefix where the
+    VLAN's hosts take SLAAC, its address where they are static (``Network.bound_sources6``)."""
 
     vlan: int
     macs: tuple[str, ...] | None  # lower-case colon form; None: any MAC
     addresses: tuple[IPv4Address, ...] | None  # None: any IPv4 source
-    addresses6: tuple[IPv6Address, ...] | None = None  # None: any IPv6 source
-    acl6: str | None = None  # IOS and EOS: the IPv6 port ACL that admits addresses6
+    sources6: tuple[IPv6Network, ...] | None = None  # None: any IPv6 source
+    acl6: str | None = None  # IOS and EOS: the IPv6 port ACL that binds sources6
+    acl6_entries: tuple[AclEntry, ...] = ()  # its lines: the binding and the port's policy
+    # a lab stand-in runs the port ACL's every line at the port (boothnet.lab.standin); where its
+    # switch's port ACL replaces the SVI's for the port's traffic, what it admits skips the SVI's
+    runs_acl6: bool = False
+    replaces_svi_acl: bool = False
+    # a frame from another MAC: dropped (restrict, protect), or the port err-disabled (shutdown)
+    violation: str = "restrict"
 
     def entries6(self) -> list[AclEntry]:
-        """The IPv6 port ACL's lines: the host's addresses, then what IPv6 needs on the link."""
-        hosts = [AclEntry("permit", "ip", IPv6Network(host), None, "bind_hosts") for host in self.addresses6 or ()]
-        return [*hosts, AclEntry("permit", "ip", LINK_LOCAL6, None, "bind_hosts"),
-                AclEntry("permit", "icmp", UNSPECIFIED6, None, "bind_hosts")]
+        return list(self.acl6_entries)
 
     @property
     def dotted_macs(self) -> list[str]:
@@ -172,6 +178,11 @@ class SwitchForms:
     vtp: str | None  # `vtp mode <it>`: transparent keeps the VLANs in the running config
     stp_mode: str
     edge_command: str  # a host port's spanning-tree edge line
+    # how a switchport's ACL and its VLAN's SVI ACL compose for that port's routed traffic: the
+    # port ACL replaces the SVI's, both apply, or the vendor's text leaves it unsettled
+    port_acl_over_svi: str = "unsettled"
+    # a frame from another MAC on a secured port: restrict/protect drop it, shutdown err-disables the port
+    port_security_violation: str = "restrict"
 
 
 @dataclass(frozen=True)
@@ -205,6 +216,7 @@ class DeviceModel:
     tunnel_match: str = "meta ipsec exists"
     leak_guard: list[str] = field(default_factory=list)  # frr_linux VPN gateways, first in forward
     port_filter: list[str] = field(default_factory=list)  # frr_linux: its bound ports' bridge filter
+    port_errdisable: bool = False  # frr_linux: a bound port err-disables on a violation (a stand-in's)
     port_acls6: list[Acl] = field(default_factory=list)  # IOS, EOS: its bound ports' IPv6 port ACLs
     uplink_interface: str | None = None
     # routes between its interfaces (IPv4 unicast routing on); EOS and Catalyst IOS switches

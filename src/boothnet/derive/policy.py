@@ -11,8 +11,8 @@ from dataclasses import replace
 from ipaddress import IPv4Network, IPv6Network, collapse_addresses
 from typing import cast
 
-from boothnet.derive.model import AclEntry
-from boothnet.intent.model import Network, Prefixes, Rule, Vlan, acl_name
+from boothnet.derive.model import LINK_LOCAL6, UNSPECIFIED6, AclEntry
+from boothnet.intent.model import Endpoint, Network, Prefixes, Rule, Vlan, acl_name
 from boothnet.intent.prefix_index import PrefixIndex
 
 __all__ = ["PolicyCompiler", "PolicyCompiler6", "compiler_of", "compiler6_of", "Prefixes", "acl_name",
@@ -93,6 +93,10 @@ class PolicyCompiler:
             ]
         return []
 
+    def sources_in(self, rule: Rule, vlan: Vlan) -> list[IPv4Network]:
+        """The sources in this VLAN whose flows the rule's lines match at its gateway."""
+        return self.part_in(rule.source, vlan)
+
     def _forward(self, rule: Rule, sources: Iterable[IPv4Network], vlan: Vlan,
                  destinations: list[IPv4Network | None]) -> list[AclEntry]:
         ports = tuple(rule.ports)
@@ -113,7 +117,11 @@ class PolicyCompiler:
 
     def _return(self, rule: Rule, local: list[IPv4Network]) -> list[AclEntry]:
         """Return traffic of a permitted flow toward this VLAN, for stateless platforms."""
-        return self._replies(rule, local, self.prefixes(rule.source))
+        return self._replies(rule, local, self.requesters(rule))
+
+    def requesters(self, rule: Rule) -> Prefixes:
+        """Where the replies of the rule's flows go: its source."""
+        return self.prefixes(rule.source)
 
     def _replies(self, rule: Rule, responders: Sequence[IPv4Network | None], requesters: Sequence[IPv4Network | None],
                  via_tunnel: bool = False) -> list[AclEntry]:
@@ -158,7 +166,7 @@ class PolicyCompiler:
         rules = self.rules_for(vlan)
         split = any(r.destination == "zone:outside" and self.part_in(r.source, vlan) for r in rules)
         for rule in rules:
-            sources = self.part_in(rule.source, vlan)
+            sources = self.sources_in(rule, vlan)
             local = self.part_in(rule.destination, vlan)
             if rule.action == "permit" and local and not sources:
                 returns += self._return(rule, local)
@@ -258,6 +266,35 @@ class PolicyCompiler6(PolicyCompiler):
             return [p for p in members if p is not None and p.subnet_of(own)]
         return [self.subnet(vlan)] if super().part_in(selector, vlan) else []
 
+    def sources_in(self, rule: Rule, vlan: Vlan) -> list[IPv6Network]:  # type: ignore[override]
+        """A permit for listed hosts whose ports bind them by MAC and prefix (SLAAC: their
+        addresses are theirs to choose) matches the VLAN's prefix at the gateway: each port's own
+        ACL (``PortPolicy6``) admits only its host's flows, so the gateway's line must not
+        deny a listed host's temporary address, under either reading of how a port ACL and an
+        SVI ACL compose (docs/intent.md). A deny keeps the hosts' own addresses."""
+        sources = cast(list[IPv6Network], self.part_in(rule.source, vlan))
+        if rule.action != "permit" or not rule.source.startswith("group:"):
+            return sources
+        members = [self.net.endpoints[m] for m in self.net.host_groups.get(rule.source.partition(":")[2], [])]
+        bound = [p for m in members if m.vlan == vlan.name for p in self.net.bound_sources6(m) or ()
+                 if p.prefixlen < 128]
+        if not bound:
+            return sources
+        return list(collapse_addresses([*bound, *(s for s in sources if not any(s.subnet_of(b) for b in bound))]))
+
+    def requesters(self, rule: Rule) -> Prefixes6:  # type: ignore[override]
+        """A listed host bound by MAC and prefix asks from an address of its choosing: its
+        replies go to its VLAN's prefix (the other gateway's stateless ACL must let them)."""
+        requesters = cast(Prefixes6, self.prefixes(rule.source))
+        if not rule.source.startswith("group:"):
+            return requesters
+        members = [self.net.endpoints[m] for m in self.net.host_groups.get(rule.source.partition(":")[2], [])]
+        bound = [p for m in members for p in self.net.bound_sources6(m) or () if p.prefixlen < 128]
+        if not bound:
+            return requesters
+        rest = [p for p in requesters if p is not None and not any(p.subnet_of(b) for b in bound)]
+        return list(collapse_addresses([*bound, *rest]))
+
     def inbound(self, vlan: Vlan) -> list[AclEntry]:
         return number(self.essential() + super().inbound(vlan))
 
@@ -271,6 +308,45 @@ class PolicyCompiler6(PolicyCompiler):
         link only: routers never forward it) and Packet Too Big along every path (dropped, every
         jumbo path is a black hole: IPv6 routers do not fragment)."""
         return [AclEntry("permit", "icmp", None, None, "icmpv6 essential", icmp_type=kind) for kind in ESSENTIAL_ICMPV6]
+
+
+class PortPolicy6(PolicyCompiler6):
+    """One bound host's IPv6 port ACL (IOS `ipv6 traffic-filter`, EOS `ipv6 access-group` on its
+    switchport): its VLAN's IPv6 policy as that host alone meets it, every line's source its
+    binding (its MAC's prefix, or its static address), so the port ACL carries the whole policy
+    for the port's traffic. Catalyst guides say a port ACL replaces the SVI's router ACL for that
+    port's traffic; read otherwise, both apply. Composed so, the configs are right under either
+    reading (the profile's ``port_acl_over_svi``)."""
+
+    def __init__(self, net: Network, host: Endpoint, sources: tuple[IPv6Network, ...]):
+        super().__init__(net)
+        self.host, self.sources = host, list(sources)
+
+    def part_in(self, selector: str, vlan: Vlan) -> list[IPv6Network]:  # type: ignore[override]
+        if vlan.name != self.host.vlan:
+            return super().part_in(selector, vlan)
+        if selector.startswith("group:"):
+            return list(self.sources) if self.host.name in self.net.host_groups.get(selector[6:], []) else []
+        return list(self.sources) if super().part_in(selector, vlan) else []
+
+    def sources_in(self, rule: Rule, vlan: Vlan) -> list[IPv6Network]:  # type: ignore[override]
+        return self.part_in(rule.source, vlan)
+
+    def entries(self) -> list[AclEntry]:
+        """Link-local sources and duplicate address detection (IPv6 on the link), then the
+        policy's lines with their sources bound (a line for any source: for each binding), then
+        the ACL's implicit deny (its closing denies left to it). Port ACLs do not log (Catalyst:
+        logging is for router ACLs only)."""
+        vlan = self.net.vlan_name_index[self.host.vlan]
+        policy: list[AclEntry] = []
+        for entry in self.inbound(vlan):
+            bound = [entry.src] if entry.src is not None else self.sources
+            policy += [replace(entry, src=src, log=False, seq=0) for src in bound]
+        while policy and policy[-1].action == "deny":
+            policy.pop()
+        head = [AclEntry("permit", "ip", LINK_LOCAL6, None, "bind_hosts"),
+                AclEntry("permit", "icmp", UNSPECIFIED6, None, "bind_hosts")]
+        return number(dedupe(head + policy))
 
 
 _COMPILERS: dict[tuple[int, type[PolicyCompiler]], tuple[Network, PolicyCompiler]] = {}
@@ -447,12 +523,16 @@ def _rule_matches(compiler: PolicyCompiler, rule: Rule, dst: IPv4Network, proto:
 
 
 def source_decision(
-    compiler: PolicyCompiler, src_vlan: Vlan, src: IPv4Network, dst: IPv4Network, proto: str, port: int | None = None
+    compiler: PolicyCompiler, src_vlan: Vlan, src: IPv4Network, dst: IPv4Network, proto: str, port: int | None = None,
+    at_gateway: bool = False,
 ) -> tuple[str, str]:
-    """The first rule that matches a new flow from `src_vlan`: what its gateway's inbound ACL decides."""
+    """The first rule that matches a new flow from `src_vlan`: what the intent says of its source
+    (a host a group names matches by its own address), or `at_gateway`, what its gateway's
+    inbound ACL must decide (``sources_in``: a listed host bound by MAC and prefix is matched by
+    the prefix there, its port's ACL narrowing it to the host)."""
     for rule in compiler.rules_for(src_vlan):
-        if any(_within(src, s) for s in compiler.part_in(rule.source, src_vlan)) and \
-                _rule_matches(compiler, rule, dst, proto, port):
+        sources = compiler.sources_in(rule, src_vlan) if at_gateway else compiler.part_in(rule.source, src_vlan)
+        if any(_within(src, s) for s in sources) and _rule_matches(compiler, rule, dst, proto, port):
             return rule.action, rule.name
     return compiler.net.policy.default_action, "default"
 

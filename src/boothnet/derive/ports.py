@@ -6,7 +6,13 @@ import re
 
 from boothnet.derive.base import DeriverState, _PortUse, _split
 from boothnet.derive.model import Interface, PortBinding
+from boothnet.derive.policy import PortPolicy6
 from boothnet.intent.model import Device, Vlan
+
+
+def bound_acl6_name(port: str) -> str:
+    """A bound port's IPv6 port ACL: BOUND6_GIGABITETHERNET1_0_41."""
+    return "BOUND6_" + re.sub(r"[^A-Za-z0-9]", "_", port).upper()
 
 
 class PortUses(DeriverState):
@@ -76,10 +82,12 @@ class PortUses(DeriverState):
         endpoint = self.net.endpoints.get(use.peer or "")
         if use.vlan is None or endpoint is None or not self.net.port_bound(endpoint) or endpoint.mac_address is None:
             return None
-        address6 = self.net.endpoint_address6(endpoint) if use.vlan.ipv6 else None
-        return PortBinding(use.vlan.id, (endpoint.mac_address,), (endpoint.address,),
-                           (address6,) if address6 else None,
-                           "BOUND6_" + re.sub(r"[^A-Za-z0-9]", "_", port).upper() if address6 else None)
+        sources6 = self.net.bound_sources6(endpoint)
+        if sources6 is None:
+            return PortBinding(use.vlan.id, (endpoint.mac_address,), (endpoint.address,))
+        return PortBinding(use.vlan.id, (endpoint.mac_address,), (endpoint.address,), sources6,
+                           bound_acl6_name(port),
+                           tuple(PortPolicy6(self.net, endpoint, sources6).entries()))
 
     def _ospf_links(self) -> set[int]:
         """Routed links inside the booth run OSPF; links to the show network do not."""

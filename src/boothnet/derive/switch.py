@@ -33,7 +33,8 @@ class SwitchDerive(DeriverState):
                 system_mtu = max((i.mtu for i in model.interfaces), default=DEFAULT_MTU)
                 system_mtu = None if system_mtu == DEFAULT_MTU else system_mtu
             model.switch = SwitchForms(switch.model, switch.release, system_mtu, switch.trunk_encapsulation,
-                                       switch.source_guard, switch.vtp, switch.stp_mode, switch.edge_command)
+                                       switch.source_guard, switch.vtp, switch.stp_mode, switch.edge_command,
+                                       switch.port_acl_over_svi, switch.port_security_violation)
             # a containerlab kind renames the management interface and the ports: its bootstrap keeps
             # its own way in (VRF, SSH, user), and its port list is its own
             if model.mgmt_interface == switch.mgmt_interface:
@@ -43,6 +44,10 @@ class SwitchDerive(DeriverState):
         for iface in model.interfaces:
             if system_mtu is not None and iface.kind in _L2:
                 iface.mtu = system_mtu  # the switch carries its system MTU on every switchport
+            if switch is not None and switch.mtu == "layer3":
+                # EOS: `mtu` is the routed MTU; a switchport switches frames up to its maximum anyway
+                iface.mtu_command = None if iface.kind in _L2 else iface.mtu
+                continue
             default = system_mtu or DEFAULT_MTU
             iface.mtu_command = iface.mtu if iface.mtu != default and not (system_mtu and iface.kind in _L2) else None
 

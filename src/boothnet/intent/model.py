@@ -134,8 +134,9 @@ class VlanIpv6(Strict):
     prefix: Subnet6 = Field(description="a global prefix, a /64 where hosts take SLAAC")
     gateway_address: Address6 | None = Field(default=None, description="none: the prefix's ::1")
     hosts: Literal["slaac", "static"] = Field(
-        default="slaac", description="slaac: hosts form their address from the gateway's router advertisements; "
-        "static: each endpoint gives its address6")
+        default="slaac", description="slaac: hosts form their addresses from the gateway's router advertisements "
+        "as their OS chooses (a bound port admits the prefix from its host's MAC); static: each endpoint gives "
+        "its address6 (a bound port admits that address only)")
     routers: dict[str, Address6] = Field(default={}, description="other L3 devices on it: device -> address")
 
 
@@ -151,7 +152,8 @@ class Vlan(Strict):
     description: str | None = None
     # IOS and EOS: port security, IP source guard and an IPv6 port ACL; frr_linux: a bridge filter
     bind_hosts: bool = Field(default=False, description="every host port bound to its host's MAC and address "
-                             "(in a dual-stack VLAN its IPv6 address too)")
+                             "(in a dual-stack VLAN its IPv6 too: by MAC and prefix, or its static address6; the "
+                             "port's IPv6 ACL carries the port's whole IPv6 policy)")
     ipv6: VlanIpv6 | None = Field(default=None, description="none: an IPv4-only VLAN")
 
 
@@ -405,6 +407,19 @@ class Network(Strict):
         if vlan.ipv6.hosts == "static":
             return endpoint.address6
         return eui64_address(vlan.ipv6.prefix, endpoint.mac_address) if endpoint.mac_address else None
+
+    def bound_sources6(self, endpoint: Endpoint) -> tuple[IPv6Network, ...] | None:
+        """The IPv6 sources a bound host's port admits (docs/intent.md, "Listed hosts bound to
+        their ports"): where its VLAN's hosts are static, its own address; where they take SLAAC,
+        the VLAN's prefix, on a port that admits the host's MAC only: a host forms its addresses
+        as its OS chooses (stable-privacy, RFC 8981 temporary addresses), so its MAC and the
+        prefix are what binds it. None: its port binds no IPv6 (not bound, or an IPv4-only VLAN)."""
+        vlan = self.vlan_name_index.get(endpoint.vlan)
+        if vlan is None or vlan.ipv6 is None or not self.port_bound(endpoint):
+            return None
+        if vlan.ipv6.hosts == "slaac":
+            return (vlan.ipv6.prefix,)
+        return (IPv6Network(f"{endpoint.address6}/128"),) if endpoint.address6 else None
 
     @property
     def dual_stack(self) -> bool:

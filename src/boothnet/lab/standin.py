@@ -124,10 +124,23 @@ class StandIn:
         iface.mss_clamp = read.mss
         if iface.kind == "access":  # what port security, IP source guard and the IPv6 port ACL admit, as read
             iface.acl6_in = None  # the port's filter, below: a bridge port, where no routed ACL sees it
-            admitted = (read.allowed_macs, read.allowed_sources, read.allowed_sources6)
-            iface.binding = None if admitted == (None, None, None) else PortBinding(iface.vlan or 0, *admitted)
+            iface.binding = StandIn._binding(iface, read, reading)
         iface.ospf, iface.ospf6 = (OspfInterface(iface.name, on.passive, on.hello, on.dead) if on else None
                                    for on in (read.ospf, read.ospf6))
+
+    @staticmethod
+    def _binding(iface: Interface, read: InterfaceFacts, reading: VendorReading) -> PortBinding | None:
+        """What a host port admits as read: its MACs, IPv4 sources and IPv6 port ACL, every line
+        of which runs at the port; the SVI's ACL composed with it as the profile says."""
+        # a port ACL bound but not defined permits all, as a routed port's
+        port_acl = reading.facts.acls.get(read.acl6_in) if read.acl6_in else None
+        if (read.allowed_macs, read.allowed_sources, port_acl) == (None, None, None):
+            return None
+        switch = reading.hardware.switch
+        both = switch is not None and switch.port_acl_over_svi == "both"
+        return PortBinding(iface.vlan or 0, read.allowed_macs, read.allowed_sources, read.allowed_sources6,
+                           read.acl6_in, tuple(_entries(port_acl or [])), runs_acl6=port_acl is not None,
+                           replaces_svi_acl=port_acl is not None and not both, violation=read.violation or "restrict")
 
     @staticmethod
     def _acls(lab: DeviceModel, facts: ConfigFacts, hardware: DeviceModel) -> None:

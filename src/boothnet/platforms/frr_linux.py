@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ipaddress import IPv6Network
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the derived model's type only: platforms sit below derive
@@ -39,6 +40,13 @@ def cleartext_leak_guard(prefix: object, backend: str) -> str:
     return f'ip daddr {prefix} {outside} log prefix "boothnet cleartext-guard " counter drop'
 
 
+# what a bound port admits in IPv6 beside its host's sources (derive.model's LINK_LOCAL6, UNSPECIFIED6)
+_ON_LINK6 = (IPv6Network("fe80::/10"), IPv6Network("::/128"))
+# a stand-in's port ACL marks what it admits where the switch's port ACL replaces the SVI's router
+# ACL for that port's traffic: the SVI's inbound ACL then skips it (templates/frr_linux/firewall.j2)
+PORT_ACL_MARK = "0x0000006b"
+
+
 def _one_or_set(values: tuple[object, ...]) -> str:
     # nft lists a one-element anonymous set as its element: print it so, and drift compares alike
     return str(values[0]) if len(values) == 1 else "{ " + ", ".join(map(str, values)) + " }"
@@ -50,17 +58,23 @@ def port_binding_lines(port: str, binding: PortBinding) -> list[str]:
     VLAN's port; ARP is not IP and passes, as on a switch."""
     lines = []
     if binding.macs is not None:
-        lines.append(f'iifname "{port}" ether saddr != {_one_or_set(binding.macs)} drop')
+        # shutdown: the port err-disabled at the first frame from another MAC, until cleared
+        # (templates/frr_linux/port_security.j2 drops all to and from a port in @errdisabled)
+        errdisable = "add @errdisabled { iifname } " if binding.violation == "shutdown" else ""
+        lines.append(f'iifname "{port}" ether saddr != {_one_or_set(binding.macs)} {errdisable}drop')
     if binding.addresses:
         lines.append(f'iifname "{port}" ip saddr != {_one_or_set(binding.addresses)} drop')
     elif binding.addresses is not None:
         lines.append(f'iifname "{port}" ether type ip drop')
-    if binding.addresses6 is not None:  # what the IOS and EOS port ACL admits (PortBinding.entries6)
-        sources = sorted((entry.src for entry in binding.entries6() if entry.src is not None),
-                         key=lambda net: int(net.network_address))  # as nft lists an interval set
-        admitted = tuple(net.network_address if net.prefixlen == 128 else net for net in sources)
+    if binding.runs_acl6:  # a stand-in: the IOS or EOS port ACL as read, every line, at the port
+        mark = f"meta mark set {PORT_ACL_MARK} accept" if binding.replaces_svi_acl else "accept"
+        lines += [f'iifname "{port}" ' + nft_rule(entry, "", family=6, permit=mark) for entry in binding.acl6_entries]
+        lines.append(f'iifname "{port}" ether type ip6 drop')  # the ACL's implicit deny
+    elif binding.sources6 is not None:  # the sources the port admits in IPv6, on link and off
+        admitted = sorted((*binding.sources6, *_ON_LINK6), key=lambda net: int(net.network_address))
+        shown = tuple(net.network_address if net.prefixlen == 128 else net for net in admitted)
         lines += [f'iifname "{port}" ip6 saddr :: meta l4proto != ipv6-icmp drop',
-                  f'iifname "{port}" ip6 saddr != {_one_or_set(admitted)} drop']
+                  f'iifname "{port}" ip6 saddr != {_one_or_set(shown)} drop']
     return lines
 
 

@@ -38,7 +38,7 @@ class Profile:
     model: str
     release: str
     ports: dict[str, ProfilePort]
-    mtu: str  # "per_port" or "system"
+    mtu: str  # "per_port", "system" or "layer3" (EOS: `mtu` bounds routed packets only)
     system_mtu_max: int
     trunk_encapsulation: bool
     source_guard: str | None
@@ -48,6 +48,8 @@ class Profile:
     stp_mode: str
     edge_command: str
     ipsec: bool
+    port_acl_over_svi: str  # "replaces", "both" or "unsettled" (the configs are right under either)
+    port_security_violation: str  # what a frame from another MAC does to a secured port as printed
     port_text: str  # its ports as a person writes them: GigabitEthernet1/0/1-48, ...
 
     @property
@@ -110,5 +112,7 @@ def profile(platform: str, model: str | None, release: str | None) -> Profile | 
         source_guard=_resolve(data["source_guard"], release), vtp=_resolve(data["vtp"], release),
         mgmt_interface=mgmt["interface"], mgmt_vrf=mgmt["vrf"], stp_mode=stp["mode"], edge_command=stp["edge"],
         ipsec=bool(_resolve(data["ipsec"], release)),
+        port_acl_over_svi=_resolve(data["port_acl_over_svi"], release),
+        port_security_violation=_resolve(data["port_security_violation"], release),
         port_text=", ".join(spec["name"].replace("{", "").replace("}", "") for spec in data["models"][model]["ports"]),
     )

@@ -5,7 +5,15 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 
 from boothnet.derive.model import AclEntry, DeviceModel, OspfInterface
-from boothnet.readback.facts import AclRule, ConfigFacts, InterfaceFacts, ManagementAccess, OspfOn, StaticRoute
+from boothnet.readback.facts import (
+    AclRule,
+    ConfigFacts,
+    InterfaceFacts,
+    ManagementAccess,
+    OspfOn,
+    StaticRoute,
+    port_sources6,
+)
 from boothnet.readback.reader import platform_defaults
 
 CRYPTO_MATCH_ACL = "BOOTHNET_VPN_TRAFFIC"
@@ -40,16 +48,19 @@ def expected_facts(model: DeviceModel) -> ConfigFacts:
     facts.interfaces[model.mgmt_interface] = InterfaceFacts(
         model.mgmt_interface, mgmt_mode, address=model.mgmt_address, mtu=int(defaults["mtu"]))
     ospf = model.ospf
+    # EOS switches frames up to the port's maximum whatever the intent's MTU (defaults.yml)
+    frames = defaults.get("switchport_frames")
     for iface in model.interfaces:
+        l2_mtu = int(frames) if frames and iface.kind in ("access", "trunk", "unused") else iface.mtu
         if iface.kind == "unused":  # an access port in the default VLAN, shut
             facts.interfaces[iface.name] = InterfaceFacts(
-                iface.name, "access", access_vlan=int(defaults["access_vlan"]), mtu=iface.mtu, shutdown=True)
+                iface.name, "access", access_vlan=int(defaults["access_vlan"]), mtu=l2_mtu, shutdown=True)
             continue
         facts.interfaces[iface.name] = InterfaceFacts(
             iface.name, iface.kind,
             access_vlan=iface.vlan if iface.kind == "access" else None,
             trunk_vlans=tuple(iface.allowed_vlans) if iface.kind == "trunk" else (),
-            address=iface.address, mtu=iface.mtu, acl_in=iface.acl_in, acl_out=iface.acl_out,
+            address=iface.address, mtu=l2_mtu, acl_in=iface.acl_in, acl_out=iface.acl_out,
             address6=iface.address6, ra=iface.ra, acl6_out=iface.acl6_out,
             acl6_in=iface.binding.acl6 if iface.binding and iface.binding.acl6 else iface.acl6_in,
             mss=iface.mss_clamp,
@@ -57,8 +68,10 @@ def expected_facts(model: DeviceModel) -> ConfigFacts:
             ospf=_ospf_on(ospf.area, iface.ospf, defaults) if ospf and iface.ospf else None,
             ospf6=_ospf_on(ospf.area, iface.ospf6, defaults) if ospf and iface.ospf6 else None,
             allowed_macs=iface.binding.macs if iface.binding else None,
+            violation=(model.switch.port_security_violation if model.switch else "restrict") if iface.binding else None,
             allowed_sources=iface.binding.addresses if iface.binding else None,
-            allowed_sources6=iface.binding.addresses6 if iface.binding and iface.binding.acl6 else None,
+            allowed_sources6=port_sources6([r for e in iface.binding.entries6() for r in _rules(e)])
+            if iface.binding and iface.binding.acl6 else None,
         )
     facts.access = _access(model)
     facts.vtp_mode = model.switch.vtp if model.switch and model.switch.vtp else defaults["vtp_mode"]

@@ -73,9 +73,12 @@ class InterfaceFacts:
     # sources (IP source guard with its bindings; () admits none); None: any
     allowed_macs: tuple[str, ...] | None = None
     allowed_sources: tuple[IPv4Address, ...] | None = None
-    # its IPv6 port ACL's global host sources admitted to every protocol (link-local ones and
-    # duplicate address detection are IPv6's own); None: no IPv6 port ACL, any source
-    allowed_sources6: tuple[IPv6Address, ...] | None = None
+    # the global sources its IPv6 port ACL permits anything from, in order (link-local ones and
+    # duplicate address detection are IPv6's own); None: no IPv6 port ACL, or one for any source
+    allowed_sources6: tuple[IPv6Network, ...] | None = None
+    # a port with port security: what a frame from another MAC does (restrict and protect drop
+    # it, shutdown err-disables the port); None: no port security
+    violation: str | None = None
 
 
 @dataclass(frozen=True)
@@ -122,3 +125,21 @@ class ConfigFacts:
     unreadable: str | None = None
     # (line number, text): what the reader does not understand; never skipped in silence
     unknown: list[tuple[int, str, str]] = field(default_factory=list)  # (line number, text, why)
+
+
+_ON_LINK6 = (IPv6Network("fe80::/10"), IPv6Network("::/128"))
+
+
+def port_sources6(rules: list[AclRule]) -> tuple[IPv6Network, ...] | None:
+    """The global sources an IPv6 port ACL permits anything from, in order: its binding (the
+    lines for link-local sources and `::` are IPv6's own on the link); None where a permit admits
+    any source (no binding at all)."""
+    sources: list[IPv6Network] = []
+    for rule in rules:
+        if rule.action != "permit" or (rule.src is not None and not isinstance(rule.src, IPv6Network)):
+            continue
+        if rule.src is None:
+            return None
+        if rule.src not in _ON_LINK6 and rule.src not in sources:
+            sources.append(rule.src)
+    return tuple(sources)

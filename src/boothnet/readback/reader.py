@@ -30,7 +30,15 @@ from hier_config import Platform, get_hconfig
 from hier_config.child import HConfigChild
 from hier_config.exceptions import DuplicateChildError
 
-from boothnet.readback.facts import AclRule, ConfigFacts, InterfaceFacts, ManagementAccess, OspfOn, StaticRoute
+from boothnet.readback.facts import (
+    AclRule,
+    ConfigFacts,
+    InterfaceFacts,
+    ManagementAccess,
+    OspfOn,
+    StaticRoute,
+    port_sources6,
+)
 
 READ_PLATFORMS = ("cisco_ios", "arista_eos")
 _HIER = {"cisco_ios": Platform.CISCO_IOS, "arista_eos": Platform.ARISTA_EOS}
@@ -100,6 +108,7 @@ class _Pending:
     mode_line: str | None = None
     shutdown: bool | None = None
     port_security: bool = False
+    violation: str | None = None  # IOS `switchport port-security violation <mode>`
     secure_macs: list[str] = field(default_factory=list)  # IOS `switchport port-security mac-address`
     verify_source: bool = False  # `ip verify source [port-security]`
     ra_suppressed: bool = False  # IOS `ipv6 nd ra suppress all`, EOS `ipv6 nd ra disabled`
@@ -614,11 +623,12 @@ class ConfigReader:
 
     def _interface_port_security(self, pending: _Pending, w: list[str]) -> bool:
         ios = self.platform == "cisco_ios"
-        # what happens to a violating frame, and EOS's one secure MAC: no change to what is admitted
-        no_effect = ([["switchport", "port-security", "violation", m] for m in ("protect", "restrict", "shutdown")]
-                     if ios else [["switchport", "port-security", "mac-address", "maximum", "1"]])
+        # EOS's one secure MAC: no change to what is admitted
+        no_effect = [] if ios else [["switchport", "port-security", "mac-address", "maximum", "1"]]
         if w == ["switchport", "port-security"]:
             pending.port_security = True
+        elif ios and w[2:3] == ["violation"] and len(w) == 4 and w[3] in ("protect", "restrict", "shutdown"):
+            pending.violation = w[3]
         elif ios and w[2:3] == ["mac-address"] and len(w) == 4:
             try:
                 pending.secure_macs.append(_mac(w[3]))
@@ -665,6 +675,9 @@ class ConfigReader:
                     self.facts.unknown.append((0, f"interface {name}: ip address", "an address on a switch "
                                                "port: the device refuses it without `no switchport`"))
                     iface.address = None
+            frames = self.defaults.get("switchport_frames")
+            if frames and iface.mode in ("access", "trunk"):
+                iface.mtu = int(frames)  # EOS: `mtu` bounds routed packets only, never switched frames
             iface.ra = self._ra(iface, pending)
             iface.ospf = self._ospf_on(name, iface, pending.ospf)
             iface.ospf6 = self._ospf6_on(name, iface, pending.ospf6)
@@ -687,33 +700,12 @@ class ConfigReader:
         if pending.port_security:
             macs = pending.secure_macs if self.platform == "cisco_ios" else [b.mac for b in mine if b.address is None]
             iface.allowed_macs = tuple(macs) or None
+            iface.violation = pending.violation or str(self.defaults["port_security_violation"])
         guarded = self.snooping and iface.access_vlan in self.snooping_vlans if self.platform == "cisco_ios" else True
         if pending.verify_source and guarded:
             iface.allowed_sources = tuple(b.address for b in mine if b.address is not None)
         if iface.acl6_in in self.facts.acls:  # one bound but not defined permits all, as on a routed port
-            iface.allowed_sources6 = self._port_sources6(name, self.facts.acls[iface.acl6_in])
-
-    def _port_sources6(self, name: str, rules: list[AclRule]) -> tuple[IPv6Address, ...] | None:
-        """The global hosts an IPv6 port ACL admits to every protocol, read in order up to its
-        first deny; one admitting any source is no binding (None). Other lines are IPv6's own
-        (link-local, the unspecified address) or not a binding the lab can run: listed as such."""
-        hosts: list[IPv6Address] = []
-        for rule in rules:
-            if rule.action == "deny":
-                break
-            src = rule.src
-            if src is None:
-                return None
-            if not isinstance(src, IPv6Network):
-                continue  # an IPv6 ACL holds IPv6 prefixes only
-            whole = rule.proto == "ip" and rule.dst is None and rule.dst_port is None and rule.src_port is None
-            if whole and src.prefixlen == 128 and not src.network_address.is_link_local:
-                hosts.append(src.network_address)
-            elif not (src.network_address.is_link_local or src == IPv6Network("::/128")):
-                self.facts.unknown.append((0, f"interface {name}: ipv6 port ACL line {rule}",
-                                           "a port ACL line that is not a host binding: the lab runs the host "
-                                           "bindings only"))
-        return tuple(hosts)
+            iface.allowed_sources6 = port_sources6(self.facts.acls[iface.acl6_in])
 
     def _ospf_on(self, name: str, iface: InterfaceFacts, lines: _OspfLines) -> OspfOn | None:
         if not self.ospf.present:

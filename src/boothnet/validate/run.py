@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -17,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from boothnet.booth.cables import cable_label, cable_plan
 from boothnet.derive.policy import PolicyCompiler, compiler_of, policy_decision
+from boothnet.derive.ports import bound_acl6_name
 from boothnet.intent import Network
 from boothnet.intent.model import Endpoint
 from boothnet.layout import model_of
@@ -154,17 +156,19 @@ def offline_answers(run: Run, flows: list[Flow]) -> list[FlowAnswer | None]:
     on its path (verify's PolicyPaths: the source VLAN's gateway in, the secured network's out),
     evaluated as the devices evaluate them. IPv4 flows: None (Batfish answers those)."""
     from boothnet.verify.batfish.traces import FlowAnswer
-    from boothnet.verify.flows import Probe
+    from boothnet.verify.flows import Probe, port_acl_views
     from boothnet.verify.policy import PolicyPaths
 
     if not any(f.family == 6 for f in flows):
         return [None] * len(flows)
     paths = PolicyPaths(run.net, run.models("hardware"), family=6)
+    ports = port_acl_views(run.models("hardware"))  # a bound host's IPv6 meets its port's ACL first
 
     def decide(flow: Flow, port: int | None) -> tuple[str, str]:
         assert flow.addresses6 is not None
         probe = Probe(*flow.addresses6, flow.proto, port)
-        met = [view for view, _ in paths.on_path(probe)]
+        at_port = ports.get(tuple(flow.src.attach.split(":", 1)))  # type: ignore[arg-type]
+        met = [*([at_port] if at_port else []), *(view for view, _ in paths.on_path(probe))]
         for view in met:
             action, line, _ = view.decide(probe, via_tunnel=False)
             if action == "deny":
@@ -183,6 +187,25 @@ def offline_answers(run: Run, flows: list[Flow]) -> list[FlowAnswer | None]:
                                   f"({why})", "offline evaluator")
 
     return [answer(f) for f in flows]
+
+
+def _dropped_at_port(net: Network, access: Access, endpoint: Endpoint, gateway: str) -> str | None:
+    """Why a host's IPv6 never reaches its gateway, where a small ping fails as the DF one did:
+    not a black hole of the size; on a bound port, its binding, with the source the host sends
+    from (a default OS picks a temporary address). None: a small ping passes (the size's fault)."""
+    node = access.node(endpoint.name)
+    if ping(access.runner, node, gateway, count=2, wait_s=1.0).ok:
+        return None
+    route = access.runner(node, ["ip", "-6", "route", "get", gateway], 10).output
+    source = found.group(1) if (found := re.search(r" src (\S+)", route)) else "no source address"
+    sources = net.bound_sources6(endpoint)
+    said = "a small ping to its gateway fails too: its IPv6 dies whatever its size, not an MTU black hole"
+    if sources is None:
+        return f"{said}; it sends from {source}"
+    acl = bound_acl6_name(endpoint.attach.partition(":")[2])
+    return (f"{said}: its port's IPv6 binding drops its source {source} ({endpoint.attach}: port ACL {acl}, "
+            f"the port admits {', '.join(map(str, sources))} from {endpoint.mac_address} as rendered; check the "
+            f"switch's running port ACL and port security)")
 
 
 def run_mtu(net: Network, access: Access, progress: Progress,
@@ -207,7 +230,10 @@ def run_mtu(net: Network, access: Access, progress: Progress,
                 continue
             result = mtu_probe(access.runner, access.node(endpoint.name), str(address), mtu, count=1, link=path,
                                headers=headers)
-            rows.append(row(verdict=result.verdict, cause=result.cause))
+            cause = result.cause
+            if family == 6 and not result.at_mtu.ok and result.at_mtu.cause == "timeout":
+                cause = _dropped_at_port(net, access, endpoint, str(address)) or cause
+            rows.append(row(verdict=result.verdict, cause=cause))
             progress(f"[mtu] {endpoint.name} -> {vlan.gateway}{suffix} at {mtu}: {result.verdict}")
     return rows + gateway_rows(net, access, progress, share) + path_rows(net, access, progress, share)
 

@@ -106,6 +106,17 @@ def acl_views(models: dict[str, DeviceModel], family: Family = 4) -> dict[tuple[
     return views
 
 
+def port_acl_views(models: dict[str, DeviceModel]) -> dict[tuple[str, str], AclView]:
+    """The IPv6 port ACLs of bound host ports (IOS, EOS), by (device, port): a host's IPv6 meets
+    its port's ACL before its gateway's (derive.policy.PortPolicy6)."""
+    views = {}
+    for name, model in models.items():
+        q = quirks(model.platform)
+        for acl in model.port_acls6:
+            views[(name, acl.interface)] = AclView(name, acl, [q.acl_lines6(entry) for entry in acl.entries], None)
+    return views
+
+
 def _first_free(candidates: Iterable, used: set) -> object:
     return next(c for c in candidates if c not in used)
 

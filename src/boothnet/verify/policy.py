@@ -173,7 +173,7 @@ class PolicyPaths:
         if src_vlan.routers or src_vlan is dst_vlan:
             return found  # transit VLAN: unfiltered by design; same VLAN: switched
         expect(self._view(src_vlan, "in"), source_decision(self.compiler, src_vlan, src, dst,  # type: ignore[arg-type]  # one family per compiler
-                                                           flow.proto, flow.port))
+                                                           flow.proto, flow.port, at_gateway=True))
         if dst_vlan is not None and dst_vlan.zone == "secure" and dst_vlan is not src_vlan:
             expect(self._view(dst_vlan, "out"), ("deny", NO_IPV6_INTO_SECURE) if self.family == 6 else
                    secure_decision(self.compiler, dst_vlan, src, dst, flow.proto, flow.port))  # type: ignore[arg-type]  # one family per compiler

@@ -26,7 +26,6 @@ from boothnet.render.build import render_all
 from boothnet.run import Run
 from boothnet.validate.access import lab_access
 from boothnet.validate.checks.ospf import CHECK as OSPF
-from boothnet.validate.placement import run_placement
 from boothnet.validate.profile import FULL
 from boothnet.validate.results import ValidationResults
 from boothnet.validate.run import run_mtu
@@ -230,38 +229,89 @@ def test_a_hosts_ipv6_mtu_below_its_links_fails_its_ipv6_link_row_alone(rendered
                                                                 "known at the sender"), six
 
 
-def _spoofed_pings_reaching_h3(source: str, count: int = 3) -> int:
-    """h2 pings h3 from `source` (h1's address); how many of those pings h3 hears."""
-    capture = subprocess.Popen(["ip", "netns", "exec", f"{RUNTIME}-h3", "timeout", "8", "tcpdump", "-lni", "eth0",
-                                f"icmp6 and ip6[40] == 128 and src {source}"], stdout=subprocess.PIPE,
-                               stderr=subprocess.DEVNULL, text=True)
-    time.sleep(1.5)  # tcpdump listening
-    subprocess.run(["ip", "netns", "exec", f"{RUNTIME}-h2", "ping", "-6", "-I", source, "-c", str(count), "-W", "1",
-                    "2001:db8:4:20::11"], capture_output=True, check=False)
-    out, _ = capture.communicate(timeout=20)
-    return len([line for line in out.splitlines() if "echo request" in line])
+def _run(node: str, *argv: str, **kw: object) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["ip", "netns", "exec", f"{RUNTIME}-{node}", *argv], capture_output=True, text=True,
+                          **kw)  # type: ignore[call-overload]
 
 
-def test_a_host_holding_another_hosts_ipv6_address_is_dropped_at_its_bound_port(rendered: Run) -> None:
-    # h2 takes h1's SLAAC address (no duplicate address detection, as an impostor would): es1's
-    # stand-in, running the EOS IPv6 port ACL of h2's bound port as read, drops what h2 sends from
-    # it and its neighbour adverts for it, so es1 still places h1 right; unbound, the pings pass
-    h1 = str(rendered.net.endpoint_address6(rendered.net.endpoints["h1"]))
-    h2_addr = ["ip", "-n", f"{RUNTIME}-h2", "-6", "addr"]
-    subprocess.run([*h2_addr, "add", f"{h1}/64", "dev", "eth0", "nodad"], check=True)
+def _os_addresses(node: str, on: bool) -> None:
+    """The host's IPv6 addresses as default Linux, Windows and macOS form them (stable-privacy
+    interface ids, RFC 8981 temporary addresses preferred as sources), or back to EUI-64."""
+    settings = ([f"net.ipv6.conf.eth0.stable_secret={'2001:db8:' + node.encode().hex() + '::5ec'}",
+                 "net.ipv6.conf.eth0.addr_gen_mode=2", "net.ipv6.conf.eth0.use_tempaddr=2"] if on
+                else ["net.ipv6.conf.eth0.addr_gen_mode=0", "net.ipv6.conf.eth0.use_tempaddr=0"])
+    for setting in settings:
+        _run(node, "sysctl", "-qw", setting, check=True)
+    # the addresses re-form at link-up, from the next router advertisement
+    _run(node, "ip", "-6", "addr", "flush", "dev", "eth0", "scope", "global", check=True)
+    _run(node, "ip", "link", "set", "eth0", "down", check=True)
+    _run(node, "ip", "link", "set", "eth0", "up", check=True)
+
+
+def _source6(node: str, dst: str) -> str | None:
+    """The source address the host picks for `dst` (its temporary one, where it has one)."""
+    out = _run(node, "ip", "-6", "route", "get", dst).stdout
+    found = re.search(r" src (\S+)", out)
+    return found.group(1) if found else None
+
+
+def _tcp_reaches(src: str, dst: str, port: int, detail: dict[str, str]) -> bool:
+    """A TCP connection from `src` (the address it picks) to a listener on h3's `dst` (its own
+    address: sshd holds port 22 on the management address)."""
+    listener = subprocess.Popen(["ip", "netns", "exec", f"{RUNTIME}-h3", "python3", "-c",
+                                 "import socket; s = socket.socket(socket.AF_INET6); s.settimeout(8); "
+                                 f"s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bind(('{dst}', {port})); "
+                                 "s.listen(); c, a = s.accept(); print(a[0])"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(0.5)
+    client = _run(src, "python3", "-c", f"import socket; socket.create_connection(('{dst}', {port}), timeout=3)")
+    listener.kill()
+    _, err = listener.communicate(timeout=10)
+    detail[src] = f"{client.stderr.strip()[-200:]} / {err.strip()[-200:]}"
+    return client.returncode == 0
+
+
+def test_a_listed_host_on_temporary_addresses_keeps_its_ipv6_as_the_policy_says(rendered: Run) -> None:
+    """Issue 66 item 8: h1 (an admin: tcp/22 to the lab) and h2 (not listed) take stable-privacy and
+    temporary addresses, as their OS ships: es1's stand-in runs the EOS port ACLs as rendered (the
+    host's MAC and its prefix, the port's policy on it): h1's temporary address pings and reaches
+    h3 on tcp/22, h2's pings and is refused tcp/22 at its port. Planted, the binding before (the
+    host's EUI-64 address only) drops h1's temporary address at its port, and validate's link row
+    names the binding and the source it drops, not an MTU black hole."""
+    h3 = "2001:db8:4:20::11"
+    eui64 = {h: str(rendered.net.endpoint_address6(rendered.net.endpoints[h])) for h in ("h1", "h2")}
+    detail: dict[str, str] = {}
+    # converged: h1 reaches h3 from its EUI-64 address (the module's lab may be just up)
+    assert poll(lambda: _run("h1", "ping", "-6", "-c", "1", "-W", "1", h3).returncode == 0, bool, timeout=60)
     ruleset = nft_ruleset(RUNTIME, "es1")
     try:
-        bound = _spoofed_pings_reaching_h3(h1)
-        placed = run_placement(rendered.net, lab_access(rendered.net), quiet)
-        nft(RUNTIME, "es1", "delete", "table", "bridge", "boothnet_ports")
-        unbound = _spoofed_pings_reaching_h3(h1)
+        for host in ("h1", "h2"):
+            _os_addresses(host, on=True)
+        assert poll(lambda: all((src := _source6(h, h3)) and src.startswith("2001:db8:4:10:") and src != eui64[h]
+                                for h in ("h1", "h2")), bool, timeout=30)
+        sources = {h: _source6(h, h3) for h in ("h1", "h2")}
+        assert all(not _run(h, "ip", "-6", "addr", "show", "dev", "eth0").stdout.count(eui64[h]) for h in sources)
+        pinged = {h: _run(h, "ping", "-6", "-c", "2", "-W", "2", h3).returncode == 0 for h in ("h1", "h2")}
+        ssh = {h: _tcp_reaches(h, h3, 22, detail) for h in ("h1", "h2")}
+        # the binding before: the port admitted its host's EUI-64 address alone
+        nft(RUNTIME, "es1", "insert", "rule", "bridge", "boothnet_ports", "bound", "iifname", '"eth1"', "ip6",
+            "saddr", "!=", "{", f"{eui64['h1']},", "fe80::/10,", "::", "}", "drop")
+        before = _run("h1", "ping", "-6", "-c", "2", "-W", "2", h3).returncode == 0
+        # validate names the binding, not an MTU black hole on h1's link
+        link = next(r for r in run_mtu(rendered.net, lab_access(rendered.net), quiet, share=lambda n: n == "h1")
+                    if r.path == "h1 -- es1:Ethernet1 (IPv6)")
     finally:
-        subprocess.run([*h2_addr, "del", f"{h1}/64", "dev", "eth0"], check=True)
         subprocess.run(["ip", "netns", "exec", f"{RUNTIME}-es1", "nft", "-f", "-"],
                        input=f"flush ruleset\n{ruleset}", text=True, check=True)
-    assert (bound, unbound) == (0, 3)
-    assert {(r.host, r.family): r.verdict for r in placed if r.host in ("h1", "h2")} == {
-        (host, family): "PASS" for host in ("h1", "h2") for family in (4, 6)}, [r.cause for r in placed]
+        for host in ("h1", "h2"):
+            _os_addresses(host, on=False)
+    assert (pinged, ssh, before) == ({"h1": True, "h2": True}, {"h1": True, "h2": False}, False), (sources, detail)
+    assert link.verdict == "FAIL" and link.cause == (
+        "a small ping to its gateway fails too: its IPv6 dies whatever its size, not an MTU black hole: its port's "
+        f"IPv6 binding drops its source {sources['h1']} (es1:Ethernet1: port ACL BOUND6_ETHERNET1, the port admits "
+        "2001:db8:4:10::/64 from 02:00:0a:04:0a:0b as rendered; check the switch's running port ACL and port "
+        "security)"), link.cause
+    assert poll(lambda: _source6("h1", h3) == eui64["h1"], bool, timeout=30)  # as the module's lab was
     assert nft_ruleset(RUNTIME, "es1") == ruleset
 
 
@@ -318,3 +368,48 @@ def test_a_routed_port_cut_and_restored_keeps_its_ipv6_address(rendered: Run) ->
         subprocess.run(["ip", "-n", f"{RUNTIME}-cs1", "link", "set", "eth3", state], check=True)
     assert global6() == before
 
+
+
+def test_a_port_acl_that_binds_its_host_without_its_policy_leaks_and_fails_isolation(validated, tmp_path) -> None:
+    """Issue 66 item 7: es1's port ACL for h2 (not an admin) admits its prefix to anything, the
+    policy left on the SVI. The 7010T's profile leaves how port and SVI ACLs compose unsettled, so
+    the stand-in runs the port ACL alone for the port's traffic: h2 reaches the lab on the admins'
+    tcp/22 and udp/123 in IPv6, and validate fails those rows (the configs as rendered deny them)."""
+    configs = _configs(tmp_path / "edited", "es1", _in_section(
+        "ipv6 access-list BOUND6_ETHERNET2", "   permit ipv6 fe80::/10 any\n",
+        "   permit ipv6 2001:db8:4:10::/64 any\n   permit ipv6 fe80::/10 any\n"))
+    with validated(configs) as results:
+        pass
+    failed = _not_passed(results)
+    assert failed["endpoints"] == failed["mtu"] == failed["ospf"] == []
+    leaks = failed["isolation"]
+    assert {(r.src, r.dst_zone, r.family, r.observed) for r in leaks} == {("h2", "lab", 6, "permit")}, leaks
+    assert {"tcp/22 (IPv6)", "udp/123 (IPv6)"} <= {r.flow for r in leaks}
+    assert all(r.batfish == "deny" and r.engine == "offline evaluator" for r in leaks)
+
+
+def test_a_foreign_mac_err_disables_an_eos_bound_port_until_cleared(rendered: Run) -> None:
+    """Issue 66 item 10: the 7010T's port security err-disables (its profile prints no violation
+    mode: `protect` found in no guide for its release). h2 sends from another MAC: its port goes
+    down for everything, its own MAC back included, until cleared; h1's port stays up."""
+    gateway, mac = "10.4.10.1", "02:00:0a:04:0a:0c"
+
+    def pings(host: str) -> bool:
+        return _run(host, "ping", "-c", "2", "-W", "1", gateway).returncode == 0
+
+    assert poll(lambda: pings("h2"), bool, timeout=60)
+    ruleset = nft_ruleset(RUNTIME, "es1")
+    try:
+        _run("h2", "ip", "link", "set", "eth0", "address", "02:00:0a:04:0a:99", check=True)
+        foreign = pings("h2")
+        _run("h2", "ip", "link", "set", "eth0", "address", mac, check=True)
+        own_again = pings("h2")
+        disabled = _run("es1", "nft", "list", "set", "bridge", "boothnet_ports", "errdisabled").stdout
+        others = pings("h1")
+    finally:
+        _run("h2", "ip", "link", "set", "eth0", "address", mac, check=True)
+        subprocess.run(["ip", "netns", "exec", f"{RUNTIME}-es1", "nft", "-f", "-"],
+                       input=f"flush ruleset\n{ruleset}", text=True, check=True)
+    assert (foreign, own_again, others) == (False, False, True)
+    assert '"eth2"' in disabled and '"eth1"' not in disabled, disabled
+    assert poll(lambda: pings("h2"), bool, timeout=30)  # cleared: as the module's lab was

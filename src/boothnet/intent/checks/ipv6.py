@@ -16,10 +16,6 @@ IPV6_NOT_YET = ("IPv6 is rendered (addresses, router advertisements, ACLs, OSPFv
                 "with IPv6 flows decided by the offline evaluator where Batfish 0.36 traces none; a SLAAC host "
                 "without a mac in the intent is probed in IPv4 only")
 # what a bound port admits in a SLAAC VLAN, said where the intent asks for it
-BOUND_SLAAC = ("each bound port admits its host's EUI-64 address (formed from its mac) in IPv6: a host that "
-               "also sends from temporary addresses (RFC 8981: macOS, Windows and many Linux desktops do by "
-               "default) has that IPv6 dropped at its port; turn them off on the hosts, or give the VLAN static "
-               "hosts (ipv6.hosts: static)")
 SLAAC_PREFIX_LEN = 64  # RFC 4862: a 64-bit interface identifier
 P2P_PREFIX_LENS = (64, 126, 127)  # RFC 6164 allows /127 on a point-to-point link
 
@@ -67,8 +63,6 @@ class Ipv6Checks(CheckBase):
             if vlan.ipv6 is None:
                 continue
             path, prefix = f"vlans[{index}].ipv6", vlan.ipv6.prefix
-            if vlan.ipv6.hosts == "slaac" and vlan.bind_hosts:
-                self.warnings.append(IntentError(file, f"vlans[{index}].bind_hosts", True, BOUND_SLAAC))
             problem = _not_global(prefix)
             if problem:
                 self.add(file, f"{path}.prefix", str(prefix), problem.replace("address", "prefix"))
