@@ -266,7 +266,7 @@ class PolicyCompiler6(PolicyCompiler):
             return [p for p in members if p is not None and p.subnet_of(own)]
         return [self.subnet(vlan)] if super().part_in(selector, vlan) else []
 
-    def sources_in(self, rule: Rule, vlan: Vlan) -> list[IPv6Network]:  # type: ignore[override]
+    def sources_in(self, rule: Rule, vlan: Vlan) -> list[IPv6Network]:  # type: ignore[override]  # this compiler's family is IPv6
         """A permit for listed hosts whose ports bind them by MAC and prefix (SLAAC: their
         addresses are theirs to choose) matches the VLAN's prefix at the gateway: each port's own
         ACL (``PortPolicy6``) admits only its host's flows, so the gateway's line must not
@@ -282,7 +282,7 @@ class PolicyCompiler6(PolicyCompiler):
             return sources
         return list(collapse_addresses([*bound, *(s for s in sources if not any(s.subnet_of(b) for b in bound))]))
 
-    def requesters(self, rule: Rule) -> Prefixes6:  # type: ignore[override]
+    def requesters(self, rule: Rule) -> Prefixes6:  # type: ignore[override]  # this compiler's family is IPv6
         """A listed host bound by MAC and prefix asks from an address of its choosing: its
         replies go to its VLAN's prefix (the other gateway's stateless ACL must let them)."""
         requesters = cast(Prefixes6, self.prefixes(rule.source))
@@ -322,14 +322,14 @@ class PortPolicy6(PolicyCompiler6):
         super().__init__(net)
         self.host, self.sources = host, list(sources)
 
-    def part_in(self, selector: str, vlan: Vlan) -> list[IPv6Network]:  # type: ignore[override]
+    def part_in(self, selector: str, vlan: Vlan) -> list[IPv6Network]:  # type: ignore[override]  # this compiler's family is IPv6
         if vlan.name != self.host.vlan:
             return super().part_in(selector, vlan)
         if selector.startswith("group:"):
             return list(self.sources) if self.host.name in self.net.host_groups.get(selector[6:], []) else []
         return list(self.sources) if super().part_in(selector, vlan) else []
 
-    def sources_in(self, rule: Rule, vlan: Vlan) -> list[IPv6Network]:  # type: ignore[override]
+    def sources_in(self, rule: Rule, vlan: Vlan) -> list[IPv6Network]:  # type: ignore[override]  # this compiler's family is IPv6
         return self.part_in(rule.source, vlan)
 
     def entries(self) -> list[AclEntry]:

@@ -167,7 +167,8 @@ def offline_answers(run: Run, flows: list[Flow]) -> list[FlowAnswer | None]:
     def decide(flow: Flow, port: int | None) -> tuple[str, str]:
         assert flow.addresses6 is not None
         probe = Probe(*flow.addresses6, flow.proto, port)
-        at_port = ports.get(tuple(flow.src.attach.split(":", 1)))  # type: ignore[arg-type]
+        device, port_name = flow.src.attach.split(":", 1)
+        at_port = ports.get((device, port_name))
         met = [*([at_port] if at_port else []), *(view for view, _ in paths.on_path(probe))]
         for view in met:
             action, line, _ = view.decide(probe, via_tunnel=False)

@@ -71,7 +71,7 @@ def _hosts(net: Network, vlan: Vlan, named: set[str]) -> list[Pair]:
         other = next((e for e in sorted(net.endpoints.values(), key=lambda e: e.name)
                       if e.vlan == vlan.name and e.name not in named and net.endpoint_address6(e)), None)
         if other is not None:
-            pairs.append((other.name, other.address, net.endpoint_address6(other)))  # type: ignore[arg-type]
+            pairs.append((other.name, other.address, net.endpoint_address6(other)))  # type: ignore[arg-type]  # found with an IPv6 address above
         return pairs
     # an address no endpoint holds: what a rule naming hosts must not admit
     pairs.append((f"another host in {vlan.name}", vlan.subnet.broadcast_address - 1,

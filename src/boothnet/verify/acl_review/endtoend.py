@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from ipaddress import IPv4Address
+from ipaddress import IPv4Address, IPv6Address
 
 from boothnet.derive import DeviceModel
 from boothnet.derive.policy import ESSENTIAL_ICMPV6, reply_line
@@ -353,8 +353,8 @@ def _add_state(states: dict[tuple[str, int], RuleState], side: EndToEnd, probe: 
             row.dead.append(f"{flow_text(probe)}: its replies die at {name} '{at.dies_at}'")
 
 
-def _vlan_name(side: EndToEnd, address: object) -> str | None:
-    vlan = side.paths.vlan_of(address)  # type: ignore[arg-type]
+def _vlan_name(side: EndToEnd, address: IPv4Address | IPv6Address) -> str | None:
+    vlan = side.paths.vlan_of(address)
     return vlan.name if vlan is not None else None
 
 
