@@ -54,7 +54,6 @@ class MachineLoad:
             return self._busy or 0.0
 
 
-
 class LaneControl:
     """How many lanes this machine carries now: one fewer each time a test comes back decided by
     the load (the lanes that starved together come back together, so a burst closes several),
