@@ -45,8 +45,10 @@ class SwitchDerive(DeriverState):
             if system_mtu is not None and iface.kind in _L2:
                 iface.mtu = system_mtu  # the switch carries its system MTU on every switchport
             if switch is not None and switch.mtu == "layer3":
-                # EOS: `mtu` is the routed MTU; a switchport switches frames up to its maximum anyway
-                iface.mtu_command = None if iface.kind in _L2 else iface.mtu
+                # EOS: `mtu` is the routed MTU; a switchport switches frames up to its maximum anyway.
+                # Batfish 0.36 takes a switchport's `mtu` (default 1500) as its frame limit: its view
+                # gets the link's (view_differences says so; the read-back decides the real one)
+                iface.mtu_command = None if iface.kind in _L2 and not self.ctx.batfish_view else iface.mtu
                 continue
             default = system_mtu or DEFAULT_MTU
             iface.mtu_command = iface.mtu if iface.mtu != default and not (system_mtu and iface.kind in _L2) else None

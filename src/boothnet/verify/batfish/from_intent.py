@@ -68,6 +68,12 @@ def view_differences(net: Network) -> list[str]:
         notes.append(f"{', '.join(linux)} (frr_linux: FRR, nftables, strongSwan, which Batfish does not read) "
                      "reach Batfish as an IOS rendering of the same derived model: interfaces, ACLs, routes, "
                      "OSPF and an IKEv1 crypto map")
+    eos = sorted(name for name, d in net.devices.items() if d.platform == "arista_eos")
+    if eos:
+        notes.append(f"{', '.join(eos)} (EOS): each switchport reaches Batfish with its link's MTU as `mtu`, which the "
+                     "device config leaves out: EOS's `mtu` is the routed MTU and a switchport carries frames up to "
+                     "9214 bytes, where Batfish takes a switchport's `mtu` (1500 without one) as its frame limit; "
+                     "the read-back decides the switchports' frames")
     unparsed = sorted(name for name, d in net.devices.items() if not platforms()[d.platform].batfish_port_security
                       and any(net.port_bound(e) for e in net.endpoints.values() if e.attach.startswith(f"{name}:")))
     if unparsed:
