@@ -151,14 +151,22 @@ def add_delay_link(link: LabLink, ns_a: str, ns_b: str, log: Path) -> int:
     return proc.pid
 
 
+def set_host_macs(node: LabNode, ns: str) -> None:
+    """A host's intended MACs, set as soon as its links exist: before any switch loads its port
+    security, which err-disables a port at the first frame from another MAC (the veth's random one
+    sends IPv6 router solicitations and DAD the moment it is up; a CI run lost h2's port so)."""
+    with ipr(ns) as n:
+        for a in node.addresses:
+            if a.mac:
+                n.link("set", index=n.link_lookup(ifname=a.ifname)[0], address=a.mac)
+
+
 def configure_host(node: LabNode, ns: str) -> None:
     """Addresses, MTU and routes of a host node (hosts are not managed devices)."""
     with ipr(ns) as n:
         for a in node.addresses:
             idx = n.link_lookup(ifname=a.ifname)[0]
             iface = ipaddress.ip_interface(a.address)
-            if a.mac:
-                n.link("set", index=idx, address=a.mac)
             n.link("set", index=idx, mtu=a.mtu, state="up")
             n.addr("add", index=idx, address=str(iface.ip), prefixlen=iface.network.prefixlen)
             if a.address6:

@@ -52,6 +52,9 @@ def wire(spec: LabSpec, state: LabState, state_dir: Path, steps: Steps) -> None:
         else:
             net.add_link(lk, nsmap[lk.a.node], nsmap[lk.b.node])
         steps(what)
+    for n in spec.nodes:
+        if n.kind != "router":
+            net.set_host_macs(n, nsmap[n.name])
 
 
 @dataclass
