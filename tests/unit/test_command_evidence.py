@@ -33,13 +33,15 @@ from tests.helpers import INVENTORIES, ROOT
 
 @pytest.fixture(scope="module")
 def rendered(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[str, str, Path]]:
-    """(platform, network/device, config file) of every IOS/EOS device of the reference networks
-    and of a generated show floor (its booths rotate through every platform)."""
+    """(platform, network/device, config file) of every IOS/EOS device of the reference networks,
+    the acceptance booths and a generated show floor (its booths rotate through every platform)."""
     root = tmp_path_factory.mktemp("evidence")
     floor = root / "floors" / "floor60"
     write_showfloor(floor, floor_size(60), "floor60")
     configs: list[tuple[str, str, Path]] = []
-    for inventory in [*sorted(p for p in INVENTORIES.iterdir() if p.is_dir()), floor]:
+    acceptance = ROOT / "tests" / "acceptance"  # booths written from the docs (tests/acceptance/README.md)
+    for inventory in [*sorted(p for p in INVENTORIES.iterdir() if p.is_dir()),
+                      *sorted(p for p in acceptance.iterdir() if p.is_dir()), floor]:
         result = build(inventory, root / "build", run_tools=False)
         assert result.ok, (inventory.name, result.findings)
         for device in load_network(inventory).devices.values():
