@@ -61,9 +61,30 @@ def test_a_config_without_the_management_plane_reads_as_a_switch_nobody_can_reac
     models = derive_network(net)
     configs = single_file_configs(render_all(models, net.name))
     cut = configs["core1"].replace("username boothnet privilege 15 secret 9 ${BOOTHNET_ADMIN_SECRET_IOS}\n", "")
-    cut = cut.replace("line vty 0 15\n login local\n transport input ssh\n", "")
+    cut = cut.replace("line vty 0 15\n transport input ssh\n", "")
     found = [str(m) for m in fidelity(models, {**configs, "core1": cut}) if m.device == "core1"]
     assert len(found) == 1 and "access" in found[0] and "users=('boothnet',)" in found[0] and "users=()" in found[0]
+
+
+def test_scp_needs_aaa_exec_authorization_and_ssh_logs_in_local_users_either_way():
+    """Cisco's Secure Copy guide: SCP needs AAA authorization of the user's exec, so the IOS configs
+    carry AAA with the local user database (login and exec) beside `ip scp server enable`.
+    A config without the authorization keeps SSH but not SCP; one from before AAA (`login local`
+    on the vty lines) logs in local users too."""
+    net = load_network(ROOT / "inventories" / "sc-booth")
+    core1 = single_file_configs(render_all(derive_network(net), net.name))["core1"]
+    access = read_config(core1, "cisco_ios", "core1").access
+    assert (access.ssh, access.scp) == (True, True)
+    no_authz = read_config(core1.replace("aaa authorization exec default local\n", ""), "cisco_ios", "core1").access
+    assert (no_authz.ssh, no_authz.scp) == (True, False)
+    before_aaa = core1.replace("aaa new-model\naaa authentication login default local\n"
+                               "aaa authorization exec default local\n", "")
+    before_aaa = before_aaa.replace("line vty 0 15\n", "line vty 0 15\n login local\n")
+    old = read_config(before_aaa, "cisco_ios", "core1")
+    assert (old.access.ssh, old.access.scp, old.unknown) == (True, False, [])
+    # AAA on without a local default login list: the vty lines take nobody
+    no_login = read_config(core1.replace("aaa authentication login default local\n", ""), "cisco_ios", "core1")
+    assert not no_login.access.ssh
 
 
 def test_every_port_of_a_named_model_that_nothing_uses_is_a_shut_access_port():

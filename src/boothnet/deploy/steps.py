@@ -277,9 +277,11 @@ def access_lost(target: Target, cand: Any) -> str | None:
     access = read_config(cand, target.platform, target.hostname).access
     transport = target.optional_args.get("transport") or target.capabilities.napalm_transport
     needs = {"a privilege-15 user " + repr(target.username): target.username in access.users,
-             "SSH logins (IOS: line vty with login local and transport input ssh)": access.ssh or transport != "ssh",
+             "SSH logins (IOS: aaa authentication login default local, line vty with transport input ssh)":
+                 access.ssh or transport != "ssh",
              "eAPI (management api http-commands, no shutdown)": access.eapi or transport != "https",
-             "the SCP server (ip scp server enable), which NAPALM ios copies the candidate with":
+             "the SCP server (ip scp server enable with aaa authorization exec default local), which NAPALM ios "
+                 "copies the candidate with":
                  access.scp or target.platform != "cisco_ios"}
     missing = [what for what, present in needs.items() if not present]
     if not missing:

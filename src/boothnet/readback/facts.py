@@ -93,8 +93,8 @@ class ManagementAccess:
     """The way in a config keeps for deploy and validate-hw: who logs in and over what."""
 
     users: tuple[str, ...] = ()  # privilege-15 local users
-    ssh: bool = False  # IOS: vty lines with `login local` and `transport input ssh`; EOS: SSH is on by default
-    scp: bool = False  # IOS `ip scp server enable` (NAPALM ios copies the candidate with it)
+    ssh: bool = False  # IOS: vty `transport input ssh`, local logins (AAA's default list); EOS: on by default
+    scp: bool = False  # IOS `ip scp server enable` with AAA exec authorization (NAPALM ios copies with it)
     eapi: bool = False  # EOS `management api http-commands` / `no shutdown` (NAPALM eos' transport)
     vrf: str | None = None  # the management port's VRF
     gateway: IPv4Address | None = None  # the default route in that VRF

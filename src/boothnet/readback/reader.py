@@ -66,6 +66,11 @@ def _vlan_list(text: str) -> tuple[int, ...]:
     return tuple(ids)
 
 
+# the IOS AAA lines the reader knows: local login and exec authorization (docs/deploy.md)
+_IOS_AAA = frozenset({"aaa new-model", "aaa authentication login default local",
+                      "aaa authorization exec default local"})
+
+
 @dataclass
 class _OspfProcess:
     passive_default: bool = False
@@ -241,6 +246,8 @@ class ConfigReader:
         self.bindings: list[_Binding] = []
         self.access: dict[str, Any] = {"users": [], "ssh": platform == "arista_eos", "scp": False, "eapi": False,
                                        "vrf": None, "gateway": None}
+        self.aaa: set[str] = set()  # IOS `aaa ...` lines (the SCP server needs AAA exec authorization)
+        self.vty: set[str] = set()  # IOS `line vty 0 15`'s lines
         self.facts.vtp_mode = self.defaults["vtp_mode"]
         self.interface_lines = self._interface_lines()
 
@@ -280,6 +287,7 @@ class ConfigReader:
             "route-map": self._route_map,
             "mac": self._top_mac,
             "username": self._username,
+            "aaa": self._aaa,
             "line": self._line,
             "vrf": self._vrf_definition,
             "management": self._management_api,
@@ -297,6 +305,7 @@ class ConfigReader:
             handler(node, words)
         self._finish_interfaces()
         self._finish_redistribution()
+        self._finish_ios_access()
         self.facts.access = ManagementAccess(tuple(self.access["users"]), self.access["ssh"], self.access["scp"],
                                              self.access["eapi"], self.access["vrf"], self.access["gateway"])
         return self.facts
@@ -348,15 +357,33 @@ class ConfigReader:
         else:
             self._unknown(node, "not a privilege-15 user with a hashed secret the reader can read")
 
+    def _aaa(self, node: HConfigChild, words: list[str]) -> None:
+        """IOS AAA with the local user database: login and exec authorization (SCP needs the latter)."""
+        if self.platform == "cisco_ios" and " ".join(words) in _IOS_AAA:
+            self.aaa.add(" ".join(words))
+        else:
+            self._unknown(node)
+
     def _line(self, node: HConfigChild, words: list[str]) -> None:
         """IOS `line vty 0 15`: SSH logins with local users."""
         lines = {child.text for child in node.children}
         for child in node.children:
             self._visit(child)
         if self.platform == "cisco_ios" and words[1:2] == ["vty"] and lines <= {"login local", "transport input ssh"}:
-            self.access["ssh"] = lines == {"login local", "transport input ssh"}
+            self.vty = lines
         else:
             self._unknown(node)
+
+    def _finish_ios_access(self) -> None:
+        """SSH: vty lines that take SSH and log in local users (`login local` without AAA, AAA's default
+        login list with it); SCP: the server on and, as Cisco's Secure Copy guide requires, AAA
+        authorization of the user's exec (NAPALM ios copies the candidate with it)."""
+        if self.platform != "cisco_ios":
+            return
+        new_model = "aaa new-model" in self.aaa
+        local_login = "aaa authentication login default local" in self.aaa if new_model else "login local" in self.vty
+        self.access["ssh"] = "transport input ssh" in self.vty and local_login
+        self.access["scp"] = self.access["scp"] and new_model and "aaa authorization exec default local" in self.aaa
 
     def _vrf_definition(self, node: HConfigChild, words: list[str]) -> None:
         """IOS `vrf definition NAME` with its IPv4 address family: the management VRF."""

@@ -444,6 +444,25 @@ def test_a_candidate_without_the_deploys_own_user_is_refused_before_any_change(d
     assert dev.running == before and not dev.pending
 
 
+def test_an_ios_candidate_without_aaa_exec_authorization_is_refused_naming_the_scp_server(configs, tmp_path):
+    """SCP needs AAA exec authorization (Cisco's Secure Copy guide): without it NAPALM ios could not
+    copy the next candidate, nor the health check this one; refused before any change."""
+    dev = switch("core1", configs)
+    before = dev.running
+    cfg = configs / "core1.cfg"
+    original = cfg.read_text()
+    try:
+        cfg.write_text(original.replace("aaa authorization exec default local\n", ""))
+        run, outcome = deploy("core1", configs, tmp_path)
+    finally:
+        cfg.write_text(original)
+    assert outcome != "new-confirmed"
+    assert run.error.startswith("refused before any change: the candidate would lock this deploy out of core1.booth: "
+                                "it has no the SCP server (ip scp server enable with aaa authorization exec default "
+                                "local)"), run.error
+    assert dev.running == before and not dev.pending
+
+
 def test_a_switch_that_loses_the_login_reverts_and_says_so(configs, tmp_path, monkeypatch):
     """Without the refusal (planted: the check switched off), the simulated switch commits the
     candidate without the user, the health session cannot log in, nobody confirms and the
