@@ -29,6 +29,7 @@ from boothnet.booth.cables import same_port
 from boothnet.deploy import health as hc
 from boothnet.deploy import secrets as sec
 from boothnet.deploy.driver import ConfigDevice, PartsDevice
+from boothnet.deploy.owned import carry_switch_owned
 from boothnet.deploy.parts import CandidateError, load_parts
 from boothnet.deploy.results import DeviceResult, backup_path, write_backup
 from boothnet.platforms import Platform, platforms
@@ -232,7 +233,9 @@ def deploy(job: Job, *, check: bool, session: Any = None) -> DeployRun:
         return run
     try:
         try:
+            cand, carried = _with_switch_owned(dev, target, cand)
             run.commit = _load_and_commit(dev, target, cand, values, revert_in, check, job.backup_root, job.device)
+            run.commit["carried"] = carried
         except REJECTED as exc:
             run.error = f"rejected before apply: {masked(exc)}"
             return run
@@ -253,6 +256,15 @@ def deploy(job: Job, *, check: bool, session: Any = None) -> DeployRun:
     finally:
         if session is None:
             _close(dev)
+
+
+def _with_switch_owned(dev: ConfigDevice, target: Target, cand: Any) -> tuple[Any, list[str]]:
+    """The candidate with what the switch keeps of its own (boothnet.deploy.owned), read from its
+    running config now, and the sections carried."""
+    owned = target.capabilities.switch_owned
+    if not owned or not isinstance(cand, str):
+        return cand, []
+    return carry_switch_owned(cand, dev.get_config(retrieve="running")["running"], owned)
 
 
 def _prepare(target: Target, config_dir: Path, revert_in: int, secrets: Secrets | None

@@ -41,6 +41,10 @@ class Platform:
     # its ACLs track connections (a reply passes as part of the flow it answers); False: each
     # packet, replies included, must be permitted by the ACL it meets (IOS, EOS)
     stateful_acls: bool = True
+    # top-level sections the switch keeps of its own (its hardware, licence, certificates, system
+    # policies), which no intent manages: a full replace carries them over from the running config
+    # rather than remove them (boothnet.deploy.owned); each a regular expression on the section's line
+    switch_owned: tuple[str, ...] = ()
 
     def reserved_text(self) -> str:
         return ", ".join(_compact(sorted(self.reserved_vlans))) or "none"
@@ -127,6 +131,7 @@ def platforms() -> dict[str, Platform]:
             batfish_port_security=bool(spec.get("batfish_port_security", True)),
             ipsec=bool(spec.get("ipsec", False)),
             stateful_acls=bool(spec.get("stateful_acls", True)),
+            switch_owned=tuple(spec.get("switch_owned", ())),
         )
         for name, spec in data.items()
     }

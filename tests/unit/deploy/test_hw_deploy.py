@@ -480,3 +480,30 @@ def test_a_switch_that_loses_the_login_reverts_and_says_so(configs, tmp_path, mo
     assert outcome == "reverted", (outcome, run.error, run.health)
     assert "Authentication failed for boothnet" in str(run.health), run.health
     assert sim.body(dev.running) == before
+
+
+def test_a_replace_carries_what_the_catalyst_keeps_of_its_own(configs, tmp_path):
+    """core1 runs a recorded C9300's own sections (licence, stack member, certificate, its
+    control-plane policy): the deploy carries them into the candidate from the running config, so
+    the replace keeps them and the switch confirms."""
+    dev = switch("core1", configs)
+    run, outcome = deploy("core1", configs, tmp_path)
+    assert outcome == "new-confirmed", (run.error, run.health)
+    assert {"control-plane", "license boot level network-advantage addon dna-advantage",
+            "switch 1 provision c9300-24u", "redundancy"} <= set(run.commit["carried"])
+    assert sim.SYSTEM_CPP in dev.running and "crypto pki trustpoint TP-self-signed-4016338086" in dev.running
+    assert "username boothnet privilege 15" in dev.running  # the candidate's own sections stay its own
+
+
+def test_a_replace_that_drops_the_system_cpp_policy_is_refused_and_the_switch_keeps_its_config(
+        configs, tmp_path, monkeypatch):
+    """Planted: the carrying switched off. The Catalyst may not delete its system-cpp-policy
+    (9300 security guide, CoPP restrictions): the replace is refused, `revert trigger error`
+    restores the config, and the deploy says what the switch refused."""
+    monkeypatch.setattr(steps, "carry_switch_owned", lambda cand, _running, _owned: (cand, []))
+    dev = switch("core1", configs)
+    before = dev.running
+    run, outcome = deploy("core1", configs, tmp_path)
+    assert outcome != "new-confirmed"
+    assert "no service-policy input system-cpp-policy" in run.error, run.error
+    assert dev.running == before and not dev.pending

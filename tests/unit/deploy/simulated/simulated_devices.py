@@ -42,6 +42,8 @@ import yaml
 from napalm.eos.eos import EOSDriver
 from napalm.ios.ios import IOSDriver
 
+from boothnet.deploy import owned
+from boothnet.platforms import platforms
 from boothnet.readback import read_config
 
 RECORDED = Path(__file__).resolve().parent.parent / "recorded"
@@ -146,6 +148,21 @@ DEVICES: dict[str, Device] = {}
 READ_AS = {"ios": "cisco_ios", "eos": "arista_eos"}
 
 
+SYSTEM_CPP = "control-plane\n service-policy input system-cpp-policy\n"
+
+
+def without_sections(config: str, patterns: tuple[str, ...]) -> str:
+    """*config* without the top-level sections whose line matches one of *patterns*."""
+    out, dropping = [], False
+    for line in config.splitlines(keepends=True):
+        if line[:1].isspace() and dropping:
+            continue
+        dropping = not line[:1].isspace() and any(re.match(pattern, line.rstrip("\n")) for pattern in patterns)
+        if not dropping:
+            out.append(line)
+    return "".join(out)
+
+
 def device(hostname: str, platform: str) -> Device:
     if hostname not in DEVICES:
         start = recorded("napalm", "ios", "show_running-config.txt") if platform == "ios" \
@@ -153,6 +170,12 @@ def device(hostname: str, platform: str) -> Device:
         floor = FLOOR.get(hostname.split(".")[0], {})
         # what docs/deploy.md has the crew type at the console before the first deploy
         console = "".join(f"{line}\n" for line in floor.get("console", []))
+        if floor.get("switch_owned"):  # a Catalyst's own sections (a recorded C9300's), not the CSR's
+            keeps = platforms()["cisco_ios"].switch_owned
+            start = without_sections(start, keeps)
+            catalyst = owned.sections(recorded(floor["switch_owned"]))
+            console += "".join("\n".join(section) + "\n!\n" for section in catalyst
+                               if any(re.match(pattern, section[0]) for pattern in keeps))
         start = start.replace("\nend\n", f"\n{console}end\n", 1) if "\nend\n" in start else start + console
         DEVICES[hostname] = Device(hostname, platform, start, ports=expand(floor.get("ports", [])),
                                    ospf_peers=list(floor.get("ospf_peers", [])))
@@ -357,6 +380,10 @@ class IOSConnection:
     def _replace(self, candidate: str, minutes: int) -> str:
         dev = self.dev
         bad = [line for line in body(candidate) if dev.rejects and line.strip() == dev.rejects]
+        # Catalyst 9300 (Security Configuration Guide 17.10, CoPP restrictions): "The system-cpp-policy
+        # policy-map and the system-defined classes cannot be modified or deleted"
+        if SYSTEM_CPP in dev.running and SYSTEM_CPP not in candidate:
+            bad.append("no service-policy input system-cpp-policy")
         bad += [f"interface {name}" for name in dev.missing_ports(candidate)]
         if bad:
             # `revert trigger error`: the device restores the original config by itself
