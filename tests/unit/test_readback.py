@@ -359,7 +359,7 @@ def test_a_dual_stack_eos_gateway_reads_back_with_its_ipv6_lines():
     dropped = "\n".join(line for line in text.splitlines() if not line.startswith("   ipv6 access-group "))
     found = [str(m) for m in fidelity(models, {**configs, name: dropped + "\n"})]
     assert any(f.startswith(f"{name}: interface ") and " acl6_in: the model says " in f for f in found), found
-    assert "ipv6 router ospf 1\n   router-id " in text and "   ipv6 ospf 1 area 0\n" in text
+    assert "ipv6 router ospf 1\n   router-id " in text and "   ipv6 ospf 1 area 0.0.0.0\n" in text
     untimed = text.replace("   ipv6 ospf dead-interval 4\n", "")
     found = [str(m) for m in fidelity(models, {**configs, name: untimed})]
     assert f"{name}: interface Vlan10 ospf6.dead: the model says 4, the config reads 40" in found, found

@@ -143,6 +143,11 @@ class Ospf:
     # the adjacencies the intent implies: (interface, neighbour device, its address there)
     neighbors: list[tuple[str, str, str]] = field(default_factory=list)
 
+    @property
+    def area_dotted(self) -> str:
+        """The area as EOS prints it back (`0.0.0.0`): a template that prints it so reads as the device."""
+        return str(IPv4Address(self.area))
+
 
 @dataclass
 class VpnPeer:
