@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from boothnet.validate.perf.ports import TOOL_PORTS, PortBlock
-from boothnet.validate.perf.run import ToolRequest, run_throughput
+from boothnet.validate.perf.run import ToolName, ToolRequest, run_throughput
 from boothnet.validate.perf.runner import Runner
 from boothnet.validate.perf.schema import ThroughputResult
 from boothnet.validate.perf.wan_path import WanPath
@@ -28,30 +28,31 @@ class WanTest:
     reverse: bool = False
 
 
-def run_iperf3(runner: Runner, ends: tuple[str, str], path: WanPath, test: WanTest) -> ThroughputResult:
-    """One iperf3 run on the path between ``ends`` (the client's and the server's nodes): server
-    up, client run, server down; ``reverse``: the destination sends (-R)."""
+def tool_request(tool: ToolName, ends: tuple[str, str], path: WanPath, test: WanTest) -> ToolRequest:
+    """What ``tool`` is asked for ``test`` on the path between ``ends`` (the client's and the
+    server's nodes): nuttcp sets both ends' windows (-w and -ws) and takes one TCP stream only."""
+    if tool == "nuttcp" and (test.streams != 1 or test.udp_rate_bps is not None or test.reverse):
+        raise ValueError(f"{path.name}/{test.kind}: the WAN tests run nuttcp as one TCP stream only, not {test}")
     client_ns, server_ns = ends
-    result = run_throughput(runner, ToolRequest(
-        "iperf3", server_ns, client_ns, path.address,
-        PortBlock(f"{path.name}/{test.kind}", path.destination.name, TOOL_PORTS["iperf3"], 1), streams=test.streams,
-        duration=test.duration, omit=test.omit, window=test.window, udp_rate_bps=test.udp_rate_bps,
-        reverse=test.reverse, path=path.name, source=path.source.name, destination_label=path.destination.name))
+    return ToolRequest(
+        tool, server_ns, client_ns, path.address,
+        PortBlock(f"{path.name}/{test.kind}", path.destination.name, TOOL_PORTS[tool], 1 if tool == "iperf3" else 2),
+        streams=test.streams, duration=test.duration, omit=test.omit, window=test.window,
+        server_window=test.window if tool == "nuttcp" else None, udp_rate_bps=test.udp_rate_bps,
+        reverse=test.reverse, path=path.name, source=path.source.name, destination_label=path.destination.name)
+
+
+def run_iperf3(runner: Runner, ends: tuple[str, str], path: WanPath, test: WanTest) -> ThroughputResult:
+    """One iperf3 run on the path between ``ends``: server up, client run, server down;
+    ``test.reverse``: the destination sends (-R)."""
+    result = run_throughput(runner, tool_request("iperf3", ends, path, test))
     return result.model_copy(update={"kind": test.kind, "family": path.family})
 
 
 def run_nuttcp(runner: Runner, ends: tuple[str, str], path: WanPath, test: WanTest) -> ThroughputResult:
-    """One nuttcp run on the path between ``ends`` (the client's and the server's nodes) with -w
-    and -ws (both ends' windows), its goodput after omit_s."""
-    if test.streams != 1 or test.udp_rate_bps is not None or test.reverse:
-        raise ValueError(f"{path.name}/{test.kind}: the WAN tests run nuttcp as one TCP stream only, not {test}")
-    client_ns, server_ns = ends
-    port = TOOL_PORTS["nuttcp"]
-    result = run_throughput(runner, ToolRequest(
-        "nuttcp", server_ns, client_ns, path.address,
-        PortBlock(f"{path.name}/{test.kind}", path.destination.name, port, 2), duration=test.duration,
-        omit=test.omit, window=test.window, server_window=test.window, path=path.name, source=path.source.name,
-        destination_label=path.destination.name))
+    """One nuttcp run on the path between ``ends`` with -w and -ws (both ends' windows), its
+    goodput after omit_s."""
+    result = run_throughput(runner, tool_request("nuttcp", ends, path, test))
     return result.model_copy(update={"kind": test.kind, "family": path.family})
 
 
