@@ -3,7 +3,8 @@ iperf3's or nuttcp's output), each against what the path carries (wan_path.WanPa
 
 One stream, or N together (judge_stream), with the OS default window or the advised one; the
 window sweep against k x window/RTT below the BDP and the path's limit above it (judge_sweep);
-UDP loss and jitter against the path's declared ones (judge_udp, over judges.judge_loss)."""
+UDP loss and jitter against the path's declared ones (judge_udp, over judges.judge_loss); a TCP
+stream beside UDP against what the UDP leaves (judge_under_load)."""
 
 from __future__ import annotations
 

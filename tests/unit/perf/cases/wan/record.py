@@ -19,6 +19,7 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
 from pathlib import Path
 
@@ -70,6 +71,18 @@ def _tool(case: str, tool: ToolName, path: WanPath, test: WanTest, extra: dict[s
     _save(case, res.stdout, "json" if tool == "iperf3" else "txt", {
         "tool": tool, "argv": list(res.argv), "returncode": res.returncode, "stderr": res.stderr,
         "test": asdict(test), "path": {**SHAPE, "loss_pct": path.loss_pct}, **extra, "recorded": _recorded(path)})
+
+
+def _beside(path: WanPath) -> None:
+    """As wan.tcp_under_udp_load runs them: UDP at 25 % of the path (udp_load_pct) beside one
+    nuttcp stream with the advised window."""
+    load = WanTest("udp-load", 6, 0, UDP_BUFFER, udp_rate_bps=path.expect().physical_bps * 25 / 100)
+    tcp = WanTest("tcp-under-udp-load", 4, 2, path.advised_window)
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        jobs = [pool.submit(_tool, "iperf3_udp_load", "iperf3", path, load, {"beside": "nuttcp_tcp_under_udp_load"}),
+                pool.submit(_tool, "nuttcp_tcp_under_udp_load", "nuttcp", path, tcp, {"beside": "iperf3_udp_load"})]
+        for job in jobs:
+            job.result()
 
 
 def _ping(case: str, path: WanPath, payload: int) -> None:
@@ -133,6 +146,7 @@ def main() -> None:
                 for share, name in ((0.25, "quarter"), (1, "advised")):
                     window = int(path.advised_window * share)
                     _tool(f"{tool}_sweep_{name}", tool, path, WanTest("sweep", 2, 1, window), {"k": k[tool]})
+            _beside(path)
         lossy = _path(1.0)
         with _lined(1.0, work):
             rate = lossy.expect().physical_bps / 2
