@@ -18,7 +18,7 @@ from boothnet.intent import Network
 from boothnet.intent.model import Endpoint, Link
 from boothnet.validate.perf.formula import expected_goodput
 from boothnet.validate.perf.ports import TOOL_PORTS
-from boothnet.validate.perf.wan import WanPath, wan_links_on, wan_paths
+from boothnet.validate.perf.wan_path import WanPath, wan_links_on, wan_paths
 
 
 @dataclass(frozen=True)

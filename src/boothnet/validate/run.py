@@ -32,6 +32,7 @@ from boothnet.validate.counters import carried, describe, lab_shapers
 from boothnet.validate.lanes import run_disjoint
 from boothnet.validate.paths import gateway_rows, north_south, path_rows
 from boothnet.validate.perf.calibrate import LabLimits
+from boothnet.validate.perf.judges import CEILING_SHARE, UDP_BUFFER, judge_loss
 from boothnet.validate.perf.ports import TOOL_PORTS, PortAllocator, PortBlock
 from boothnet.validate.perf.probes import (
     IPV4_ICMP_HEADERS,
@@ -45,7 +46,6 @@ from boothnet.validate.perf.quiet import LaneControl, MachineLoad, measure_again
 from boothnet.validate.perf.run import ToolName, ToolRequest, combine, run_throughput
 from boothnet.validate.perf.runner import listening_ports
 from boothnet.validate.perf.schema import LinkLoad, ThroughputResult, busy_share, judge, lab_cpu_bound, machine_cpu
-from boothnet.validate.perf.wan import CEILING_SHARE, UDP_BUFFER, judge_loss
 from boothnet.validate.plan import (
     Flow,
     ThroughputTest,

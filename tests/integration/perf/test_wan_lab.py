@@ -25,19 +25,14 @@ from boothnet.report.render import write_report
 from boothnet.run import Run
 from boothnet.validate.access import lab_access
 from boothnet.validate.perf.calibrate import window_factor
+from boothnet.validate.perf.judges import UDP_BUFFER
+from boothnet.validate.perf.lab_watch import LabWatch, udp_receivers
 from boothnet.validate.perf.probes import drops_meanwhile
 from boothnet.validate.perf.runner import netns_runner
-from boothnet.validate.perf.wan import (
-    UDP_BUFFER,
-    LabWatch,
-    judge_udp,
-    path_rtt_probe,
-    probe_wan_links,
-    run_iperf3,
-    run_wan_sweep,
-    udp_receivers,
-    wan_stream,
-)
+from boothnet.validate.perf.wan import PathTests, run_wan_sweep, wan_stream
+from boothnet.validate.perf.wan_judges import judge_udp
+from boothnet.validate.perf.wan_probes import path_rtt_probe, probe_wan_links
+from boothnet.validate.perf.wan_tools import WanTest, run_iperf3
 from boothnet.validate.plan import declared_wan_paths, isolation_flows
 from boothnet.validate.profile import FULL
 from boothnet.validate.run import wait_converged
@@ -149,8 +144,9 @@ def test_the_home_path_measures_its_rtt_and_puts_the_window_advice_to_the_test(w
     delay_line = [pid for pid in pids_in_namespaces([r1])[r1] if "boothnet.lab.delayline" in _cmdline(pid)]
     with measurement_turn(), frozen_once(lambda: bool(iperf3_pids(ns_name(NETWORK, "h1"), " -w ")),
                                          lambda: delay_line, seconds=0.3, after=1.5, again_every=1.0) as held:
-        tcp = wan_stream(netns_runner, (ns_name(NETWORK, "h1"), ns_name(NETWORK, "h4")),
-                         declared_wan_paths(net, None)[0], net, LabWatch.of(partial(ns_name, NETWORK), net, lab=True),
+        tcp = wan_stream(PathTests(netns_runner, (ns_name(NETWORK, "h1"), ns_name(NETWORK, "h4")),
+                                   declared_wan_paths(net, None)[0], net,
+                                   LabWatch.of(partial(ns_name, NETWORK), net, lab=True)),
                          "advised-window", 4 * 2**20)
     # measured again at a quieter moment (the freezer may stop it again while its client runs):
     # a PASS that says its first run was the line's, or still no verdict; either names the line
@@ -174,8 +170,8 @@ def test_udp_reports_the_configured_loss_within_its_statistical_error_in_ipv6(wa
     receivers = udp_receivers(path6, partial(ns_name, NETWORK), net, lab=True)
     with measurement_turn():  # run_iperf3 itself, outside validate's turn; the lab came up outside it
         udp, dropped_clean = drops_meanwhile(netns_runner, receivers, lambda: run_iperf3(
-            netns_runner, (ns_name(NETWORK, "h1"), ns_name(NETWORK, "h4")), path6, kind="udp",
-            udp_rate_bps=rate, duration=5, omit=0, window=UDP_BUFFER))
+            netns_runner, (ns_name(NETWORK, "h1"), ns_name(NETWORK, "h4")), path6,
+            WanTest("udp", 5, 0, UDP_BUFFER, udp_rate_bps=rate)))
         rtt = [path_rtt_probe(netns_runner, ns_name(NETWORK, "h1"), path6, payload)
                for payload in (56, path6.largest_ping)]
         # the delay line (r1's, userspace) stopped for half a second, as a CPU taken by something
@@ -189,7 +185,7 @@ def test_udp_reports_the_configured_loss_within_its_statistical_error_in_ipv6(wa
             starved, dropped_here = drops_meanwhile(
                 netns_runner, receivers,
                 lambda: run_iperf3(netns_runner, (ns_name(NETWORK, "h1"), ns_name(NETWORK, "h4")), path6,
-                                   kind="udp", udp_rate_bps=rate, duration=5, omit=0, window=UDP_BUFFER))
+                                   WanTest("udp", 5, 0, UDP_BUFFER, udp_rate_bps=rate)))
     judged = judge_udp(udp, path6, rate, dropped_clean)
     # a machine overloaded by other tests' labs starves the delay line, which drops at its TAP queue:
     # said CPU-bound (no verdict), an honest answer (twice in CI, the client hung on it: ci104, ci107)

@@ -20,7 +20,7 @@ from boothnet.layout import Layout
 from boothnet.run import Run
 from boothnet.validate.access import lab_access
 from boothnet.validate.perf.calibrate import LabLimits
-from boothnet.validate.perf.wan import CEILING_SHARE
+from boothnet.validate.perf.judges import CEILING_SHARE
 from boothnet.validate.plan import isolation_plan
 from boothnet.validate.run import run_throughput_tests, wait_converged
 from tests.helpers import ROOT, quiet, running_lab

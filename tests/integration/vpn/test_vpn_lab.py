@@ -242,7 +242,8 @@ def test_a_vpn_path_faster_than_the_labs_own_tunnel_is_judged_against_its_ceilin
     from boothnet.lab.shaping import shape
     from boothnet.validate.perf.calibrate import lab_ceiling
     from boothnet.validate.perf.runner import netns_runner
-    from boothnet.validate.perf.wan import CARRIED, capped, run_wan_path, wan_paths
+    from boothnet.validate.perf.wan import run_wan_path
+    from boothnet.validate.perf.wan_path import CARRIED, capped, wan_paths
     from boothnet.validate.plan import path_mtu
 
     net, state_dir = lab

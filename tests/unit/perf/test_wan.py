@@ -13,20 +13,12 @@ import pytest
 
 from boothnet.intent import load_network
 from boothnet.lab.delayline import LATE_S, Direction, overdue_ms
+from boothnet.validate.perf.judges import TUNNEL_CEILING_SHARE, judge_loss
 from boothnet.validate.perf.runner import CommandResult
 from boothnet.validate.perf.schema import ThroughputResult
-from boothnet.validate.perf.wan import (
-    TUNNEL_CEILING_SHARE,
-    WanPath,
-    capped,
-    judge_loss,
-    judge_stream,
-    judge_sweep,
-    judge_udp,
-    noted,
-    rtt_probe,
-    wan_paths,
-)
+from boothnet.validate.perf.wan_judges import judge_stream, judge_sweep, judge_udp
+from boothnet.validate.perf.wan_path import WanPath, capped, noted, wan_paths
+from boothnet.validate.perf.wan_probes import RttProbe, rtt_probe
 from boothnet.validate.plan import declared_wan_paths, path_mtu, throughput_tests
 from tests.helpers import ROOT
 
@@ -169,14 +161,15 @@ def test_a_sweep_point_slowed_while_the_cores_were_saturated_is_the_labs_ceiling
     # a suite run beside a busy loop: a point below the BDP came in under the band, the machine saturated
     from types import SimpleNamespace
 
+    import boothnet.validate.perf.lab_watch as lab_watch
     import boothnet.validate.perf.wan as wan
 
     path = _path()
     rates = {2**20: 150.0, 2**22: 615.5}  # -w 1 MiB: 150 of k x window/RTT = 227 Mb/s (66 %, below 75 %)
-    monkeypatch.setattr(wan, "run_iperf3", lambda _runner, _ends, _path, *, kind, window, duration, omit:
-                        _run(rates[window], kind, window, 2 * window))
+    monkeypatch.setattr(wan, "run_iperf3", lambda _runner, _ends, _path, test:
+                        _run(rates[test.window], test.kind, test.window, 2 * test.window))
     cpu = iter(())  # each sweep's: 99 % busy during its first point, 41 % during its second
-    monkeypatch.setattr(wan, "machine_cpu", lambda: next(cpu))
+    monkeypatch.setattr(lab_watch, "machine_cpu", lambda: next(cpu))
     net = SimpleNamespace(devices=[], throughput=SimpleNamespace(tools=["iperf3"], pass_ratio=0.9, wan=SimpleNamespace(
         sweep=[0.25, 1], sweep_duration_s=2, omit_s=1)))
 
@@ -361,7 +354,8 @@ def _ping(summary: str):
     ("rtt min/avg/max/mdev = 0.051/0.070/0.102/0.011 ms", "FAIL", "fastest 0.1 ms (mean 0.1), declared 50 ms +- 2.00"),
 ])
 def test_an_rtt_probe_judges_its_fastest_ping_against_the_declared_rtt(summary, verdict, cause):
-    row = rtt_probe(_ping(summary), "r1", "link r1:eth3 -- r2:eth3", "r1:eth3", "r2:eth3", "10.0.0.2", 8972, 50.0, 2.0)
+    row = rtt_probe(_ping(summary), "r1", RttProbe("link r1:eth3 -- r2:eth3", "r1:eth3", "r2:eth3", "10.0.0.2", 8972,
+                                                   50.0, 2.0))
     assert (row.verdict, row.cause) == (verdict, cause)
 
 

@@ -8,7 +8,8 @@ from boothnet.validate.checks._measured import MeasuredCheck, mbps, why_cell
 from boothnet.validate.checks.base import Context
 from boothnet.validate.perf.calibrate import lab_ceiling, window_factor
 from boothnet.validate.perf.schema import ThroughputResult
-from boothnet.validate.perf.wan import WanPath, capped, run_wan_path
+from boothnet.validate.perf.wan import run_wan_path
+from boothnet.validate.perf.wan_path import WanPath, capped
 from boothnet.validate.plan import crosses_vpn, declared_wan_paths
 
 

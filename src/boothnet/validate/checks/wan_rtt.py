@@ -10,7 +10,13 @@ from functools import partial
 from boothnet.deploy.batch import in_parallel
 from boothnet.validate.checks.base import Context, LiveCheck, Moved, Suspect
 from boothnet.validate.perf.schema import RttRow
-from boothnet.validate.perf.wan import link_families, link_rtt_probe, path_rtt_probe, probe_wan_links, wan_links
+from boothnet.validate.perf.wan_probes import (
+    link_families,
+    link_rtt_probe,
+    path_rtt_probe,
+    probe_wan_links,
+    wan_links,
+)
 from boothnet.validate.plan import declared_wan_paths
 from boothnet.validate.results import Failure
 

@@ -44,7 +44,9 @@ from boothnet.progress import Progress
 from boothnet.validate.perf.ports import PortBlock
 from boothnet.validate.perf.run import ToolName, ToolRequest, run_throughput
 from boothnet.validate.perf.runner import netns_runner
-from boothnet.validate.perf.wan import WanPath, effective_window, run_iperf3, run_nuttcp
+from boothnet.validate.perf.wan_judges import effective_window
+from boothnet.validate.perf.wan_path import WanPath
+from boothnet.validate.perf.wan_tools import WanTest, run_iperf3, run_nuttcp
 
 REFERENCE_ONE_WAY_MS = 10.0
 WINDOW_SHARES = (1 / 8, 1 / 4)  # of the reference path's BDP at 1 Gb/s: well below what it carries
@@ -72,7 +74,7 @@ def _measure(tool: str, mtu: int, work: Path) -> dict[str, float]:
         factors = []
         for share in WINDOW_SHARES:
             window = int(path.bdp * share)
-            result = run(netns_runner, (names[0], names[1]), path, kind="sweep", window=window, duration=3, omit=1)
+            result = run(netns_runner, (names[0], names[1]), path, WanTest("sweep", 3, 1, window))
             used = effective_window(result) or window
             if result.succeeded and used:
                 factors.append(result.throughput / (used * 8 / (rtt_ms / 1000)))

@@ -80,7 +80,7 @@ class ThroughputResult(BaseModel):
     pass_ratio: float | None = None
     verdict: Status | None = None  # PASS, FAIL or ERROR: no verdict (a host could not run it, CPU-bound)
     advice: str | None = None  # bandwidth-delay product / window advice
-    # WAN paths (validate/perf/wan.py): which test, what limited the expectation, and why the verdict
+    # WAN paths (validate/perf/wan_judges.py): which test, what limited the expectation, and why the verdict
     kind: Literal["path", "default-window", "advised-window", "parallel", "udp", "udp-load", "tcp-under-udp-load",
                   "sweep", "loss"] = "path"  # loss: a LAN path's UDP test, judged on the datagrams lost
     protocol: Literal["tcp", "udp"] = "tcp"
@@ -127,7 +127,7 @@ class ThroughputResult(BaseModel):
 
 
 class RttRow(BaseModel):
-    """A DF ping series on a WAN path (validate/perf/wan.py), beside the RTT the intent declares."""
+    """A DF ping series on a WAN path (validate/perf/wan_probes.py), beside the RTT the intent declares."""
 
     model_config = ConfigDict(extra="forbid")
 
