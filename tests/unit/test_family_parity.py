@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 
 from boothnet.derive.model import AclEntry
 from boothnet.derive.policy import ESSENTIAL_ICMPV6, compiler6_of, number
+from boothnet.family import Family
 from boothnet.verify.family_parity import family_mismatches, vlan_acls
 from tests.policies import dual_stacked, policies, reference
 
@@ -101,7 +102,7 @@ def test_the_same_widening_in_a_rendered_ipv6_acl_fails_verify_and_the_acl_revie
     assert [PolicyPaths(net, clean, family=family).mismatches() for family in (4, 6)] == [[], []]
     # verify (and the review's against-intent check): the IPv6 paths name the line; IPv4's are clean
     assert PolicyPaths(net, planted).mismatches() == []
-    found = [m.describe() for m in PolicyPaths(net, planted, family=6).mismatches()]
+    found = [m.describe() for m in PolicyPaths(net, planted, family=Family.V6).mismatches()]
     assert "2001:db8:4:20:ffff:ffff:ffff:fffe -> 2001:db8:4:10:ffff:ffff:ffff:fffe tcp/22: the intent denies it " \
            "(rule research-not-to-users), but cs1 ACL LAB_IN_V6 permits it at 'permit ipv6 2001:db8:4:20::/64 " \
            "2001:db8:4:10::/64' (compiled from rule planted)" in found, found[:3]
@@ -125,9 +126,9 @@ def test_the_uplink_of_a_router_that_forwards_ipv6_filters_ipv6_and_a_line_openi
     outside_in_v6 = next(a for a in clean["brt1"].acls if a.name == "OUTSIDE_IN_V6")
     assert [(e.action, e.icmp_type) for e in outside_in_v6.entries] == [
         *[("permit", kind) for kind in ESSENTIAL_ICMPV6], ("deny", None)]  # frr_linux: conntrack lets replies in
-    assert PolicyPaths(net, clean, family=6).mismatches() == []
+    assert PolicyPaths(net, clean, family=Family.V6).mismatches() == []
     _planted(planted, "brt1", "OUTSIDE_IN_V6", AclEntry("permit", "ip", None, None, "planted-open-uplink"))
-    found = [m.describe() for m in PolicyPaths(net, planted, family=6).mismatches()]
+    found = [m.describe() for m in PolicyPaths(net, planted, family=Family.V6).mismatches()]
     assert found and all("the intent denies it (rule the booth admits nothing new from outside), but brt1 ACL "
                          "OUTSIDE_IN_V6 permits it" in m for m in found), found[:3]
     assert PolicyPaths(net, planted).mismatches() == []

@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from ipaddress import IPv4Address, IPv4Interface, IPv4Network, IPv6Address, IPv6Interface, IPv6Network
 from typing import Literal
 
+from boothnet.family import Family
+
 
 @dataclass(frozen=True)
 class AclEntry:
@@ -31,7 +33,7 @@ class Acl:
     interface: str
     entries: list[AclEntry]
     lines: list[str] = field(default_factory=list)  # platform syntax, filled by the platform
-    family: Literal[4, 6] = 4
+    family: Family = Family.V4
     family_match: str = ""  # frr_linux on a dual-stack device: each family jumps to its own ACLs only
 
 

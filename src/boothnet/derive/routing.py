@@ -9,6 +9,7 @@ from typing import Literal
 from boothnet.derive.base import DeriverState, _split
 from boothnet.derive.model import Acl, Interface, Ospf, OspfInterface, Route, VpnPeer
 from boothnet.derive.policy import acl_name
+from boothnet.family import Family
 from boothnet.intent.model import Device, Vlan
 
 
@@ -48,10 +49,11 @@ class Routing(DeriverState):
                     acls.append(Acl(svi.acl_out, "out", name, self.policy.outbound_secure(vlan)))
                 if vlan.ipv6 is not None:
                     svi.acl6_in = acl_name(vlan, "in", 6)
-                    acls.append(Acl(svi.acl6_in, "in", name, self.policy6.inbound(vlan), family=6))
+                    acls.append(Acl(svi.acl6_in, "in", name, self.policy6.inbound(vlan), family=Family.V6))
                     if vlan.zone == "secure":
                         svi.acl6_out = acl_name(vlan, "out", 6)
-                        acls.append(Acl(svi.acl6_out, "out", name, self.policy6.outbound_secure(vlan), family=6))
+                        acls.append(Acl(svi.acl6_out, "out", name, self.policy6.outbound_secure(vlan),
+                                        family=Family.V6))
             svis.append(svi)
         return svis
 

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from boothnet.booth.cables import cable_label, cable_plan
 from boothnet.derive.policy import PolicyCompiler, compiler_of, policy_decision
 from boothnet.derive.ports import bound_acl6_name
+from boothnet.family import Family
 from boothnet.intent import Network
 from boothnet.intent.model import Endpoint
 from boothnet.layout import model_of
@@ -161,7 +162,7 @@ def offline_answers(run: Run, flows: list[Flow]) -> list[FlowAnswer | None]:
 
     if not any(f.family == 6 for f in flows):
         return [None] * len(flows)
-    paths = PolicyPaths(run.net, run.models("hardware"), family=6)
+    paths = PolicyPaths(run.net, run.models("hardware"), family=Family.V6)
     ports = port_acl_views(run.models("hardware"))  # a bound host's IPv6 meets its port's ACL first
 
     def decide(flow: Flow, port: int | None) -> tuple[str, str]:

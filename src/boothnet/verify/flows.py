@@ -13,12 +13,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from ipaddress import IPv4Address, IPv4Network, IPv6Address, IPv6Network, ip_address, ip_network
-from typing import Literal
 
 from boothnet.derive import DeviceModel
 from boothnet.derive.build import quirks
 from boothnet.derive.model import Acl, AclEntry
 from boothnet.derive.policy import acl_decision
+from boothnet.family import Family
 from boothnet.intent.model import Network
 
 # Probe ports for "any other port": the first not named by either policy.
@@ -27,7 +27,6 @@ OTHER_PORT_CANDIDATES = (33333, 44444, 55555, 61000)
 OUTSIDE_CANDIDATES = ("203.0.113.77", "198.51.100.77", "192.0.2.77")
 # Outside every booth prefix in IPv6 (the documentation range's far end, RFC 3849)
 OUTSIDE6_CANDIDATES = ("2001:db8:ffff:ffff::77", "2001:db8:fffe:ffff::77")
-Family = Literal[4, 6]
 
 
 @lru_cache(maxsize=1 << 16)
@@ -91,7 +90,7 @@ def reply_entry(request: Probe, via_tunnel: bool) -> AclEntry:
                     icmp_type="echo-reply" if request.proto == "icmp" else None, via_tunnel=via_tunnel)
 
 
-def acl_views(models: dict[str, DeviceModel], family: Family = 4) -> dict[tuple[str, str], AclView]:
+def acl_views(models: dict[str, DeviceModel], family: Family = Family.V4) -> dict[tuple[str, str], AclView]:
     """The ACLs of one family, by (device, ACL name)."""
     views = {}
     for name, model in models.items():
@@ -101,7 +100,7 @@ def acl_views(models: dict[str, DeviceModel], family: Family = 4) -> dict[tuple[
         for acl in (a for a in model.acls if a.family == family):
             iface = ifaces.get(acl.interface)
             address = (iface.address6 if family == 6 else iface.address) if iface and iface.kind == "svi" else None
-            lines = [(q.acl_lines6 if family == 6 else q.acl_lines)(entry, *extra) for entry in acl.entries]
+            lines = [q.acl_lines(entry, family, *extra) for entry in acl.entries]
             views[(name, acl.name)] = AclView(name, acl, lines, address.network if address else None)
     return views
 
@@ -113,7 +112,8 @@ def port_acl_views(models: dict[str, DeviceModel]) -> dict[tuple[str, str], AclV
     for name, model in models.items():
         q = quirks(model.platform)
         for acl in model.port_acls6:
-            views[(name, acl.interface)] = AclView(name, acl, [q.acl_lines6(entry) for entry in acl.entries], None)
+            lines = [q.acl_lines(entry, acl.family) for entry in acl.entries]
+            views[(name, acl.interface)] = AclView(name, acl, lines, None)
     return views
 
 
@@ -121,7 +121,7 @@ def _first_free(candidates: Iterable, used: set) -> object:
     return next(c for c in candidates if c not in used)
 
 
-def family_subnets(nets: Iterable[Network], family: Family = 4) -> set[IPv4Network | IPv6Network]:
+def family_subnets(nets: Iterable[Network], family: Family = Family.V4) -> set[IPv4Network | IPv6Network]:
     """The VLANs' subnets (IPv4) or prefixes (IPv6, the dual-stack VLANs')."""
     if family == 6:
         return {vlan.ipv6.prefix for net in nets for vlan in net.vlans if vlan.ipv6 is not None}
@@ -129,7 +129,7 @@ def family_subnets(nets: Iterable[Network], family: Family = 4) -> set[IPv4Netwo
 
 
 def probe_addresses(nets: Iterable[Network], models: Iterable[dict[str, DeviceModel]],
-                    family: Family = 4) -> list[IPv4Address | IPv6Address]:
+                    family: Family = Family.V4) -> list[IPv4Address | IPv6Address]:
     """One address per VLAN subnet (its last host), every host address an ACL names, one outside."""
     subnets = family_subnets(list(nets), family)
     addrs = {subnet.broadcast_address - 1 for subnet in subnets}
@@ -156,7 +156,7 @@ def probe_services(nets: Iterable[Network]) -> list[tuple[str, int | None]]:
     return sorted(services, key=lambda s: (s[0], s[1] or 0))
 
 
-def probes(nets: list[Network], models: list[dict[str, DeviceModel]], family: Family = 4) -> list[Probe]:
+def probes(nets: list[Network], models: list[dict[str, DeviceModel]], family: Family = Family.V4) -> list[Probe]:
     addrs = probe_addresses(nets, models, family)
     subnets = family_subnets(nets, family)
     services = probe_services(nets)

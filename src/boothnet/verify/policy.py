@@ -30,10 +30,10 @@ from boothnet.derive.policy import (
     secure_decision,
     source_decision,
 )
+from boothnet.family import Family
 from boothnet.intent.model import Network, Vlan
 from boothnet.verify.flows import (
     AclView,
-    Family,
     Probe,
     acl_views,
     host_net,
@@ -84,7 +84,8 @@ class PolicyPaths:
     """Where each representative flow meets an ACL, and what the intent decides there."""
 
     def __init__(self, net: Network, models: dict[str, DeviceModel], limit: int | None = None, seed: int = 0,
-                 family: Family = 4):
+                 family: Family = Family.V4):
+        family = Family(family)  # a plain 4 or 6 too
         self.net, self.models, self.family = net, models, family
         self.compiler = compiler6_of(net) if family == 6 else compiler_of(net)
         self.views = acl_views(models, family)

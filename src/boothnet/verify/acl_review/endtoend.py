@@ -22,9 +22,10 @@ from ipaddress import IPv4Address, IPv6Address
 from boothnet.derive import DeviceModel
 from boothnet.derive.policy import ESSENTIAL_ICMPV6, reply_line
 from boothnet.derive.reach import Tables
+from boothnet.family import FAMILIES, Family
 from boothnet.intent.model import Network
 from boothnet.verify.acl_review.model import DENIED, PERMITTED, ZoneMap, gate_reason_of
-from boothnet.verify.flows import AclView, Family, Probe, acl_views, probes, reply_entry, tunnel_pairs
+from boothnet.verify.flows import AclView, Probe, acl_views, probes, reply_entry, tunnel_pairs
 from boothnet.verify.policy import PolicyPaths, flow_text
 
 SHOW_NETWORK = "show_network"  # the role of the router outside the booth: where "outside" begins
@@ -314,7 +315,7 @@ def diff_end_to_end(base_net: Network, base_models: dict[str, DeviceModel],
     walked, families = 0, []
     sides: tuple[EndToEnd, EndToEnd] | None = None
     states: dict[tuple[str, int], RuleState] = {}
-    for family in (4, 6):
+    for family in FAMILIES:
         if not _both((base_net, base_models), (head_net, head_models), family):
             continue
         families.append(family)
@@ -406,7 +407,7 @@ def icmpv6_kept(models: dict[str, DeviceModel]) -> dict[str, list[str]]:
     """Each IPv6 ACL ("device ACL") with the ICMPv6 types IPv6 needs that its first matching line
     does not permit (empty: it keeps them all)."""
     out = {}
-    for view in acl_views(models, 6).values():
+    for view in acl_views(models, Family.V6).values():
         out[f"{view.device} {view.acl.name}"] = [
             kind for kind in ESSENTIAL_ICMPV6
             if (line := next((e for e in view.acl.entries if e.proto in ("icmp", "ip") and e.src is None
