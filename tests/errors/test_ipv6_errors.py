@@ -6,6 +6,7 @@ from ipaddress import IPv6Address
 
 import pytest
 
+from boothnet.family import Family
 from boothnet.intent import load_network
 from tests.helpers import INVENTORIES, errors_of
 
@@ -41,11 +42,11 @@ def test_a_dual_stack_intent_loads_with_each_hosts_address(inventory_copy):
     net = load_network(dual_stack(inventory_copy()).path)
     users, lab = net.vlans
     assert net.dual_stack
-    assert net.gateway_address6(users) == IPv6Address("2001:db8:10::1")
+    assert net.gateway_address(users, Family.V6) == IPv6Address("2001:db8:10::1")
     # h1's MAC 02:00:0a:00:0a:0b forms 00:00:0a:ff:fe:00:0a:0b under SLAAC (the U/L bit flipped)
-    assert net.endpoint_address6(net.endpoints["h1"]) == IPv6Address("2001:db8:10::aff:fe00:a0b")
-    assert net.endpoint_address6(net.endpoints["h2"]) is None  # SLAAC without a known MAC: learned live
-    assert net.endpoint_address6(net.endpoints["h4"]) == IPv6Address("2001:db8:20::20")
+    assert net.endpoint_address(net.endpoints["h1"], Family.V6) == IPv6Address("2001:db8:10::aff:fe00:a0b")
+    assert net.endpoint_address(net.endpoints["h2"], Family.V6) is None  # SLAAC without a known MAC: learned live
+    assert net.endpoint_address(net.endpoints["h4"], Family.V6) == IPv6Address("2001:db8:20::20")
     assert not load_network(INVENTORIES / "lab-mini").dual_stack
 
 

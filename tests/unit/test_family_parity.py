@@ -63,7 +63,7 @@ def test_a_secured_network_admitting_a_client_in_ipv6_is_named():
     net = dual_stacked(reference("sc-booth"))
     acls = vlan_acls(net)
     secure = next(a for a in acls if a.outbound6 is not None)
-    client = net.endpoint_address6(net.endpoints["client1"])
+    client = net.endpoint_address(net.endpoints["client1"], Family.V6)
     assert secure.outbound6 is not None and client is not None
     secure.outbound6 = number([AclEntry("permit", "ip", IPv6Network(f"{client}/128"), None, "planted-v6-client"),
                                *secure.outbound6])
@@ -154,7 +154,7 @@ def test_the_intent_admits_nothing_into_the_secured_network_in_ipv6_even_for_its
     net = dual_stacked(reference("sc-booth"))
     vlans = net.vlan_by_name()
     client, home = net.endpoints["client1"], net.endpoints["home1"]
-    six = [IPv6Network(net.endpoint_address6(e)) for e in (client, home)]
+    six = [IPv6Network(net.endpoint_address(e, Family.V6)) for e in (client, home)]
     # IPv4: the listed client reaches home through the VPN; IPv6: nothing enters (the tunnel is IPv4)
     assert policy_decision(compiler_of(net), vlans[client.vlan], IPv4Network(f"{client.address}/32"),
                            IPv4Network(f"{home.address}/32"), "tcp", 22)[0] == "permit"

@@ -12,6 +12,7 @@ from ipaddress import IPv4Network, IPv6Network, collapse_addresses
 from typing import cast
 
 from boothnet.derive.model import LINK_LOCAL6, UNSPECIFIED6, AclEntry
+from boothnet.family import Family
 from boothnet.intent.model import Endpoint, Network, Prefixes, Rule, Vlan, acl_name
 from boothnet.intent.prefix_index import PrefixIndex
 
@@ -255,7 +256,7 @@ class PolicyCompiler6(PolicyCompiler):
             vlans = [v for v in self.net.vlans if v.ipv6 and (v.zone == name if kind == "zone" else v.name == name)]
             return list(collapse_addresses(self.subnet(v) for v in vlans))
         return [IPv6Network(f"{address}/128") for member in self.net.host_groups.get(name, [])
-                if (address := self.net.endpoint_address6(self.net.endpoints[member])) is not None]
+                if (address := self.net.endpoint_address(self.net.endpoints[member], Family.V6)) is not None]
 
     def part_in(self, selector: str, vlan: Vlan) -> list[IPv6Network]:  # type: ignore[override]  # this compiler's family is IPv6
         if vlan.ipv6 is None:

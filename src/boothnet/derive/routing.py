@@ -37,7 +37,7 @@ class Routing(DeriverState):
             )
             if vlan.ipv6 is not None:
                 gateway = vlan.gateway == device.name
-                own6 = self.net.gateway_address6(vlan) if gateway else vlan.ipv6.routers.get(device.name)
+                own6 = self.net.gateway_address(vlan, Family.V6) if gateway else vlan.ipv6.routers.get(device.name)
                 svi.address6 = IPv6Interface(f"{own6}/{vlan.ipv6.prefix.prefixlen}") if own6 else None
                 svi.ra = vlan.ipv6.hosts if gateway else None
             # Transit VLANs (other routers on them) are not filtered: policy applies at the edge.
@@ -48,10 +48,10 @@ class Routing(DeriverState):
                     svi.acl_out = acl_name(vlan, "out")
                     acls.append(Acl(svi.acl_out, "out", name, self.policy.outbound_secure(vlan)))
                 if vlan.ipv6 is not None:
-                    svi.acl6_in = acl_name(vlan, "in", 6)
+                    svi.acl6_in = acl_name(vlan, "in", Family.V6)
                     acls.append(Acl(svi.acl6_in, "in", name, self.policy6.inbound(vlan), family=Family.V6))
                     if vlan.zone == "secure":
-                        svi.acl6_out = acl_name(vlan, "out", 6)
+                        svi.acl6_out = acl_name(vlan, "out", Family.V6)
                         acls.append(Acl(svi.acl6_out, "out", name, self.policy6.outbound_secure(vlan),
                                         family=Family.V6))
             svis.append(svi)

@@ -14,9 +14,11 @@ from ipaddress import (
     IPv6Network,
     collapse_addresses,
 )
-from typing import Annotated, Literal
+from typing import Annotated, Literal, overload
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+
+from boothnet.family import Family
 
 Zone = Literal["production", "research", "secure", "outside"]
 ZONES: tuple[str, ...] = ("production", "research", "secure", "outside")
@@ -155,6 +157,12 @@ class Vlan(Strict):
                              "(in a dual-stack VLAN its IPv6 too: by MAC and prefix, or its static address6; the "
                              "port's IPv6 ACL carries the port's whole IPv6 policy)")
     ipv6: VlanIpv6 | None = Field(default=None, description="none: an IPv4-only VLAN")
+
+    def prefix(self, family: Family) -> IPv4Network | IPv6Network | None:
+        """The VLAN's subnet in ``family``: its IPv4 subnet, its IPv6 prefix (None: IPv4 only)."""
+        if family is Family.V4:
+            return self.subnet
+        return self.ipv6.prefix if self.ipv6 else None
 
 
 class LinkAddresses(Strict):
@@ -300,9 +308,9 @@ class Throughput(Strict):
 Prefixes = list[IPv4Network | None]  # None = any
 
 
-def acl_name(vlan: Vlan, direction: str, family: int = 4) -> str:
+def acl_name(vlan: Vlan, direction: str, family: Family = Family.V4) -> str:
     """The ACL a VLAN's interface gets in one direction (named here: validation checks it per platform)."""
-    return f"{vlan.name.upper().replace('-', '_')}_{direction.upper()}{'_V6' if family == 6 else ''}"
+    return f"{vlan.name.upper().replace('-', '_')}_{direction.upper()}{Family(family).acl_suffix}"
 
 
 class Network(Strict):
@@ -388,19 +396,36 @@ class Network(Strict):
     def vlan_mtu(self, vlan: Vlan) -> int:
         return vlan.mtu or self.mtu_policy.default
 
-    def gateway_address(self, vlan: Vlan) -> IPv4Address:
-        return vlan.gateway_address or next(iter(vlan.subnet.hosts()))
+    @overload
+    def gateway_address(self, vlan: Vlan, family: Literal[Family.V4] = ...) -> IPv4Address: ...
+    @overload
+    def gateway_address(self, vlan: Vlan, family: Literal[Family.V6]) -> IPv6Address | None: ...
+    @overload
+    def gateway_address(self, vlan: Vlan, family: Family) -> IPv4Address | IPv6Address | None: ...
 
-    @staticmethod
-    def gateway_address6(vlan: Vlan) -> IPv6Address | None:
-        """The VLAN's IPv6 gateway: given, else its prefix's ::1; None for an IPv4-only VLAN."""
+    def gateway_address(self, vlan: Vlan, family: Family = Family.V4) -> IPv4Address | IPv6Address | None:
+        """The VLAN's gateway in ``family``: given, else its subnet's first address (IPv6: its
+        prefix's ::1, the same); None for IPv6 in an IPv4-only VLAN."""
+        # the intent keeps each family's prefix and given gateway in a field of its own
+        if family is Family.V4:
+            return vlan.gateway_address or next(iter(vlan.subnet.hosts()))
         if vlan.ipv6 is None:
             return None
         return vlan.ipv6.gateway_address or vlan.ipv6.prefix.network_address + 1
 
-    def endpoint_address6(self, endpoint: Endpoint) -> IPv6Address | None:
-        """The host's IPv6 address: its static one, or where its VLAN takes SLAAC the EUI-64
-        address its MAC forms (Linux's default); None where neither is known."""
+    @overload
+    def endpoint_address(self, endpoint: Endpoint, family: Literal[Family.V4] = ...) -> IPv4Address: ...
+    @overload
+    def endpoint_address(self, endpoint: Endpoint, family: Literal[Family.V6]) -> IPv6Address | None: ...
+    @overload
+    def endpoint_address(self, endpoint: Endpoint, family: Family) -> IPv4Address | IPv6Address | None: ...
+
+    def endpoint_address(self, endpoint: Endpoint, family: Family = Family.V4) -> IPv4Address | IPv6Address | None:
+        """The host's address in ``family``: IPv4's is given; IPv6's is its static one, or where
+        its VLAN takes SLAAC the EUI-64 address its MAC forms (Linux's default); None where
+        neither is known."""
+        if family is Family.V4:
+            return endpoint.address
         vlan = self.vlan_name_index.get(endpoint.vlan)
         if vlan is None or vlan.ipv6 is None:
             return None
@@ -413,7 +438,8 @@ class Network(Strict):
         their ports"): where its VLAN's hosts are static, its own address; where they take SLAAC,
         the VLAN's prefix, on a port that admits the host's MAC only: a host forms its addresses
         as its OS chooses (stable-privacy, RFC 8981 temporary addresses), so its MAC and the
-        prefix are what binds it. None: its port binds no IPv6 (not bound, or an IPv4-only VLAN)."""
+        prefix are what binds it. None: its port binds no IPv6 (not bound, or an IPv4-only VLAN).
+        (IPv4 is bound by IP source guard to the host's address: no port ACL, nothing to compile.)"""
         vlan = self.vlan_name_index.get(endpoint.vlan)
         if vlan is None or vlan.ipv6 is None or not self.port_bound(endpoint):
             return None

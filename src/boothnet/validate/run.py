@@ -221,7 +221,8 @@ def run_mtu(net: Network, access: Access, progress: Progress,
         # its link to its gateway in each family it has: a host without IPv6 probes IPv4 alone
         gateways: list[tuple[int, IPv4Address | IPv6Address, int, str]] = [
             (4, net.gateway_address(vlan), IPV4_ICMP_HEADERS, "")]
-        if (gateway6 := net.gateway_address6(vlan)) is not None and net.endpoint_address6(endpoint) is not None:
+        if (gateway6 := net.gateway_address(vlan, Family.V6)) is not None and \
+                net.endpoint_address(endpoint, Family.V6) is not None:
             gateways.append((6, gateway6, IPV6_ICMP_HEADERS, " (IPv6)"))
         for family, address, headers, suffix in gateways:
             path = f"{endpoint.name} -- {endpoint.attach}{suffix}"

@@ -15,6 +15,7 @@ from ipaddress import IPv4Address, IPv4Network, IPv6Address, IPv6Network
 
 from boothnet.derive.model import AclEntry
 from boothnet.derive.policy import PortPolicy6, acl_decision, compiler6_of, compiler_of
+from boothnet.family import Family
 from boothnet.intent.model import Network, Vlan, acl_name
 from boothnet.verify.flows import OUTSIDE6_CANDIDATES, OUTSIDE_CANDIDATES, probe_services
 
@@ -63,15 +64,15 @@ def _hosts(net: Network, vlan: Vlan, named: set[str]) -> list[Pair]:
     pairs: list[Pair] = []
     for name in sorted(named):
         endpoint = net.endpoints.get(name)
-        address6 = net.endpoint_address6(endpoint) if endpoint else None
+        address6 = net.endpoint_address(endpoint, Family.V6) if endpoint else None
         if endpoint is not None and endpoint.vlan == vlan.name and address6 is not None:
             pairs.append((name, endpoint.address, address6))
     if vlan.bind_hosts:
         # every host port of it is bound: a named host's, or another's (the first that is not)
         other = next((e for e in sorted(net.endpoints.values(), key=lambda e: e.name)
-                      if e.vlan == vlan.name and e.name not in named and net.endpoint_address6(e)), None)
+                      if e.vlan == vlan.name and e.name not in named and net.endpoint_address(e, Family.V6)), None)
         if other is not None:
-            pairs.append((other.name, other.address, net.endpoint_address6(other)))  # type: ignore[arg-type]  # found with an IPv6 address above
+            pairs.append((other.name, other.address, net.endpoint_address(other, Family.V6)))  # type: ignore[arg-type]  # found with an IPv6 address above
         return pairs
     # an address no endpoint holds: what a rule naming hosts must not admit
     pairs.append((f"another host in {vlan.name}", vlan.subnet.broadcast_address - 1,
@@ -128,14 +129,14 @@ def family_mismatches(net: Network, acls: list[VlanAcls] | None = None) -> list[
                         v4 = _said(source.inbound4, src4, dst4, proto, port)
                         v6 = _said6(source, src[0], src6, dst6, proto, port)
                         if v4[0] != v6[0]:
-                            found.append(FamilyMismatch(acl_name(source.vlan, "in", 6), flow,
+                            found.append(FamilyMismatch(acl_name(source.vlan, "in", Family.V6), flow,
                                                         f"{v4[0]} by {v4[1]}", f"{v6[0]} by {v6[1]}"))
                         into = by_vlan.get(name)
                         if into is not None and into.outbound6 is not None:
                             admitted = _said(into.outbound6, src6, dst6, proto, port)
                             if admitted[0] == "permit":
                                 found.append(FamilyMismatch(
-                                    acl_name(into.vlan, "out", 6), flow, "through the VPN's tunnel only",
+                                    acl_name(into.vlan, "out", Family.V6), flow, "through the VPN's tunnel only",
                                     f"permit by {admitted[1]} (the tunnel carries IPv4 only: nothing enters the "
                                     "secured network in IPv6)"))
     return found

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from ipaddress import IPv4Address, IPv6Address, IPv6Network
 
 from boothnet.errors import IntentError
+from boothnet.family import Family
 from boothnet.intent.checks.base import MIN_MTU, MIN_MTU6, CheckBase, overlaps, own_next_hop
 from boothnet.intent.checks.vlans import gateway_not_router
 from boothnet.intent.model import Endpoint, Vlan
@@ -71,7 +72,7 @@ class Ipv6Checks(CheckBase):
                          "a /64: hosts take SLAAC here (hosts: slaac), which forms a 64-bit interface id")
             elif not SLAAC_PREFIX_LEN <= prefix.prefixlen <= 126:
                 self.add(file, f"{path}.prefix", str(prefix), "a VLAN prefix of /64 to /126 (a gateway and hosts)")
-            self._in_prefix(self.net.gateway_address6(vlan), prefix, file, f"{path}.gateway_address")
+            self._in_prefix(self.net.gateway_address(vlan, Family.V6), prefix, file, f"{path}.gateway_address")
             self._vlan_routers6(vlan, file, path)
 
     def _vlan_routers6(self, vlan: Vlan, file: str, path: str) -> None:
@@ -82,7 +83,7 @@ class Ipv6Checks(CheckBase):
                 self.add(file, f"{path}.routers.{router}", router, "a known device")
             elif router == vlan.gateway:
                 self.add(file, f"{path}.routers.{router}", router,
-                         gateway_not_router(vlan, str(self.net.gateway_address6(vlan))))
+                         gateway_not_router(vlan, str(self.net.gateway_address(vlan, Family.V6))))
             elif router not in vlan.routers:
                 self.add(file, f"{path}.routers.{router}", router,
                          f"a device routing VLAN {vlan.name} in IPv4 too (its gateway or one of its routers)")
@@ -158,7 +159,7 @@ class Ipv6Checks(CheckBase):
             elif endpoint.address6 is None:
                 self.add(file, path, "missing",
                          f"the host's IPv6 address in {vlan.ipv6.prefix}: VLAN {vlan.name}'s hosts are static")
-            elif endpoint.address6 == self.net.gateway_address6(vlan):
+            elif endpoint.address6 == self.net.gateway_address(vlan, Family.V6):
                 self.add(file, path, str(endpoint.address6),
                          f"a host address in {vlan.ipv6.prefix} other than the gateway {endpoint.address6}")
             else:
@@ -177,7 +178,7 @@ class Ipv6Checks(CheckBase):
     def _claims6(self) -> Iterator[tuple[IPv6Address, tuple[str, str], str]]:
         """(address, (file, field path), who) for every IPv6 address the intent gives out."""
         for index, vlan in enumerate(self.net.vlans):
-            gateway = self.net.gateway_address6(vlan)
+            gateway = self.net.gateway_address(vlan, Family.V6)
             if vlan.ipv6 is None or gateway is None:
                 continue
             path = f"vlans[{index}].ipv6"
@@ -199,7 +200,7 @@ class Ipv6Checks(CheckBase):
         vlan: Vlan | None = self.net.vlan_name_index.get(endpoint.vlan)
         if vlan is None or vlan.ipv6 is None or (vlan.ipv6.hosts == "static") != (endpoint.address6 is not None):
             return None  # reported by _endpoint_addresses6()
-        return self.net.endpoint_address6(endpoint)
+        return self.net.endpoint_address(endpoint, Family.V6)
 
     def _unique_addresses6(self) -> None:
         owners: dict[IPv6Address, str] = {}
@@ -241,7 +242,7 @@ class Ipv6Checks(CheckBase):
                 if getattr(link, side).partition(":")[0] == device:
                     own[getattr(link.addresses6, side).ip] = f"links[{index}].addresses6.{side}"
         for index, vlan in enumerate(self.net.vlans):
-            gateway = self.net.gateway_address6(vlan)
+            gateway = self.net.gateway_address(vlan, Family.V6)
             if vlan.ipv6 is not None and gateway is not None and vlan.gateway == device:
                 own[gateway] = f"vlans[{index}].ipv6.gateway_address"
             if vlan.ipv6 is not None and device in vlan.ipv6.routers:
@@ -274,7 +275,8 @@ class Ipv6Checks(CheckBase):
         if src is None or dst is None or src.vlan == dst.vlan:
             return False
         vlans = [self.net.vlan_name_index.get(e.vlan) for e in (src, dst)]
-        if any(v is None or v.zone == "secure" for v in vlans) or None in map(self.net.endpoint_address6, (src, dst)):
+        if any(v is None or v.zone == "secure" for v in vlans) or \
+                any(self.net.endpoint_address(e, Family.V6) is None for e in (src, dst)):
             return False
         links = self.net.route(src, dst)
         ends = {end.partition(":")[0] for lk in links for end in (lk.a, lk.b)}
