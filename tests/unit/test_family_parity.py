@@ -11,7 +11,7 @@ from ipaddress import IPv4Network, IPv6Network
 from hypothesis import HealthCheck, given, settings
 
 from boothnet.derive.model import AclEntry
-from boothnet.derive.policy import ESSENTIAL_ICMPV6, compiler6_of, number
+from boothnet.derive.policy import ESSENTIAL_ICMPV6, compiler_of, number
 from boothnet.family import Family
 from boothnet.verify.family_parity import family_mismatches, vlan_acls
 from tests.policies import dual_stacked, policies, reference
@@ -37,7 +37,7 @@ def test_the_reference_booths_dual_stacked_agree_in_both_families():
 def test_an_ipv6_acl_opens_with_neighbour_discovery_and_packet_too_big():
     net = dual_stacked(reference("lab-mini"))
     lab = net.vlan_by_name()["lab"]
-    head = compiler6_of(net).inbound(lab)[:len(ESSENTIAL_ICMPV6)]
+    head = compiler_of(net, Family.V6).inbound(lab)[:len(ESSENTIAL_ICMPV6)]
     assert [(e.action, e.proto, e.src, e.dst, e.icmp_type) for e in head] == [
         ("permit", "icmp", None, None, kind) for kind in ESSENTIAL_ICMPV6]
     assert ESSENTIAL_ICMPV6[0] == "packet-too-big"  # dropped, every jumbo IPv6 path black-holes
@@ -158,4 +158,5 @@ def test_the_intent_admits_nothing_into_the_secured_network_in_ipv6_even_for_its
     # IPv4: the listed client reaches home through the VPN; IPv6: nothing enters (the tunnel is IPv4)
     assert policy_decision(compiler_of(net), vlans[client.vlan], IPv4Network(f"{client.address}/32"),
                            IPv4Network(f"{home.address}/32"), "tcp", 22)[0] == "permit"
-    assert policy_decision(compiler6_of(net), vlans[client.vlan], *six, "tcp", 22) == ("deny", NO_IPV6_INTO_SECURE)
+    v6 = compiler_of(net, Family.V6)
+    assert policy_decision(v6, vlans[client.vlan], *six, "tcp", 22) == ("deny", NO_IPV6_INTO_SECURE)

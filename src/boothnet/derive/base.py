@@ -70,7 +70,6 @@ class DeriverState:
     ctx: DeriveContext
     vlans_by_name: dict[str, Vlan]
     policy: Any
-    policy6: Any  # the IPv6 compiler of a dual-stack intent, else None
     uses: dict[str, list[_PortUse]]
     routed_vlans: dict[str, list[Vlan]]
     ospf_links: set[int]

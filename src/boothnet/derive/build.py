@@ -14,7 +14,7 @@ from types import ModuleType
 from boothnet.derive.base import DeriveContext, _PortUse, quirks
 from boothnet.derive.firewall import Firewalls
 from boothnet.derive.model import Acl, DeviceModel, VlanL2
-from boothnet.derive.policy import compiler6_of, compiler_of
+from boothnet.derive.policy import compiler_of
 from boothnet.derive.ports import PortUses
 from boothnet.derive.routing import Routing
 from boothnet.derive.switch import SwitchDerive
@@ -32,7 +32,6 @@ class _Deriver(PortUses, Routing, VpnDerive, Firewalls, SwitchDerive):
         self.ctx = ctx
         self.vlans_by_name = net.vlan_by_name()
         self.policy = compiler_of(net)
-        self.policy6 = compiler6_of(net) if net.dual_stack else None
         self.uses: dict[str, list[_PortUse]] = defaultdict(list)
         # device -> VLANs it routes (gateway or transit router), in intent order: one pass,
         # not every VLAN for every device

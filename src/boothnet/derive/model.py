@@ -52,7 +52,7 @@ class PortBinding:
     binding). IOS and EOS bind IPv6 with a port ACL (``acl6``; EOS has no IPv6 source guard, and
     IOS's needs snooping policies a static booth does not run) that carries the port's whole IPv6
     policy (``derive.policy.PortPolicy6``): its sources are the host's MAC's prefix where the
-    VLAN's hosts take SLAAC, its address where they are static (``Network.bound_sources6``)."""
+    VLAN's hosts take SLAAC, its address where they are static (``Network.bound_sources``)."""
 
     vlan: int
     macs: tuple[str, ...] | None  # lower-case colon form; None: any MAC
@@ -105,6 +105,18 @@ class Interface:
     edge: bool = False  # a host's access port on a switch: spanning tree forwards at once (portfast)
     # IOS/EOS: the `mtu` line it prints, None for none (the switch's default or its system MTU)
     mtu_command: int | None = None
+
+    def acl(self, family: Family, direction: str) -> str | None:
+        """The ACL bound in ``family`` and ``direction`` (None: none)."""
+        return getattr(self, ACL_FIELDS[(family, direction)])
+
+    def bind_acl(self, family: Family, direction: str, name: str) -> None:
+        setattr(self, ACL_FIELDS[(family, direction)], name)
+
+
+# the Interface field naming each family's ACL in each direction (the templates print the fields)
+ACL_FIELDS = {(Family.V4, "in"): "acl_in", (Family.V4, "out"): "acl_out",
+              (Family.V6, "in"): "acl6_in", (Family.V6, "out"): "acl6_out"}
 
 
 @dataclass

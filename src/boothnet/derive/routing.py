@@ -8,8 +8,8 @@ from typing import Literal
 
 from boothnet.derive.base import DeriverState, _split
 from boothnet.derive.model import Acl, Interface, Ospf, OspfInterface, Route, VpnPeer
-from boothnet.derive.policy import acl_name
-from boothnet.family import Family
+from boothnet.derive.policy import acl_name, compiler_of
+from boothnet.family import FAMILIES, Family
 from boothnet.intent.model import Device, Vlan
 
 
@@ -42,20 +42,23 @@ class Routing(DeriverState):
                 svi.ra = vlan.ipv6.hosts if gateway else None
             # Transit VLANs (other routers on them) are not filtered: policy applies at the edge.
             if vlan.gateway == device.name and not vlan.routers:
-                svi.acl_in = acl_name(vlan, "in")
-                acls.append(Acl(svi.acl_in, "in", name, self.policy.inbound(vlan)))
-                if vlan.zone == "secure":
-                    svi.acl_out = acl_name(vlan, "out")
-                    acls.append(Acl(svi.acl_out, "out", name, self.policy.outbound_secure(vlan)))
-                if vlan.ipv6 is not None:
-                    svi.acl6_in = acl_name(vlan, "in", Family.V6)
-                    acls.append(Acl(svi.acl6_in, "in", name, self.policy6.inbound(vlan), family=Family.V6))
-                    if vlan.zone == "secure":
-                        svi.acl6_out = acl_name(vlan, "out", Family.V6)
-                        acls.append(Acl(svi.acl6_out, "out", name, self.policy6.outbound_secure(vlan),
-                                        family=Family.V6))
+                acls += self._svi_acls(svi, vlan)
             svis.append(svi)
         return svis
+
+    def _svi_acls(self, svi: Interface, vlan: Vlan) -> list[Acl]:
+        """The policy's ACLs on a VLAN's gateway, in each family the VLAN has: inbound, and
+        into the secured network outbound too."""
+        acls = []
+        for family in FAMILIES:
+            if vlan.prefix(family) is None:
+                continue
+            policy = compiler_of(self.net, family)
+            for direction in ("in", "out") if vlan.zone == "secure" else ("in",):
+                svi.bind_acl(family, direction, acl_name(vlan, direction, family))
+                entries = policy.inbound(vlan) if direction == "in" else policy.outbound_secure(vlan)
+                acls.append(Acl(acl_name(vlan, direction, family), direction, svi.name, entries, family=family))
+        return acls
 
 
     def _routes(self, device: Device) -> list[Route]:

@@ -14,7 +14,7 @@ from ipaddress import (
     IPv6Network,
     collapse_addresses,
 )
-from typing import Annotated, Literal, overload
+from typing import Annotated, Any, Literal, overload
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
@@ -306,6 +306,7 @@ class Throughput(Strict):
 
 
 Prefixes = list[IPv4Network | None]  # None = any
+Prefixes6 = list[IPv6Network | None]
 
 
 def acl_name(vlan: Vlan, direction: str, family: Family = Family.V4) -> str:
@@ -334,25 +335,28 @@ class Network(Strict):
     def name(self) -> str:
         return self.settings.name
 
-    @cached_property
-    def zone_subnets(self) -> dict[str, list[IPv4Network]]:
-        """Zone -> the subnets of its VLANs, in intent order."""
-        subnets: dict[str, list[IPv4Network]] = {}
-        for vlan in self.vlans:
-            subnets.setdefault(vlan.zone, []).append(vlan.subnet)
-        return subnets
+    @overload
+    def selector_prefixes(self, selector: str, family: Literal[Family.V4] = ...) -> Prefixes: ...
+    @overload
+    def selector_prefixes(self, selector: str, family: Literal[Family.V6]) -> Prefixes6: ...
+    @overload
+    def selector_prefixes(self, selector: str, family: Family) -> Prefixes | Prefixes6: ...
 
-    def selector_prefixes(self, selector: str) -> Prefixes:
-        """The prefixes a policy selector (any, zone:, vlan:, group:) stands for, collapsed."""
+    def selector_prefixes(self, selector: str, family: Family = Family.V4) -> Prefixes | Prefixes6:
+        """The prefixes a policy selector (any, zone:, vlan:, group:) stands for in ``family``,
+        collapsed: a VLAN without IPv6 stands for none in IPv6, nor a host without an IPv6 address."""
         kind, _, name = selector.partition(":")
+        found: list[Any]  # one family: collapse_addresses takes no mix
         if selector == "any":
-            return [None]
-        if kind == "zone":
-            return list(collapse_addresses(self.zone_subnets.get(name, [])))
-        if kind == "vlan":
-            return [self.vlan_by_name()[name].subnet]
-        members = self.host_groups.get(name, [])
-        return [IPv4Network(f"{self.endpoints[m].address}/32") for m in members]
+            found = [None]
+            return found
+        if kind in ("zone", "vlan"):
+            found = [p for v in self.vlans if (v.zone if kind == "zone" else v.name) == name
+                     and (p := v.prefix(family)) is not None]
+            return list(collapse_addresses(found))
+        found = [family.host(a) for m in self.host_groups.get(name, [])
+                 if (a := self.endpoint_address(self.endpoints[m], family)) is not None]
+        return found
 
     @cached_property
     def listed_hosts(self) -> frozenset[str]:
@@ -433,19 +437,27 @@ class Network(Strict):
             return endpoint.address6
         return eui64_address(vlan.ipv6.prefix, endpoint.mac_address) if endpoint.mac_address else None
 
-    def bound_sources6(self, endpoint: Endpoint) -> tuple[IPv6Network, ...] | None:
-        """The IPv6 sources a bound host's port admits (docs/intent.md, "Listed hosts bound to
-        their ports"): where its VLAN's hosts are static, its own address; where they take SLAAC,
-        the VLAN's prefix, on a port that admits the host's MAC only: a host forms its addresses
-        as its OS chooses (stable-privacy, RFC 8981 temporary addresses), so its MAC and the
-        prefix are what binds it. None: its port binds no IPv6 (not bound, or an IPv4-only VLAN).
-        (IPv4 is bound by IP source guard to the host's address: no port ACL, nothing to compile.)"""
+    @overload
+    def bound_sources(self, endpoint: Endpoint, family: Literal[Family.V4]) -> tuple[IPv4Network, ...] | None: ...
+    @overload
+    def bound_sources(self, endpoint: Endpoint, family: Literal[Family.V6]) -> tuple[IPv6Network, ...] | None: ...
+    @overload
+    def bound_sources(self, endpoint: Endpoint, family: Family) -> tuple[IPv4Network | IPv6Network, ...] | None: ...
+
+    def bound_sources(self, endpoint: Endpoint, family: Family) -> tuple[IPv4Network | IPv6Network, ...] | None:
+        """The sources a bound host's port admits in ``family`` (docs/intent.md, "Listed hosts
+        bound to their ports"). IPv4: its address (IP source guard). IPv6: where its VLAN's hosts
+        are static, its own address; where they take SLAAC, the VLAN's prefix, on a port that
+        admits the host's MAC only: a host forms its addresses as its OS chooses (stable-privacy,
+        RFC 8981 temporary addresses), so its MAC and the prefix are what binds it. None: its
+        port binds nothing in ``family`` (not bound, or an IPv4-only VLAN in IPv6)."""
         vlan = self.vlan_name_index.get(endpoint.vlan)
-        if vlan is None or vlan.ipv6 is None or not self.port_bound(endpoint):
+        if vlan is None or vlan.prefix(family) is None or not self.port_bound(endpoint):
             return None
-        if vlan.ipv6.hosts == "slaac":
+        if family is Family.V6 and vlan.ipv6 is not None and vlan.ipv6.hosts == "slaac":
             return (vlan.ipv6.prefix,)
-        return (IPv6Network(f"{endpoint.address6}/128"),) if endpoint.address6 else None
+        address = self.endpoint_address(endpoint, family)
+        return (family.host(address),) if address is not None else None
 
     @property
     def dual_stack(self) -> bool:

@@ -152,7 +152,7 @@ class StandIn:
         bound: list[Acl] = []
         for iface in lab.interfaces:
             for family, direction in BINDINGS:
-                name = getattr(iface, f"acl{'6' if family == 6 else ''}_{direction}")
+                name = iface.acl(family, direction)
                 if name is None:
                     continue
                 rules = facts.acls.get(name, [])  # an ACL bound but not defined permits all (IOS, EOS)

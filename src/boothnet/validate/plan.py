@@ -13,7 +13,7 @@ from ipaddress import IPv4Network, IPv6Address, IPv6Network
 from typing import Literal
 
 from boothnet.booth.cables import cable_plan, cables_by_ref
-from boothnet.derive.policy import PolicyCompiler, compiler6_of, compiler_of, policy_decision
+from boothnet.derive.policy import PolicyCompiler, compiler_of, policy_decision
 from boothnet.family import Family
 from boothnet.intent import Network
 from boothnet.intent.model import Endpoint, Link
@@ -164,10 +164,10 @@ def _in_ipv6(net: Network, pair: list[Flow]) -> list[Flow]:
         return []
     both = (addresses[0], addresses[1])
     vlans = net.vlan_by_name()
-    compiler6 = compiler6_of(net)
+    compiler6 = compiler_of(net, Family.V6)
 
     def decide(proto: str, port: int | None) -> tuple[str, str]:
-        return policy_decision(compiler6, vlans[src.vlan], IPv6Network(both[0]), IPv6Network(both[1]),  # type: ignore[arg-type]  # one family per compiler
+        return policy_decision(compiler6, vlans[src.vlan], IPv6Network(both[0]), IPv6Network(both[1]),
                                proto, port)
 
     flows: list[Flow] = []
@@ -360,8 +360,8 @@ def action6(net: Network, src: Endpoint, dst: Endpoint, proto: str, port: int | 
     src6, dst6 = net.endpoint_address(src, Family.V6), net.endpoint_address(dst, Family.V6)
     if src6 is None or dst6 is None:
         return None
-    return policy_decision(compiler6_of(net), net.vlan_by_name()[src.vlan], IPv6Network(src6), IPv6Network(dst6),  # type: ignore[arg-type]  # one family per compiler
-                           proto, port)[0]
+    return policy_decision(compiler_of(net, Family.V6), net.vlan_by_name()[src.vlan], IPv6Network(src6),
+                           IPv6Network(dst6), proto, port)[0]
 
 
 def declared_wan_paths(net: Network, tunnel_mtu: int | None) -> list[WanPath]:

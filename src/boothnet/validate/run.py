@@ -200,7 +200,7 @@ def _dropped_at_port(net: Network, access: Access, endpoint: Endpoint, gateway: 
         return None
     route = access.runner(node, ["ip", "-6", "route", "get", gateway], 10).output
     source = found.group(1) if (found := re.search(r" src (\S+)", route)) else "no source address"
-    sources = net.bound_sources6(endpoint)
+    sources = net.bound_sources(endpoint, Family.V6)
     said = "a small ping to its gateway fails too: its IPv6 dies whatever its size, not an MTU black hole"
     if sources is None:
         return f"{said}; it sends from {source}"

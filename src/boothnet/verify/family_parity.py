@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from ipaddress import IPv4Address, IPv4Network, IPv6Address, IPv6Network
 
 from boothnet.derive.model import AclEntry
-from boothnet.derive.policy import PortPolicy6, acl_decision, compiler6_of, compiler_of
+from boothnet.derive.policy import PortPolicy6, acl_decision, compiler_of
 from boothnet.family import Family
 from boothnet.intent.model import Network, Vlan, acl_name
 from boothnet.verify.flows import OUTSIDE6_CANDIDATES, OUTSIDE_CANDIDATES, probe_services
@@ -47,13 +47,13 @@ class VlanAcls:
 
 def vlan_acls(net: Network) -> list[VlanAcls]:
     """The ACLs the compilers give each dual-stack VLAN whose gateway filters it (no routers on it)."""
-    v4, v6 = compiler_of(net), compiler6_of(net)
+    v4, v6 = compiler_of(net), compiler_of(net, Family.V6)
     found = []
     for vlan in net.vlans:
         if vlan.ipv6 is None or vlan.routers:
             continue
         ports6 = {e.name: PortPolicy6(net, e, sources).entries() for e in net.endpoints.values()
-                  if e.vlan == vlan.name and (sources := net.bound_sources6(e))}
+                  if e.vlan == vlan.name and (sources := net.bound_sources(e, Family.V6))}
         found.append(VlanAcls(vlan, v4.inbound(vlan), v6.inbound(vlan),
                               v6.outbound_secure(vlan) if vlan.zone == "secure" else None, ports6))
     return found
@@ -90,7 +90,7 @@ def _outside(net: Network) -> Pair:
 
 def _said(entries: list[AclEntry], src: IPv4Network | IPv6Network, dst: IPv4Network | IPv6Network, proto: str,
           port: int | None) -> tuple[str, str]:
-    line = acl_decision(entries, src, dst, proto, port)  # type: ignore[arg-type]  # one family per ACL
+    line = acl_decision(entries, src, dst, proto, port)
     return ("deny", "the implicit deny") if line is None else (line.action, f"{line.rule} (seq {line.seq})")
 
 

@@ -63,7 +63,7 @@ class AclView:
     def decide(self, probe: Probe, via_tunnel: bool) -> tuple[str, str, str | None]:
         """(action, line text, policy rule) for the probe's first packet."""
         src, dst = host_net(probe.src), host_net(probe.dst)
-        entry = acl_decision(self.acl.entries, src, dst, probe.proto, probe.port,  # type: ignore[arg-type]  # one family per ACL
+        entry = acl_decision(self.acl.entries, src, dst, probe.proto, probe.port,
                              via_tunnel=via_tunnel)
         if entry is None:
             return "deny", "(no line matches: implicit deny at the end of the ACL)", None

@@ -24,7 +24,6 @@ from typing import Literal
 from boothnet.derive import DeviceModel
 from boothnet.derive.policy import (
     NO_IPV6_INTO_SECURE,
-    compiler6_of,
     compiler_of,
     policy_decision,
     secure_decision,
@@ -87,7 +86,7 @@ class PolicyPaths:
                  family: Family = Family.V4):
         family = Family(family)  # a plain 4 or 6 too
         self.net, self.models, self.family = net, models, family
-        self.compiler = compiler6_of(net) if family == 6 else compiler_of(net)
+        self.compiler = compiler_of(net, family)
         self.views = acl_views(models, family)
         self._vlans = sorted(((prefix, v) for v in net.vlans if (prefix := self._prefix(v)) is not None),
                              key=lambda pv: pv[0].prefixlen, reverse=True)
@@ -173,11 +172,11 @@ class PolicyPaths:
             return found
         if src_vlan.routers or src_vlan is dst_vlan:
             return found  # transit VLAN: unfiltered by design; same VLAN: switched
-        expect(self._view(src_vlan, "in"), source_decision(self.compiler, src_vlan, src, dst,  # type: ignore[arg-type]  # one family per compiler
+        expect(self._view(src_vlan, "in"), source_decision(self.compiler, src_vlan, src, dst,
                                                            flow.proto, flow.port, at_gateway=True))
         if dst_vlan is not None and dst_vlan.zone == "secure" and dst_vlan is not src_vlan:
             expect(self._view(dst_vlan, "out"), ("deny", NO_IPV6_INTO_SECURE) if self.family == 6 else
-                   secure_decision(self.compiler, dst_vlan, src, dst, flow.proto, flow.port))  # type: ignore[arg-type]  # one family per compiler
+                   secure_decision(self.compiler, dst_vlan, src, dst, flow.proto, flow.port))
         return found
 
     def expectations(self) -> list[Expectation]:
@@ -188,7 +187,7 @@ class PolicyPaths:
         src_vlan = self.vlan_of(flow.src)
         if src_vlan is None:
             return "deny"
-        return policy_decision(self.compiler, src_vlan, host_net(flow.src), host_net(flow.dst),  # type: ignore[arg-type]  # one family per compiler
+        return policy_decision(self.compiler, src_vlan, host_net(flow.src), host_net(flow.dst),
                                flow.proto, flow.port)[0]
 
     def compiled(self, flow: Probe) -> str:
