@@ -109,7 +109,7 @@ class _Deriver(PortUses, Routing, VpnDerive, Firewalls, SwitchDerive):
                     acl.family_match += f"meta mark != {q.PORT_ACL_MARK} "
             syntax_args = (model.tunnel_match,)
         else:
-            model.port_acls6 = [Acl(i.binding.acl6, "in", i.name, i.binding.entries6(), family=Family.V6)
+            model.port_acls6 = [Acl(i.binding.acl6, "in", i.name, list(i.binding.acl6_entries), family=Family.V6)
                                 for i in model.bound_ports if i.binding and i.binding.acl6]
         # nftables: an inbound ACL's permit must not end the hook before the outbound ACL is met
         outbound = model.platform == "frr_linux" and any(a.direction == "out" for a in model.acls)

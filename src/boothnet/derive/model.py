@@ -67,9 +67,6 @@ class PortBinding:
     # a frame from another MAC: dropped (restrict, protect), or the port err-disabled (shutdown)
     violation: str = "restrict"
 
-    def entries6(self) -> list[AclEntry]:
-        return list(self.acl6_entries)
-
     @property
     def dotted_macs(self) -> list[str]:
         """The MACs as IOS and EOS write them: 0200.5e10.3012."""
