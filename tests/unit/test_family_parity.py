@@ -50,7 +50,7 @@ def test_a_planted_ipv6_line_widening_research_into_production_is_named():
     users = net.vlan_by_name()["users"]
     assert lab.vlan.ipv6 is not None and users.ipv6 is not None
     leak = AclEntry("permit", "ip", lab.vlan.ipv6.prefix, users.ipv6.prefix, "planted-research-to-production")
-    lab.inbound6 = number([leak, *lab.inbound6])
+    lab.inbound[Family.V6] = number([leak, *lab.inbound[Family.V6]])
     found = family_mismatches(net, acls)
     assert found and {m.acl for m in found} == {"LAB_IN_V6"}
     assert all(m.ipv6 == "permit by planted-research-to-production (seq 10)" for m in found), found[0]
@@ -78,8 +78,8 @@ def test_a_rule_an_earlier_line_shadows_only_in_ipv6_is_found():
     net = dual_stacked(reference("lab-mini"))
     acls = vlan_acls(net)
     users = next(a for a in acls if a.vlan.name == "users")
-    tail = replace(users.inbound6[-1], action="permit")
-    users.inbound6 = number([tail, *users.inbound6])
+    tail = replace(users.inbound[Family.V6][-1], action="permit")
+    users.inbound[Family.V6] = number([tail, *users.inbound[Family.V6]])
     assert family_mismatches(net, acls)
 
 

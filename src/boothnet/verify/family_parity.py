@@ -38,11 +38,11 @@ class VlanAcls:
     """A dual-stack VLAN's inbound ACLs in both families, and for the secured network its outbound."""
 
     vlan: Vlan
-    inbound4: list[AclEntry]
-    inbound6: list[AclEntry]
-    outbound6: list[AclEntry] | None = None
-    # a VLAN that binds its hosts: each host's IPv6 port ACL, met before the SVI's (PortPolicy6)
-    ports6: dict[str, list[AclEntry]] = field(default_factory=dict)
+    inbound: dict[Family, list[AclEntry]]
+    outbound6: list[AclEntry] | None = None  # the secured network's: it admits nothing in IPv6
+    # a VLAN that binds its hosts: each host's port ACL, met before the SVI's (IPv6's: PortPolicy6;
+    # IPv4 binds by IP source guard, no port ACL)
+    ports: dict[Family, dict[str, list[AclEntry]]] = field(default_factory=dict)
 
 
 def vlan_acls(net: Network) -> list[VlanAcls]:
@@ -54,8 +54,8 @@ def vlan_acls(net: Network) -> list[VlanAcls]:
             continue
         ports6 = {e.name: PortPolicy6(net, e, sources).entries() for e in net.endpoints.values()
                   if e.vlan == vlan.name and (sources := net.bound_sources(e, Family.V6))}
-        found.append(VlanAcls(vlan, v4.inbound(vlan), v6.inbound(vlan),
-                              v6.outbound_secure(vlan) if vlan.zone == "secure" else None, ports6))
+        found.append(VlanAcls(vlan, {Family.V4: v4.inbound(vlan), Family.V6: v6.inbound(vlan)},
+                              v6.outbound_secure(vlan) if vlan.zone == "secure" else None, {Family.V6: ports6}))
     return found
 
 
@@ -94,16 +94,17 @@ def _said(entries: list[AclEntry], src: IPv4Network | IPv6Network, dst: IPv4Netw
     return ("deny", "the implicit deny") if line is None else (line.action, f"{line.rule} (seq {line.seq})")
 
 
-def _said6(source: VlanAcls, host: str, src: IPv6Network, dst: IPv6Network, proto: str,
-           port: int | None) -> tuple[str, str]:
-    """The IPv6 decision for a flow from ``host`` (at ``src``): its port's ACL first where it has
-    one (what that denies, the SVI never sees), then its VLAN's SVI ACL."""
-    port_acl = source.ports6.get(host)
+def _decided(source: VlanAcls, host: str, src: IPv4Network | IPv6Network, dst: IPv4Network | IPv6Network,
+             proto: str, port: int | None) -> tuple[str, str]:
+    """The decision for a flow from ``host`` (at ``src``, in its family): its port's ACL first
+    where it has one (what that denies, the SVI never sees), then its VLAN's SVI ACL."""
+    family = Family(src.version)
+    port_acl = source.ports.get(family, {}).get(host)
     if port_acl is not None:
         at_port = _said(port_acl, src, dst, proto, port)
         if at_port[0] == "deny":
             return "deny", f"{at_port[1]} at its port"
-    return _said(source.inbound6, src, dst, proto, port)
+    return _said(source.inbound[family], src, dst, proto, port)
 
 
 def family_mismatches(net: Network, acls: list[VlanAcls] | None = None) -> list[FamilyMismatch]:
@@ -126,8 +127,8 @@ def family_mismatches(net: Network, acls: list[VlanAcls] | None = None) -> list[
                     dst4, dst6 = IPv4Network(dst[1]), IPv6Network(dst[2])
                     for proto, port in services:
                         flow = f"{proto}{f'/{port}' if port else ''} {src[0]} -> {dst[0]}"
-                        v4 = _said(source.inbound4, src4, dst4, proto, port)
-                        v6 = _said6(source, src[0], src6, dst6, proto, port)
+                        v4 = _decided(source, src[0], src4, dst4, proto, port)
+                        v6 = _decided(source, src[0], src6, dst6, proto, port)
                         if v4[0] != v6[0]:
                             found.append(FamilyMismatch(acl_name(source.vlan, "in", Family.V6), flow,
                                                         f"{v4[0]} by {v4[1]}", f"{v6[0]} by {v6[1]}"))
