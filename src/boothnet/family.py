@@ -28,6 +28,12 @@ class Family(IntEnum):
         return "" if self is Family.V4 else " (IPv6)"
 
     @property
+    def suffix(self) -> str:
+        """What the intent's and the model's names for it end with: none for IPv4, "6" for IPv6
+        (addresses6, next_hop6, acl6_in)."""
+        return "" if self is Family.V4 else "6"
+
+    @property
     def acl_suffix(self) -> str:
         """What an ACL's name ends with: IPv4's none, IPv6's "_V6"."""
         return "" if self is Family.V4 else "_V6"

@@ -164,6 +164,12 @@ class Vlan(Strict):
             return self.subnet
         return self.ipv6.prefix if self.ipv6 else None
 
+    def routers_in(self, family: Family) -> dict[str, IPv4Address] | dict[str, IPv6Address]:
+        """Its other L3 devices' addresses in ``family``: device -> address."""
+        if family is Family.V4:
+            return self.routers
+        return self.ipv6.routers if self.ipv6 else {}
+
 
 class LinkAddresses(Strict):
     a: Interface
@@ -191,6 +197,10 @@ class Link(Strict):
     delay_ms: float = Field(default=0, ge=0, le=1000, description="a WAN hop (routed): one-way delay")
     jitter_ms: float = Field(default=0, ge=0, le=1000, description="a WAN hop: delay variation")
     loss_pct: float = Field(default=0, ge=0, lt=50, description="a WAN hop: frames lost, %")
+
+    def addresses_in(self, family: Family) -> LinkAddresses | LinkAddresses6 | None:
+        """Each end's address in ``family`` (a routed link's; None: none in that family)."""
+        return self.addresses if family is Family.V4 else self.addresses6
 
     @property
     def wan(self) -> bool:

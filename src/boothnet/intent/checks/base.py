@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterator
-from ipaddress import IPv4Network, IPv6Network
+from ipaddress import IPv4Address, IPv4Network, IPv6Address, IPv6Network
 from typing import Any, TypeVar
 
 from boothnet.errors import IntentError
+from boothnet.family import Family
 from boothnet.intent.model import (
     Device,
     Network,
@@ -83,3 +84,22 @@ class CheckBase:
             found = self.vlans_by_name.get(str(ref))
         return found[1] if found else None
 
+
+    def _own_addresses(self, device: str, family: Family) -> dict[IPv4Address | IPv6Address, str]:
+        """The device's own addresses in ``family`` on its routed links and VLANs, each with the
+        field that gives it."""
+        own: dict[IPv4Address | IPv6Address, str] = {}
+        for index, link in enumerate(self.net.links):
+            addresses = link.addresses_in(family)
+            for side in ("a", "b") if link.mode == "routed" and addresses is not None else ():
+                if getattr(link, side).partition(":")[0] == device:
+                    own[getattr(addresses, side).ip] = f"links[{index}].addresses{family.suffix}.{side}"
+        vlans = "vlans[{}]" if family is Family.V4 else "vlans[{}].ipv6"
+        for index, vlan in enumerate(self.net.vlans):
+            gateway = self.net.gateway_address(vlan, family)
+            if gateway is not None and vlan.gateway == device:
+                own[gateway] = f"{vlans.format(index)}.gateway_address"
+            routers = vlan.routers_in(family)
+            if device in routers:
+                own[routers[device]] = f"{vlans.format(index)}.routers.{device}"
+        return own

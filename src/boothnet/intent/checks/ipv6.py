@@ -222,7 +222,7 @@ class Ipv6Checks(CheckBase):
         prefixes += [v.ipv6.prefix for v in self.net.vlans
                      if v.ipv6 is not None and (v.gateway == uplink.device or uplink.device in v.ipv6.routers)]
         problem = _not_global(uplink.next_hop6)
-        own = self._own_addresses6(uplink.device).get(uplink.next_hop6)
+        own = self._own_addresses(uplink.device, Family.V6).get(uplink.next_hop6)
         if problem:
             self.add(self.src["uplink"], "uplink.next_hop6", str(uplink.next_hop6),
                      f"{problem}: the routers' configs name the next hop without an interface")
@@ -233,21 +233,6 @@ class Ipv6Checks(CheckBase):
                      f"needs the interface it leaves by")
         elif own is not None:
             self.add(self.src["uplink"], "uplink.next_hop6", str(uplink.next_hop6), own_next_hop(uplink.device, own))
-
-    def _own_addresses6(self, device: str) -> dict[IPv6Address, str]:
-        """The device's own IPv6 addresses, each with the field that gives it."""
-        own: dict[IPv6Address, str] = {}
-        for index, link in enumerate(self.net.links):
-            for side in ("a", "b") if link.addresses6 is not None else ():
-                if getattr(link, side).partition(":")[0] == device:
-                    own[getattr(link.addresses6, side).ip] = f"links[{index}].addresses6.{side}"
-        for index, vlan in enumerate(self.net.vlans):
-            gateway = self.net.gateway_address(vlan, Family.V6)
-            if vlan.ipv6 is not None and gateway is not None and vlan.gateway == device:
-                own[gateway] = f"vlans[{index}].ipv6.gateway_address"
-            if vlan.ipv6 is not None and device in vlan.ipv6.routers:
-                own[vlan.ipv6.routers[device]] = f"vlans[{index}].ipv6.routers.{device}"
-        return own
 
     def _uplink6_missing(self) -> None:
         """No `next_hop6` on a dual-stack uplink: the booth has no IPv6 route out, so a declared
