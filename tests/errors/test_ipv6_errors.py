@@ -106,6 +106,25 @@ def test_an_ipv6_address_in_an_ipv4_only_vlan(inventory_copy):
         "(give it `ipv6: {prefix: ...}`)"]
 
 
+def test_a_vlans_other_ipv6_routers(inventory_copy):
+    inv = dual_stack(inventory_copy())
+    inv.edit(VLANS, lambda d: d["vlans"][0]["ipv6"].update(routers={
+        "r9": "2001:db8:10::9", "r1": "2001:db8:10::5", "r2": "2001:db8:11::2", "sw1": "fe80::3"}))
+    assert errors_of(inv) == [
+        "inv/group_vars/all/vlans.yml: vlans[0].ipv6.routers.r1: 'r1': a device other than the VLAN's gateway r1, "
+        "which already routes users at 2001:db8:10::1 (routers lists the other layer-3 devices on it): this entry "
+        "would be left out of every config",
+        "inv/group_vars/all/vlans.yml: vlans[0].ipv6.routers.r2: '2001:db8:11::2': a host address in "
+        "2001:db8:10::/64",
+        "inv/group_vars/all/vlans.yml: vlans[0].ipv6.routers.r2: 'r2': a device routing VLAN users in IPv4 too "
+        "(its gateway or one of its routers)",
+        "inv/group_vars/all/vlans.yml: vlans[0].ipv6.routers.r9: 'r9': a known device",
+        "inv/group_vars/all/vlans.yml: vlans[0].ipv6.routers.sw1: 'fe80::3': a global unicast address, not a "
+        "link-local one",
+        "inv/group_vars/all/vlans.yml: vlans[0].ipv6.routers.sw1: 'sw1': a known device",
+    ]
+
+
 def test_one_address_twice_names_both_holders(inventory_copy):
     inv = dual_stack(inventory_copy())
     edit_host(inv, "h4", address6="2001:db8:20::11")
