@@ -167,7 +167,7 @@ def intended_neighbors(model: Mapping[str, Any], models: Mapping[str, Mapping[st
     device's). Each neighbour's name under the key the protocol knows it by: OSPF its address
     on the link, OSPFv3 its router ID (its address is link-local)."""
     ospf = model.get("ospf") or {}
-    v3 = family is Family.V6
+    v3 = family == Family.V6
     active6 = {o["name"] for o in ospf.get("interfaces6", []) if not o.get("passive")}
     out: dict[str, dict[str, str]] = {}
     for interface, device, address in ospf.get("neighbors", []):

@@ -105,7 +105,7 @@ class _Deriver(PortUses, Routing, VpnDerive, Firewalls, SwitchDerive):
             replaced = {i.binding.vlan for i in model.bound_ports if i.binding and i.binding.replaces_svi_acl}
             svis = {i.name for i in model.interfaces if i.kind == "svi" and i.vlan in replaced}
             for acl in model.acls:
-                if acl.family is Family.V6 and acl.direction == "in" and acl.interface in svis:
+                if acl.family == Family.V6 and acl.direction == "in" and acl.interface in svis:
                     acl.family_match += f"meta mark != {q.PORT_ACL_MARK} "
             syntax_args = (model.tunnel_match,)
         else:

@@ -103,6 +103,10 @@ class Interface:
     # IOS/EOS: the `mtu` line it prints, None for none (the switch's default or its system MTU)
     mtu_command: int | None = None
 
+    def address_in(self, family: Family) -> IPv4Interface | IPv6Interface | None:
+        """Its address in ``family`` (None: none)."""
+        return self.address if family == Family.V4 else self.address6
+
     def acl(self, family: Family, direction: str) -> str | None:
         """The ACL bound in ``family`` and ``direction`` (None: none)."""
         return getattr(self, ACL_FIELDS[(family, direction)])

@@ -160,13 +160,13 @@ class Vlan(Strict):
 
     def prefix(self, family: Family) -> IPv4Network | IPv6Network | None:
         """The VLAN's subnet in ``family``: its IPv4 subnet, its IPv6 prefix (None: IPv4 only)."""
-        if family is Family.V4:
+        if family == Family.V4:
             return self.subnet
         return self.ipv6.prefix if self.ipv6 else None
 
     def routers_in(self, family: Family) -> dict[str, IPv4Address] | dict[str, IPv6Address]:
         """Its other L3 devices' addresses in ``family``: device -> address."""
-        if family is Family.V4:
+        if family == Family.V4:
             return self.routers
         return self.ipv6.routers if self.ipv6 else {}
 
@@ -200,7 +200,7 @@ class Link(Strict):
 
     def addresses_in(self, family: Family) -> LinkAddresses | LinkAddresses6 | None:
         """Each end's address in ``family`` (a routed link's; None: none in that family)."""
-        return self.addresses if family is Family.V4 else self.addresses6
+        return self.addresses if family == Family.V4 else self.addresses6
 
     @property
     def wan(self) -> bool:
@@ -364,7 +364,7 @@ class Network(Strict):
             found = [p for v in self.vlans if (v.zone if kind == "zone" else v.name) == name
                      and (p := v.prefix(family)) is not None]
             return list(collapse_addresses(found))
-        found = [family.host(a) for m in self.host_groups.get(name, [])
+        found = [Family(family).host(a) for m in self.host_groups.get(name, [])
                  if (a := self.endpoint_address(self.endpoints[m], family)) is not None]
         return found
 
@@ -421,7 +421,7 @@ class Network(Strict):
         """The VLAN's gateway in ``family``: given, else its subnet's first address (IPv6: its
         prefix's ::1, the same); None for IPv6 in an IPv4-only VLAN."""
         # the intent keeps each family's prefix and given gateway in a field of its own
-        if family is Family.V4:
+        if family == Family.V4:
             return vlan.gateway_address or next(iter(vlan.subnet.hosts()))
         if vlan.ipv6 is None:
             return None
@@ -438,7 +438,7 @@ class Network(Strict):
         """The host's address in ``family``: IPv4's is given; IPv6's is its static one, or where
         its VLAN takes SLAAC the EUI-64 address its MAC forms (Linux's default); None where
         neither is known."""
-        if family is Family.V4:
+        if family == Family.V4:
             return endpoint.address
         vlan = self.vlan_name_index.get(endpoint.vlan)
         if vlan is None or vlan.ipv6 is None:
@@ -464,10 +464,10 @@ class Network(Strict):
         vlan = self.vlan_name_index.get(endpoint.vlan)
         if vlan is None or vlan.prefix(family) is None or not self.port_bound(endpoint):
             return None
-        if family is Family.V6 and vlan.ipv6 is not None and vlan.ipv6.hosts == "slaac":
+        if family == Family.V6 and vlan.ipv6 is not None and vlan.ipv6.hosts == "slaac":
             return (vlan.ipv6.prefix,)
         address = self.endpoint_address(endpoint, family)
-        return (family.host(address),) if address is not None else None
+        return (Family(family).host(address),) if address is not None else None
 
     @property
     def dual_stack(self) -> bool:

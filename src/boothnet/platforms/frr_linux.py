@@ -120,7 +120,7 @@ def _nft_ports(entry: AclEntry) -> list[str]:
 
 def nft_rule(entry: AclEntry, tunnel_match: str, family: Family, permit: str = "accept") -> str:
     parts: list[str] = []
-    address = family.nft
+    address = Family(family).nft  # a plain 4 or 6 too
     if entry.via_tunnel:
         parts.append(tunnel_match)
     if entry.src is not None:

@@ -446,7 +446,7 @@ class ConfigReader:
 
     def _route(self, node: HConfigChild, words: list[str], family: Family = Family.V4) -> None:
         try:
-            prefix, rest = self._prefix(words) if family is Family.V4 else (IPv6Network(words[0]), words[1:])
+            prefix, rest = self._prefix(words) if family == Family.V4 else (IPv6Network(words[0]), words[1:])
             hop: IPv4Address | IPv6Address | str
             try:
                 hop = ip_address(rest[0])
@@ -513,7 +513,7 @@ class ConfigReader:
         if words[0] == "any":
             return None, words[1:]
         address, rest = ((ip_network(words[1]), words[2:]) if words[0] == "host"
-                         else (IPv6Network(words[0]), words[1:]) if family is Family.V6 else self._prefix(words))
+                         else (IPv6Network(words[0]), words[1:]) if family == Family.V6 else self._prefix(words))
         if address.version != family:
             raise ValueError(f"an IPv{address.version} address in an IPv{family} ACL")
         return address, rest
@@ -713,9 +713,9 @@ class ConfigReader:
         interface names the process's area, or a `network` line covers its address (OSPFv3 has
         none). OSPFv3 runs only where the interface has IPv6 and IPv6 routing is on (the device
         refuses `ipv6 router ospf` without it)."""
-        process, lines, address = ((self.ospf, pending.ospf, iface.address) if family is Family.V4
+        process, lines, address = ((self.ospf, pending.ospf, iface.address) if family == Family.V4
                                    else (self.ospf6, pending.ospf6, iface.address6))
-        if not process.present or (family is Family.V6 and (address is None or not self.facts.ipv6_routing)):
+        if not process.present or (family == Family.V6 and (address is None or not self.facts.ipv6_routing)):
             return None
         area = lines.area
         if area is None and address is not None:
@@ -755,7 +755,7 @@ class ConfigReader:
                 self._unknown(child)
 
     def _ospf_line(self, w: list[str], process: _OspfProcess, family: Family) -> bool:
-        v6 = family is Family.V6
+        v6 = family == Family.V6
         if w[0] == "router-id" and len(w) == 2:
             setattr(self.facts, "ospf6_router_id" if v6 else "ospf_router_id", IPv4Address(w[1]))
         elif w == ["passive-interface", "default"]:

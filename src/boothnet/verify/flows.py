@@ -99,7 +99,7 @@ def acl_views(models: dict[str, DeviceModel], family: Family = Family.V4) -> dic
         ifaces = {i.name: i for i in model.interfaces}
         for acl in (a for a in model.acls if a.family == family):
             iface = ifaces.get(acl.interface)
-            address = (iface.address6 if family == 6 else iface.address) if iface and iface.kind == "svi" else None
+            address = iface.address_in(family) if iface and iface.kind == "svi" else None
             lines = [q.acl_lines(entry, family, *extra) for entry in acl.entries]
             views[(name, acl.name)] = AclView(name, acl, lines, address.network if address else None)
     return views
@@ -123,9 +123,7 @@ def _first_free(candidates: Iterable, used: set) -> object:
 
 def family_subnets(nets: Iterable[Network], family: Family = Family.V4) -> set[IPv4Network | IPv6Network]:
     """The VLANs' subnets (IPv4) or prefixes (IPv6, the dual-stack VLANs')."""
-    if family == 6:
-        return {vlan.ipv6.prefix for net in nets for vlan in net.vlans if vlan.ipv6 is not None}
-    return {vlan.subnet for net in nets for vlan in net.vlans}
+    return {prefix for net in nets for vlan in net.vlans if (prefix := vlan.prefix(family)) is not None}
 
 
 def probe_addresses(nets: Iterable[Network], models: Iterable[dict[str, DeviceModel]],
@@ -133,14 +131,14 @@ def probe_addresses(nets: Iterable[Network], models: Iterable[dict[str, DeviceMo
     """One address per VLAN subnet (its last host), every host address an ACL names, one outside."""
     subnets = family_subnets(list(nets), family)
     addrs = {subnet.broadcast_address - 1 for subnet in subnets}
-    host = 32 if family == 4 else 128
+    host = Family(family).max_prefixlen  # a plain 4 or 6 too
     for model_set in models:
         for model in model_set.values():
             for acl in model.acls:
                 for entry in acl.entries:
                     addrs |= {p.network_address for p in (entry.src, entry.dst)
                               if p is not None and p.version == family and p.prefixlen == host}
-    candidates = OUTSIDE_CANDIDATES if family == 4 else OUTSIDE6_CANDIDATES
+    candidates = {Family.V4: OUTSIDE_CANDIDATES, Family.V6: OUTSIDE6_CANDIDATES}[family]
     outside = next(a for a in map(ip_address, candidates) if not any(a in s for s in subnets))
     return sorted(addrs | {outside})
 

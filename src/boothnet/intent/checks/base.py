@@ -112,7 +112,7 @@ class CheckBase:
             for side in ("a", "b") if link.mode == "routed" and addresses is not None else ():
                 if getattr(link, side).partition(":")[0] == device:
                     own[getattr(addresses, side).ip] = f"links[{index}].addresses{family.suffix}.{side}"
-        vlans = "vlans[{}]" if family is Family.V4 else "vlans[{}].ipv6"
+        vlans = "vlans[{}]" if family == Family.V4 else "vlans[{}].ipv6"
         for index, vlan in enumerate(self.net.vlans):
             gateway = self.net.gateway_address(vlan, family)
             if gateway is not None and vlan.gateway == device:
@@ -147,7 +147,7 @@ class CheckBase:
                 self.add(file, where, router, "a known device")
             elif router == vlan.gateway:  # derive keeps one interface per device and VLAN: the gateway's
                 self.add(file, where, router, gateway_not_router(vlan, str(gateway)))
-            elif family is Family.V4:
+            elif family == Family.V4:
                 self.vlan_presence[vlan.id].append(router)
             elif router not in vlan.routers:
                 self.add(file, where, router,
@@ -160,7 +160,7 @@ class CheckBase:
     def _claims(self, family: Family) -> Iterator[Claim]:
         """Every address in ``family`` the intent gives out (IPv4's: the management addresses too),
         each with its prefix, the device that holds it, where it is written and who it is."""
-        if family is Family.V4:
+        if family == Family.V4:
             mgmt = self.net.settings.mgmt_subnet
             for name, device in sorted(self.net.devices.items()):
                 yield (device.mgmt_address, mgmt, name, (self.src[f"host:{name}"], "mgmt_address"),
@@ -182,7 +182,7 @@ class CheckBase:
             prefix, gateway = vlan.prefix(family), self.net.gateway_address(vlan, family)
             if prefix is None or gateway is None:
                 continue
-            path = f"vlans[{index}]" if family is Family.V4 else f"vlans[{index}].ipv6"
+            path = f"vlans[{index}]" if family == Family.V4 else f"vlans[{index}].ipv6"
             if gateway in prefix:  # out of it is reported by the VLAN checks
                 yield (gateway, prefix, vlan.gateway, (self.src["vlans"], f"{path}.gateway_address"),
                        f"{path} gateway {vlan.gateway}")
@@ -195,8 +195,8 @@ class CheckBase:
         are static, or forms from its MAC where they take SLAAC (None where that is wrong: the
         endpoint checks report it; and where it is its gateway's: "other than the gateway")."""
         file, prefix = self.host_place(name)
-        vlan = self._resolve_vlan(endpoint.vlan) if family is Family.V4 else self.net.vlan_name_index.get(endpoint.vlan)
-        if family is Family.V4:
+        vlan = self._resolve_vlan(endpoint.vlan) if family == Family.V4 else self.net.vlan_name_index.get(endpoint.vlan)
+        if family == Family.V4:
             if vlan is not None and endpoint.address == self.net.gateway_address(vlan):
                 return None
             return endpoint.address, vlan.subnet if vlan is not None else None, None, (file, f"{prefix}address"), name

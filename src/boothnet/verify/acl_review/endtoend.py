@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from ipaddress import IPv4Address, IPv6Address
 
 from boothnet.derive import DeviceModel
-from boothnet.derive.policy import ESSENTIAL_ICMPV6, reply_line
+from boothnet.derive.policy import ESSENTIAL_ICMPV6, TUNNEL_FAMILIES, reply_line
 from boothnet.derive.reach import Tables
 from boothnet.family import FAMILIES, Family
 from boothnet.intent.model import Network
@@ -135,7 +135,7 @@ class EndToEnd:
         self.views = acl_views(models, family)
         self._at: dict[tuple[str, str, str], AclView] = {
             (v.device, v.acl.interface, v.acl.direction): v for v in self.views.values()}
-        self._tunnels = tunnel_pairs([net]) if family == 4 else []
+        self._tunnels = tunnel_pairs([net]) if family in TUNNEL_FAMILIES else []
         self._outside = {name for name, d in net.devices.items() if d.role == SHOW_NETWORK}
 
     def fate(self, probe: Probe, entry: str | None = None) -> Fate:
@@ -300,9 +300,7 @@ class EndToEndDiff:
 def _both(base: tuple[Network, dict[str, DeviceModel]], head: tuple[Network, dict[str, DeviceModel]],
           family: Family) -> bool:
     """Whether either side has anything of this family to walk."""
-    if family == 4:
-        return True
-    return any(v.ipv6 for net, _ in (base, head) for v in net.vlans)
+    return any(v.prefix(family) is not None for net, _ in (base, head) for v in net.vlans)
 
 
 def diff_end_to_end(base_net: Network, base_models: dict[str, DeviceModel],
@@ -320,7 +318,7 @@ def diff_end_to_end(base_net: Network, base_models: dict[str, DeviceModel],
             continue
         families.append(family)
         base, head = EndToEnd(base_net, base_models, family), EndToEnd(head_net, head_models, family)
-        sides = (base, head) if family == 4 else sides
+        sides = sides or (base, head)  # IPv4's, walked first
         entries: list[str | None] = [*sorted(set(base.outside_entries()) | set(head.outside_entries()))] or [None]
         for probe in probes([base_net, head_net], [base_models, head_models], family):
             # from outside: once per place it can enter the booth (the uplink, a VPN gateway's WAN port)
