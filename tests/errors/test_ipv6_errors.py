@@ -6,6 +6,7 @@ from ipaddress import IPv6Address
 
 import pytest
 
+from boothnet.family import Family
 from boothnet.intent import load_network
 from tests.helpers import INVENTORIES, errors_of
 
@@ -41,11 +42,11 @@ def test_a_dual_stack_intent_loads_with_each_hosts_address(inventory_copy):
     net = load_network(dual_stack(inventory_copy()).path)
     users, lab = net.vlans
     assert net.dual_stack
-    assert net.gateway_address6(users) == IPv6Address("2001:db8:10::1")
+    assert net.gateway_address(users, Family.V6) == IPv6Address("2001:db8:10::1")
     # h1's MAC 02:00:0a:00:0a:0b forms 00:00:0a:ff:fe:00:0a:0b under SLAAC (the U/L bit flipped)
-    assert net.endpoint_address6(net.endpoints["h1"]) == IPv6Address("2001:db8:10::aff:fe00:a0b")
-    assert net.endpoint_address6(net.endpoints["h2"]) is None  # SLAAC without a known MAC: learned live
-    assert net.endpoint_address6(net.endpoints["h4"]) == IPv6Address("2001:db8:20::20")
+    assert net.endpoint_address(net.endpoints["h1"], Family.V6) == IPv6Address("2001:db8:10::aff:fe00:a0b")
+    assert net.endpoint_address(net.endpoints["h2"], Family.V6) is None  # SLAAC without a known MAC: learned live
+    assert net.endpoint_address(net.endpoints["h4"], Family.V6) == IPv6Address("2001:db8:20::20")
     assert not load_network(INVENTORIES / "lab-mini").dual_stack
 
 
@@ -103,6 +104,25 @@ def test_an_ipv6_address_in_an_ipv4_only_vlan(inventory_copy):
     assert errors_of(inv) == [
         "inv/hosts.yml: endpoints.h1.address6: '2001:db8:10::11': none: VLAN users has no IPv6 prefix "
         "(give it `ipv6: {prefix: ...}`)"]
+
+
+def test_a_vlans_other_ipv6_routers(inventory_copy):
+    inv = dual_stack(inventory_copy())
+    inv.edit(VLANS, lambda d: d["vlans"][0]["ipv6"].update(routers={
+        "r9": "2001:db8:10::9", "r1": "2001:db8:10::5", "r2": "2001:db8:11::2", "sw1": "fe80::3"}))
+    assert errors_of(inv) == [
+        "inv/group_vars/all/vlans.yml: vlans[0].ipv6.routers.r1: 'r1': a device other than the VLAN's gateway r1, "
+        "which already routes users at 2001:db8:10::1 (routers lists the other layer-3 devices on it): this entry "
+        "would be left out of every config",
+        "inv/group_vars/all/vlans.yml: vlans[0].ipv6.routers.r2: '2001:db8:11::2': a host address in "
+        "2001:db8:10::/64",
+        "inv/group_vars/all/vlans.yml: vlans[0].ipv6.routers.r2: 'r2': a device routing VLAN users in IPv4 too "
+        "(its gateway or one of its routers)",
+        "inv/group_vars/all/vlans.yml: vlans[0].ipv6.routers.r9: 'r9': a known device",
+        "inv/group_vars/all/vlans.yml: vlans[0].ipv6.routers.sw1: 'fe80::3': a global unicast address, not a "
+        "link-local one",
+        "inv/group_vars/all/vlans.yml: vlans[0].ipv6.routers.sw1: 'sw1': a known device",
+    ]
 
 
 def test_one_address_twice_names_both_holders(inventory_copy):

@@ -11,7 +11,8 @@ from ipaddress import IPv4Network, IPv6Network
 from hypothesis import HealthCheck, given, settings
 
 from boothnet.derive.model import AclEntry
-from boothnet.derive.policy import ESSENTIAL_ICMPV6, compiler6_of, number
+from boothnet.derive.policy import ESSENTIAL_ICMPV6, compiler_of, number
+from boothnet.family import Family
 from boothnet.verify.family_parity import family_mismatches, vlan_acls
 from tests.policies import dual_stacked, policies, reference
 
@@ -36,7 +37,7 @@ def test_the_reference_booths_dual_stacked_agree_in_both_families():
 def test_an_ipv6_acl_opens_with_neighbour_discovery_and_packet_too_big():
     net = dual_stacked(reference("lab-mini"))
     lab = net.vlan_by_name()["lab"]
-    head = compiler6_of(net).inbound(lab)[:len(ESSENTIAL_ICMPV6)]
+    head = compiler_of(net, Family.V6).inbound(lab)[:len(ESSENTIAL_ICMPV6)]
     assert [(e.action, e.proto, e.src, e.dst, e.icmp_type) for e in head] == [
         ("permit", "icmp", None, None, kind) for kind in ESSENTIAL_ICMPV6]
     assert ESSENTIAL_ICMPV6[0] == "packet-too-big"  # dropped, every jumbo IPv6 path black-holes
@@ -49,7 +50,7 @@ def test_a_planted_ipv6_line_widening_research_into_production_is_named():
     users = net.vlan_by_name()["users"]
     assert lab.vlan.ipv6 is not None and users.ipv6 is not None
     leak = AclEntry("permit", "ip", lab.vlan.ipv6.prefix, users.ipv6.prefix, "planted-research-to-production")
-    lab.inbound6 = number([leak, *lab.inbound6])
+    lab.inbound[Family.V6] = number([leak, *lab.inbound[Family.V6]])
     found = family_mismatches(net, acls)
     assert found and {m.acl for m in found} == {"LAB_IN_V6"}
     assert all(m.ipv6 == "permit by planted-research-to-production (seq 10)" for m in found), found[0]
@@ -62,7 +63,7 @@ def test_a_secured_network_admitting_a_client_in_ipv6_is_named():
     net = dual_stacked(reference("sc-booth"))
     acls = vlan_acls(net)
     secure = next(a for a in acls if a.outbound6 is not None)
-    client = net.endpoint_address6(net.endpoints["client1"])
+    client = net.endpoint_address(net.endpoints["client1"], Family.V6)
     assert secure.outbound6 is not None and client is not None
     secure.outbound6 = number([AclEntry("permit", "ip", IPv6Network(f"{client}/128"), None, "planted-v6-client"),
                                *secure.outbound6])
@@ -77,8 +78,8 @@ def test_a_rule_an_earlier_line_shadows_only_in_ipv6_is_found():
     net = dual_stacked(reference("lab-mini"))
     acls = vlan_acls(net)
     users = next(a for a in acls if a.vlan.name == "users")
-    tail = replace(users.inbound6[-1], action="permit")
-    users.inbound6 = number([tail, *users.inbound6])
+    tail = replace(users.inbound[Family.V6][-1], action="permit")
+    users.inbound[Family.V6] = number([tail, *users.inbound[Family.V6]])
     assert family_mismatches(net, acls)
 
 
@@ -101,7 +102,7 @@ def test_the_same_widening_in_a_rendered_ipv6_acl_fails_verify_and_the_acl_revie
     assert [PolicyPaths(net, clean, family=family).mismatches() for family in (4, 6)] == [[], []]
     # verify (and the review's against-intent check): the IPv6 paths name the line; IPv4's are clean
     assert PolicyPaths(net, planted).mismatches() == []
-    found = [m.describe() for m in PolicyPaths(net, planted, family=6).mismatches()]
+    found = [m.describe() for m in PolicyPaths(net, planted, family=Family.V6).mismatches()]
     assert "2001:db8:4:20:ffff:ffff:ffff:fffe -> 2001:db8:4:10:ffff:ffff:ffff:fffe tcp/22: the intent denies it " \
            "(rule research-not-to-users), but cs1 ACL LAB_IN_V6 permits it at 'permit ipv6 2001:db8:4:20::/64 " \
            "2001:db8:4:10::/64' (compiled from rule planted)" in found, found[:3]
@@ -125,9 +126,9 @@ def test_the_uplink_of_a_router_that_forwards_ipv6_filters_ipv6_and_a_line_openi
     outside_in_v6 = next(a for a in clean["brt1"].acls if a.name == "OUTSIDE_IN_V6")
     assert [(e.action, e.icmp_type) for e in outside_in_v6.entries] == [
         *[("permit", kind) for kind in ESSENTIAL_ICMPV6], ("deny", None)]  # frr_linux: conntrack lets replies in
-    assert PolicyPaths(net, clean, family=6).mismatches() == []
+    assert PolicyPaths(net, clean, family=Family.V6).mismatches() == []
     _planted(planted, "brt1", "OUTSIDE_IN_V6", AclEntry("permit", "ip", None, None, "planted-open-uplink"))
-    found = [m.describe() for m in PolicyPaths(net, planted, family=6).mismatches()]
+    found = [m.describe() for m in PolicyPaths(net, planted, family=Family.V6).mismatches()]
     assert found and all("the intent denies it (rule the booth admits nothing new from outside), but brt1 ACL "
                          "OUTSIDE_IN_V6 permits it" in m for m in found), found[:3]
     assert PolicyPaths(net, planted).mismatches() == []
@@ -153,8 +154,9 @@ def test_the_intent_admits_nothing_into_the_secured_network_in_ipv6_even_for_its
     net = dual_stacked(reference("sc-booth"))
     vlans = net.vlan_by_name()
     client, home = net.endpoints["client1"], net.endpoints["home1"]
-    six = [IPv6Network(net.endpoint_address6(e)) for e in (client, home)]
+    six = [IPv6Network(net.endpoint_address(e, Family.V6)) for e in (client, home)]
     # IPv4: the listed client reaches home through the VPN; IPv6: nothing enters (the tunnel is IPv4)
     assert policy_decision(compiler_of(net), vlans[client.vlan], IPv4Network(f"{client.address}/32"),
                            IPv4Network(f"{home.address}/32"), "tcp", 22)[0] == "permit"
-    assert policy_decision(compiler6_of(net), vlans[client.vlan], *six, "tcp", 22) == ("deny", NO_IPV6_INTO_SECURE)
+    v6 = compiler_of(net, Family.V6)
+    assert policy_decision(v6, vlans[client.vlan], *six, "tcp", 22) == ("deny", NO_IPV6_INTO_SECURE)

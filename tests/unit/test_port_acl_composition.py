@@ -13,7 +13,8 @@ import pytest
 
 from boothnet.derive import derive_network
 from boothnet.derive.model import AclEntry
-from boothnet.derive.policy import acl_decision, compiler6_of, source_decision
+from boothnet.derive.policy import acl_decision, compiler_of, source_decision
+from boothnet.family import Family
 from boothnet.intent import load_network
 from boothnet.readback import read_config
 from boothnet.readback.facts import AclRule, ConfigFacts
@@ -58,17 +59,17 @@ def _wrong(network: str, texts: dict[str, str] | None = None) -> list[str]:
     the host, for a bound host sending from a temporary address of its prefix."""
     rendered, net = _rendered(network)
     texts = texts or rendered
-    compiler = compiler6_of(net)  # type: ignore[arg-type]
+    compiler = compiler_of(net, Family.V6)  # type: ignore[arg-type]
     wrong = []
     for endpoint in sorted(net.endpoints.values(), key=lambda e: e.name):  # type: ignore[attr-defined]
-        sources = net.bound_sources6(endpoint)  # type: ignore[attr-defined]
+        sources = net.bound_sources(endpoint, Family.V6)  # type: ignore[attr-defined]
         device, _, port = endpoint.attach.partition(":")
         if not sources or sources[0].prefixlen != 64 or device not in texts:
             continue
         vlan = net.vlan_name_index[endpoint.vlan]  # type: ignore[attr-defined]
         facts = read_config(texts[device], net.devices[device].platform, device)  # type: ignore[attr-defined]
         temporary = IPv6Network(f"{sources[0].network_address + TEMPORARY_IID}/128")
-        own = IPv6Network(f"{net.endpoint_address6(endpoint)}/128")  # type: ignore[attr-defined]
+        own = IPv6Network(f"{net.endpoint_address(endpoint, Family.V6)}/128")  # type: ignore[attr-defined]
         for other in net.vlans:  # type: ignore[attr-defined]
             if other.ipv6 is None or other is vlan:
                 continue

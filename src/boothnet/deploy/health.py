@@ -25,6 +25,7 @@ from typing import Any
 
 from boothnet.deploy import ifstate
 from boothnet.deploy.parts import FRR, INTERFACES
+from boothnet.family import Family
 from boothnet.poll import poll
 
 
@@ -158,26 +159,22 @@ def expected_from_model(model: Mapping[str, Any]) -> Expected:
     return Expected(tuple(dict.fromkeys(up + full)), tuple(full))
 
 
-def intended_neighbors(model: Mapping[str, Any]) -> dict[str, dict[str, str]]:
-    """The OSPF adjacencies the intent implies (each pair of routers sharing a VLAN or a routed
-    link, not passive), per interface: neighbour address -> neighbour name."""
-    out: dict[str, dict[str, str]] = {}
-    for interface, device, address in (model.get("ospf") or {}).get("neighbors", []):
-        out.setdefault(interface, {})[address] = device
-    return out
-
-
-def intended_neighbors6(model: Mapping[str, Any], models: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, str]]:
-    """The OSPFv3 adjacencies: each OSPF one whose interface runs OSPFv3, not passive, toward a
-    neighbour that runs OSPFv3; per interface: neighbour router ID -> neighbour name (OSPFv3
-    names its neighbours by router ID)."""
+def intended_neighbors(model: Mapping[str, Any], models: Mapping[str, Mapping[str, Any]] | None = None,
+                       family: Family = Family.V4) -> dict[str, dict[str, str]]:
+    """The adjacencies the intent implies, per interface (``ospf.neighbors``: each pair of routers
+    sharing a VLAN or a routed link, not passive): OSPF's in IPv4; in IPv6, OSPFv3's: those whose
+    interface runs OSPFv3, not passive, toward a neighbour that runs OSPFv3 (``models``: every
+    device's). Each neighbour's name under the key the protocol knows it by: OSPF its address
+    on the link, OSPFv3 its router ID (its address is link-local)."""
     ospf = model.get("ospf") or {}
+    v3 = family == Family.V6
     active6 = {o["name"] for o in ospf.get("interfaces6", []) if not o.get("passive")}
     out: dict[str, dict[str, str]] = {}
-    for interface, device, _address in ospf.get("neighbors", []):
-        peer = models.get(device, {}).get("ospf") or {}
-        if interface in active6 and peer.get("interfaces6"):
-            out.setdefault(interface, {})[str(peer.get("router_id"))] = device
+    for interface, device, address in ospf.get("neighbors", []):
+        peer = (models or {}).get(device, {}).get("ospf") or {}
+        if v3 and not (interface in active6 and peer.get("interfaces6")):
+            continue
+        out.setdefault(interface, {})[str(peer.get("router_id")) if v3 else address] = device
     return out
 
 

@@ -11,6 +11,7 @@ from types import ModuleType
 from typing import Any, Literal, overload
 
 from boothnet.derive.model import DeviceModel
+from boothnet.family import Family
 from boothnet.intent.model import Device, Link, Network, Vlan
 
 
@@ -70,7 +71,6 @@ class DeriverState:
     ctx: DeriveContext
     vlans_by_name: dict[str, Vlan]
     policy: Any
-    policy6: Any  # the IPv6 compiler of a dual-stack intent, else None
     uses: dict[str, list[_PortUse]]
     routed_vlans: dict[str, list[Vlan]]
     ospf_links: set[int]
@@ -78,19 +78,24 @@ class DeriverState:
     # what more than one deriver asks of the network
     @overload
     def _peer_address(self, device: str, role_filter: set[str] | None = None,
-                      family: Literal[4] = 4) -> list[tuple[Link, IPv4Address, IPv4Address]]: ...
+                      family: Literal[Family.V4] = ...) -> list[tuple[Link, IPv4Address, IPv4Address]]: ...
 
     @overload
     def _peer_address(self, device: str, role_filter: set[str] | None,
-                      family: Literal[6]) -> list[tuple[Link, IPv6Address, IPv6Address]]: ...
+                      family: Literal[Family.V6]) -> list[tuple[Link, IPv6Address, IPv6Address]]: ...
+
+    @overload
+    def _peer_address(self, device: str, role_filter: set[str] | None,
+                      family: Family) -> list[tuple[Link, IPv4Address | IPv6Address, IPv4Address | IPv6Address]]: ...
 
     def _peer_address(
-        self, device: str, role_filter: set[str] | None = None, family: Literal[4, 6] = 4
-    ) -> list[tuple[Link, IPv4Address, IPv4Address]] | list[tuple[Link, IPv6Address, IPv6Address]]:
+        self, device: str, role_filter: set[str] | None = None, family: Family = Family.V4
+    ) -> list[tuple[Link, IPv4Address, IPv4Address]] | list[tuple[Link, IPv6Address, IPv6Address]] | \
+            list[tuple[Link, IPv4Address | IPv6Address, IPv4Address | IPv6Address]]:
         """(link, my address, peer address) for the device's routed links with addresses of ``family``."""
         found = []
         for link in self.net.links:
-            addresses = link.addresses if family == 4 else link.addresses6
+            addresses = link.addresses_in(family)
             if link.mode != "routed" or addresses is None:
                 continue
             for side, other in (("a", "b"), ("b", "a")):

@@ -14,11 +14,12 @@ from types import ModuleType
 from boothnet.derive.base import DeriveContext, _PortUse, quirks
 from boothnet.derive.firewall import Firewalls
 from boothnet.derive.model import Acl, DeviceModel, VlanL2
-from boothnet.derive.policy import compiler6_of, compiler_of
+from boothnet.derive.policy import compiler_of
 from boothnet.derive.ports import PortUses
 from boothnet.derive.routing import Routing
 from boothnet.derive.switch import SwitchDerive
 from boothnet.derive.vpn import VpnDerive
+from boothnet.family import Family
 from boothnet.intent.model import Device, Network, Vlan
 from boothnet.platforms import platforms
 
@@ -31,7 +32,6 @@ class _Deriver(PortUses, Routing, VpnDerive, Firewalls, SwitchDerive):
         self.ctx = ctx
         self.vlans_by_name = net.vlan_by_name()
         self.policy = compiler_of(net)
-        self.policy6 = compiler6_of(net) if net.dual_stack else None
         self.uses: dict[str, list[_PortUse]] = defaultdict(list)
         # device -> VLANs it routes (gateway or transit router), in intent order: one pass,
         # not every VLAN for every device
@@ -105,18 +105,17 @@ class _Deriver(PortUses, Routing, VpnDerive, Firewalls, SwitchDerive):
             replaced = {i.binding.vlan for i in model.bound_ports if i.binding and i.binding.replaces_svi_acl}
             svis = {i.name for i in model.interfaces if i.kind == "svi" and i.vlan in replaced}
             for acl in model.acls:
-                if acl.family == 6 and acl.direction == "in" and acl.interface in svis:
+                if acl.family == Family.V6 and acl.direction == "in" and acl.interface in svis:
                     acl.family_match += f"meta mark != {q.PORT_ACL_MARK} "
             syntax_args = (model.tunnel_match,)
         else:
-            model.port_acls6 = [Acl(i.binding.acl6, "in", i.name, i.binding.entries6(), family=6)
+            model.port_acls6 = [Acl(i.binding.acl6, "in", i.name, list(i.binding.acl6_entries), family=Family.V6)
                                 for i in model.bound_ports if i.binding and i.binding.acl6]
         # nftables: an inbound ACL's permit must not end the hook before the outbound ACL is met
         outbound = model.platform == "frr_linux" and any(a.direction == "out" for a in model.acls)
         for acl in model.acls + model.port_acls6:
-            lines = q.acl_lines if acl.family == 4 else q.acl_lines6
             extra = ("return",) if outbound and acl.direction == "in" else ()
-            acl.lines = [line for entry in acl.entries for line in lines(entry, *syntax_args, *extra)]
+            acl.lines = [line for entry in acl.entries for line in q.acl_lines(entry, acl.family, *syntax_args, *extra)]
 
 
 def derive_network(net: Network, ctx: DeriveContext | None = None) -> dict[str, DeviceModel]:

@@ -6,7 +6,8 @@ from types import ModuleType
 
 from boothnet.derive.base import DeriverState
 from boothnet.derive.model import Acl, AclEntry, DeviceModel, Interface
-from boothnet.derive.policy import number
+from boothnet.derive.policy import compiler_of, number
+from boothnet.family import Family
 
 
 class Firewalls(DeriverState):
@@ -24,8 +25,9 @@ class Firewalls(DeriverState):
                 model.acls.append(Acl("OUTSIDE_IN", "in", iface.name, number(_return_traffic_only())))
                 if model.ipv6_routing:
                     iface.acl6_in = "OUTSIDE_IN_V6"
-                    model.acls.append(Acl("OUTSIDE_IN_V6", "in", iface.name,
-                                          number(self.policy6.essential() + _return_traffic_only()), family=6))
+                    essential = compiler_of(self.net, Family.V6).essential()
+                    model.acls.append(Acl("OUTSIDE_IN_V6", "in", iface.name, number(essential + _return_traffic_only()),
+                                          family=Family.V6))
 
     def _linux_statements(self, model: DeviceModel, q: ModuleType) -> list[str]:
         bridges = [f"link add {q.svi_name(vlan.id)} type bridge" for vlan in model.vlans]

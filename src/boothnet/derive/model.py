@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from ipaddress import IPv4Address, IPv4Interface, IPv4Network, IPv6Address, IPv6Interface, IPv6Network
 from typing import Literal
 
+from boothnet.family import Family
+
 
 @dataclass(frozen=True)
 class AclEntry:
@@ -31,7 +33,7 @@ class Acl:
     interface: str
     entries: list[AclEntry]
     lines: list[str] = field(default_factory=list)  # platform syntax, filled by the platform
-    family: Literal[4, 6] = 4
+    family: Family = Family.V4
     family_match: str = ""  # frr_linux on a dual-stack device: each family jumps to its own ACLs only
 
 
@@ -50,7 +52,7 @@ class PortBinding:
     binding). IOS and EOS bind IPv6 with a port ACL (``acl6``; EOS has no IPv6 source guard, and
     IOS's needs snooping policies a static booth does not run) that carries the port's whole IPv6
     policy (``derive.policy.PortPolicy6``): its sources are the host's MAC's prefix where the
-    VLAN's hosts take SLAAC, its address where they are static (``Network.bound_sources6``)."""
+    VLAN's hosts take SLAAC, its address where they are static (``Network.bound_sources``)."""
 
     vlan: int
     macs: tuple[str, ...] | None  # lower-case colon form; None: any MAC
@@ -64,9 +66,6 @@ class PortBinding:
     replaces_svi_acl: bool = False
     # a frame from another MAC: dropped (restrict, protect), or the port err-disabled (shutdown)
     violation: str = "restrict"
-
-    def entries6(self) -> list[AclEntry]:
-        return list(self.acl6_entries)
 
     @property
     def dotted_macs(self) -> list[str]:
@@ -103,6 +102,22 @@ class Interface:
     edge: bool = False  # a host's access port on a switch: spanning tree forwards at once (portfast)
     # IOS/EOS: the `mtu` line it prints, None for none (the switch's default or its system MTU)
     mtu_command: int | None = None
+
+    def address_in(self, family: Family) -> IPv4Interface | IPv6Interface | None:
+        """Its address in ``family`` (None: none)."""
+        return self.address if family == Family.V4 else self.address6
+
+    def acl(self, family: Family, direction: str) -> str | None:
+        """The ACL bound in ``family`` and ``direction`` (None: none)."""
+        return getattr(self, ACL_FIELDS[(family, direction)])
+
+    def bind_acl(self, family: Family, direction: str, name: str) -> None:
+        setattr(self, ACL_FIELDS[(family, direction)], name)
+
+
+# the Interface field naming each family's ACL in each direction (the templates print the fields)
+ACL_FIELDS = {(Family.V4, "in"): "acl_in", (Family.V4, "out"): "acl_out",
+              (Family.V6, "in"): "acl6_in", (Family.V6, "out"): "acl6_out"}
 
 
 @dataclass

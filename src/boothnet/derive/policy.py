@@ -9,38 +9,56 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from ipaddress import IPv4Network, IPv6Network, collapse_addresses
-from typing import cast
+from typing import Any, Generic, Literal, TypeVar, cast, overload
 
 from boothnet.derive.model import LINK_LOCAL6, UNSPECIFIED6, AclEntry
+from boothnet.family import Family
 from boothnet.intent.model import Endpoint, Network, Prefixes, Rule, Vlan, acl_name
 from boothnet.intent.prefix_index import PrefixIndex
 
-__all__ = ["PolicyCompiler", "PolicyCompiler6", "compiler_of", "compiler6_of", "Prefixes", "acl_name",
-           "acl_decision", "policy_decision"]
+__all__ = ["PolicyCompiler", "compiler_of", "Prefixes", "acl_name", "acl_decision", "policy_decision"]
 
-Prefixes6 = list[IPv6Network | None]  # None = any
+Prefix = IPv4Network | IPv6Network
+# the compiler's family's prefix type: IPv4Network or IPv6Network (one family per compiler)
+P = TypeVar("P", bound=IPv4Network | IPv6Network)
 # ICMPv6 an IPv6 ACL permits before any rule (RFC 4890): Packet Too Big, neighbour and router discovery
 ESSENTIAL_ICMPV6 = ("packet-too-big", "nd-ns", "nd-na", "router-solicitation", "router-advertisement")
+# what each family cannot live without, before any rule (IPv4: nothing)
+ESSENTIAL_ICMP: dict[Family, tuple[str, ...]] = {Family.V4: (), Family.V6: ESSENTIAL_ICMPV6}
+# the families the VPN's tunnel carries: nothing enters the secured network in another
+TUNNEL_FAMILIES = (Family.V4,)
+NO_IPV6_INTO_SECURE = "the secured network takes no IPv6 (its VPN tunnel carries IPv4 only)"
 
 
-class PolicyCompiler:
-    def __init__(self, net: Network):
-        self.net = net
-        self.internal = list(collapse_addresses(v.subnet for v in net.vlans))
+def _collapse(prefixes: Iterable[P]) -> list[P]:
+    """collapse_addresses over one family's prefixes (typeshed's takes one concrete type)."""
+    one_family: list[Any] = list(prefixes)
+    return list(collapse_addresses(one_family))
+
+
+class PolicyCompiler(Generic[P]):
+    """The ordered zone policy compiled in one address family. A rule written with zones, VLANs,
+    groups or `any` decides IPv6 as it decides IPv4, line for line, over the VLANs' IPv6
+    prefixes; a VLAN without IPv6 holds no IPv6 address, so a rule's part there is empty. The
+    VPN's tunnel carries IPv4 only, so nothing enters the secured network in IPv6."""
+
+    def __init__(self, net: Network, family: Family = Family.V4):
+        self.net, self.family = net, Family(family)
+        self.internal: list[P] = _collapse(cast(P, p) for v in net.vlans if (p := v.prefix(self.family)) is not None)
         self.vpn_sources = self._vpn_booth_prefixes()
         # A show floor has a rule or two per booth and a VLAN or two per booth: each VLAN's
         # ACL looks only at the rules that can touch it, and each selector's prefixes are
         # collapsed once, so compiling every ACL stays linear instead of VLANs x rules.
-        self._prefixes: dict[str, Prefixes] = {}
+        self._prefixes: dict[str, list[P | None]] = {}
         self._rule_index = self._index_rules()
         self._default_rule = Rule.model_validate(
             {"name": "default", "from": "any", "to": "any", "action": net.policy.default_action})
 
-    def _vpn_booth_prefixes(self) -> list[IPv4Network]:
+    def _vpn_booth_prefixes(self) -> list[P]:
         vpn = self.net.vpn
-        if vpn is None:
+        if vpn is None or self.family not in TUNNEL_FAMILIES:
             return []
-        return [vlan.subnet for vlan in self.net.selected_vlans(vpn.booth_subnets)]
+        return cast(list[P], [vlan.subnet for vlan in self.net.selected_vlans(vpn.booth_subnets)])  # IPv4: the tunnel's
 
     def _index_rules(self) -> dict[str, list[int]]:
         """Rule positions by what their selectors reach: "*", "zone:<z>" or "vlan:<name>"."""
@@ -67,47 +85,64 @@ class PolicyCompiler:
         rules = self.net.policy.rules
         return [rules[position] for position in sorted(set(found))]
 
-    @staticmethod
-    def subnet(vlan: Vlan) -> IPv4Network:
+    def subnet(self, vlan: Vlan) -> P:
         """The VLAN's prefix in the family compiled."""
-        return vlan.subnet
+        prefix = vlan.prefix(self.family)
+        assert prefix is not None  # only a VLAN with a prefix in the family has its ACLs compiled in it
+        return cast(P, prefix)  # the compiler's family
 
-    def prefixes(self, selector: str) -> Prefixes:
+    def prefixes(self, selector: str) -> list[P | None]:
         if selector not in self._prefixes:
-            self._prefixes[selector] = self._selector_prefixes(selector)
+            self._prefixes[selector] = cast(list[P | None], self.net.selector_prefixes(selector, self.family))
         return list(self._prefixes[selector])
 
-    def _selector_prefixes(self, selector: str) -> Prefixes:
-        return self.net.selector_prefixes(selector)
-
-    def part_in(self, selector: str, vlan: Vlan) -> list[IPv4Network]:
-        """The part of a selector that lives in this VLAN."""
+    def part_in(self, selector: str, vlan: Vlan) -> list[P]:
+        """The part of a selector that lives in this VLAN (none where the VLAN has no prefix in
+        the family: it holds no address of it)."""
+        if vlan.prefix(self.family) is None:
+            return []
         kind, _, name = selector.partition(":")
         if selector == "any" or (kind == "zone" and name == vlan.zone) or (kind == "vlan" and name == vlan.name):
             return [self.subnet(vlan)]
         if kind == "group":
-            return [
-                IPv4Network(f"{self.net.endpoints[m].address}/32")
-                for m in self.net.host_groups.get(name, [])
-                if self.net.endpoints[m].vlan == vlan.name
-            ]
+            members = [self.net.endpoints[m] for m in self.net.host_groups.get(name, [])]
+            return cast(list[P], [self.family.host(address) for m in members if m.vlan == vlan.name
+                                  and (address := self.net.endpoint_address(m, self.family)) is not None])
         return []
 
-    def sources_in(self, rule: Rule, vlan: Vlan) -> list[IPv4Network]:
-        """The sources in this VLAN whose flows the rule's lines match at its gateway."""
-        return self.part_in(rule.source, vlan)
+    def _bound(self, members: Iterable[Endpoint]) -> list[P]:
+        """The sources wider than one address that bind these hosts' ports (IPv6 in a SLAAC
+        VLAN: the prefix, on a port that admits the host's MAC only; IPv4 binds the address)."""
+        return cast(list[P], [p for m in members for p in self.net.bound_sources(m, self.family) or ()
+                              if p.prefixlen < self.family.max_prefixlen])
 
-    def _forward(self, rule: Rule, sources: Iterable[IPv4Network], vlan: Vlan,
-                 destinations: list[IPv4Network | None]) -> list[AclEntry]:
+    def sources_in(self, rule: Rule, vlan: Vlan) -> list[P]:
+        """The sources in this VLAN whose flows the rule's lines match at its gateway. A permit
+        for listed hosts whose ports bind them by MAC and prefix (IPv6 SLAAC: their addresses
+        are theirs to choose) matches the VLAN's prefix at the gateway: each port's own ACL
+        (``PortPolicy6``) admits only its host's flows, so the gateway's line must not deny a
+        listed host's temporary address, under either reading of how a port ACL and an SVI ACL
+        compose (docs/intent.md). A deny keeps the hosts' own addresses."""
+        sources = self.part_in(rule.source, vlan)
+        if rule.action != "permit" or not rule.source.startswith("group:"):
+            return sources
+        members = [self.net.endpoints[m] for m in self.net.host_groups.get(rule.source.partition(":")[2], [])]
+        bound = self._bound(m for m in members if m.vlan == vlan.name)
+        if not bound:
+            return sources
+        rest = [s for s in sources if not any(_within(s, b) for b in bound)]
+        return _collapse([*bound, *rest])
+
+    def _forward(self, rule: Rule, sources: Iterable[P], vlan: Vlan, destinations: list[P | None]) -> list[AclEntry]:
         ports = tuple(rule.ports)
         return [
             AclEntry(rule.action, rule.proto, src, dst, rule.name, dst_ports=ports)
             for src in sources
             for dst in destinations
-            if dst is None or not dst.subnet_of(self.subnet(vlan))  # inside the VLAN: never reaches the router
+            if dst is None or not _within(dst, self.subnet(vlan))  # inside the VLAN: never reaches the router
         ]
 
-    def _internal_part(self, selector: str) -> list[IPv4Network | None]:
+    def _internal_part(self, selector: str) -> list[P | None]:
         """The booth and home addresses a destination selector stands for."""
         if selector == "zone:outside":
             return []
@@ -115,15 +150,24 @@ class PolicyCompiler:
             return list(self.internal)
         return list(self.prefixes(selector))
 
-    def _return(self, rule: Rule, local: list[IPv4Network]) -> list[AclEntry]:
+    def _return(self, rule: Rule, local: list[P]) -> list[AclEntry]:
         """Return traffic of a permitted flow toward this VLAN, for stateless platforms."""
         return self._replies(rule, local, self.requesters(rule))
 
-    def requesters(self, rule: Rule) -> Prefixes:
-        """Where the replies of the rule's flows go: its source."""
-        return self.prefixes(rule.source)
+    def requesters(self, rule: Rule) -> list[P | None]:
+        """Where the replies of the rule's flows go: its source. A listed host bound by MAC and
+        prefix asks from an address of its choosing: its replies go to its VLAN's prefix (the
+        other gateway's stateless ACL must let them)."""
+        requesters = self.prefixes(rule.source)
+        if not rule.source.startswith("group:"):
+            return requesters
+        bound = self._bound(self.net.endpoints[m] for m in self.net.host_groups.get(rule.source.partition(":")[2], []))
+        if not bound:
+            return requesters
+        rest = [p for p in requesters if p is not None and not any(_within(p, b) for b in bound)]
+        return [*_collapse([*bound, *rest])]
 
-    def _replies(self, rule: Rule, responders: Sequence[IPv4Network | None], requesters: Sequence[IPv4Network | None],
+    def _replies(self, rule: Rule, responders: Sequence[P | None], requesters: Sequence[P | None],
                  via_tunnel: bool = False) -> list[AclEntry]:
         """The replies of `rule`'s flows from `responders` to `requesters`: what a stateless ACL
         must permit for the service to work (`established` TCP, the service's UDP source port,
@@ -131,7 +175,7 @@ class PolicyCompiler:
         entries: list[AclEntry] = []
         for src in responders:
             for dst in requesters:
-                if dst is not None and src is not None and dst.subnet_of(src):
+                if dst is not None and src is not None and _within(dst, src):
                     continue
                 if rule.proto == "tcp":
                     entries += [
@@ -189,17 +233,21 @@ class PolicyCompiler:
         body = inside + outside + [tail]
         returns += [reply for reply in shadowed if not reply_permitted(body, reply)]
         returns = [replace(e, rule=f"{e.rule} (return)", return_traffic=True) for e in returns]
-        return number(dedupe(returns + body))
+        return number(self.essential() + dedupe(returns + body))
 
     def outbound_secure(self, vlan: Vlan) -> list[AclEntry]:
-        """What may enter the secured network: only the listed flows, only through the tunnel."""
+        """What may enter the secured network: only the listed flows, only through the tunnel
+        (in a family the tunnel does not carry: nothing)."""
+        if self.family not in TUNNEL_FAMILIES:
+            closing = AclEntry("deny", "ip", None, None, "default (the tunnel carries IPv4 only)", log=True)
+            return number([*self.essential(), closing])
         entries: list[AclEntry] = []
         for rule in self.rules_for(vlan):
             local = self.part_in(rule.destination, vlan)
             if not local or rule.source == "any":
                 continue
             for src in self.prefixes(rule.source):
-                through_vpn = src is not None and any(src.subnet_of(p) for p in self.vpn_sources)
+                through_vpn = src is not None and any(_within(src, p) for p in self.vpn_sources)
                 entries += [
                     AclEntry(
                         rule.action,
@@ -221,96 +269,22 @@ class PolicyCompiler:
                 continue
             responders = self.prefixes(rule.destination) if rule.destination != "zone:outside" else [None]
             for responder in responders:
-                through_vpn = responder is not None and any(responder.subnet_of(p) for p in self.vpn_sources)
+                through_vpn = responder is not None and any(_within(responder, p) for p in self.vpn_sources)
                 returns += self._replies(rule, [responder], list(requesters), via_tunnel=through_vpn)
         returns = [replace(e, rule=f"{e.rule} (return)", return_traffic=True) for e in returns]
         entries.append(AclEntry("deny", "ip", None, None, "default", log=True))
         return number(dedupe(entries[:-1] + returns + entries[-1:]))
 
 
-NO_IPV6_INTO_SECURE = "the secured network takes no IPv6 (its VPN tunnel carries IPv4 only)"
+    def essential(self) -> list[AclEntry]:
+        """What the family cannot live without, before any rule: in IPv6 neighbour and router
+        discovery (on the link only: routers never forward it) and Packet Too Big along every
+        path (dropped, every jumbo path is a black hole: IPv6 routers do not fragment)."""
+        return [AclEntry("permit", "icmp", None, None, "icmpv6 essential", icmp_type=kind)
+                for kind in ESSENTIAL_ICMP[self.family]]
 
 
-class PolicyCompiler6(PolicyCompiler):
-    """The same policy over the VLANs' IPv6 prefixes: a rule written with zones, VLANs, groups or
-    `any` decides IPv6 as it decides IPv4, line for line. A VLAN without IPv6 holds no IPv6
-    address, so a rule's part there is empty. The VPN's tunnel carries IPv4 only, so nothing
-    enters the secured network in IPv6."""
-
-    def __init__(self, net: Network):
-        super().__init__(net)
-        self.internal = list(collapse_addresses(v.ipv6.prefix for v in net.vlans if v.ipv6))  # type: ignore[misc]  # IPv6 prefixes: one family per compiler
-        self.vpn_sources = []
-
-    @staticmethod
-    def subnet(vlan: Vlan) -> IPv6Network:  # type: ignore[override]  # this compiler's family is IPv6
-        assert vlan.ipv6 is not None  # only a dual-stack VLAN's ACLs are compiled in IPv6
-        return vlan.ipv6.prefix
-
-    def _selector_prefixes(self, selector: str) -> Prefixes6:  # type: ignore[override]  # this compiler's family is IPv6
-        kind, _, name = selector.partition(":")
-        if selector == "any":
-            return [None]
-        if kind in ("zone", "vlan"):
-            vlans = [v for v in self.net.vlans if v.ipv6 and (v.zone == name if kind == "zone" else v.name == name)]
-            return list(collapse_addresses(self.subnet(v) for v in vlans))
-        return [IPv6Network(f"{address}/128") for member in self.net.host_groups.get(name, [])
-                if (address := self.net.endpoint_address6(self.net.endpoints[member])) is not None]
-
-    def part_in(self, selector: str, vlan: Vlan) -> list[IPv6Network]:  # type: ignore[override]  # this compiler's family is IPv6
-        if vlan.ipv6 is None:
-            return []
-        if selector.startswith("group:"):
-            own = self.subnet(vlan)
-            members = cast(Prefixes6, self.prefixes(selector))  # this compiler files IPv6 prefixes
-            return [p for p in members if p is not None and p.subnet_of(own)]
-        return [self.subnet(vlan)] if super().part_in(selector, vlan) else []
-
-    def sources_in(self, rule: Rule, vlan: Vlan) -> list[IPv6Network]:  # type: ignore[override]  # this compiler's family is IPv6
-        """A permit for listed hosts whose ports bind them by MAC and prefix (SLAAC: their
-        addresses are theirs to choose) matches the VLAN's prefix at the gateway: each port's own
-        ACL (``PortPolicy6``) admits only its host's flows, so the gateway's line must not
-        deny a listed host's temporary address, under either reading of how a port ACL and an
-        SVI ACL compose (docs/intent.md). A deny keeps the hosts' own addresses."""
-        sources = cast(list[IPv6Network], self.part_in(rule.source, vlan))
-        if rule.action != "permit" or not rule.source.startswith("group:"):
-            return sources
-        members = [self.net.endpoints[m] for m in self.net.host_groups.get(rule.source.partition(":")[2], [])]
-        bound = [p for m in members if m.vlan == vlan.name for p in self.net.bound_sources6(m) or ()
-                 if p.prefixlen < 128]
-        if not bound:
-            return sources
-        return list(collapse_addresses([*bound, *(s for s in sources if not any(s.subnet_of(b) for b in bound))]))
-
-    def requesters(self, rule: Rule) -> Prefixes6:  # type: ignore[override]  # this compiler's family is IPv6
-        """A listed host bound by MAC and prefix asks from an address of its choosing: its
-        replies go to its VLAN's prefix (the other gateway's stateless ACL must let them)."""
-        requesters = cast(Prefixes6, self.prefixes(rule.source))
-        if not rule.source.startswith("group:"):
-            return requesters
-        members = [self.net.endpoints[m] for m in self.net.host_groups.get(rule.source.partition(":")[2], [])]
-        bound = [p for m in members for p in self.net.bound_sources6(m) or () if p.prefixlen < 128]
-        if not bound:
-            return requesters
-        rest = [p for p in requesters if p is not None and not any(p.subnet_of(b) for b in bound)]
-        return list(collapse_addresses([*bound, *rest]))
-
-    def inbound(self, vlan: Vlan) -> list[AclEntry]:
-        return number(self.essential() + super().inbound(vlan))
-
-    def outbound_secure(self, vlan: Vlan) -> list[AclEntry]:
-        return number(self.essential() + [AclEntry("deny", "ip", None, None, "default (the tunnel carries IPv4 only)",
-                                                   log=True)])
-
-    @staticmethod
-    def essential() -> list[AclEntry]:
-        """What IPv6 cannot live without, before any rule: neighbour and router discovery (on the
-        link only: routers never forward it) and Packet Too Big along every path (dropped, every
-        jumbo path is a black hole: IPv6 routers do not fragment)."""
-        return [AclEntry("permit", "icmp", None, None, "icmpv6 essential", icmp_type=kind) for kind in ESSENTIAL_ICMPV6]
-
-
-class PortPolicy6(PolicyCompiler6):
+class PortPolicy6(PolicyCompiler[IPv6Network]):
     """One bound host's IPv6 port ACL (IOS `ipv6 traffic-filter`, EOS `ipv6 access-group` on its
     switchport): its VLAN's IPv6 policy as that host alone meets it, every line's source its
     binding (its MAC's prefix, or its static address), so the port ACL carries the whole policy
@@ -319,17 +293,17 @@ class PortPolicy6(PolicyCompiler6):
     reading (the profile's ``port_acl_over_svi``)."""
 
     def __init__(self, net: Network, host: Endpoint, sources: tuple[IPv6Network, ...]):
-        super().__init__(net)
+        super().__init__(net, Family.V6)
         self.host, self.sources = host, list(sources)
 
-    def part_in(self, selector: str, vlan: Vlan) -> list[IPv6Network]:  # type: ignore[override]  # this compiler's family is IPv6
+    def part_in(self, selector: str, vlan: Vlan) -> list[IPv6Network]:
         if vlan.name != self.host.vlan:
             return super().part_in(selector, vlan)
         if selector.startswith("group:"):
             return list(self.sources) if self.host.name in self.net.host_groups.get(selector[6:], []) else []
         return list(self.sources) if super().part_in(selector, vlan) else []
 
-    def sources_in(self, rule: Rule, vlan: Vlan) -> list[IPv6Network]:  # type: ignore[override]  # this compiler's family is IPv6
+    def sources_in(self, rule: Rule, vlan: Vlan) -> list[IPv6Network]:
         return self.part_in(rule.source, vlan)
 
     def entries(self) -> list[AclEntry]:
@@ -349,27 +323,27 @@ class PortPolicy6(PolicyCompiler6):
         return number(dedupe(head + policy))
 
 
-_COMPILERS: dict[tuple[int, type[PolicyCompiler]], tuple[Network, PolicyCompiler]] = {}
+_COMPILERS: dict[tuple[int, Family], tuple[Network, PolicyCompiler[Any]]] = {}
 
 
-def _compiler(net: Network, kind: type[PolicyCompiler]) -> PolicyCompiler:
-    hit = _COMPILERS.get((id(net), kind))
+@overload
+def compiler_of(net: Network, family: Literal[Family.V4] = ...) -> PolicyCompiler[IPv4Network]: ...
+@overload
+def compiler_of(net: Network, family: Literal[Family.V6]) -> PolicyCompiler[IPv6Network]: ...
+@overload
+def compiler_of(net: Network, family: Family) -> PolicyCompiler[Any]: ...
+
+
+def compiler_of(net: Network, family: Family = Family.V4) -> PolicyCompiler[Any]:
+    """The policy compiler of `net` in ``family``, made once per loaded intent (derive, the test
+    plan, the paths, the VPN checks and the Batfish view all ask; it collapses every selector once)."""
+    family = Family(family)
+    hit = _COMPILERS.get((id(net), family))
     if hit is None or hit[0] is not net:  # an id is reused only after its intent is gone
         if len(_COMPILERS) >= 16:
             _COMPILERS.pop(next(iter(_COMPILERS)))
-        hit = _COMPILERS[(id(net), kind)] = (net, kind(net))
+        hit = _COMPILERS[(id(net), family)] = (net, PolicyCompiler[Any](net, family))
     return hit[1]
-
-
-def compiler_of(net: Network) -> PolicyCompiler:
-    """The policy compiler of `net`, made once per loaded intent (derive, the test plan, the
-    paths, the VPN checks and the Batfish view all ask; it collapses every selector once)."""
-    return _compiler(net, PolicyCompiler)
-
-
-def compiler6_of(net: Network) -> PolicyCompiler6:
-    """The IPv6 policy compiler of a dual-stack intent, made once per loaded intent."""
-    return cast(PolicyCompiler6, _compiler(net, PolicyCompiler6))
 
 
 def _within(inner: IPv4Network | IPv6Network | None, outer: IPv4Network | IPv6Network | None) -> bool:
@@ -438,8 +412,8 @@ def number(entries: list[AclEntry]) -> list[AclEntry]:
 
 def matches(
     entry: AclEntry,
-    src: IPv4Network,
-    dst: IPv4Network,
+    src: Prefix,
+    dst: Prefix,
     proto: str,
     port: int | None,
     established: bool = False,
@@ -503,14 +477,14 @@ def reply_permitted(entries: list[AclEntry], reply: AclEntry) -> bool:
 
 
 def acl_decision(
-    entries: list[AclEntry], src: IPv4Network, dst: IPv4Network, proto: str, port: int | None = None,
+    entries: list[AclEntry], src: Prefix, dst: Prefix, proto: str, port: int | None = None,
     via_tunnel: bool = False,
 ) -> AclEntry | None:
     """The first line that matches a new flow's first packet, as the device evaluates it."""
     return next((e for e in entries if matches(e, src, dst, proto, port, via_tunnel=via_tunnel)), None)
 
 
-def _rule_matches(compiler: PolicyCompiler, rule: Rule, dst: IPv4Network, proto: str, port: int | None) -> bool:
+def _rule_matches(compiler: PolicyCompiler, rule: Rule, dst: Prefix, proto: str, port: int | None) -> bool:
     """Does a rule match this destination and service (its source is the caller's)?"""
     if rule.destination == "zone:outside":
         if any(_within(dst, p) for p in compiler.internal):
@@ -523,7 +497,7 @@ def _rule_matches(compiler: PolicyCompiler, rule: Rule, dst: IPv4Network, proto:
 
 
 def source_decision(
-    compiler: PolicyCompiler, src_vlan: Vlan, src: IPv4Network, dst: IPv4Network, proto: str, port: int | None = None,
+    compiler: PolicyCompiler, src_vlan: Vlan, src: Prefix, dst: Prefix, proto: str, port: int | None = None,
     at_gateway: bool = False,
 ) -> tuple[str, str]:
     """The first rule that matches a new flow from `src_vlan`: what the intent says of its source
@@ -538,7 +512,7 @@ def source_decision(
 
 
 def secure_decision(
-    compiler: PolicyCompiler, dst_vlan: Vlan, src: IPv4Network, dst: IPv4Network, proto: str, port: int | None = None
+    compiler: PolicyCompiler, dst_vlan: Vlan, src: Prefix, dst: Prefix, proto: str, port: int | None = None
 ) -> tuple[str, str]:
     """What the secured network admits: the first rule that names its source (`any` opens
     nothing into it) and matches; nothing else (the outbound ACL on its gateway)."""
@@ -554,20 +528,20 @@ def secure_decision(
 def secure_vlan_of(compiler: PolicyCompiler, dst: IPv4Network | IPv6Network) -> Vlan | None:
     """The secured VLAN ``dst`` lies in, in its own family (IPv6: the VLAN's IPv6 prefix)."""
     for vlan in compiler.net.vlans:
-        prefix = vlan.subnet if dst.version == 4 else vlan.ipv6.prefix if vlan.ipv6 else None
+        prefix = vlan.prefix(Family(dst.version))
         if vlan.zone == "secure" and prefix is not None and _within(dst, prefix):
             return vlan
     return None
 
 
 def policy_decision(
-    compiler: PolicyCompiler, src_vlan: Vlan, src: IPv4Network, dst: IPv4Network, proto: str, port: int | None = None
+    compiler: PolicyCompiler, src_vlan: Vlan, src: Prefix, dst: Prefix, proto: str, port: int | None = None
 ) -> tuple[str, str]:
     """What the intent says about a new flow: (action, rule name). First match wins at the
     source; a flow into the secured network from elsewhere must also be admitted there."""
     decided = source_decision(compiler, src_vlan, src, dst, proto, port)
     secure = secure_vlan_of(compiler, dst)
-    if secure is not None and secure is not src_vlan and dst.version == 6:
+    if secure is not None and secure is not src_vlan and compiler.family not in TUNNEL_FAMILIES:
         return "deny", NO_IPV6_INTO_SECURE
     if decided[0] == "permit" and secure is not None and secure is not src_vlan:
         admitted = secure_decision(compiler, secure, src, dst, proto, port)

@@ -7,6 +7,7 @@ import re
 from boothnet.derive.base import DeriverState, _PortUse, _split
 from boothnet.derive.model import Interface, PortBinding
 from boothnet.derive.policy import PortPolicy6
+from boothnet.family import Family
 from boothnet.intent.model import Device, Vlan
 
 
@@ -82,7 +83,7 @@ class PortUses(DeriverState):
         endpoint = self.net.endpoints.get(use.peer or "")
         if use.vlan is None or endpoint is None or not self.net.port_bound(endpoint) or endpoint.mac_address is None:
             return None
-        sources6 = self.net.bound_sources6(endpoint)
+        sources6 = self.net.bound_sources(endpoint, Family.V6)
         if sources6 is None:
             return PortBinding(use.vlan.id, (endpoint.mac_address,), (endpoint.address,))
         return PortBinding(use.vlan.id, (endpoint.mac_address,), (endpoint.address,), sources6,

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from ipaddress import IPv4Interface, IPv4Network, IPv6Interface, IPv6Network, collapse_addresses
 from types import ModuleType
-from typing import Literal
 
 from boothnet.derive.base import DeriverState, _split
 from boothnet.derive.model import Acl, Interface, Ospf, OspfInterface, Route, VpnPeer
-from boothnet.derive.policy import acl_name
+from boothnet.derive.policy import acl_name, compiler_of
+from boothnet.family import FAMILIES, Family
 from boothnet.intent.model import Device, Vlan
 
 
@@ -36,24 +36,28 @@ class Routing(DeriverState):
             )
             if vlan.ipv6 is not None:
                 gateway = vlan.gateway == device.name
-                own6 = self.net.gateway_address6(vlan) if gateway else vlan.ipv6.routers.get(device.name)
+                own6 = self.net.gateway_address(vlan, Family.V6) if gateway else vlan.ipv6.routers.get(device.name)
                 svi.address6 = IPv6Interface(f"{own6}/{vlan.ipv6.prefix.prefixlen}") if own6 else None
                 svi.ra = vlan.ipv6.hosts if gateway else None
             # Transit VLANs (other routers on them) are not filtered: policy applies at the edge.
             if vlan.gateway == device.name and not vlan.routers:
-                svi.acl_in = acl_name(vlan, "in")
-                acls.append(Acl(svi.acl_in, "in", name, self.policy.inbound(vlan)))
-                if vlan.zone == "secure":
-                    svi.acl_out = acl_name(vlan, "out")
-                    acls.append(Acl(svi.acl_out, "out", name, self.policy.outbound_secure(vlan)))
-                if vlan.ipv6 is not None:
-                    svi.acl6_in = acl_name(vlan, "in", 6)
-                    acls.append(Acl(svi.acl6_in, "in", name, self.policy6.inbound(vlan), family=6))
-                    if vlan.zone == "secure":
-                        svi.acl6_out = acl_name(vlan, "out", 6)
-                        acls.append(Acl(svi.acl6_out, "out", name, self.policy6.outbound_secure(vlan), family=6))
+                acls += self._svi_acls(svi, vlan)
             svis.append(svi)
         return svis
+
+    def _svi_acls(self, svi: Interface, vlan: Vlan) -> list[Acl]:
+        """The policy's ACLs on a VLAN's gateway, in each family the VLAN has: inbound, and
+        into the secured network outbound too."""
+        acls = []
+        for family in FAMILIES:
+            if vlan.prefix(family) is None:
+                continue
+            policy = compiler_of(self.net, family)
+            for direction in ("in", "out") if vlan.zone == "secure" else ("in",):
+                svi.bind_acl(family, direction, acl_name(vlan, direction, family))
+                entries = policy.inbound(vlan) if direction == "in" else policy.outbound_secure(vlan)
+                acls.append(Acl(acl_name(vlan, direction, family), direction, svi.name, entries, family=family))
+        return acls
 
 
     def _routes(self, device: Device) -> list[Route]:
@@ -76,18 +80,17 @@ class Routing(DeriverState):
                     for prefix in self._vpn_subnets(vpn.home_subnets):
                         routes.append(Route(prefix, next_hop, f"secured network via {vpn.name}"))
         for default in (IPv4Network("0.0.0.0/0"), IPv6Network("::/0")):
-            show_network = self._peer_address(device.name, {"show_network"}, default.version)
+            show_network = self._peer_address(device.name, {"show_network"}, Family(default.version))
             if (show_network and device.role != "show_network" and not self._in_ospf(device.name)
                     and not any(r.prefix == default for r in routes)):
                 # a router behind the show network alone (a home's): everything else is through it
                 routes.append(Route(default, show_network[0][2], "internet via the show network"))
         if device.role == "show_network" and uplink:
-            routes += self._show_network_routes(device, uplink.device, 4) + \
-                self._show_network_routes(device, uplink.device, 6)
+            routes += [r for family in FAMILIES for r in self._show_network_routes(device, uplink.device, family)]
         return routes
 
 
-    def _show_network_routes(self, device: Device, uplink_device: str, family: Literal[4, 6]) -> list[Route]:
+    def _show_network_routes(self, device: Device, uplink_device: str, family: Family) -> list[Route]:
         """The show network's routes back, in ``family``: a VLAN routed by a neighbour (home's open
         network on the home gateway) through it; the secured one only through the VPN; every
         other through the booth. A neighbour without an address of ``family`` is no next hop."""
@@ -96,15 +99,12 @@ class Routing(DeriverState):
         hops = {_split(link.b if _split(link.a)[0] == device.name else link.a)[0]: peer
                 for link, _mine, peer in self._peer_address(device.name, None, family)}
 
-        def prefix(vlan: Vlan) -> IPv4Network | IPv6Network | None:
-            return vlan.subnet if family == 4 else vlan.ipv6.prefix if vlan.ipv6 else None
-
         home = [v for v in self.net.vlans if v.zone != "secure" and v.gateway in neighbours]
-        booth = [p for v in self.net.vlans if v.zone != "secure" and v not in home and (p := prefix(v))]
+        booth = [p for v in self.net.vlans if v.zone != "secure" and v not in home and (p := v.prefix(family))]
         routes = [Route(p, hops[uplink_device], "booth networks")
                   for p in collapse_addresses(booth)] if uplink_device in hops else []  # type: ignore[type-var]  # one family
         return routes + [Route(p, hops[v.gateway], f"{v.name} via {v.gateway}")
-                         for v in home if v.gateway in hops and (p := prefix(v))]
+                         for v in home if v.gateway in hops and (p := v.prefix(family))]
 
     def _in_ospf(self, device: str) -> bool:
         """Whether the device runs OSPF: on a link that does, or on a VLAN other routers share."""

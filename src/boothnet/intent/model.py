@@ -14,9 +14,11 @@ from ipaddress import (
     IPv6Network,
     collapse_addresses,
 )
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal, overload
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+
+from boothnet.family import Family
 
 Zone = Literal["production", "research", "secure", "outside"]
 ZONES: tuple[str, ...] = ("production", "research", "secure", "outside")
@@ -156,6 +158,18 @@ class Vlan(Strict):
                              "port's IPv6 ACL carries the port's whole IPv6 policy)")
     ipv6: VlanIpv6 | None = Field(default=None, description="none: an IPv4-only VLAN")
 
+    def prefix(self, family: Family) -> IPv4Network | IPv6Network | None:
+        """The VLAN's subnet in ``family``: its IPv4 subnet, its IPv6 prefix (None: IPv4 only)."""
+        if family == Family.V4:
+            return self.subnet
+        return self.ipv6.prefix if self.ipv6 else None
+
+    def routers_in(self, family: Family) -> dict[str, IPv4Address] | dict[str, IPv6Address]:
+        """Its other L3 devices' addresses in ``family``: device -> address."""
+        if family == Family.V4:
+            return self.routers
+        return self.ipv6.routers if self.ipv6 else {}
+
 
 class LinkAddresses(Strict):
     a: Interface
@@ -183,6 +197,10 @@ class Link(Strict):
     delay_ms: float = Field(default=0, ge=0, le=1000, description="a WAN hop (routed): one-way delay")
     jitter_ms: float = Field(default=0, ge=0, le=1000, description="a WAN hop: delay variation")
     loss_pct: float = Field(default=0, ge=0, lt=50, description="a WAN hop: frames lost, %")
+
+    def addresses_in(self, family: Family) -> LinkAddresses | LinkAddresses6 | None:
+        """Each end's address in ``family`` (a routed link's; None: none in that family)."""
+        return self.addresses if family == Family.V4 else self.addresses6
 
     @property
     def wan(self) -> bool:
@@ -298,11 +316,12 @@ class Throughput(Strict):
 
 
 Prefixes = list[IPv4Network | None]  # None = any
+Prefixes6 = list[IPv6Network | None]
 
 
-def acl_name(vlan: Vlan, direction: str, family: int = 4) -> str:
+def acl_name(vlan: Vlan, direction: str, family: Family = Family.V4) -> str:
     """The ACL a VLAN's interface gets in one direction (named here: validation checks it per platform)."""
-    return f"{vlan.name.upper().replace('-', '_')}_{direction.upper()}{'_V6' if family == 6 else ''}"
+    return f"{vlan.name.upper().replace('-', '_')}_{direction.upper()}{Family(family).acl_suffix}"
 
 
 class Network(Strict):
@@ -326,25 +345,28 @@ class Network(Strict):
     def name(self) -> str:
         return self.settings.name
 
-    @cached_property
-    def zone_subnets(self) -> dict[str, list[IPv4Network]]:
-        """Zone -> the subnets of its VLANs, in intent order."""
-        subnets: dict[str, list[IPv4Network]] = {}
-        for vlan in self.vlans:
-            subnets.setdefault(vlan.zone, []).append(vlan.subnet)
-        return subnets
+    @overload
+    def selector_prefixes(self, selector: str, family: Literal[Family.V4] = ...) -> Prefixes: ...
+    @overload
+    def selector_prefixes(self, selector: str, family: Literal[Family.V6]) -> Prefixes6: ...
+    @overload
+    def selector_prefixes(self, selector: str, family: Family) -> Prefixes | Prefixes6: ...
 
-    def selector_prefixes(self, selector: str) -> Prefixes:
-        """The prefixes a policy selector (any, zone:, vlan:, group:) stands for, collapsed."""
+    def selector_prefixes(self, selector: str, family: Family = Family.V4) -> Prefixes | Prefixes6:
+        """The prefixes a policy selector (any, zone:, vlan:, group:) stands for in ``family``,
+        collapsed: a VLAN without IPv6 stands for none in IPv6, nor a host without an IPv6 address."""
         kind, _, name = selector.partition(":")
+        found: list[Any]  # one family: collapse_addresses takes no mix
         if selector == "any":
-            return [None]
-        if kind == "zone":
-            return list(collapse_addresses(self.zone_subnets.get(name, [])))
-        if kind == "vlan":
-            return [self.vlan_by_name()[name].subnet]
-        members = self.host_groups.get(name, [])
-        return [IPv4Network(f"{self.endpoints[m].address}/32") for m in members]
+            found = [None]
+            return found
+        if kind in ("zone", "vlan"):
+            found = [p for v in self.vlans if (v.zone if kind == "zone" else v.name) == name
+                     and (p := v.prefix(family)) is not None]
+            return list(collapse_addresses(found))
+        found = [Family(family).host(a) for m in self.host_groups.get(name, [])
+                 if (a := self.endpoint_address(self.endpoints[m], family)) is not None]
+        return found
 
     @cached_property
     def listed_hosts(self) -> frozenset[str]:
@@ -388,19 +410,36 @@ class Network(Strict):
     def vlan_mtu(self, vlan: Vlan) -> int:
         return vlan.mtu or self.mtu_policy.default
 
-    def gateway_address(self, vlan: Vlan) -> IPv4Address:
-        return vlan.gateway_address or next(iter(vlan.subnet.hosts()))
+    @overload
+    def gateway_address(self, vlan: Vlan, family: Literal[Family.V4] = ...) -> IPv4Address: ...
+    @overload
+    def gateway_address(self, vlan: Vlan, family: Literal[Family.V6]) -> IPv6Address | None: ...
+    @overload
+    def gateway_address(self, vlan: Vlan, family: Family) -> IPv4Address | IPv6Address | None: ...
 
-    @staticmethod
-    def gateway_address6(vlan: Vlan) -> IPv6Address | None:
-        """The VLAN's IPv6 gateway: given, else its prefix's ::1; None for an IPv4-only VLAN."""
+    def gateway_address(self, vlan: Vlan, family: Family = Family.V4) -> IPv4Address | IPv6Address | None:
+        """The VLAN's gateway in ``family``: given, else its subnet's first address (IPv6: its
+        prefix's ::1, the same); None for IPv6 in an IPv4-only VLAN."""
+        # the intent keeps each family's prefix and given gateway in a field of its own
+        if family == Family.V4:
+            return vlan.gateway_address or next(iter(vlan.subnet.hosts()))
         if vlan.ipv6 is None:
             return None
         return vlan.ipv6.gateway_address or vlan.ipv6.prefix.network_address + 1
 
-    def endpoint_address6(self, endpoint: Endpoint) -> IPv6Address | None:
-        """The host's IPv6 address: its static one, or where its VLAN takes SLAAC the EUI-64
-        address its MAC forms (Linux's default); None where neither is known."""
+    @overload
+    def endpoint_address(self, endpoint: Endpoint, family: Literal[Family.V4] = ...) -> IPv4Address: ...
+    @overload
+    def endpoint_address(self, endpoint: Endpoint, family: Literal[Family.V6]) -> IPv6Address | None: ...
+    @overload
+    def endpoint_address(self, endpoint: Endpoint, family: Family) -> IPv4Address | IPv6Address | None: ...
+
+    def endpoint_address(self, endpoint: Endpoint, family: Family = Family.V4) -> IPv4Address | IPv6Address | None:
+        """The host's address in ``family``: IPv4's is given; IPv6's is its static one, or where
+        its VLAN takes SLAAC the EUI-64 address its MAC forms (Linux's default); None where
+        neither is known."""
+        if family == Family.V4:
+            return endpoint.address
         vlan = self.vlan_name_index.get(endpoint.vlan)
         if vlan is None or vlan.ipv6 is None:
             return None
@@ -408,18 +447,27 @@ class Network(Strict):
             return endpoint.address6
         return eui64_address(vlan.ipv6.prefix, endpoint.mac_address) if endpoint.mac_address else None
 
-    def bound_sources6(self, endpoint: Endpoint) -> tuple[IPv6Network, ...] | None:
-        """The IPv6 sources a bound host's port admits (docs/intent.md, "Listed hosts bound to
-        their ports"): where its VLAN's hosts are static, its own address; where they take SLAAC,
-        the VLAN's prefix, on a port that admits the host's MAC only: a host forms its addresses
-        as its OS chooses (stable-privacy, RFC 8981 temporary addresses), so its MAC and the
-        prefix are what binds it. None: its port binds no IPv6 (not bound, or an IPv4-only VLAN)."""
+    @overload
+    def bound_sources(self, endpoint: Endpoint, family: Literal[Family.V4]) -> tuple[IPv4Network, ...] | None: ...
+    @overload
+    def bound_sources(self, endpoint: Endpoint, family: Literal[Family.V6]) -> tuple[IPv6Network, ...] | None: ...
+    @overload
+    def bound_sources(self, endpoint: Endpoint, family: Family) -> tuple[IPv4Network | IPv6Network, ...] | None: ...
+
+    def bound_sources(self, endpoint: Endpoint, family: Family) -> tuple[IPv4Network | IPv6Network, ...] | None:
+        """The sources a bound host's port admits in ``family`` (docs/intent.md, "Listed hosts
+        bound to their ports"). IPv4: its address (IP source guard). IPv6: where its VLAN's hosts
+        are static, its own address; where they take SLAAC, the VLAN's prefix, on a port that
+        admits the host's MAC only: a host forms its addresses as its OS chooses (stable-privacy,
+        RFC 8981 temporary addresses), so its MAC and the prefix are what binds it. None: its
+        port binds nothing in ``family`` (not bound, or an IPv4-only VLAN in IPv6)."""
         vlan = self.vlan_name_index.get(endpoint.vlan)
-        if vlan is None or vlan.ipv6 is None or not self.port_bound(endpoint):
+        if vlan is None or vlan.prefix(family) is None or not self.port_bound(endpoint):
             return None
-        if vlan.ipv6.hosts == "slaac":
+        if family == Family.V6 and vlan.ipv6 is not None and vlan.ipv6.hosts == "slaac":
             return (vlan.ipv6.prefix,)
-        return (IPv6Network(f"{endpoint.address6}/128"),) if endpoint.address6 else None
+        address = self.endpoint_address(endpoint, family)
+        return (Family(family).host(address),) if address is not None else None
 
     @property
     def dual_stack(self) -> bool:

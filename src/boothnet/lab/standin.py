@@ -16,6 +16,7 @@ from typing import Literal
 
 from boothnet.derive import DeviceModel
 from boothnet.derive.model import Acl, AclEntry, Interface, OspfInterface, PortBinding, Route
+from boothnet.family import Family
 from boothnet.platforms import platforms
 from boothnet.readback import READ_PLATFORMS, ConfigFacts, expected_facts, read_config
 from boothnet.readback.facts import AclRule, InterfaceFacts
@@ -65,7 +66,8 @@ def vendor_readings(run: Run, configs_dir: Path | None = None) -> dict[str, Vend
 
 
 # each ACL an interface binds: (family, direction)
-BINDINGS: tuple[tuple[Literal[4, 6], Literal["in", "out"]], ...] = ((4, "in"), (4, "out"), (6, "in"), (6, "out"))
+BINDINGS: tuple[tuple[Family, Literal["in", "out"]], ...] = (
+    (Family.V4, "in"), (Family.V4, "out"), (Family.V6, "in"), (Family.V6, "out"))
 
 
 def _entries(rules: list[AclRule]) -> list[AclEntry]:
@@ -150,7 +152,7 @@ class StandIn:
         bound: list[Acl] = []
         for iface in lab.interfaces:
             for family, direction in BINDINGS:
-                name = getattr(iface, f"acl{'6' if family == 6 else ''}_{direction}")
+                name = iface.acl(family, direction)
                 if name is None:
                     continue
                 rules = facts.acls.get(name, [])  # an ACL bound but not defined permits all (IOS, EOS)

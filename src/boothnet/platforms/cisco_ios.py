@@ -5,6 +5,7 @@ from __future__ import annotations
 from ipaddress import IPv4Network, IPv6Network
 from typing import TYPE_CHECKING
 
+from boothnet.family import Family
 from boothnet.platforms import acl_syntax
 
 if TYPE_CHECKING:  # the derived model's type only: platforms sit below derive
@@ -29,14 +30,10 @@ def _address(net: IPv4Network | IPv6Network | None) -> str:
     return f"{net.network_address} {net.hostmask}"
 
 
-def acl_lines(entry: AclEntry) -> list[str]:
-    return acl_syntax.acl_lines(entry, _address)
-
-
 # an `ipv6 access-list` matches every protocol with `ipv6`; its `icmp` is ICMPv6, whose types
 # keep the names the compiler gives them (nd-ns, nd-na, packet-too-big, ...)
-IPV6_NAMES = {"ip": "ipv6"}
+NAMES: dict[Family, dict[str, str]] = {Family.V4: {}, Family.V6: {"ip": "ipv6"}}
 
 
-def acl_lines6(entry: AclEntry) -> list[str]:
-    return acl_syntax.acl_lines(entry, _address, IPV6_NAMES)
+def acl_lines(entry: AclEntry, family: Family) -> list[str]:
+    return acl_syntax.acl_lines(entry, _address, NAMES[family])

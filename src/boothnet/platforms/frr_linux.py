@@ -5,6 +5,8 @@ from __future__ import annotations
 from ipaddress import IPv6Network
 from typing import TYPE_CHECKING
 
+from boothnet.family import Family
+
 if TYPE_CHECKING:  # the derived model's type only: platforms sit below derive
     from boothnet.derive.model import AclEntry, PortBinding
 
@@ -68,7 +70,7 @@ def port_binding_lines(port: str, binding: PortBinding) -> list[str]:
         lines.append(f'iifname "{port}" ether type ip drop')
     if binding.runs_acl6:  # a stand-in: the IOS or EOS port ACL as read, every line, at the port
         mark = f"meta mark set {PORT_ACL_MARK} accept" if binding.replaces_svi_acl else "accept"
-        lines += [f'iifname "{port}" ' + nft_rule(entry, "", family=6, permit=mark) for entry in binding.acl6_entries]
+        lines += [f'iifname "{port}" ' + nft_rule(entry, "", Family.V6, permit=mark) for entry in binding.acl6_entries]
         lines.append(f'iifname "{port}" ether type ip6 drop')  # the ACL's implicit deny
     elif binding.sources6 is not None:  # the sources the port admits in IPv6, on link and off
         admitted = sorted((*binding.sources6, *_ON_LINK6), key=lambda net: int(net.network_address))
@@ -78,15 +80,11 @@ def port_binding_lines(port: str, binding: PortBinding) -> list[str]:
     return lines
 
 
-def acl_lines(entry: AclEntry, tunnel_match: str, permit: str = "accept") -> list[str]:
+def acl_lines(entry: AclEntry, family: Family, tunnel_match: str, permit: str = "accept") -> list[str]:
     """``permit``: the verdict of a permit line: `accept`, or `return` in an inbound ACL of a device
     that also filters outbound (an `accept` in a jumped chain ends the hook: the outbound ACL the
     packet meets next would never see it; a switch applies both)."""
-    return [nft_rule(entry, tunnel_match, permit=permit)]
-
-
-def acl_lines6(entry: AclEntry, tunnel_match: str, permit: str = "accept") -> list[str]:
-    return [nft_rule(entry, tunnel_match, family=6, permit=permit)]
+    return [nft_rule(entry, tunnel_match, family, permit=permit)]
 
 
 # nftables' names of the ICMPv6 types the compiler names
@@ -94,10 +92,14 @@ NFT_ICMPV6 = {"nd-ns": "nd-neighbor-solicit", "nd-na": "nd-neighbor-advert", "ro
               "router-advertisement": "nd-router-advert"}
 
 
-def _nft_icmp(icmp_type: str | None, family: int) -> str:
-    if family == 6:
-        return f"icmpv6 type {NFT_ICMPV6.get(icmp_type, icmp_type)}" if icmp_type else "meta l4proto ipv6-icmp"
-    return f"icmp type {icmp_type}" if icmp_type else "meta l4proto icmp"
+# nftables' words for ICMP in each family: its type match, its protocol, its type names
+NFT_ICMP: dict[Family, tuple[str, str, dict[str, str]]] = {
+    Family.V4: ("icmp", "icmp", {}), Family.V6: ("icmpv6", "ipv6-icmp", NFT_ICMPV6)}
+
+
+def _nft_icmp(icmp_type: str | None, family: Family) -> str:
+    header, protocol, names = NFT_ICMP[family]
+    return f"{header} type {names.get(icmp_type, icmp_type)}" if icmp_type else f"meta l4proto {protocol}"
 
 
 def _nft_ports(entry: AclEntry) -> list[str]:
@@ -116,9 +118,9 @@ def _nft_ports(entry: AclEntry) -> list[str]:
     return parts
 
 
-def nft_rule(entry: AclEntry, tunnel_match: str, family: int = 4, permit: str = "accept") -> str:
+def nft_rule(entry: AclEntry, tunnel_match: str, family: Family, permit: str = "accept") -> str:
     parts: list[str] = []
-    address = "ip" if family == 4 else "ip6"
+    address = Family(family).nft  # a plain 4 or 6 too
     if entry.via_tunnel:
         parts.append(tunnel_match)
     if entry.src is not None:

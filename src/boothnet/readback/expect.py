@@ -70,7 +70,7 @@ def expected_facts(model: DeviceModel) -> ConfigFacts:
             allowed_macs=iface.binding.macs if iface.binding else None,
             violation=(model.switch.port_security_violation if model.switch else "restrict") if iface.binding else None,
             allowed_sources=iface.binding.addresses if iface.binding else None,
-            allowed_sources6=port_sources6([r for e in iface.binding.entries6() for r in _rules(e)])
+            allowed_sources6=port_sources6([r for e in iface.binding.acl6_entries for r in _rules(e)])
             if iface.binding and iface.binding.acl6 else None,
         )
     facts.access = _access(model)

@@ -30,6 +30,7 @@ from hier_config import Platform, get_hconfig
 from hier_config.child import HConfigChild
 from hier_config.exceptions import DuplicateChildError
 
+from boothnet.family import Family
 from boothnet.readback.facts import (
     AclRule,
     ConfigFacts,
@@ -42,9 +43,9 @@ from boothnet.readback.facts import (
 
 READ_PLATFORMS = ("cisco_ios", "arista_eos")
 _HIER = {"cisco_ios": Platform.CISCO_IOS, "arista_eos": Platform.ARISTA_EOS}
-# an IPv6 ACL's words for what the model calls ip and icmp, and EOS's full ICMPv6 type names
-IPV6_PROTOCOLS = {"ipv6": "ip", "icmpv6": "icmp"}
-ICMPV6_TYPES = {"neighbor-solicitation": "nd-ns", "neighbor-advertisement": "nd-na"}
+# an ACL's words, by family, for what the model calls ip and icmp, and EOS's full ICMPv6 type names
+ACL_WORDS: dict[Family, dict[str, str]] = {Family.V4: {}, Family.V6: {
+    "ipv6": "ip", "icmpv6": "icmp", "neighbor-solicitation": "nd-ns", "neighbor-advertisement": "nd-na"}}
 # the out-of-band management port: routed, never a switch port (Catalyst Gi0/0, EOS Management1)
 _MGMT_PREFIX = {"cisco_ios": ("GigabitEthernet0/0",), "arista_eos": ("Management",)}
 # created by naming them; they start as the platform's `shutdown.logical` default
@@ -426,11 +427,11 @@ class ConfigReader:
         if words[1:] == ["unicast-routing"]:
             self.facts.ipv6_routing = True
         elif words[1:2] == ["access-list"] and len(words) == 3:
-            self._acl_rules(node, words[2], 6)
+            self._acl_rules(node, words[2], Family.V6)
         elif words[1:2] == ["route"]:
-            self._route(node, words[2:], 6)
+            self._route(node, words[2:], Family.V6)
         elif words[1:3] == ["router", "ospf"] and len(words) == 4:
-            self._ospf_process(node, self.ospf6, 6)
+            self._ospf_process(node, self.ospf6, Family.V6)
         else:
             self._unknown(node)
 
@@ -470,9 +471,9 @@ class ConfigReader:
             return IPv4Network(words[0], strict=False), words[1:]
         return IPv4Network(f"{words[0]}/{words[1]}", strict=False), words[2:]
 
-    def _route(self, node: HConfigChild, words: list[str], family: int = 4) -> None:
+    def _route(self, node: HConfigChild, words: list[str], family: Family = Family.V4) -> None:
         try:
-            prefix, rest = self._prefix(words) if family == 4 else (IPv6Network(words[0]), words[1:])
+            prefix, rest = self._prefix(words) if family == Family.V4 else (IPv6Network(words[0]), words[1:])
             hop: IPv4Address | IPv6Address | str
             try:
                 hop = ip_address(rest[0])
@@ -523,9 +524,9 @@ class ConfigReader:
                 self._unknown(node, "only IPv4 ACLs are read")
                 return
             name = words[0]
-        self._acl_rules(node, name, 4)
+        self._acl_rules(node, name, Family.V4)
 
-    def _acl_rules(self, node: HConfigChild, name: str, family: int) -> None:
+    def _acl_rules(self, node: HConfigChild, name: str, family: Family) -> None:
         rules = self.facts.acls.setdefault(name, [])
         for child in node.children:
             self._visit(child)
@@ -534,23 +535,23 @@ class ConfigReader:
             except (ValueError, IndexError):
                 self._unknown(child, "not an ACL entry the reader can read")
 
-    def _acl_address(self, words: list[str], family: int) -> tuple[IPv4Network | IPv6Network | None, list[str]]:
+    def _acl_address(self, words: list[str], family: Family) -> tuple[IPv4Network | IPv6Network | None, list[str]]:
         """`any`, `host A` or a prefix, of the ACL's own family (the device refuses another)."""
         if words[0] == "any":
             return None, words[1:]
         address, rest = ((ip_network(words[1]), words[2:]) if words[0] == "host"
-                         else (IPv6Network(words[0]), words[1:]) if family == 6 else self._prefix(words))
+                         else (IPv6Network(words[0]), words[1:]) if family == Family.V6 else self._prefix(words))
         if address.version != family:
             raise ValueError(f"an IPv{address.version} address in an IPv{family} ACL")
         return address, rest
 
-    def _acl_rule(self, words: list[str], family: int) -> AclRule:
+    def _acl_rule(self, words: list[str], family: Family) -> AclRule:
         if words[0].isdigit():  # EOS numbers its lines
             words = words[1:]
         action: Literal["permit", "deny"] = "permit" if words[0] == "permit" else "deny"
         if words[0] not in ("permit", "deny"):
             raise ValueError(words[0])
-        proto = IPV6_PROTOCOLS.get(words[1], words[1]) if family == 6 else words[1]
+        proto = ACL_WORDS[family].get(words[1], words[1])
         src, rest = self._acl_address(words[2:], family)
         src_port = None
         if rest[:1] == ["eq"]:
@@ -561,7 +562,7 @@ class ConfigReader:
             dst_port, rest = int(rest[1]), rest[2:]
         icmp_type = None
         if proto == "icmp" and rest and rest[0] not in ("established", "log"):
-            icmp_type, rest = (ICMPV6_TYPES.get(rest[0], rest[0]) if family == 6 else rest[0]), rest[1:]
+            icmp_type, rest = ACL_WORDS[family].get(rest[0], rest[0]), rest[1:]
         flags = set(rest)
         if not flags <= {"established", "log"} or len(flags) != len(rest):
             raise ValueError(rest)
@@ -706,8 +707,8 @@ class ConfigReader:
             if frames and iface.mode in ("access", "trunk"):
                 iface.mtu = int(frames)  # EOS: `mtu` bounds routed packets only, never switched frames
             iface.ra = self._ra(iface, pending)
-            iface.ospf = self._ospf_on(name, iface, pending.ospf)
-            iface.ospf6 = self._ospf6_on(name, iface, pending.ospf6)
+            iface.ospf = self._ospf_on(name, iface, pending, Family.V4)
+            iface.ospf6 = self._ospf_on(name, iface, pending, Family.V6)
             if iface.mode == "access":
                 self._bound(name, iface, pending)
 
@@ -734,20 +735,19 @@ class ConfigReader:
         if iface.acl6_in in self.facts.acls:  # one bound but not defined permits all, as on a routed port
             iface.allowed_sources6 = port_sources6(self.facts.acls[iface.acl6_in])
 
-    def _ospf_on(self, name: str, iface: InterfaceFacts, lines: _OspfLines) -> OspfOn | None:
-        if not self.ospf.present:
+    def _ospf_on(self, name: str, iface: InterfaceFacts, pending: _Pending, family: Family) -> OspfOn | None:
+        """OSPF (IPv4) or OSPFv3 (IPv6) on an interface, with its process present: where the
+        interface names the process's area, or a `network` line covers its address (OSPFv3 has
+        none). OSPFv3 runs only where the interface has IPv6 and IPv6 routing is on (the device
+        refuses `ipv6 router ospf` without it)."""
+        process, lines, address = ((self.ospf, pending.ospf, iface.address) if family == Family.V4
+                                   else (self.ospf6, pending.ospf6, iface.address6))
+        if not process.present or (family == Family.V6 and (address is None or not self.facts.ipv6_routing)):
             return None
         area = lines.area
-        if area is None and iface.address is not None:
-            area = next((a for net, a in self.ospf.networks if iface.address.ip in net), None)
-        return self._on(name, area, lines, self.ospf)
-
-    def _ospf6_on(self, name: str, iface: InterfaceFacts, lines: _OspfLines) -> OspfOn | None:
-        """OSPFv3 runs where an interface names the process's area and has IPv6, with the
-        process present and IPv6 routing on (the device refuses `ipv6 router ospf` without it)."""
-        if not (self.ospf6.present and self.facts.ipv6_routing and iface.address6 is not None):
-            return None
-        return self._on(name, lines.area, lines, self.ospf6)
+        if area is None and address is not None:
+            area = next((a for net, a in process.networks if address.ip in net), None)
+        return self._on(name, area, lines, process)
 
     def _on(self, name: str, area: int | None, lines: _OspfLines, process: _OspfProcess) -> OspfOn | None:
         if area is None:
@@ -770,10 +770,10 @@ class ConfigReader:
         if words[1:2] != ["ospf"]:
             self._unknown(node)
             return
-        self._ospf_process(node, self.ospf, 4)
+        self._ospf_process(node, self.ospf, Family.V4)
 
-    def _ospf_process(self, node: HConfigChild, process: _OspfProcess, family: int) -> None:
-        """`router ospf N` (family 4) or `ipv6 router ospf N` (6) and its lines."""
+    def _ospf_process(self, node: HConfigChild, process: _OspfProcess, family: Family) -> None:
+        """`router ospf N` (IPv4) or `ipv6 router ospf N` (IPv6) and its lines."""
         process.present = True
         process.passive_default = bool(self.defaults["ospf_passive"])
         for child in node.children:
@@ -781,8 +781,8 @@ class ConfigReader:
             if not self._ospf_line(child.text.split(), process, family):
                 self._unknown(child)
 
-    def _ospf_line(self, w: list[str], process: _OspfProcess, family: int) -> bool:
-        v6 = family == 6
+    def _ospf_line(self, w: list[str], process: _OspfProcess, family: Family) -> bool:
+        v6 = family == Family.V6
         if w[0] == "router-id" and len(w) == 2:
             setattr(self.facts, "ospf6_router_id" if v6 else "ospf_router_id", IPv4Address(w[1]))
         elif w == ["passive-interface", "default"]:

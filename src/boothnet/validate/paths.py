@@ -13,6 +13,7 @@ from ipaddress import IPv4Address, IPv4Network, IPv6Address, ip_interface
 from typing import Literal
 
 from boothnet.derive.policy import compiler_of, policy_decision
+from boothnet.family import Family
 from boothnet.intent import Network
 from boothnet.intent.model import Endpoint
 from boothnet.lab import HOST_IFNAME
@@ -129,7 +130,8 @@ def in_ipv6(net: Network, paths: list[RoutedPath]) -> list[RoutedPath]:
     source ping the destination in IPv6 too."""
     if not net.dual_stack:
         return []
-    return [RoutedPath(path.src, path.dst, path.mtu, f"{path.name} (IPv6)", 6, net.endpoint_address6(path.dst))
+    return [RoutedPath(path.src, path.dst, path.mtu, f"{path.name} (IPv6)", 6,
+                       net.endpoint_address(path.dst, Family.V6))
             for path in paths if action6(net, path.src, path.dst, "icmp") == "permit"]
 
 

@@ -14,6 +14,7 @@ from ipaddress import ip_address
 from typing import Any
 
 from boothnet.booth.cables import same_port
+from boothnet.family import Family
 from boothnet.intent import Network
 from boothnet.intent.model import Endpoint
 from boothnet.lab import HOST_IFNAME, port_map
@@ -40,7 +41,7 @@ def ipv6_problems(net: Network, endpoint: Endpoint, links: list[dict[str, Any]],
     have = [f"{a['local']}/{a['prefixlen']}" for link in links for a in link.get("addr_info", [])
             if a.get("family") == "inet6" and a.get("scope") == "global" and not a.get("tentative")
             and not a.get("dadfailed")]
-    want = net.endpoint_address6(endpoint)
+    want = net.endpoint_address(endpoint, Family.V6)
     how = "SLAAC from its gateway's router advertisements" if vlan.ipv6.hosts == "slaac" else "static"
     problems = []
     if want is not None and f"{want}/{prefix.prefixlen}" not in have:
@@ -70,7 +71,7 @@ def endpoint_rows(net: Network, endpoint: Endpoint, problems: list[str], errors:
 
     rows = [row(4, f"{endpoint.address}/{vlan.subnet.prefixlen}", problems, errors)]
     if vlan.ipv6 is not None:
-        address6 = net.endpoint_address6(endpoint)
+        address6 = net.endpoint_address(endpoint, Family.V6)
         shown = f"{address6}/{vlan.ipv6.prefix.prefixlen}" if address6 else str(vlan.ipv6.prefix)
         six = row(6, shown, problems6, errors6)
         if six.verdict == Status.PASS and not placed:
@@ -132,7 +133,7 @@ def check_endpoint(net: Network, access: Access, endpoint: Endpoint,
         problems.append(f"{vlan.gateway} resolves {endpoint.address} to {', '.join(resolved)}, not to its MAC {mac}")
     elif not resolved and not problems:
         problems.append(f"{vlan.gateway} does not resolve {endpoint.address} (no ARP entry after a ping)")
-    if (address6 := net.endpoint_address6(endpoint)) is not None and placed and not problems6:
+    if (address6 := net.endpoint_address(endpoint, Family.V6)) is not None and placed and not problems6:
         # IPv6 places it by neighbour discovery as IPv4 does by ARP
         ping(runner, node(vlan.gateway), str(address6), count=1, wait_s=1)
         found6 = [str(n["lladdr"]) for n in json_list(runner, node(vlan.gateway),
@@ -186,7 +187,8 @@ def _host_side(net: Network, access: Access, endpoint: Endpoint) -> _HostSide:
                         f"({vlan.gateway})")
     problems6 = ipv6_problems(net, endpoint, links, access)
     ping(access.runner, host, gateway, count=1, wait_s=1)  # the switch learns its MAC, the gateway its ARP entry
-    if (gateway6 := net.gateway_address6(vlan)) is not None and net.endpoint_address6(endpoint) is not None:
+    if (gateway6 := net.gateway_address(vlan, Family.V6)) is not None and \
+            net.endpoint_address(endpoint, Family.V6) is not None:
         ping(access.runner, host, str(gateway6), count=1, wait_s=1)  # and its IPv6 neighbour entry
     return _HostSide(mac, problems, problems6=problems6)
 
@@ -199,7 +201,7 @@ def _placed_in_ipv6(net: Network, endpoint: Endpoint, mac: str, gateway: str, ta
                     ) -> tuple[list[str], list[str]]:
     """(problems, errors) of the host's IPv6 address in its gateway's neighbour table (NAPALM
     get_ipv6_neighbors_table), as its IPv4 one in the ARP table."""
-    address6 = net.endpoint_address6(endpoint)
+    address6 = net.endpoint_address(endpoint, Family.V6)
     if address6 is None or table is None or (isinstance(table, str) and NO_SUCH_GETTER in table):
         return [], []
     if isinstance(table, str):
@@ -263,7 +265,7 @@ def floor_placement(net: Network, access: Access, devices: FloorDevices,
         side = _host_side(net, access, endpoint)
         gateway = vlans[endpoint.vlan].gateway
         if access.has_shell(gateway):  # it resolves the host now (an IOS or EOS ARP entry lives for hours)
-            for address in (endpoint.address, net.endpoint_address6(endpoint)):
+            for address in (endpoint.address, net.endpoint_address(endpoint, Family.V6)):
                 if address is not None:
                     ping(access.runner, access.node(gateway), str(address), count=1, wait_s=1)
         return side
@@ -272,7 +274,7 @@ def floor_placement(net: Network, access: Access, devices: FloorDevices,
         sides = list(pool.map(ask, endpoints))
     macs = devices.read({e.attach.partition(":")[0] for e in endpoints}, "get_mac_address_table")
     arps = devices.read({vlans[e.vlan].gateway for e in endpoints}, "get_arp_table")
-    neighbours6 = devices.read({vlans[e.vlan].gateway for e in endpoints if net.endpoint_address6(e)},
+    neighbours6 = devices.read({vlans[e.vlan].gateway for e in endpoints if net.endpoint_address(e, Family.V6)},
                                "get_ipv6_neighbors_table")
     return [row for e, side in zip(endpoints, sides, strict=True)
             for row in _judge_floor(net, e, side, devices, macs, arps, neighbours6)]

@@ -13,7 +13,8 @@ from ipaddress import IPv4Network, IPv6Address, IPv6Network
 from typing import Literal
 
 from boothnet.booth.cables import cable_plan, cables_by_ref
-from boothnet.derive.policy import PolicyCompiler, compiler6_of, compiler_of, policy_decision
+from boothnet.derive.policy import PolicyCompiler, compiler_of, policy_decision
+from boothnet.family import Family
 from boothnet.intent import Network
 from boothnet.intent.model import Endpoint, Link
 from boothnet.validate.perf.formula import expected_goodput
@@ -158,15 +159,15 @@ def _in_ipv6(net: Network, pair: list[Flow]) -> list[Flow]:
     intent's IPv6 decision (the same rules; a rule naming IPv4 prefixes does not apply). A
     sample's ports split as IPv4's did, so a port IPv6 decides otherwise is a row of its own."""
     src, dst = pair[0].src, pair[0].dst
-    addresses = (net.endpoint_address6(src), net.endpoint_address6(dst))
+    addresses = (net.endpoint_address(src, Family.V6), net.endpoint_address(dst, Family.V6))
     if addresses[0] is None or addresses[1] is None:
         return []
     both = (addresses[0], addresses[1])
     vlans = net.vlan_by_name()
-    compiler6 = compiler6_of(net)
+    compiler6 = compiler_of(net, Family.V6)
 
     def decide(proto: str, port: int | None) -> tuple[str, str]:
-        return policy_decision(compiler6, vlans[src.vlan], IPv6Network(both[0]), IPv6Network(both[1]),  # type: ignore[arg-type]  # one family per compiler
+        return policy_decision(compiler6, vlans[src.vlan], IPv6Network(both[0]), IPv6Network(both[1]),
                                proto, port)
 
     flows: list[Flow] = []
@@ -195,7 +196,7 @@ class ThroughputTest:
 
     def address_of(self, net: Network, host: Endpoint) -> str:
         """Where the test reaches ``host``: its IPv4 address, or for an IPv6 test its IPv6 one."""
-        return str(net.endpoint_address6(host) if self.family == 6 else host.address)
+        return str(net.endpoint_address(host, Family.V6) if self.family == 6 else host.address)
 
     @property
     def clients(self) -> tuple[Endpoint, ...]:
@@ -356,11 +357,11 @@ def reaches_in_ipv6(net: Network, client: Endpoint, server: Endpoint) -> bool:
 def action6(net: Network, src: Endpoint, dst: Endpoint, proto: str, port: int | None = None) -> str | None:
     """What the intent does with ``src`` -> ``dst`` in IPv6 ("permit", "deny"); None where either
     host's IPv6 address is not known."""
-    src6, dst6 = net.endpoint_address6(src), net.endpoint_address6(dst)
+    src6, dst6 = net.endpoint_address(src, Family.V6), net.endpoint_address(dst, Family.V6)
     if src6 is None or dst6 is None:
         return None
-    return policy_decision(compiler6_of(net), net.vlan_by_name()[src.vlan], IPv6Network(src6), IPv6Network(dst6),  # type: ignore[arg-type]  # one family per compiler
-                           proto, port)[0]
+    return policy_decision(compiler_of(net, Family.V6), net.vlan_by_name()[src.vlan], IPv6Network(src6),
+                           IPv6Network(dst6), proto, port)[0]
 
 
 def declared_wan_paths(net: Network, tunnel_mtu: int | None) -> list[WanPath]:
@@ -368,7 +369,7 @@ def declared_wan_paths(net: Network, tunnel_mtu: int | None) -> list[WanPath]:
     paths = wan_paths(net, lambda src, dst: path_mtu(net, src, dst, tunnel_mtu))
     twins = [path.in_ipv6(address) for path in paths if net.dual_stack
              and reaches_in_ipv6(net, path.source, path.destination)
-             and (address := net.endpoint_address6(path.destination)) is not None]
+             and (address := net.endpoint_address(path.destination, Family.V6)) is not None]
     return paths + twins
 
 

@@ -25,6 +25,7 @@ from dataclasses import replace
 from typing import NamedTuple, TypeVar
 
 from boothnet.derive.policy import compiler_of, policy_decision
+from boothnet.family import Family
 from boothnet.intent import Network
 from boothnet.intent.model import Endpoint
 from boothnet.locks import measurement_turn
@@ -102,8 +103,8 @@ def production_probes(net: Network) -> list[ProductionProbe]:
     if not net.dual_stack:
         return probes
     probes += [ProductionProbe(host, str(gateway6), f"{vlans[host.vlan].gateway} (gateway) (IPv6)", 6)
-               for host in hosts if (gateway6 := net.gateway_address6(vlans[host.vlan])) is not None]
-    probes += [ProductionProbe(src, str(net.endpoint_address6(dst)), f"{dst.name} (IPv6)", 6)
+               for host in hosts if (gateway6 := net.gateway_address(vlans[host.vlan], Family.V6)) is not None]
+    probes += [ProductionProbe(src, str(net.endpoint_address(dst, Family.V6)), f"{dst.name} (IPv6)", 6)
                for src in hosts for dst in hosts if src.vlan != dst.vlan and action6(net, src, dst, "icmp") == "permit"]
     return probes
 

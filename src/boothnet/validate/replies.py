@@ -18,9 +18,10 @@ from boothnet.derive import DeviceModel
 from boothnet.derive.base import quirks
 from boothnet.derive.model import AclEntry
 from boothnet.derive.policy import reply_line
+from boothnet.family import Family
 from boothnet.intent import Network
 from boothnet.validate.plan import Flow
-from boothnet.verify.flows import AclView, Family, Probe, reply_entry
+from boothnet.verify.flows import AclView, Probe, reply_entry
 from boothnet.verify.policy import PolicyPaths
 
 
@@ -29,11 +30,11 @@ class ReplyPaths:
 
     def __init__(self, net: Network, models: dict[str, DeviceModel]):
         self.net, self.models = net, models
-        self._paths: dict[Family, PolicyPaths] = {}
+        self._paths: dict[int, PolicyPaths] = {}
 
-    def _of(self, family: Family) -> PolicyPaths:
+    def _of(self, family: int) -> PolicyPaths:
         if family not in self._paths:
-            self._paths[family] = PolicyPaths(self.net, self.models, limit=1, family=family)
+            self._paths[family] = PolicyPaths(self.net, self.models, limit=1, family=Family(family))
         return self._paths[family]
 
     def _line(self, view: AclView, entry: AclEntry | None) -> str:
@@ -43,7 +44,7 @@ class ReplyPaths:
         device = self.net.devices.get(view.device)
         if device is not None and device.platform != "frr_linux":
             q = quirks(device.platform)
-            return (q.acl_lines6 if view.acl.family == 6 else q.acl_lines)(entry)[0]
+            return q.acl_lines(entry, view.acl.family)[0]
         return view.lines[view.acl.entries.index(entry)][0]
 
     def dies_at(self, flow: Flow, port: int | None) -> str | None:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from boothnet.booth.cables import cable_label, cable_plan
 from boothnet.derive.policy import PolicyCompiler, compiler_of, policy_decision
 from boothnet.derive.ports import bound_acl6_name
+from boothnet.family import Family
 from boothnet.intent import Network
 from boothnet.intent.model import Endpoint
 from boothnet.layout import model_of
@@ -161,7 +162,7 @@ def offline_answers(run: Run, flows: list[Flow]) -> list[FlowAnswer | None]:
 
     if not any(f.family == 6 for f in flows):
         return [None] * len(flows)
-    paths = PolicyPaths(run.net, run.models("hardware"), family=6)
+    paths = PolicyPaths(run.net, run.models("hardware"), family=Family.V6)
     ports = port_acl_views(run.models("hardware"))  # a bound host's IPv6 meets its port's ACL first
 
     def decide(flow: Flow, port: int | None) -> tuple[str, str]:
@@ -199,7 +200,7 @@ def _dropped_at_port(net: Network, access: Access, endpoint: Endpoint, gateway: 
         return None
     route = access.runner(node, ["ip", "-6", "route", "get", gateway], 10).output
     source = found.group(1) if (found := re.search(r" src (\S+)", route)) else "no source address"
-    sources = net.bound_sources6(endpoint)
+    sources = net.bound_sources(endpoint, Family.V6)
     said = "a small ping to its gateway fails too: its IPv6 dies whatever its size, not an MTU black hole"
     if sources is None:
         return f"{said}; it sends from {source}"
@@ -220,7 +221,8 @@ def run_mtu(net: Network, access: Access, progress: Progress,
         # its link to its gateway in each family it has: a host without IPv6 probes IPv4 alone
         gateways: list[tuple[int, IPv4Address | IPv6Address, int, str]] = [
             (4, net.gateway_address(vlan), IPV4_ICMP_HEADERS, "")]
-        if (gateway6 := net.gateway_address6(vlan)) is not None and net.endpoint_address6(endpoint) is not None:
+        if (gateway6 := net.gateway_address(vlan, Family.V6)) is not None and \
+                net.endpoint_address(endpoint, Family.V6) is not None:
             gateways.append((6, gateway6, IPV6_ICMP_HEADERS, " (IPv6)"))
         for family, address, headers, suffix in gateways:
             path = f"{endpoint.name} -- {endpoint.attach}{suffix}"

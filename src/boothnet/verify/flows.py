@@ -13,12 +13,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from ipaddress import IPv4Address, IPv4Network, IPv6Address, IPv6Network, ip_address, ip_network
-from typing import Literal
 
 from boothnet.derive import DeviceModel
 from boothnet.derive.build import quirks
 from boothnet.derive.model import Acl, AclEntry
 from boothnet.derive.policy import acl_decision
+from boothnet.family import Family
 from boothnet.intent.model import Network
 
 # Probe ports for "any other port": the first not named by either policy.
@@ -27,7 +27,6 @@ OTHER_PORT_CANDIDATES = (33333, 44444, 55555, 61000)
 OUTSIDE_CANDIDATES = ("203.0.113.77", "198.51.100.77", "192.0.2.77")
 # Outside every booth prefix in IPv6 (the documentation range's far end, RFC 3849)
 OUTSIDE6_CANDIDATES = ("2001:db8:ffff:ffff::77", "2001:db8:fffe:ffff::77")
-Family = Literal[4, 6]
 
 
 @lru_cache(maxsize=1 << 16)
@@ -64,7 +63,7 @@ class AclView:
     def decide(self, probe: Probe, via_tunnel: bool) -> tuple[str, str, str | None]:
         """(action, line text, policy rule) for the probe's first packet."""
         src, dst = host_net(probe.src), host_net(probe.dst)
-        entry = acl_decision(self.acl.entries, src, dst, probe.proto, probe.port,  # type: ignore[arg-type]  # one family per ACL
+        entry = acl_decision(self.acl.entries, src, dst, probe.proto, probe.port,
                              via_tunnel=via_tunnel)
         if entry is None:
             return "deny", "(no line matches: implicit deny at the end of the ACL)", None
@@ -91,7 +90,7 @@ def reply_entry(request: Probe, via_tunnel: bool) -> AclEntry:
                     icmp_type="echo-reply" if request.proto == "icmp" else None, via_tunnel=via_tunnel)
 
 
-def acl_views(models: dict[str, DeviceModel], family: Family = 4) -> dict[tuple[str, str], AclView]:
+def acl_views(models: dict[str, DeviceModel], family: Family = Family.V4) -> dict[tuple[str, str], AclView]:
     """The ACLs of one family, by (device, ACL name)."""
     views = {}
     for name, model in models.items():
@@ -100,8 +99,8 @@ def acl_views(models: dict[str, DeviceModel], family: Family = 4) -> dict[tuple[
         ifaces = {i.name: i for i in model.interfaces}
         for acl in (a for a in model.acls if a.family == family):
             iface = ifaces.get(acl.interface)
-            address = (iface.address6 if family == 6 else iface.address) if iface and iface.kind == "svi" else None
-            lines = [(q.acl_lines6 if family == 6 else q.acl_lines)(entry, *extra) for entry in acl.entries]
+            address = iface.address_in(family) if iface and iface.kind == "svi" else None
+            lines = [q.acl_lines(entry, family, *extra) for entry in acl.entries]
             views[(name, acl.name)] = AclView(name, acl, lines, address.network if address else None)
     return views
 
@@ -113,7 +112,8 @@ def port_acl_views(models: dict[str, DeviceModel]) -> dict[tuple[str, str], AclV
     for name, model in models.items():
         q = quirks(model.platform)
         for acl in model.port_acls6:
-            views[(name, acl.interface)] = AclView(name, acl, [q.acl_lines6(entry) for entry in acl.entries], None)
+            lines = [q.acl_lines(entry, acl.family) for entry in acl.entries]
+            views[(name, acl.interface)] = AclView(name, acl, lines, None)
     return views
 
 
@@ -121,26 +121,24 @@ def _first_free(candidates: Iterable, used: set) -> object:
     return next(c for c in candidates if c not in used)
 
 
-def family_subnets(nets: Iterable[Network], family: Family = 4) -> set[IPv4Network | IPv6Network]:
+def family_subnets(nets: Iterable[Network], family: Family = Family.V4) -> set[IPv4Network | IPv6Network]:
     """The VLANs' subnets (IPv4) or prefixes (IPv6, the dual-stack VLANs')."""
-    if family == 6:
-        return {vlan.ipv6.prefix for net in nets for vlan in net.vlans if vlan.ipv6 is not None}
-    return {vlan.subnet for net in nets for vlan in net.vlans}
+    return {prefix for net in nets for vlan in net.vlans if (prefix := vlan.prefix(family)) is not None}
 
 
 def probe_addresses(nets: Iterable[Network], models: Iterable[dict[str, DeviceModel]],
-                    family: Family = 4) -> list[IPv4Address | IPv6Address]:
+                    family: Family = Family.V4) -> list[IPv4Address | IPv6Address]:
     """One address per VLAN subnet (its last host), every host address an ACL names, one outside."""
     subnets = family_subnets(list(nets), family)
     addrs = {subnet.broadcast_address - 1 for subnet in subnets}
-    host = 32 if family == 4 else 128
+    host = Family(family).max_prefixlen  # a plain 4 or 6 too
     for model_set in models:
         for model in model_set.values():
             for acl in model.acls:
                 for entry in acl.entries:
                     addrs |= {p.network_address for p in (entry.src, entry.dst)
                               if p is not None and p.version == family and p.prefixlen == host}
-    candidates = OUTSIDE_CANDIDATES if family == 4 else OUTSIDE6_CANDIDATES
+    candidates = {Family.V4: OUTSIDE_CANDIDATES, Family.V6: OUTSIDE6_CANDIDATES}[family]
     outside = next(a for a in map(ip_address, candidates) if not any(a in s for s in subnets))
     return sorted(addrs | {outside})
 
@@ -156,7 +154,7 @@ def probe_services(nets: Iterable[Network]) -> list[tuple[str, int | None]]:
     return sorted(services, key=lambda s: (s[0], s[1] or 0))
 
 
-def probes(nets: list[Network], models: list[dict[str, DeviceModel]], family: Family = 4) -> list[Probe]:
+def probes(nets: list[Network], models: list[dict[str, DeviceModel]], family: Family = Family.V4) -> list[Probe]:
     addrs = probe_addresses(nets, models, family)
     subnets = family_subnets(nets, family)
     services = probe_services(nets)

@@ -24,16 +24,16 @@ from typing import Literal
 from boothnet.derive import DeviceModel
 from boothnet.derive.policy import (
     NO_IPV6_INTO_SECURE,
-    compiler6_of,
+    TUNNEL_FAMILIES,
     compiler_of,
     policy_decision,
     secure_decision,
     source_decision,
 )
+from boothnet.family import Family
 from boothnet.intent.model import Network, Vlan
 from boothnet.verify.flows import (
     AclView,
-    Family,
     Probe,
     acl_views,
     host_net,
@@ -43,7 +43,6 @@ from boothnet.verify.flows import (
 )
 
 OUTSIDE_IN = "OUTSIDE_IN"
-OUTSIDE_IN_V6 = "OUTSIDE_IN_V6"
 # Every representative flow up to this many (sc-booth has 6,900); a show floor of hundreds of
 # VLANs has millions, so it gets a seeded sample of sources and destinations, said in the report.
 MAX_FLOWS = 20_000
@@ -84,21 +83,22 @@ class PolicyPaths:
     """Where each representative flow meets an ACL, and what the intent decides there."""
 
     def __init__(self, net: Network, models: dict[str, DeviceModel], limit: int | None = None, seed: int = 0,
-                 family: Family = 4):
+                 family: Family = Family.V4):
+        family = Family(family)  # a plain 4 or 6 too
         self.net, self.models, self.family = net, models, family
-        self.compiler = compiler6_of(net) if family == 6 else compiler_of(net)
+        self.compiler = compiler_of(net, family)
         self.views = acl_views(models, family)
         self._vlans = sorted(((prefix, v) for v in net.vlans if (prefix := self._prefix(v)) is not None),
                              key=lambda pv: pv[0].prefixlen, reverse=True)
         self._home: dict[IPv4Address | IPv6Address, Vlan | None] = {}
         self._on_path: dict[Probe, list[tuple[AclView, Expectation]]] = {}  # mismatches, compiled: one walk
         self._acl_at = {(view.device, view.acl.direction, view.scope): view for view in self.views.values()}
-        self._tunnel = tunnel_pairs([net]) if family == 4 else []
+        self._tunnel = tunnel_pairs([net]) if family in TUNNEL_FAMILIES else []
         self.flows, self.total = self._flows(limit, seed)
 
     def _prefix(self, vlan: Vlan) -> IPv4Network | IPv6Network | None:
         """The VLAN's subnet in this family (None: an IPv4-only VLAN in IPv6)."""
-        return vlan.subnet if self.family == 4 else (vlan.ipv6.prefix if vlan.ipv6 else None)
+        return vlan.prefix(self.family)
 
     @property
     def sampled(self) -> str | None:
@@ -144,7 +144,7 @@ class PolicyPaths:
 
     def _uplink_view(self) -> AclView | None:
         uplink = self.net.uplink
-        name = OUTSIDE_IN if self.family == 4 else OUTSIDE_IN_V6
+        name = OUTSIDE_IN + self.family.acl_suffix  # OUTSIDE_IN, OUTSIDE_IN_V6
         return None if uplink is None else self.views.get((uplink.device, name))
 
     def through_tunnel(self, flow: Probe) -> bool:
@@ -172,11 +172,11 @@ class PolicyPaths:
             return found
         if src_vlan.routers or src_vlan is dst_vlan:
             return found  # transit VLAN: unfiltered by design; same VLAN: switched
-        expect(self._view(src_vlan, "in"), source_decision(self.compiler, src_vlan, src, dst,  # type: ignore[arg-type]  # one family per compiler
+        expect(self._view(src_vlan, "in"), source_decision(self.compiler, src_vlan, src, dst,
                                                            flow.proto, flow.port, at_gateway=True))
         if dst_vlan is not None and dst_vlan.zone == "secure" and dst_vlan is not src_vlan:
-            expect(self._view(dst_vlan, "out"), ("deny", NO_IPV6_INTO_SECURE) if self.family == 6 else
-                   secure_decision(self.compiler, dst_vlan, src, dst, flow.proto, flow.port))  # type: ignore[arg-type]  # one family per compiler
+            expect(self._view(dst_vlan, "out"), ("deny", NO_IPV6_INTO_SECURE) if self.family not in TUNNEL_FAMILIES else
+                   secure_decision(self.compiler, dst_vlan, src, dst, flow.proto, flow.port))
         return found
 
     def expectations(self) -> list[Expectation]:
@@ -187,7 +187,7 @@ class PolicyPaths:
         src_vlan = self.vlan_of(flow.src)
         if src_vlan is None:
             return "deny"
-        return policy_decision(self.compiler, src_vlan, host_net(flow.src), host_net(flow.dst),  # type: ignore[arg-type]  # one family per compiler
+        return policy_decision(self.compiler, src_vlan, host_net(flow.src), host_net(flow.dst),
                                flow.proto, flow.port)[0]
 
     def compiled(self, flow: Probe) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from boothnet.family import Family
 from boothnet.layout import Layout
 from boothnet.progress import Progress
 from boothnet.render.build import BuildResult, BuildStart, build_intent
@@ -44,7 +45,7 @@ def ipv6_policy(run: Run) -> list[CheckResult]:
     0.36 models no IPv6 ACL, so this check is the offline one, and says so in its title."""
     if not run.net.dual_stack:
         return []
-    paths = PolicyPaths(run.net, run.models("hardware"), family=6)
+    paths = PolicyPaths(run.net, run.models("hardware"), family=Family.V6)
     findings = [Finding("ipv6_policy", m.expected.device, m.describe(), location=f"{m.expected.acl}: {m.line}",
                         flow=flow_text(m.expected.flow)) for m in paths.mismatches()]
     return [CheckResult.from_findings(

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from boothnet.family import Family
 from boothnet.lab.scratch import copy_inventory
 from boothnet.poll import poll
 from boothnet.render.build import render_all
@@ -214,7 +215,7 @@ def test_a_hosts_ipv6_mtu_below_its_links_fails_its_ipv6_link_row_alone(rendered
 
     def h2_reaches_es1() -> bool:  # its SLAAC address formed (the module's lab may be just up)
         return subprocess.run(["ip", "netns", "exec", f"{RUNTIME}-h2", "ping", "-c", "1", "-W", "1",
-                               str(rendered.net.gateway_address6(rendered.net.vlan_by_name()["users"]))],
+                               str(rendered.net.gateway_address(rendered.net.vlan_by_name()["users"], Family.V6))],
                               capture_output=True).returncode == 0
 
     assert poll(h2_reaches_es1, bool, timeout=30)
@@ -279,7 +280,7 @@ def test_a_listed_host_on_temporary_addresses_keeps_its_ipv6_as_the_policy_says(
     host's EUI-64 address only) drops h1's temporary address at its port, and validate's link row
     names the binding and the source it drops, not an MTU black hole."""
     h3 = "2001:db8:4:20::11"
-    eui64 = {h: str(rendered.net.endpoint_address6(rendered.net.endpoints[h])) for h in ("h1", "h2")}
+    eui64 = {h: str(rendered.net.endpoint_address(rendered.net.endpoints[h], Family.V6)) for h in ("h1", "h2")}
     detail: dict[str, str] = {}
     # converged: h1 reaches h3 from its EUI-64 address (the module's lab may be just up)
     assert poll(lambda: _run("h1", "ping", "-6", "-c", "1", "-W", "1", h3).returncode == 0, bool, timeout=60)

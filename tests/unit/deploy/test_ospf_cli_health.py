@@ -73,3 +73,23 @@ def test_ospf_up_reads_the_areas_frr_conf_names_per_interface():
     conf = (Path(__file__).parents[2] / "golden" / "sc-booth" / "brt1" / "frr.conf").read_text()
     assert configured(conf) == {"br60": "0"}
     assert configured(conf.replace("router ospf", "router bgp 65000")) == {}  # no OSPF process: nothing to enable
+
+
+def test_in_ipv6_the_same_function_names_each_ospfv3_neighbour_by_its_router_id():
+    import dataclasses
+    import json
+
+    from boothnet.deploy.health import intended_neighbors
+    from boothnet.derive import derive_network
+    from boothnet.family import Family
+    from boothnet.intent import load_network
+    from tests.helpers import INVENTORIES
+
+    derived = derive_network(load_network(INVENTORIES / "sc-booth-ds"))
+    models = {name: json.loads(json.dumps(dataclasses.asdict(m), default=str)) for name, m in derived.items()}
+    assert intended_neighbors(models["core1"]) == {"Vlan60": {"10.10.60.3": "bgw1", "10.10.60.2": "brt1"}}
+    assert intended_neighbors(models["core1"], models, Family.V6) == {
+        "Vlan60": {"10.10.255.4": "bgw1", "10.10.255.3": "brt1"}}
+    # a neighbour that runs no OSPFv3 is no OSPFv3 adjacency
+    models["bgw1"]["ospf"]["interfaces6"] = []
+    assert intended_neighbors(models["core1"], models, Family.V6) == {"Vlan60": {"10.10.255.3": "brt1"}}

@@ -7,9 +7,8 @@ from collections.abc import Iterator
 from ipaddress import IPv4Address, IPv6Address, IPv6Network
 
 from boothnet.errors import IntentError
-from boothnet.intent.checks.base import MIN_MTU, MIN_MTU6, CheckBase, overlaps, own_next_hop
-from boothnet.intent.checks.vlans import gateway_not_router
-from boothnet.intent.model import Endpoint, Vlan
+from boothnet.family import Family
+from boothnet.intent.checks.base import MIN_MTU, MIN_MTU6, CheckBase, not_global, overlaps, own_next_hop
 
 IPV6_NOT_YET = ("IPv6 is rendered (addresses, router advertisements, ACLs, OSPFv3, the uplink's filter) and "
                 "validated in both families (isolation, endpoints, MTU, OSPFv3 adjacencies, throughput, WAN paths), "
@@ -18,15 +17,6 @@ IPV6_NOT_YET = ("IPv6 is rendered (addresses, router advertisements, ACLs, OSPFv
 # what a bound port admits in a SLAAC VLAN, said where the intent asks for it
 SLAAC_PREFIX_LEN = 64  # RFC 4862: a 64-bit interface identifier
 P2P_PREFIX_LENS = (64, 126, 127)  # RFC 6164 allows /127 on a point-to-point link
-
-
-def _not_global(address: IPv6Address | IPv6Network) -> str | None:
-    """Why an address or prefix is not a global unicast one, or None."""
-    ip = address.network_address if isinstance(address, IPv6Network) else address
-    kinds = ((ip.is_link_local, "link-local"), (ip.is_multicast, "multicast"), (ip.is_loopback, "loopback"),
-             (ip.is_unspecified, "unspecified"), (ip.ipv4_mapped is not None, "IPv4-mapped"),
-             (ip in IPv6Network("fec0::/10"), "site-local (deprecated)"))
-    return next((f"a global unicast address, not a {kind} one" for found, kind in kinds if found), None)
 
 
 class Ipv6Checks(CheckBase):
@@ -63,7 +53,7 @@ class Ipv6Checks(CheckBase):
             if vlan.ipv6 is None:
                 continue
             path, prefix = f"vlans[{index}].ipv6", vlan.ipv6.prefix
-            problem = _not_global(prefix)
+            problem = not_global(prefix)
             if problem:
                 self.add(file, f"{path}.prefix", str(prefix), problem.replace("address", "prefix"))
             elif vlan.ipv6.hosts == "slaac" and prefix.prefixlen != SLAAC_PREFIX_LEN:
@@ -71,22 +61,8 @@ class Ipv6Checks(CheckBase):
                          "a /64: hosts take SLAAC here (hosts: slaac), which forms a 64-bit interface id")
             elif not SLAAC_PREFIX_LEN <= prefix.prefixlen <= 126:
                 self.add(file, f"{path}.prefix", str(prefix), "a VLAN prefix of /64 to /126 (a gateway and hosts)")
-            self._in_prefix(self.net.gateway_address6(vlan), prefix, file, f"{path}.gateway_address")
-            self._vlan_routers6(vlan, file, path)
-
-    def _vlan_routers6(self, vlan: Vlan, file: str, path: str) -> None:
-        """Each of a VLAN's other IPv6 routers: a known device routing it in IPv4 too, not its gateway."""
-        assert vlan.ipv6 is not None
-        for router, address in vlan.ipv6.routers.items():
-            if router not in self.net.devices:
-                self.add(file, f"{path}.routers.{router}", router, "a known device")
-            elif router == vlan.gateway:
-                self.add(file, f"{path}.routers.{router}", router,
-                         gateway_not_router(vlan, str(self.net.gateway_address6(vlan))))
-            elif router not in vlan.routers:
-                self.add(file, f"{path}.routers.{router}", router,
-                         f"a device routing VLAN {vlan.name} in IPv4 too (its gateway or one of its routers)")
-            self._in_prefix(address, vlan.ipv6.prefix, file, f"{path}.routers.{router}")
+            self._in_prefix(self.net.gateway_address(vlan, Family.V6), prefix, file, f"{path}.gateway_address")
+            self._vlan_routers(vlan, file, path, Family.V6)
 
     def _mtus6(self) -> None:
         """Every VLAN and link that carries IPv6 at 1280 or more (below 576 is reported already)."""
@@ -105,17 +81,6 @@ class Ipv6Checks(CheckBase):
                 self.add(self.src["links"], f"links[{index}].mtu", mtu,
                          f"at least {MIN_MTU6} on a link with IPv6 addresses: {why}")
 
-    def _in_prefix(self, address: IPv6Address | None, prefix: IPv6Network, file: str, path: str) -> None:
-        if address is None:
-            return
-        problem = _not_global(address)
-        if problem:
-            self.add(file, path, str(address), problem)
-        elif address not in prefix:
-            self.add(file, path, str(address), f"a host address in {prefix}")
-        elif address == prefix.network_address:
-            self.add(file, path, str(address), f"a host address in {prefix}, not its subnet-router anycast address")
-
     def _link_addresses6(self) -> None:
         file = self.src["links"]
         for index, link in enumerate(self.net.links):
@@ -132,7 +97,7 @@ class Ipv6Checks(CheckBase):
             if a.network.prefixlen not in P2P_PREFIX_LENS:
                 self.add(file, path, f"{a} / {b}", "a /64, /126 or /127 between two routers (RFC 6164)")
             for side, iface in (("a", a), ("b", b)):
-                problem = _not_global(iface.ip)
+                problem = not_global(iface.ip)
                 if problem:
                     self.add(file, f"{path}.{side}", str(iface), problem)
                 elif iface.network.prefixlen != 127 and iface.ip == iface.network.network_address:
@@ -158,7 +123,7 @@ class Ipv6Checks(CheckBase):
             elif endpoint.address6 is None:
                 self.add(file, path, "missing",
                          f"the host's IPv6 address in {vlan.ipv6.prefix}: VLAN {vlan.name}'s hosts are static")
-            elif endpoint.address6 == self.net.gateway_address6(vlan):
+            elif endpoint.address6 == self.net.gateway_address(vlan, Family.V6):
                 self.add(file, path, str(endpoint.address6),
                          f"a host address in {vlan.ipv6.prefix} other than the gateway {endpoint.address6}")
             else:
@@ -174,36 +139,9 @@ class Ipv6Checks(CheckBase):
             self.add(span[1], span[2], str(span[0]),
                      f"a prefix that overlaps no other (overlaps {widest[2]} {widest[0]})")
 
-    def _claims6(self) -> Iterator[tuple[IPv6Address, tuple[str, str], str]]:
-        """(address, (file, field path), who) for every IPv6 address the intent gives out."""
-        for index, vlan in enumerate(self.net.vlans):
-            gateway = self.net.gateway_address6(vlan)
-            if vlan.ipv6 is None or gateway is None:
-                continue
-            path = f"vlans[{index}].ipv6"
-            yield gateway, (self.src["vlans"], f"{path}.gateway_address"), f"{path} gateway {vlan.gateway}"
-            for router, address in vlan.ipv6.routers.items():
-                yield address, (self.src["vlans"], f"{path}.routers.{router}"), f"{path}.routers.{router}"
-        for index, link in enumerate(self.net.links):
-            for side in ("a", "b") if link.addresses6 is not None else ():
-                where = f"links[{index}].addresses6.{side}"
-                yield getattr(link.addresses6, side).ip, (self.src["links"], where), where
-        for name, endpoint in sorted(self.net.endpoints.items()):
-            host_address = self._host_address6(endpoint)
-            if host_address is not None:
-                file, prefix = self.host_place(name)
-                field = "address6" if endpoint.address6 is not None else "mac"
-                yield host_address, (file, f"{prefix}{field}"), f"{name} ({field})"
-
-    def _host_address6(self, endpoint: Endpoint) -> IPv6Address | None:
-        vlan: Vlan | None = self.net.vlan_name_index.get(endpoint.vlan)
-        if vlan is None or vlan.ipv6 is None or (vlan.ipv6.hosts == "static") != (endpoint.address6 is not None):
-            return None  # reported by _endpoint_addresses6()
-        return self.net.endpoint_address6(endpoint)
-
     def _unique_addresses6(self) -> None:
-        owners: dict[IPv6Address, str] = {}
-        for address, where, who in self._claims6():
+        owners: dict[IPv4Address | IPv6Address, str] = {}
+        for address, _prefix, _device, where, who in self._claims(Family.V6):
             if address in owners:
                 self.add(*where, str(address), f"a unique IPv6 address (also {owners[address]})")
             else:
@@ -220,8 +158,8 @@ class Ipv6Checks(CheckBase):
                     for side in ("a", "b") if getattr(lk, side).partition(":")[0] == uplink.device]
         prefixes += [v.ipv6.prefix for v in self.net.vlans
                      if v.ipv6 is not None and (v.gateway == uplink.device or uplink.device in v.ipv6.routers)]
-        problem = _not_global(uplink.next_hop6)
-        own = self._own_addresses6(uplink.device).get(uplink.next_hop6)
+        problem = not_global(uplink.next_hop6)
+        own = self._own_addresses(uplink.device, Family.V6).get(uplink.next_hop6)
         if problem:
             self.add(self.src["uplink"], "uplink.next_hop6", str(uplink.next_hop6),
                      f"{problem}: the routers' configs name the next hop without an interface")
@@ -232,21 +170,6 @@ class Ipv6Checks(CheckBase):
                      f"needs the interface it leaves by")
         elif own is not None:
             self.add(self.src["uplink"], "uplink.next_hop6", str(uplink.next_hop6), own_next_hop(uplink.device, own))
-
-    def _own_addresses6(self, device: str) -> dict[IPv6Address, str]:
-        """The device's own IPv6 addresses, each with the field that gives it."""
-        own: dict[IPv6Address, str] = {}
-        for index, link in enumerate(self.net.links):
-            for side in ("a", "b") if link.addresses6 is not None else ():
-                if getattr(link, side).partition(":")[0] == device:
-                    own[getattr(link.addresses6, side).ip] = f"links[{index}].addresses6.{side}"
-        for index, vlan in enumerate(self.net.vlans):
-            gateway = self.net.gateway_address6(vlan)
-            if vlan.ipv6 is not None and gateway is not None and vlan.gateway == device:
-                own[gateway] = f"vlans[{index}].ipv6.gateway_address"
-            if vlan.ipv6 is not None and device in vlan.ipv6.routers:
-                own[vlan.ipv6.routers[device]] = f"vlans[{index}].ipv6.routers.{device}"
-        return own
 
     def _uplink6_missing(self) -> None:
         """No `next_hop6` on a dual-stack uplink: the booth has no IPv6 route out, so a declared
@@ -274,7 +197,8 @@ class Ipv6Checks(CheckBase):
         if src is None or dst is None or src.vlan == dst.vlan:
             return False
         vlans = [self.net.vlan_name_index.get(e.vlan) for e in (src, dst)]
-        if any(v is None or v.zone == "secure" for v in vlans) or None in map(self.net.endpoint_address6, (src, dst)):
+        if any(v is None or v.zone == "secure" for v in vlans) or \
+                any(self.net.endpoint_address(e, Family.V6) is None for e in (src, dst)):
             return False
         links = self.net.route(src, dst)
         ends = {end.partition(":")[0] for lk in links for end in (lk.a, lk.b)}

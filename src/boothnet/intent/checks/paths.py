@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from ipaddress import IPv4Address, IPv4Network, ip_address
+from ipaddress import IPv4Network, ip_address
 
+from boothnet.family import Family
 from boothnet.intent.checks.base import CheckBase, own_next_hop
 
 
@@ -16,7 +17,7 @@ class PathChecks(CheckBase):
             self.add(self.src["uplink"], "uplink.device", uplink.device, "a known device")
         elif uplink:
             subnets = self._subnets_of(uplink.device)
-            own = self._own_addresses(uplink.device).get(uplink.next_hop)
+            own = self._own_addresses(uplink.device, Family.V4).get(uplink.next_hop)
             if not any(ip_address(uplink.next_hop) in s for s in subnets):
                 shown = ", ".join(str(s) for s in subnets) or "none"
                 self.add(self.src["uplink"], "uplink.next_hop", str(uplink.next_hop),
@@ -38,20 +39,6 @@ class PathChecks(CheckBase):
                 self.add(self.src["throughput"], f"throughput.paths[{index}].to", path.destination,
                          f"another endpoint than the path's source {path.source} (a host to itself crosses no network)")
 
-
-    def _own_addresses(self, device: str) -> dict[IPv4Address, str]:
-        """The device's own addresses on its routed links and VLANs, each with the field that gives it."""
-        own: dict[IPv4Address, str] = {}
-        for index, link in enumerate(self.net.links):
-            for side in ("a", "b") if link.mode == "routed" and link.addresses is not None else ():
-                if getattr(link, side).partition(":")[0] == device:
-                    own[getattr(link.addresses, side).ip] = f"links[{index}].addresses.{side}"
-        for index, vlan in enumerate(self.net.vlans):
-            if vlan.gateway == device:
-                own[self.net.gateway_address(vlan)] = f"vlans[{index}].gateway_address"
-            if device in vlan.routers:
-                own[vlan.routers[device]] = f"vlans[{index}].routers.{device}"
-        return own
 
     def _subnets_of(self, device: str) -> list[IPv4Network]:
         """The subnets a device has an address in: its routed links, the VLANs it routes."""

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from ipaddress import IPv4Address, IPv4Network
+from ipaddress import IPv4Address, IPv4Network, IPv6Address, IPv6Network
 
+from boothnet.family import Family
 from boothnet.intent.checks.base import MAX_MTU, MIN_MTU, CheckBase, overlaps
 from boothnet.intent.model import Vlan
 from boothnet.platforms import platforms
 
 
-def _host_address_problem(address: IPv4Address, subnet: IPv4Network, slash31: bool) -> str | None:
+def _host_address_problem(address: IPv4Address | IPv6Address, subnet: IPv4Network | IPv6Network,
+                          slash31: bool) -> str | None:
     if subnet.prefixlen == 32:
         return None
     if subnet.prefixlen == 31:
@@ -20,12 +21,6 @@ def _host_address_problem(address: IPv4Address, subnet: IPv4Network, slash31: bo
     if address == subnet.broadcast_address:
         return f"a host address in {subnet}, not its broadcast address"
     return None
-
-
-def gateway_not_router(vlan: Vlan, address: str) -> str:
-    """What a VLAN's `routers` (IPv4 or IPv6) may list, when it lists the VLAN's gateway."""
-    return (f"a device other than the VLAN's gateway {vlan.gateway}, which already routes {vlan.name} at {address} "
-            f"(routers lists the other layer-3 devices on it): this entry would be left out of every config")
 
 
 class VlanChecks(CheckBase):
@@ -65,22 +60,14 @@ class VlanChecks(CheckBase):
                 self.add(file, f"{path}.subnet", str(vlan.subnet),
                          "a VLAN subnet of /30 or larger (a gateway and hosts)")
                 continue
-            self._vlan_routers(vlan, file, path)
+            self._vlan_gateway(vlan, file, path)
+            self._vlan_routers(vlan, file, path, Family.V4)
 
-    def _vlan_routers(self, vlan: Vlan, file: str, path: str) -> None:
-        """The VLAN's gateway address and its other routers, each a host address in its subnet."""
+    def _vlan_gateway(self, vlan: Vlan, file: str, path: str) -> None:
+        """The VLAN's gateway address, a host address in its subnet."""
         address = self.net.gateway_address(vlan)
         if address not in vlan.subnet or address in (vlan.subnet.network_address, vlan.subnet.broadcast_address):
             self.add(file, f"{path}.gateway_address", str(address), f"a host address in {vlan.subnet}")
-        for router, router_address in vlan.routers.items():
-            if router not in self.net.devices:
-                self.add(file, f"{path}.routers.{router}", router, "a known device")
-            elif router == vlan.gateway:  # derive keeps one interface per device and VLAN: the gateway's
-                self.add(file, f"{path}.routers.{router}", router, gateway_not_router(vlan, str(address)))
-            else:
-                self.vlan_presence[vlan.id].append(router)
-            if router_address not in vlan.subnet:
-                self.add(file, f"{path}.routers.{router}", str(router_address), f"a host address in {vlan.subnet}")
 
     def vlan_carriage(self) -> None:
         file = self.src["vlans"]
@@ -122,8 +109,8 @@ class VlanChecks(CheckBase):
         """Every address on a device, gateway, router interface, link or host: a host address of
         its subnet (a /31 holds two per RFC 3021 where the platform allows it) and used once."""
         known = platforms()
-        owners: dict[IPv4Address, str] = {}
-        for address, subnet, device, where, who in self._claims():
+        owners: dict[IPv4Address | IPv6Address, str] = {}
+        for address, subnet, device, where, who in self._claims(Family.V4):
             platform = known.get(self.net.devices[device].platform) if device in self.net.devices else None
             if subnet is not None and address in subnet:
                 problem = _host_address_problem(address, subnet, platform.slash31 if platform else True)
@@ -133,31 +120,3 @@ class VlanChecks(CheckBase):
                 self.add(*where, str(address), f"a unique address (also {owners[address]})")
             else:
                 owners[address] = who
-
-    def _claims(self) -> Iterator[tuple[IPv4Address, IPv4Network | None, str | None, tuple[str, str], str]]:
-        """(address, its subnet, the device that holds it, (file, field path), who) for every
-        address the intent gives out."""
-        mgmt = self.net.settings.mgmt_subnet
-        for name, device in sorted(self.net.devices.items()):
-            yield device.mgmt_address, mgmt, name, (self.src[f"host:{name}"], "mgmt_address"), f"{name} mgmt_address"
-        vlans_file = self.src["vlans"]
-        for index, vlan in enumerate(self.net.vlans):
-            gateway = self.net.gateway_address(vlan)
-            if gateway in vlan.subnet:  # out of the subnet is reported by vlans()
-                yield (gateway, vlan.subnet, vlan.gateway, (vlans_file, f"vlans[{index}].gateway_address"),
-                       f"vlans[{index}] gateway {vlan.gateway}")
-            for router, address in vlan.routers.items():
-                yield (address, vlan.subnet, router, (vlans_file, f"vlans[{index}].routers.{router}"),
-                       f"vlans[{index}].routers.{router}")
-        for index, link in enumerate(self.net.links):
-            for side in ("a", "b") if link.addresses is not None else ():
-                iface = getattr(link.addresses, side)
-                yield (iface.ip, iface.network, getattr(link, side).partition(":")[0],
-                       (self.src["links"], f"links[{index}].addresses.{side}"), f"links[{index}].addresses.{side}")
-        for name, endpoint in sorted(self.net.endpoints.items()):
-            file, prefix = self.host_place(name)
-            found = self._resolve_vlan(endpoint.vlan)
-            if found is not None and endpoint.address == self.net.gateway_address(found):
-                continue  # reported by endpoints(): "other than the gateway"
-            yield endpoint.address, found.subnet if found is not None else None, None, (file, f"{prefix}address"), name
-

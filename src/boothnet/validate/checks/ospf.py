@@ -12,8 +12,9 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from boothnet.deploy.batch import in_parallel
-from boothnet.deploy.health import intended_neighbors, intended_neighbors6
+from boothnet.deploy.health import intended_neighbors
 from boothnet.deploy.steps import model_or_empty
+from boothnet.family import Family
 from boothnet.poll import poll
 from boothnet.status import Status
 from boothnet.validate.access import Access
@@ -107,8 +108,8 @@ class OspfAdjacencies(LiveCheck):
         targets = lab_targets(routers) if isinstance(routers, Path) else routers
         models = {t.device: model_or_empty(t.config_dir) for t in targets}
         asked = [(t, [(getter, found) for getter, found in (
-            (GETTER, intended_neighbors(models[t.device])), (GETTER6, intended_neighbors6(models[t.device], models)))
-            if found]) for t in targets]
+            (GETTER, intended_neighbors(models[t.device])),
+            (GETTER6, intended_neighbors(models[t.device], models, Family.V6))) if found]) for t in targets]
 
         def read_device(target: DriftTarget, getters: list[tuple[str, Any]]) -> list[AdjacencyRow]:
             # one device's getters one after another: a floor's NAPALM session is not shared between

@@ -20,11 +20,12 @@ from dataclasses import dataclass, field
 from ipaddress import IPv4Address, IPv6Address
 
 from boothnet.derive import DeviceModel
-from boothnet.derive.policy import ESSENTIAL_ICMPV6, reply_line
+from boothnet.derive.policy import ESSENTIAL_ICMPV6, TUNNEL_FAMILIES, reply_line
 from boothnet.derive.reach import Tables
+from boothnet.family import FAMILIES, Family
 from boothnet.intent.model import Network
 from boothnet.verify.acl_review.model import DENIED, PERMITTED, ZoneMap, gate_reason_of
-from boothnet.verify.flows import AclView, Family, Probe, acl_views, probes, reply_entry, tunnel_pairs
+from boothnet.verify.flows import AclView, Probe, acl_views, probes, reply_entry, tunnel_pairs
 from boothnet.verify.policy import PolicyPaths, flow_text
 
 SHOW_NETWORK = "show_network"  # the role of the router outside the booth: where "outside" begins
@@ -134,7 +135,7 @@ class EndToEnd:
         self.views = acl_views(models, family)
         self._at: dict[tuple[str, str, str], AclView] = {
             (v.device, v.acl.interface, v.acl.direction): v for v in self.views.values()}
-        self._tunnels = tunnel_pairs([net]) if family == 4 else []
+        self._tunnels = tunnel_pairs([net]) if family in TUNNEL_FAMILIES else []
         self._outside = {name for name, d in net.devices.items() if d.role == SHOW_NETWORK}
 
     def fate(self, probe: Probe, entry: str | None = None) -> Fate:
@@ -299,9 +300,7 @@ class EndToEndDiff:
 def _both(base: tuple[Network, dict[str, DeviceModel]], head: tuple[Network, dict[str, DeviceModel]],
           family: Family) -> bool:
     """Whether either side has anything of this family to walk."""
-    if family == 4:
-        return True
-    return any(v.ipv6 for net, _ in (base, head) for v in net.vlans)
+    return any(v.prefix(family) is not None for net, _ in (base, head) for v in net.vlans)
 
 
 def diff_end_to_end(base_net: Network, base_models: dict[str, DeviceModel],
@@ -314,12 +313,12 @@ def diff_end_to_end(base_net: Network, base_models: dict[str, DeviceModel],
     walked, families = 0, []
     sides: tuple[EndToEnd, EndToEnd] | None = None
     states: dict[tuple[str, int], RuleState] = {}
-    for family in (4, 6):
+    for family in FAMILIES:
         if not _both((base_net, base_models), (head_net, head_models), family):
             continue
         families.append(family)
         base, head = EndToEnd(base_net, base_models, family), EndToEnd(head_net, head_models, family)
-        sides = (base, head) if family == 4 else sides
+        sides = sides or (base, head)  # IPv4's, walked first
         entries: list[str | None] = [*sorted(set(base.outside_entries()) | set(head.outside_entries()))] or [None]
         for probe in probes([base_net, head_net], [base_models, head_models], family):
             # from outside: once per place it can enter the booth (the uplink, a VPN gateway's WAN port)
@@ -406,7 +405,7 @@ def icmpv6_kept(models: dict[str, DeviceModel]) -> dict[str, list[str]]:
     """Each IPv6 ACL ("device ACL") with the ICMPv6 types IPv6 needs that its first matching line
     does not permit (empty: it keeps them all)."""
     out = {}
-    for view in acl_views(models, 6).values():
+    for view in acl_views(models, Family.V6).values():
         out[f"{view.device} {view.acl.name}"] = [
             kind for kind in ESSENTIAL_ICMPV6
             if (line := next((e for e in view.acl.entries if e.proto in ("icmp", "ip") and e.src is None

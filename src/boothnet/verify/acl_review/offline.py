@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from boothnet.derive import DeviceModel
+from boothnet.family import FAMILIES
 from boothnet.intent.model import Network
 from boothnet.verify.acl_review.model import DENIED, PERMITTED, AclFinding, ZoneMap
 from boothnet.verify.flows import NO_ACL, AclView, Probe, acl_views, probes, tunnel_pairs
@@ -37,7 +38,7 @@ def diff_models(
     zones = ZoneMap.from_networks(head_net, base_net)
     findings: list[AclFinding] = []
     decisions = flows = acls = 0
-    for family in (4, 6):  # each family's ACLs see their own family's flows only
+    for family in FAMILIES:  # each family's ACLs see their own family's flows only
         base, head = acl_views(base_models, family), acl_views(head_models, family)
         flow_set = probes(nets, [base_models, head_models], family) if base or head else []
         found, made = _diff(base, head, flow_set, tunnels, zones)

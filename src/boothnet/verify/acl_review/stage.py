@@ -12,6 +12,7 @@ from pathlib import Path
 
 from boothnet.derive import DeviceModel, derive_network
 from boothnet.errors import IntentInvalid
+from boothnet.family import FAMILIES
 from boothnet.intent import Network, load_network
 from boothnet.layout import Layout
 from boothnet.progress import Progress
@@ -77,7 +78,7 @@ def review_intents(
                for side, net, models in (("base", base_net, base_models), ("head", head_net, head_models))}
     review = AclReview(head_net.name, base_label, head_label, OFFLINE, "", configs=configs,
                        address_rules=AddressRule.of(head_net))
-    review.against_intent = {side: [m.describe() for family in (4, 6)
+    review.against_intent = {side: [m.describe() for family in FAMILIES
                                     for m in PolicyPaths(net, models, family=family).mismatches()]
                              for side, net, models in (("base", base_net, base_models),
                                                        ("head", head_net, head_models))}
