@@ -22,6 +22,7 @@ Prefix = IPv4Network | IPv6Network
 # the compiler's family's prefix type: IPv4Network or IPv6Network (one family per compiler)
 P = TypeVar("P", bound=IPv4Network | IPv6Network)
 # ICMPv6 an IPv6 ACL permits before any rule (RFC 4890): Packet Too Big, neighbour and router discovery
+ROUTER_ADVERTISEMENT = "router-advertisement"
 ESSENTIAL_ICMPV6 = ("packet-too-big", "nd-ns", "nd-na", "router-solicitation", "router-advertisement")
 # what each family cannot live without, before any rule (IPv4: nothing)
 ESSENTIAL_ICMP: dict[Family, tuple[str, ...]] = {Family.V4: (), Family.V6: ESSENTIAL_ICMPV6}
@@ -307,18 +308,23 @@ class PortPolicy6(PolicyCompiler[IPv6Network]):
         return self.part_in(rule.source, vlan)
 
     def entries(self) -> list[AclEntry]:
-        """Link-local sources and duplicate address detection (IPv6 on the link), then the
-        policy's lines with their sources bound (a line for any source: for each binding), then
-        the ACL's implicit deny (its closing denies left to it). Port ACLs do not log (Catalyst:
-        logging is for router ACLs only)."""
+        """No router advertisement from a host (a rogue router's RA is sent from its link-local
+        address, which the next line admits: another host would take it as its default router),
+        link-local sources and duplicate address detection (IPv6 on the link), then the policy's
+        lines with their sources bound (a line for any source: for each binding), then the ACL's
+        implicit deny (its closing denies left to it). Port ACLs do not log (Catalyst: logging is
+        for router ACLs only)."""
         vlan = self.net.vlan_name_index[self.host.vlan]
         policy: list[AclEntry] = []
         for entry in self.inbound(vlan):
+            if entry.proto == "icmp" and entry.icmp_type == ROUTER_ADVERTISEMENT:
+                continue  # denied first: a permit of it would never match
             bound = [entry.src] if entry.src is not None else self.sources
             policy += [replace(entry, src=src, log=False, seq=0) for src in bound]
         while policy and policy[-1].action == "deny":
             policy.pop()
-        head = [AclEntry("permit", "ip", LINK_LOCAL6, None, "bind_hosts"),
+        head = [AclEntry("deny", "icmp", None, None, "bind_hosts", icmp_type=ROUTER_ADVERTISEMENT),
+                AclEntry("permit", "ip", LINK_LOCAL6, None, "bind_hosts"),
                 AclEntry("permit", "icmp", UNSPECIFIED6, None, "bind_hosts")]
         return number(dedupe(head + policy))
 

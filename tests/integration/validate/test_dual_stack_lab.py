@@ -417,3 +417,57 @@ def test_a_foreign_mac_err_disables_an_eos_bound_port_until_cleared(rendered: Ru
     assert (foreign, own_again, others) == (False, False, True)
     assert '"eth2"' in disabled and '"eth1"' not in disabled, disabled
     assert poll(lambda: pings("h2"), bool, timeout=30)  # cleared: as the module's lab was
+
+
+# a router advertisement as a rogue host sends it (RFC 4861 4.2, high preference, a prefix of its
+# own): the kernel fills in the ICMPv6 checksum and sources it from the port's link-local address
+ROGUE_RA = """
+import socket, struct, sys
+index = socket.if_nametoindex("eth0")
+s = socket.socket(socket.AF_INET6, socket.SOCK_RAW, socket.IPPROTO_ICMPV6)
+s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_MULTICAST_HOPS, 255)
+ra = struct.pack("!BBHBBHII", 134, 0, 0, 64, 0x08, 1800, 0, 0)
+pio = struct.pack("!BBBBIII", 3, 4, 64, 0xC0, 86400, 14400, 0) + socket.inet_pton(socket.AF_INET6, "2001:db8:bad::")
+for _ in range(3):
+    s.sendto(ra + pio, ("ff02::1", 0, 0, index))
+"""
+
+
+def test_a_rogue_router_advertisement_from_a_bound_port_reaches_no_host(rendered: Run) -> None:
+    """A fresh-eyes review of the configs: a bound port's IPv6 ACL admitted every link-local
+    source, router advertisements included, so h2 could become h1's IPv6 default router. The
+    port ACL now denies RAs first (RA guard as a port ACL), the stand-in runs it as read: h1 takes
+    neither the rogue's route nor an address in its prefix. Planted (that line taken out of es1's
+    running rules), h1 takes both."""
+    def rogue_taken() -> tuple[bool, bool]:
+        routes = _run("h1", "ip", "-6", "route", "show", "default").stdout
+        addresses = _run("h1", "ip", "-6", "addr", "show", "dev", "eth0").stdout
+        return h2_link_local in routes, "2001:db8:bad:" in addresses
+
+    def send() -> bool:  # once h2's link-local address is out of duplicate detection (a lab just up)
+        return _run("h2", "python3", "-c", ROGUE_RA).returncode == 0
+
+    h2_link_local = re.search(r"inet6 (fe80::\S+)/64", _run("h2", "ip", "-6", "addr", "show", "dev", "eth0").stdout
+                              ).group(1)
+    assert poll(send, bool, timeout=10)
+    time.sleep(2)
+    assert rogue_taken() == (False, False)
+    # dropped and counted at h2's port: the rule that counted the rogue's RAs, its chain and handle
+    chain, handle, dropped = "", "", 0
+    for line in _run("es1", "nft", "-a", "list", "table", "bridge", "boothnet_ports").stdout.splitlines():
+        chain = m.group(1) if (m := re.match(r"\s*chain (\S+) \{", line)) else chain
+        m = re.search(r"nd-router-advert counter packets (\d+) bytes \d+ drop # handle (\d+)", line)
+        if m and int(m.group(1)):
+            handle, dropped = m.group(2), int(m.group(1))
+            break
+    assert dropped >= 3, "no port rule of es1 counted the rogue's router advertisements"
+    ruleset = nft_ruleset(RUNTIME, "es1")
+    try:
+        _run("es1", "nft", "delete", "rule", "bridge", "boothnet_ports", chain, "handle", handle, check=True)
+        assert send()
+        assert poll(rogue_taken, lambda taken: taken == (True, True), timeout=10) == (True, True)
+    finally:
+        subprocess.run(["ip", "netns", "exec", f"{RUNTIME}-es1", "nft", "-f", "-"],
+                       input=f"flush ruleset\n{ruleset}", text=True, check=True)
+        _run("h1", "ip", "-6", "route", "del", "default", "via", h2_link_local, "dev", "eth0")
+        _run("h1", "ip", "-6", "addr", "flush", "dev", "eth0", "to", "2001:db8:bad::/64")
