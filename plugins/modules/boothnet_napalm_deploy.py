@@ -33,9 +33,8 @@ options:
         (the offline end-to-end evaluator of the models the configs were rendered from):
         V(cut) deletes exactly those entries (C(conntrack -D) with each entry's tuple), V(list) leaves them
         open and lists them. Either way each device's record says how many, and which (C(sessions))."
-      - Checked only when a device of the batch committed a new config; in check mode they are listed as
-        the ones the deploy would end. A table that cannot be read (no C(conntrack) tool, not root) is
-        recorded as not checked, with why.
+      - In check mode they are listed as the ones the deploy would end. A table that cannot be read (no
+        C(conntrack) tool, not root) is recorded as not checked, with why.
     type: str
     choices: [cut, list]
     default: cut

@@ -89,13 +89,12 @@ _NEW_POLICY = ("new-confirmed", "unchanged", "check-only")
 def end_sessions(done: dict[str, Deployed], jobs: list[Job], open_sessions: Mapping[str, Session],
                  cutter: Cutter | None, why_not: str = "") -> None:
     """After every device of the batch is deployed: on each device that tracks connections and runs
-    the new policy, the open sessions that policy denies cut (or listed: ``cutter.mode``), all
-    devices at once; each device's record says which (deploy.sessions). Nothing is checked when no
-    device of the batch committed (or, in --check, would change): no new policy. *cutter* None: the
+    the new policy (new-confirmed, unchanged; check-only in --check), the open sessions that policy
+    denies cut (or listed: ``cutter.mode``), all devices at once; each device's record says which
+    (deploy.sessions). An unchanged device too: it may hold a session a changed one denies, and would
+    admit it again (the module doc of deploy.sessions), or one a ``list`` run left. *cutter* None: the
     new policy could not be evaluated (*why_not*), and every such device's record says the sessions
     were not checked."""
-    if not any((d.run.commit or {}).get("committed") or d.record.outcome == "check-only" for d in done.values()):
-        return
     todo = [j for j in jobs if done[j.device].record.outcome in _NEW_POLICY and _tracks(j, cutter)]
 
     def one(job: Job) -> SessionRecord:

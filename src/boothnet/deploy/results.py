@@ -152,7 +152,26 @@ def summarize(results: list[DeviceResult]) -> dict[str, object]:
         "devices": {r.device: r.as_dict() for r in results},
         "counts": counts,
         "ok": all(r.ok for r in results),
+        "sessions": session_totals(results),
     }
+
+
+def session_totals(results: list[DeviceResult]) -> dict[str, object]:
+    """The open sessions the new policy denies, over the whole run: a session held by several
+    devices on its path (each cuts its own entry) counts once; the devices that could not check."""
+    def flows(kind: str) -> dict[tuple[object, ...], str]:
+        out: dict[tuple[object, ...], str] = {}
+        for r in results:
+            for row in (r.sessions or {}).get(kind, []):
+                ends = sorted([(row["src"], row["sport"] or 0), (row["dst"], row["port"] or 0)])
+                out.setdefault((row["proto"], *ends), row["flow"])  # either way round: one session
+        return out
+
+    ended, left = flows("ended"), flows("left")
+    left = {k: v for k, v in left.items() if k not in ended}
+    return {"ended": len(ended), "left": len(left), "flows_ended": sorted(ended.values()),
+            "flows_left": sorted(left.values()),
+            "not_checked": sorted(r.device for r in results if r.sessions and not r.sessions.get("checked"))}
 
 
 def write_summary(deploy_dir: Path) -> Path:
