@@ -39,17 +39,25 @@ MGMT_SUBNET = "198.18.69.0/24"
 H1, H3 = "10.0.10.11", "10.0.20.11"  # h1 (group admins, VLAN users on r1), h3 (VLAN lab on r2)
 RULE = "admins-ssh-to-lab"
 
-# h3: echo every segment back, on its VLAN address's port 22 (the lab's sshd listens on management only)
+# h3: echo every segment back, and say something of its own every 0.1 s, as an ssh session's far end
+# does (a far end that talks is what conntrack picks a session up from again), on its VLAN address's
+# port 22 (the lab's sshd listens on management only)
 SERVER = f"""
-import socket, threading
+import socket, threading, time
 s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bind(("{H3}", 22)); s.listen()
 def echo(c):
     for data in iter(lambda: c.recv(100), b""):
         c.sendall(data)
+def talk(c):
+    while True:
+        c.sendall(b"h")
+        time.sleep(0.1)
 while True:
-    threading.Thread(target=echo, args=(s.accept()[0],), daemon=True).start()
+    c = s.accept()[0]
+    threading.Thread(target=echo, args=(c,), daemon=True).start()
+    threading.Thread(target=talk, args=(c,), daemon=True).start()
 """
-# h1: one byte every 0.1 s, a line per echo back ("<local port>" first), for at most 10 minutes
+# h1: one byte every 0.1 s, a line per answer from h3 ("<local port>" first), for at most 10 minutes
 CLIENT = f"""
 import socket, sys, time
 c = socket.create_connection(("{H3}", 22), timeout=5)
@@ -183,8 +191,7 @@ def test_a_session_the_new_policy_denies_is_listed_with_the_option_then_ended(la
     ended = lab.playbook()  # the default: cut
     assert ended["sessions"]["ended"] == 1 and ended["sessions"]["flows_ended"] == [flow], ended["sessions"]
     assert ended["devices"]["r1"]["sessions"]["ended_count"] == 1
-    for router in ("r1", "r2"):
+    time.sleep(1.0)  # answers already on their way
+    assert not session.flowing(3.0), "h3 still answers after the deploy ended the session"
+    for router in ("r1", "r2"):  # not picked up again from either end
         assert held_by(lab.conntrack(router), session.port) == [], f"{router} still holds the session"
-    time.sleep(1.0)  # echoes already on their way
-    assert not session.flowing(3.0), "echoes still come back after the deploy ended the session"
-    assert held_by(lab.conntrack("r1"), session.port) == []  # not picked up again from either end
