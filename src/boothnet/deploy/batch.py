@@ -97,15 +97,24 @@ def end_sessions(done: dict[str, Deployed], jobs: list[Job], open_sessions: Mapp
     were not checked."""
     todo = [j for j in jobs if done[j.device].record.outcome in _NEW_POLICY and _tracks(j, cutter)]
 
+    def fresh(job: Job) -> SessionRecord:
+        assert cutter is not None
+        dev = job.target.open()
+        try:
+            return cutter.run(job.device, dev)
+        finally:
+            with suppress(Exception):  # closing a session that already died
+                dev.close()
+
     def one(job: Job) -> SessionRecord:
         if cutter is None:
             return not_checked(why_not)
         session = open_sessions.get(job.device, Session())
         try:
-            return cutter.run(job.device, session.driver or job.target.open())
+            return cutter.run(job.device, session.driver) if session.driver is not None else fresh(job)
         except Exception as exc:  # a session lost meanwhile, in each driver's own words
             try:
-                return cutter.run(job.device, job.target.open())
+                return fresh(job)
             except Exception:  # still unreachable: say the first error
                 return not_checked(f"{job.device} could not be reached for it: {type(exc).__name__}: {exc}")
 

@@ -251,7 +251,7 @@ class Cutter:
 
     def run(self, device: str, dev: ConntrackDevice) -> SessionRecord:
         try:
-            verdicts = self._read(device, dev)
+            verdicts = self._read(dev)
         except ConntrackError as exc:
             return not_checked(str(exc))
         record = SessionRecord(True, self.mode, judged=len(verdicts))
@@ -268,14 +268,14 @@ class Cutter:
             if round_ + 1 < self.rounds:
                 self.sleep(self.pause)
                 try:
-                    todo = denied(self._read(device, dev))
+                    todo = denied(self._read(dev))
                 except ConntrackError as exc:
                     record.why = f"after the cut: {exc}"
                     break
         record.ended, record.left = list(ended.values()), [row for key, row in left.items() if key not in ended]
         return record
 
-    def _read(self, device: str, dev: ConntrackDevice) -> list[Verdict]:
+    def _read(self, dev: ConntrackDevice) -> list[Verdict]:
         table, addresses = dev.read_conntrack()
         return judged(parse_table(table), self.judge, local_addresses(addresses))
 
