@@ -17,7 +17,7 @@ export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 DEBIAN_PACKAGES := frr frr-pythontools iperf3 nuttcp strongswan-charon strongswan-swanctl \
 	libstrongswan-standard-plugins libcharon-extra-plugins nftables openssh-server openssh-client \
 	iproute2 iputils-ping tcpdump procps psmisc python3-venv git openjdk-17-jre-headless \
-	graphviz lldpd chromium prometheus arp-scan
+	graphviz lldpd chromium prometheus arp-scan conntrack
 
 .PHONY: setup apt venv test offline lint unit build verify acl-review deploy deploy-hw validate demo graph cabling cabling-check lab-up lab-down clab golden bench-scale clean watch \
 	batfish-up batfish-down batfish-status doctor fuzz soak sanity docs docs-serve
@@ -124,13 +124,14 @@ lab-up: doctor
 lab-down:
 	$(BIN)/ansible-playbook -i inventories/$(NET) playbooks/lab_down.yml
 
+# SESSIONS=list: open sessions the new policy denies are left and listed, not cut (docs/deploy.md)
 deploy:
-	$(BIN)/ansible-playbook -i build/$(NET)/lab/inventory.yml playbooks/deploy.yml
+	$(BIN)/ansible-playbook -i build/$(NET)/lab/inventory.yml playbooks/deploy.yml $(if $(SESSIONS),-e boothnet_deploy_sessions=$(SESSIONS))
 
 # The booth's own switches and routers (README: Deploy to hardware); CHECK=1 shows the diffs only;
 # CHECK=1 OFFLINE=1 previews each switch's commands from its newest backup, without the switch.
 deploy-hw:
-	$(if $(and $(CHECK),$(OFFLINE)),$(BIN)/boothnet remediation --network $(NET),$(BIN)/ansible-playbook -i inventories/$(NET) playbooks/deploy.yml $(if $(CHECK),--check --diff))
+	$(if $(and $(CHECK),$(OFFLINE)),$(BIN)/boothnet remediation --network $(NET),$(BIN)/ansible-playbook -i inventories/$(NET) playbooks/deploy.yml $(if $(CHECK),--check --diff) $(if $(SESSIONS),-e boothnet_deploy_sessions=$(SESSIONS)))
 
 validate:
 	$(BIN)/ansible-playbook -i inventories/$(NET) playbooks/validate.yml

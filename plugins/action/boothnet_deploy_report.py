@@ -23,7 +23,9 @@ class ActionModule(ActionBase):
         record, commit = done["result"], done.get("commit")
         check = self._task.check_mode
         result.update(done)
-        result["changed"] = bool(commit and (commit["committed"] or (check and commit["changed"])))
+        # a session the new policy denies, cut, is a change on the device too
+        ended = (record.get("sessions") or {}).get("ended") and not check
+        result["changed"] = bool(commit and (commit["committed"] or (check and commit["changed"]))) or bool(ended)
         if commit is not None:
             result["diff"] = {"before_header": f"{device} running", "after_header": f"{device} candidate",
                               "prepared": commit["diff"]}

@@ -170,6 +170,7 @@ def lldp_readers(module, devices, lab):
 
 DEPLOY_SPEC = dict(
     CABLING_SPEC, inventory=dict(type="path"), deploy_dir=dict(type="path", required=True),
+    sessions=dict(type="str", choices=["cut", "list"], default="cut"),
     devices=devices_spec(**SECRETS_SPEC, **JOB_SPEC),
     cabling_devices=dict(devices_spec(), required=False, default=[]))
 
@@ -195,12 +196,44 @@ def deploy_devices(module):
                     module.fail_json(msg=f"{wrong}. Deploy stopped before any device was changed: re-plug the cables "
                                          "named, or run with -e boothnet_cabling_check=false to deploy anyway.")
             done = batch.deploy_all(jobs, opened, check=module.check_mode)
+            cutter, why_not = session_cutter(p, module.check_mode)
+            batch.end_sessions(done, jobs, opened, cutter, why_not)
     except Busy as exc:
         module.fail_json(msg=f"not deployed: {exc}")
     for d in done.values():
         results.record(Path(p["deploy_dir"]), d.record)
     return {name: dict(result=d.record.as_dict(), commit=d.run.commit, health=d.run.health, revert=d.run.revert)
             for name, d in done.items()}
+
+
+def session_cutter(p, check):
+    """What judges and cuts the open sessions the new policy denies (boothnet.deploy.sessions): the
+    offline evaluator over the models the deployed configs were rendered from (the lab's, in a lab
+    inventory), in mode O(sessions) (C(check) in --check). Returns (Cutter, "") or (None, why not)."""
+    from pathlib import Path
+
+    from boothnet.deploy.sessions import Cutter, PolicyJudge
+    from boothnet.errors import IntentInvalid, Refusal
+    from boothnet.run import Run
+
+    if not p["inventory"]:
+        return None, "no intent inventory to judge them against (option inventory)"
+    run = Run(Path(p["inventory"]), Path(p["deploy_dir"]).parent.parent)
+    try:
+        if p["lab_vlan_mode"]:
+            from boothnet.lab.plan import lab_models
+            from boothnet.lab.standin import StandInRefused
+
+            try:
+                models = lab_models(run, p["lab_vlan_mode"])
+            except StandInRefused as exc:
+                return None, f"the lab's models could not be derived: {exc}"
+        else:
+            models = run.models("hardware")
+        judge = PolicyJudge(run.net, models)
+    except (IntentInvalid, Refusal, OSError) as exc:
+        return None, f"the new policy could not be evaluated offline: {exc}"
+    return Cutter(judge, "check" if check else p["sessions"]), ""
 
 
 def getters(module):

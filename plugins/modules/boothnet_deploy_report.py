@@ -9,7 +9,8 @@ short_description: Report one device's part of a deploy run as the host's own re
 description:
   - "The deploy runs every device in one task (M(boothnet.boothnet.boothnet_napalm_deploy), C(run_once));
     this action, per host, takes that device's entry: C(changed) when a commit was made (in check mode:
-    would be), the diff (shown with C(--diff)), and a failure unless the new config is in force."
+    would be) or an open session the new policy denies was cut, the diff (shown with C(--diff)), and a
+    failure unless the new config is in force."
   - Runs on the controller without a module process.
 options:
   run:
@@ -30,7 +31,7 @@ EXAMPLES = r"""
 
 RETURN = r"""
 result:
-  description: The device's record (outcome, in_force, reason, changed_parts, backup, driver).
+  description: The device's record (outcome, in_force, reason, changed_parts, backup, driver, sessions).
   returned: always
   type: dict
 """

@@ -22,8 +22,22 @@ options:
     type: path
     required: true
   inventory:
-    description: The intent's inventory folder, where the cables of O(cabling_devices) come from.
+    description:
+      - The intent's inventory folder, where the cables of O(cabling_devices) come from.
+      - The open sessions are judged against the policy derived from it (O(sessions)); without it they are not checked.
     type: path
+  sessions:
+    description:
+      - "After the deploy, on each frr_linux device that tracks connections and runs the new config
+        (confirmed or unchanged), the conntrack entries of the forwarded sessions the new policy denies
+        (the offline end-to-end evaluator of the models the configs were rendered from):
+        V(cut) deletes exactly those entries (C(conntrack -D) with each entry's tuple), V(list) leaves them
+        open and lists them. Either way each device's record says how many, and which (C(sessions))."
+      - In check mode they are listed as the ones the deploy would end. A table that cannot be read (no
+        C(conntrack) tool, not root) is recorded as not checked, with why.
+    type: str
+    choices: [cut, list]
+    default: cut
 extends_documentation_fragment:
   - boothnet.boothnet.boothnet_napalm.deploy_devices
   - boothnet.boothnet.boothnet_napalm.cabling
@@ -48,7 +62,9 @@ EXAMPLES = r"""
 
 RETURN = r"""
 devices:
-  description: Per device, its record (C(result)), C(commit) (diff, parts, committed, backup), C(health), C(revert).
+  description:
+    - Per device, its record (C(result)), C(commit) (diff, parts, committed, backup), C(health), C(revert).
+    - C(result.sessions) the open sessions the new policy denies (C(ended), C(left), C(checked), C(why)), or null.
   returned: success
   type: dict
 """

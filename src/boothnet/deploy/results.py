@@ -18,7 +18,7 @@ import json
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from boothnet.files import write_text_atomic
 from boothnet.layout import Layout
@@ -57,6 +57,9 @@ class DeviceResult:
     driver: str = ""  # the NAPALM driver that ran ("ios", "eos", "frr_linux", "ios_simulated")
     transport: str = ""  # how it reached the device ("ssh", "https" for eAPI)
     simulated: bool = False  # a simulated device answered, not a real one
+    # the open sessions the new policy denies, cut or left (deploy.sessions.SessionRecord.as_dict);
+    # None where there was nothing to check (a stateless device, no new policy in the run)
+    sessions: dict[str, Any] | None = None
 
     @property
     def driven_by(self) -> str:
@@ -64,6 +67,11 @@ class DeviceResult:
         if not self.driver:
             return "-"
         return f"{self.driver} over {self.transport or '?'}" + (", SIMULATED" if self.simulated else "")
+
+    @property
+    def sessions_said(self) -> str:
+        """``1 ended``, ``2 left``, ``not checked``, or ``-`` (nothing to check)."""
+        return sessions_said(self.sessions)
 
     @property
     def status(self) -> Status:
@@ -85,6 +93,21 @@ class DeviceResult:
     def from_dict(cls, data: dict[str, object]) -> DeviceResult:
         known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
         return cls(**known)  # type: ignore[arg-type]  # a result file boothnet wrote itself
+
+
+def sessions_said(sessions: dict[str, Any] | None) -> str:
+    """A device's sessions record (deploy.sessions.SessionRecord) in one table cell."""
+    if not sessions:
+        return "-"
+    if not sessions.get("checked"):
+        return "not checked"
+    ended, left = len(sessions.get("ended", [])), len(sessions.get("left", []))
+    if sessions.get("mode") == "check":
+        return f"{left} would end"
+    parts = [f"{ended} ended"] if sessions.get("mode") == "cut" else []
+    if left or sessions.get("mode") == "list":
+        parts.append(f"{left} left")
+    return ", ".join(parts)
 
 
 def backup_path(build_dir: Path, network: str, device: str, stamp: str | None = None) -> Path:
@@ -129,7 +152,26 @@ def summarize(results: list[DeviceResult]) -> dict[str, object]:
         "devices": {r.device: r.as_dict() for r in results},
         "counts": counts,
         "ok": all(r.ok for r in results),
+        "sessions": session_totals(results),
     }
+
+
+def session_totals(results: list[DeviceResult]) -> dict[str, object]:
+    """The open sessions the new policy denies, over the whole run: a session held by several
+    devices on its path (each cuts its own entry) counts once; the devices that could not check."""
+    def flows(kind: str) -> dict[tuple[object, ...], str]:
+        out: dict[tuple[object, ...], str] = {}
+        for r in results:
+            for row in (r.sessions or {}).get(kind, []):
+                ends = sorted([(row["src"], row["sport"] or 0), (row["dst"], row["port"] or 0)])
+                out.setdefault((row["proto"], *ends), row["flow"])  # either way round: one session
+        return out
+
+    ended, left = flows("ended"), flows("left")
+    left = {k: v for k, v in left.items() if k not in ended}
+    return {"ended": len(ended), "left": len(left), "flows_ended": sorted(ended.values()),
+            "flows_left": sorted(left.values()),
+            "not_checked": sorted(r.device for r in results if r.sessions and not r.sessions.get("checked"))}
 
 
 def write_summary(deploy_dir: Path) -> Path:
@@ -140,12 +182,25 @@ def write_summary(deploy_dir: Path) -> Path:
 
 
 def summary_table(results: list[DeviceResult]) -> str:
-    """A plain-text table: device, outcome, config in force, which driver ran it, reason."""
-    rows = [("device", "outcome", "in force", "driver", "reason")] + [
-        (r.device, r.outcome, r.in_force, r.driven_by, r.reason or "-") for r in results
+    """A plain-text table: device, outcome, config in force, which driver ran it, the open sessions
+    the new policy denies (ended or left), reason; then each of those sessions, device by device."""
+    rows = [("device", "outcome", "in force", "driver", "sessions", "reason")] + [
+        (r.device, r.outcome, r.in_force, r.driven_by, r.sessions_said, r.reason or "-") for r in results
     ]
-    widths = [max(len(row[i]) for row in rows) for i in range(4)]
-    return "\n".join(
-        "  ".join(cell.ljust(widths[i]) if i < 4 else cell for i, cell in enumerate(row))
-        for row in rows
-    )
+    last = len(rows[0]) - 1
+    widths = [max(len(row[i]) for row in rows) for i in range(last)]
+    lines = ["  ".join(cell.ljust(widths[i]) if i < last else cell for i, cell in enumerate(row)) for row in rows]
+    return "\n".join(lines + session_lines(results))
+
+
+def session_lines(results: list[DeviceResult]) -> list[str]:
+    """Each session the new policy denies, and what the deploy did about it; why a device's
+    sessions were not checked."""
+    out = []
+    for r in results:
+        s = r.sessions or {}
+        if s and not s.get("checked"):
+            out.append(f"{r.device}: {s.get('why', 'sessions not checked')}")
+        for row in [*s.get("ended", []), *s.get("left", [])]:
+            out.append(f"{r.device}: session {row['flow']} {row['outcome']} (the new policy: {row['denied_at']})")
+    return out

@@ -42,6 +42,7 @@ PROGRAMS: tuple[tuple[str, str], ...] = (
     ("ip", "iproute2"),
     ("ping", "iputils-ping"),
     ("/usr/sbin/arp-scan", "arp-scan"),
+    ("conntrack", "conntrack"),  # the deploy cuts the sessions a new policy denies (docs/deploy.md)
     ("pkill", "procps"),
     ("killall", "psmisc"),
     (strongswan.CHARON, "strongswan-charon"),

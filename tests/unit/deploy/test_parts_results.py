@@ -87,7 +87,7 @@ def test_records_keep_summary_current(tmp_path: Path) -> None:
     assert summary["ok"] is False
     assert summary["devices"]["r2"]["in_force"] == "previous"
     table = results.summary_table(results.load_results(tmp_path))
-    assert "r2      reverted       previous  -       health check failed" in table
+    assert "r2      reverted       previous  -       -         health check failed" in table
 
 
 def test_backup_path_layout(tmp_path: Path) -> None:

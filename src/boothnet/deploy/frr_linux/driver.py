@@ -31,6 +31,7 @@ from boothnet.deploy.parts import (
     CandidateError,
     load_parts,
 )
+from boothnet.deploy.sessions import ADDRESSES, LIST, read_error
 
 
 class FrrLinuxDriver(Compare, RevertTimer, LinuxDriver):
@@ -212,6 +213,26 @@ class FrrLinuxDriver(Compare, RevertTimer, LinuxDriver):
         return {name: {"rx_octets": c.rx_octets, "tx_octets": c.tx_octets, "rx_errors": c.rx_errors,
                        "tx_errors": c.tx_errors, "rx_discards": c.rx_discards, "tx_discards": c.tx_discards}
                 for name, c in kernel_counters(out).items()}
+
+    def read_conntrack(self) -> tuple[str, str]:
+        """The conntrack table (``conntrack -L -o extended``, both families) and the device's own
+        addresses (``ip -j addr show``), in one batch; ConntrackError, named, when the table cannot
+        be read (no conntrack tool, not root)."""
+        answers = self._batch({}, {"table": LIST, "addresses": ADDRESSES})
+        table = answers["table"]
+        if table.exit_code != 0:
+            raise read_error(self.hostname, table.exit_code, _err(table), self.username)
+        try:
+            addresses = self._ok(answers["addresses"], "reading the addresses (ip addr)")
+        except CommitError as exc:
+            raise read_error(self.hostname, answers["addresses"].exit_code, str(exc), self.username) from exc
+        return str(table.stdout), addresses
+
+    def delete_conntrack(self, commands: Mapping[str, str]) -> dict[str, tuple[int, str]]:
+        """Each ``conntrack -D`` command (name -> shell line) in one batch: name -> (exit status,
+        what it printed on stderr: "1 flow entries have been deleted", or why not)."""
+        answers = self._batch({}, dict(commands))
+        return {name: (int(r.exit_code), f"{r.stderr}{r.stdout}") for name, r in answers.items()}
 
     def get_ipsec_sas(self) -> str:
         """charon's SAs as ``swanctl --list-sas`` prints them (the VPN's tunnel state)."""
