@@ -27,6 +27,7 @@ from ipaddress import IPv4Address, IPv6Address, ip_address
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from boothnet.deploy.results import sessions_said
+from boothnet.family import FAMILIES, Family
 from boothnet.verify.flows import Probe
 
 if TYPE_CHECKING:
@@ -188,10 +189,10 @@ class PolicyJudge:
         from boothnet.verify.acl_review.endtoend import EndToEnd
 
         self.models = dict(models)
-        self._sides = {4: EndToEnd(net, self.models, 4), 6: EndToEnd(net, self.models, 6)}
+        self._sides = {family: EndToEnd(net, self.models, family) for family in FAMILIES}
 
     def __call__(self, probe: Probe) -> tuple[str, str] | None:
-        side = self._sides[probe.src.version]
+        side = self._sides[Family(probe.src.version)]
         if side.paths.vlan_of(probe.src) is None and side.paths.vlan_of(probe.dst) is None:
             return None
         fate = side.fate(probe)
