@@ -100,7 +100,7 @@ def test_convergence_with_no_ping_to_make_is_not_run_never_a_pass() -> None:
     no uplink): its first round said convergence PASS having pinged nothing."""
     from boothnet.intent import load_network
     from boothnet.validate.access import Access
-    from boothnet.validate.run import wait_converged
+    from boothnet.validate.checks.convergence import wait_converged
     from tests.helpers import INVENTORIES
 
     def no_host(*_args: object) -> None:

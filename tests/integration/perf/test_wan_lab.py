@@ -24,6 +24,7 @@ from boothnet.locks import measurement_turn
 from boothnet.report.render import write_report
 from boothnet.run import Run
 from boothnet.validate.access import lab_access
+from boothnet.validate.checks.convergence import wait_converged
 from boothnet.validate.perf.calibrate import window_factor
 from boothnet.validate.perf.probes import drops_meanwhile
 from boothnet.validate.perf.runner import netns_runner
@@ -40,7 +41,6 @@ from boothnet.validate.perf.wan import (
 )
 from boothnet.validate.plan import declared_wan_paths, isolation_flows
 from boothnet.validate.profile import FULL
-from boothnet.validate.run import wait_converged
 from boothnet.validate.stage import run_validate
 from tests.helpers import ROOT, cpu_bound, edit_yaml, frozen_once, iperf3_pids, lab_mini_in_both_families
 

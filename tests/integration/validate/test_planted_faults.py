@@ -23,6 +23,8 @@ from boothnet.run import Run
 from boothnet.validate.access import Access, lab_access
 from boothnet.validate.cabling import run_cabling
 from boothnet.validate.checks import Context
+from boothnet.validate.checks.convergence import wait_converged
+from boothnet.validate.checks.mtu import run_mtu
 from boothnet.validate.checks.ospf import CHECK as OSPF
 from boothnet.validate.drift import lab_targets, run_drift
 from boothnet.validate.floor import reach_floor
@@ -36,7 +38,6 @@ from boothnet.validate.placement import run_placement
 from boothnet.validate.plan import COMMON_TCP, isolation_plan
 from boothnet.validate.profile import FULL
 from boothnet.validate.results import IsolationRow, ValidationResults
-from boothnet.validate.run import run_mtu, wait_converged
 from boothnet.validate.stage import run_validate
 from tests.helpers import ROOT, quiet, swap_host_cables
 from tests.integration.validate.planted import SEED, failed, inventory_of, nft, sh
