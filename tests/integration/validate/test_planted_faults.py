@@ -24,9 +24,10 @@ from boothnet.validate.access import Access, lab_access
 from boothnet.validate.cabling import run_cabling
 from boothnet.validate.checks import Context
 from boothnet.validate.checks.convergence import wait_converged
+from boothnet.validate.checks.drift import run_drift
 from boothnet.validate.checks.mtu import run_mtu
 from boothnet.validate.checks.ospf import CHECK as OSPF
-from boothnet.validate.drift import lab_targets, run_drift
+from boothnet.validate.drift import lab_targets
 from boothnet.validate.floor import reach_floor
 from boothnet.validate.floor.ansible_runner import inventory_connections
 from boothnet.validate.isolation import run_isolation
