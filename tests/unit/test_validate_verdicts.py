@@ -3,8 +3,8 @@ the isolation (Batfish) stage, naming the first such row."""
 
 from __future__ import annotations
 
+from boothnet.validate.checks.isolation import judge_batfish_agreement
 from boothnet.validate.results import IsolationRow, Stage
-from boothnet.validate.verdicts import judge_batfish_agreement
 
 
 def row(observed, batfish, expected="deny"):
@@ -30,7 +30,7 @@ def test_a_row_batfish_was_not_asked_about_is_judged_on_the_intent_alone():
 
 def test_isolation_judges_a_refusal_as_reached_and_a_missing_responder_as_an_error():
     from boothnet.intent import load_network
-    from boothnet.validate.isolation import Responder, judge
+    from boothnet.validate.checks.isolation import Responder, judge
     from boothnet.validate.plan import Flow
 
     net = load_network("inventories/lab-mini")

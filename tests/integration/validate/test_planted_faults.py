@@ -25,12 +25,12 @@ from boothnet.validate.cabling import run_cabling
 from boothnet.validate.checks import Context
 from boothnet.validate.checks.convergence import wait_converged
 from boothnet.validate.checks.drift import run_drift
+from boothnet.validate.checks.isolation import run_isolation
 from boothnet.validate.checks.mtu import run_mtu
 from boothnet.validate.checks.ospf import CHECK as OSPF
 from boothnet.validate.drift import lab_targets
 from boothnet.validate.floor import reach_floor
 from boothnet.validate.floor.ansible_runner import inventory_connections
-from boothnet.validate.isolation import run_isolation
 from boothnet.validate.perf.ports import PortBlock
 from boothnet.validate.perf.request import ToolRequest
 from boothnet.validate.perf.run import run_throughput
