@@ -34,10 +34,10 @@ from boothnet.locks import measurement_turn  # noqa: E402
 from boothnet.run import Run  # noqa: E402
 from boothnet.validate.access import lab_access  # noqa: E402
 from boothnet.validate.checks.convergence import wait_converged  # noqa: E402
+from boothnet.validate.checks.endpoints import run_placement  # noqa: E402
 from boothnet.validate.checks.isolation import run_isolation  # noqa: E402
 from boothnet.validate.checks.mtu import run_mtu  # noqa: E402
 from boothnet.validate.checks.production import production_under_load  # noqa: E402
-from boothnet.validate.placement import run_placement  # noqa: E402
 from boothnet.validate.plan import isolation_flows  # noqa: E402
 from boothnet.validate.vpn import MARKER, VpnChecks, classify_capture, lab_vpn, run_vpn  # noqa: E402
 from tests.helpers import ROOT, cpu_bound, frozen_once, iperf3_pids, quiet, running_lab, unjudged  # noqa: E402
