@@ -17,6 +17,7 @@ from boothnet.validate.checks.base import Context, LiveCheck, Suspect
 
 class Cabling(LiveCheck):
     name = section = field = "cabling"
+    row_type = CablingRow
     order = 30
     title = "Cabling (LLDP)"
     header = ("verdict", "cable", "what the ends hear")

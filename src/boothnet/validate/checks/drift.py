@@ -22,6 +22,7 @@ SHOWN_LINES = 12  # changed lines quoted in the row; the whole diff is in the re
 
 class Drift(LiveCheck):
     name = section = field = "drift"
+    row_type = DriftRow
     order = 150
     title = "Drift: running against deployed"
     header = ("verdict", "device", "difference")

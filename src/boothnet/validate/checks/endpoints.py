@@ -45,6 +45,7 @@ _IN_IPV6 = " (IPv6)"  # a dual-stack host's second row, as the other sections na
 
 class Endpoints(LiveCheck):
     name = section = field = "endpoints"
+    row_type = EndpointRow
     order = 40
     title = "Endpoints"
     header = ("verdict", "host", "VLAN", "address", "port", "seen instead")

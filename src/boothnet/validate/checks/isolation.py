@@ -347,6 +347,7 @@ def reply_paths(ctx: Context) -> ReplyPaths:
 
 class Isolation(LiveCheck):
     name = section = field = "isolation"
+    row_type = IsolationRow
     order = 50
     title = "Isolation matrix"
     rows_first = "failed"

@@ -43,6 +43,7 @@ WORKERS = 8
 
 class Mtu(LiveCheck):
     name = section = field = "mtu"
+    row_type = MtuRow
     order = 60
     title = "MTU probes"
     rows_first = "failed"

@@ -302,6 +302,7 @@ def _figure(probe: str, value: float | None) -> str:
 class ProductionUnderLoad(LiveCheck):
     name = "production under load"
     section = field = "production"
+    row_type = ProductionRow
     order = 90
     title = "Production under research load (idle, then while the research aggregates run)"
     header = ("verdict", "probe", "from -> to", "idle", "under load", "lost under load", "why")

@@ -5,6 +5,7 @@ measures one path."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from boothnet.intent import Network
@@ -12,7 +13,7 @@ from boothnet.progress import Progress
 from boothnet.validate.access import Access
 from boothnet.validate.checks._measured import PairedCheck, both_ways
 from boothnet.validate.checks._plots import throughput_plot
-from boothnet.validate.checks.base import Context
+from boothnet.validate.checks.base import Context, LiveCheck
 from boothnet.validate.perf.calibrate import LabLimits
 from boothnet.validate.perf.run import ToolName
 from boothnet.validate.perf.schema import ThroughputResult
@@ -47,6 +48,14 @@ class Throughput(PairedCheck):
         """Its rows and those of the checks that ride its lanes (one field, in the lanes' order)."""
         limits = None if ctx.access.on_floor else LabLimits.of(ctx.run.build_root, ctx.progress)
         return run_throughput_tests(ctx.net, ctx.access, ctx.progress, ctx.tunnel_mtu, limits=limits)
+
+    def store(self, results: ValidationResults, rows: Sequence[ThroughputResult]) -> None:
+        """The lanes' rows, each through the check it is of: its riders' (backbone, loss) through
+        theirs, the rest as its own; in the lanes' order, which is the checks' order."""
+        riders = _riders()
+        super().store(results, [row for row in rows if not any(rider.owns(row) for rider in riders)])
+        for rider in riders:
+            rider.store(results, [row for row in rows if rider.owns(row)])
 
     def lane_jobs(self, lanes: Lanes) -> list[LaneJob]:
         """Each host path by each tool, both ways; a spot check's one of them."""
@@ -97,11 +106,16 @@ def run_throughput_tests(
     ``limits``: what this machine's lab carries (calibrate.LabLimits: a stand-in router's
     forwarding, one tool's stream), measured before any lane starts; a test that asks more is
     judged against that, and says so."""
-    from boothnet.validate.checks import catalog  # the riders: the catalog's checks, found at run time
-
-    riders = [check for check in catalog() if check.rides == CHECK.name]
     return in_turn(Lanes(net, access, progress, tunnel_mtu, spot, limits),
-                   lambda lanes: [job for check in (CHECK, *riders) for job in check.lane_jobs(lanes)])
+                   lambda lanes: [job for check in (CHECK, *_riders()) for job in check.lane_jobs(lanes)])
+
+
+def _riders() -> list[LiveCheck]:
+    """The catalog's checks measured in these lanes, in their order (found at run time: the
+    catalog imports this module)."""
+    from boothnet.validate.checks import catalog
+
+    return [check for check in catalog() if check.rides == CHECK.name]
 
 
 def stream_limits(net: Network, tests: list[ThroughputTest], tunnel_mtu: int | None, limits: LabLimits | None,

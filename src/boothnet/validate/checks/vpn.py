@@ -44,6 +44,7 @@ from boothnet.validate.vpn import LabVpn
 
 class Vpn(LiveCheck):
     name = section = field = "vpn"
+    row_type = VpnTunnel
     order = 70
     title = "VPN"
     rows_first = None
