@@ -109,3 +109,29 @@ def test_convergence_with_no_ping_to_make_is_not_run_never_a_pass() -> None:
     stage = wait_converged(load_network(INVENTORIES / "lab-mini"), Access("lab", no_host, str), [], timeout_s=5)
     assert stage.status == "NOT RUN"
     assert stage.reason == "no permitted ping between VLANs, and none north-south, in this sample"
+
+
+def test_convergence_that_fails_says_how_many_pings_still_fail_and_names_them() -> None:
+    """One dead adjacency fails a few of the sample's pings, routing down nearly all: the reason
+    says which, as a share, before naming them."""
+    from boothnet.intent import load_network
+    from boothnet.validate.access import Access
+    from boothnet.validate.checks.convergence import wait_converged
+    from boothnet.validate.perf.runner import CommandResult
+    from boothnet.validate.plan import isolation_plan
+    from tests.helpers import INVENTORIES
+
+    net = load_network(INVENTORIES / "lab-mini")
+    flows = isolation_plan(net, 1).flows
+    pings = [f for f in flows if f.proto == "icmp" and f.expected == "permit"]
+    dead = pings[0].src.name  # every ping this host sends is lost
+
+    def runner(node: str, argv: list[str], timeout: float) -> CommandResult:
+        received = 0 if node == dead else 1
+        return CommandResult(node, tuple(argv), 1 - received, f"1 packets transmitted, {received} received", "")
+
+    stage = wait_converged(net, Access("lab", runner, str), flows, timeout_s=0.1)
+    lost = [f for f in pings if f.src.name == dead]
+    assert stage.status == "FAIL" and 0 < len(lost) < len(pings), stage
+    assert stage.reason == (f"not converged after 0.1 s: {len(lost)} of {len(pings)} pings still fail: "
+                            + ", ".join(f"{f.src.name} -> {f.dst.name}" for f in lost)), stage.reason

@@ -71,7 +71,8 @@ def wait_converged(net: Network, access: Access, flows: list[Flow], timeout_s: f
     poll(still_pending, lambda left: not left, timeout_s)
     waited = round(time.monotonic() - started, 1)
     if pending:
-        names = ", ".join(targets[key] for key in pending)
+        # how many still fail tells one dead adjacency (a few) from routing down (nearly all)
+        names = f"{len(pending)} of {len(targets)} pings still fail: " + ", ".join(targets[key] for key in pending)
         causes = access.devices.ospf_down() if access.devices else routing_off(access.lab_dir)
         return Stage(
             name="convergence", status=Status.FAIL, duration_s=waited,
