@@ -24,7 +24,7 @@ from boothnet.layout import REPO, Layout
 from boothnet.progress import Progress
 from boothnet.run import Run
 from boothnet.status import Status
-from boothnet.validate.drift import drift_stage
+from boothnet.validate.checks.drift import drift_stage
 from boothnet.validate.profile import FULL
 from boothnet.validate.results import Stage, ValidationResults
 from boothnet.validate.stage import run_validate

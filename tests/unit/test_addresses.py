@@ -12,7 +12,7 @@ from boothnet.deploy.lldp import intent_ports
 from boothnet.intent import load_network
 from boothnet.intent.model import Network
 from boothnet.validate.access import Access, FloorDevices
-from boothnet.validate.addresses import (
+from boothnet.validate.checks.endpoints import (
     VlanAnswers,
     _floor_learned,
     judge_addresses,
@@ -143,7 +143,7 @@ def test_a_gateway_entry_the_sweep_did_not_hear_is_no_address_of_its_own() -> No
 
 
 def test_a_prober_off_its_vlan_hands_the_sweep_to_the_next_host() -> None:
-    from boothnet.validate.addresses import sweep_vlan
+    from boothnet.validate.checks.endpoints import sweep_vlan
     from boothnet.validate.perf.runner import CommandResult
 
     recorded = (RECORDED / "arp_scan_duplicate.txt").read_text()

@@ -10,7 +10,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from boothnet.validate.isolation import PROBER
+from boothnet.validate.checks.isolation import PROBER
 
 
 @contextmanager

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from boothnet.intent import load_network
-from boothnet.validate.perf.probes import parse_ping
-from boothnet.validate.production import (
+from boothnet.validate.checks.production import (
     LOST_BOUND,
     RTT_BOUND_MS,
     _judge_ping,
@@ -16,6 +15,7 @@ from boothnet.validate.production import (
     production_transfers,
     research_load,
 )
+from boothnet.validate.perf.probes import parse_ping
 
 BOOTH = load_network("inventories/sc-booth")
 

@@ -10,7 +10,7 @@ import boothnet.derive.policy as policy
 from boothnet.lab.plan import plan_lab
 from boothnet.platforms import platforms
 from boothnet.run import Run
-from boothnet.validate.isolation import SEEN, Responder, judge
+from boothnet.validate.checks.isolation import SEEN, Responder, judge
 from boothnet.validate.plan import isolation_plan
 from boothnet.validate.replies import ReplyPaths
 from tests.helpers import ROOT

@@ -67,7 +67,8 @@ def test_isolation_covers_every_rule_port_both_ways_and_every_host_of_a_split_vl
 
 
 def test_routed_and_declared_mtu_paths(booth):
-    from boothnet.validate.paths import declared_paths, north_south, routed_jumbo_paths
+    from boothnet.validate.checks.mtu import declared_paths, routed_jumbo_paths
+    from boothnet.validate.paths import north_south
 
     routed = routed_jumbo_paths(booth)
     # research to research, both ways; and to home's research network, only that way, over the uplink;

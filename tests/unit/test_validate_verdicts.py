@@ -3,8 +3,8 @@ the isolation (Batfish) stage, naming the first such row."""
 
 from __future__ import annotations
 
+from boothnet.validate.checks.isolation import judge_batfish_agreement
 from boothnet.validate.results import IsolationRow, Stage
-from boothnet.validate.verdicts import judge_batfish_agreement
 
 
 def row(observed, batfish, expected="deny"):
@@ -30,7 +30,7 @@ def test_a_row_batfish_was_not_asked_about_is_judged_on_the_intent_alone():
 
 def test_isolation_judges_a_refusal_as_reached_and_a_missing_responder_as_an_error():
     from boothnet.intent import load_network
-    from boothnet.validate.isolation import Responder, judge
+    from boothnet.validate.checks.isolation import Responder, judge
     from boothnet.validate.plan import Flow
 
     net = load_network("inventories/lab-mini")
@@ -100,7 +100,7 @@ def test_convergence_with_no_ping_to_make_is_not_run_never_a_pass() -> None:
     no uplink): its first round said convergence PASS having pinged nothing."""
     from boothnet.intent import load_network
     from boothnet.validate.access import Access
-    from boothnet.validate.run import wait_converged
+    from boothnet.validate.checks.convergence import wait_converged
     from tests.helpers import INVENTORIES
 
     def no_host(*_args: object) -> None:
@@ -109,3 +109,29 @@ def test_convergence_with_no_ping_to_make_is_not_run_never_a_pass() -> None:
     stage = wait_converged(load_network(INVENTORIES / "lab-mini"), Access("lab", no_host, str), [], timeout_s=5)
     assert stage.status == "NOT RUN"
     assert stage.reason == "no permitted ping between VLANs, and none north-south, in this sample"
+
+
+def test_convergence_that_fails_says_how_many_pings_still_fail_and_names_them() -> None:
+    """One dead adjacency fails a few of the sample's pings, routing down nearly all: the reason
+    says which, as a share, before naming them."""
+    from boothnet.intent import load_network
+    from boothnet.validate.access import Access
+    from boothnet.validate.checks.convergence import wait_converged
+    from boothnet.validate.perf.runner import CommandResult
+    from boothnet.validate.plan import isolation_plan
+    from tests.helpers import INVENTORIES
+
+    net = load_network(INVENTORIES / "lab-mini")
+    flows = isolation_plan(net, 1).flows
+    pings = [f for f in flows if f.proto == "icmp" and f.expected == "permit"]
+    dead = pings[0].src.name  # every ping this host sends is lost
+
+    def runner(node: str, argv: list[str], timeout: float) -> CommandResult:
+        received = 0 if node == dead else 1
+        return CommandResult(node, tuple(argv), 1 - received, f"1 packets transmitted, {received} received", "")
+
+    stage = wait_converged(net, Access("lab", runner, str), flows, timeout_s=0.1)
+    lost = [f for f in pings if f.src.name == dead]
+    assert stage.status == "FAIL" and 0 < len(lost) < len(pings), stage
+    assert stage.reason == (f"not converged after 0.1 s: {len(lost)} of {len(pings)} pings still fail: "
+                            + ", ".join(f"{f.src.name} -> {f.dst.name}" for f in lost)), stage.reason

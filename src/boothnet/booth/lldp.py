@@ -1,7 +1,7 @@
 """Cabling against LLDP: what each port of a device hears, judged against the intent's cables.
 Every missing, extra or swapped cable is named with its label, as a crew finds it on the floor:
 "C05 rsw1 Et49 sees core1 Gi1/0/48 (of C01); the intent says core1 Te1/1/1". The lab's lldpd
-(``boothnet.validate.cabling``) and NAPALM's ``get_lldp_neighbors`` on the booth's own switches
+(``boothnet.validate.checks.cabling``) and NAPALM's ``get_lldp_neighbors`` on the booth's own switches
 (``boothnet.deploy.lldp``) both give it what they heard.
 """
 

@@ -84,7 +84,7 @@ class MtuRow(_Model):
 
 
 class ProductionRow(_Model):
-    """A production probe on the idle network and under research load (validate/production.py)."""
+    """A production probe on the idle network and under research load (validate/checks/production.py)."""
 
     probe: Literal["ping", "tcp"]
     source: str

@@ -1,5 +1,5 @@
-"""What the results mean: a stage's status from its rows, and where Batfish and the live lab
-disagree."""
+"""What every check's stage shares: its status from its rows, timed, and an internal error kept
+to that stage."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import time
 from collections.abc import Callable
 from typing import TypeVar
 
-from boothnet.validate.results import IsolationRow, Stage, Status
+from boothnet.validate.results import Stage, Status
 
 T = TypeVar("T")
 
@@ -48,17 +48,3 @@ def guarded(stages: list[Stage], name: str, run: Callable[[], T], fallback: T) -
         stages.append(Stage(name=name, status=Status.ERROR, duration_s=round(time.monotonic() - started, 1),
                             reason=f"the {name} stage could not run: {type(exc).__name__}: {exc}"))
         return fallback
-
-
-def judge_batfish_agreement(stage: Stage, rows: list[IsolationRow]) -> Stage:
-    """The isolation (Batfish) stage fails when the configs (Batfish's reading, or the offline
-    evaluator's for IPv6) and the live lab disagree on any row
-    (each such row fails on its own too: IsolationRow derives its verdict)."""
-    disagree = [r for r in rows if r.batfish is not None and r.batfish != r.observed]
-    if disagree:
-        first = disagree[0]
-        stage.status = Status.FAIL
-        stage.reason = (f"{len(disagree)} flow(s) where the configs and the live lab disagree, first: "
-                        f"{first.src} -> {first.dst} {first.flow}: lab {first.observed}, {first.engine} "
-                        f"{first.batfish} ({first.batfish_detail})")
-    return stage

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from boothnet.run import Run
+from boothnet.validate.checks.isolation import batfish_answers
 from boothnet.validate.plan import isolation_flows
-from boothnet.validate.run import batfish_answers
 from boothnet.verify.batfish.snapshot import snapshot_name
 from boothnet.verify.stage import run_verify_stage
 from tests.helpers import INVENTORIES, quiet

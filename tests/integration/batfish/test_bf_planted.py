@@ -13,8 +13,8 @@ import pytest
 from boothnet.intent import load_network
 from boothnet.run import Run
 from boothnet.tools.showfloor import floor_size, write_showfloor
+from boothnet.validate.checks.isolation import batfish_answers
 from boothnet.validate.plan import isolation_flows
-from boothnet.validate.run import batfish_answers
 from boothnet.verify.batfish.from_intent import render_batfish_view, verify_intent_from_model
 from boothnet.verify.batfish.intent import VerifyIntent
 from boothnet.verify.batfish.report import Status, VerifyReport

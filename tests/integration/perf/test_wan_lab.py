@@ -24,6 +24,7 @@ from boothnet.locks import measurement_turn
 from boothnet.report.render import write_report
 from boothnet.run import Run
 from boothnet.validate.access import lab_access
+from boothnet.validate.checks.convergence import wait_converged
 from boothnet.validate.perf.calibrate import window_factor
 from boothnet.validate.perf.judges import UDP_BUFFER
 from boothnet.validate.perf.lab_watch import LabWatch, udp_receivers
@@ -35,7 +36,6 @@ from boothnet.validate.perf.wan_probes import path_rtt_probe, probe_wan_links
 from boothnet.validate.perf.wan_tools import WanTest, run_iperf3
 from boothnet.validate.plan import declared_wan_paths, isolation_flows
 from boothnet.validate.profile import FULL
-from boothnet.validate.run import wait_converged
 from boothnet.validate.stage import run_validate
 from tests.helpers import ROOT, cpu_bound, edit_yaml, frozen_once, iperf3_pids, lab_mini_in_both_families
 

@@ -26,7 +26,7 @@ from boothnet.lab.plan import lab_context
 from boothnet.lab.scratch import copy_inventory
 from boothnet.render.build import render_all
 from boothnet.validate.access import lab_access
-from boothnet.validate.isolation import run_isolation
+from boothnet.validate.checks.isolation import run_isolation
 from boothnet.validate.plan import isolation_flows
 from boothnet.verify.policy import VERB
 from tests.helpers import INVENTORIES, quiet, running_lab

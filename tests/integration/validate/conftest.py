@@ -13,11 +13,11 @@ from boothnet.lab.scratch import copy_inventory
 from boothnet.lab.state import read_state
 from boothnet.run import Run
 from boothnet.validate.access import Access, lab_access
+from boothnet.validate.checks.convergence import wait_converged
 from boothnet.validate.drift import lab_targets
 from boothnet.validate.floor import reach_floor
 from boothnet.validate.floor.ansible_runner import inventory_connections
 from boothnet.validate.plan import isolation_plan
-from boothnet.validate.run import wait_converged
 from tests.helpers import ROOT, running_lab
 from tests.integration.validate.planted import SEED, inventory_of
 

@@ -19,10 +19,11 @@ from boothnet.lab.shaping import shape
 from boothnet.layout import Layout
 from boothnet.run import Run
 from boothnet.validate.access import lab_access
+from boothnet.validate.checks.convergence import wait_converged
+from boothnet.validate.checks.throughput import run_throughput_tests
 from boothnet.validate.perf.calibrate import LabLimits
 from boothnet.validate.perf.judges import CEILING_SHARE
 from boothnet.validate.plan import isolation_plan
-from boothnet.validate.run import run_throughput_tests, wait_converged
 from tests.helpers import ROOT, quiet, running_lab
 from tests.integration.validate.planted import failed, tc_state
 

@@ -26,10 +26,10 @@ from boothnet.poll import poll
 from boothnet.render.build import render_all
 from boothnet.run import Run
 from boothnet.validate.access import lab_access
+from boothnet.validate.checks.mtu import run_mtu
 from boothnet.validate.checks.ospf import CHECK as OSPF
 from boothnet.validate.profile import FULL
 from boothnet.validate.results import ValidationResults
-from boothnet.validate.run import run_mtu
 from boothnet.validate.stage import run_validate
 from boothnet.watch.round import ROTATION
 from tests.helpers import ROOT, quiet, running_lab

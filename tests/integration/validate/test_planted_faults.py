@@ -21,22 +21,24 @@ from boothnet.report.render import write_report
 from boothnet.report.summary import summarize
 from boothnet.run import Run
 from boothnet.validate.access import Access, lab_access
-from boothnet.validate.cabling import run_cabling
 from boothnet.validate.checks import Context
+from boothnet.validate.checks.cabling import run_cabling
+from boothnet.validate.checks.convergence import wait_converged
+from boothnet.validate.checks.drift import run_drift
+from boothnet.validate.checks.endpoints import run_placement
+from boothnet.validate.checks.isolation import run_isolation
+from boothnet.validate.checks.mtu import run_mtu
 from boothnet.validate.checks.ospf import CHECK as OSPF
-from boothnet.validate.drift import lab_targets, run_drift
+from boothnet.validate.drift import lab_targets
 from boothnet.validate.floor import reach_floor
 from boothnet.validate.floor.ansible_runner import inventory_connections
-from boothnet.validate.isolation import run_isolation
 from boothnet.validate.perf.ports import PortBlock
 from boothnet.validate.perf.request import ToolRequest
 from boothnet.validate.perf.run import run_throughput
 from boothnet.validate.perf.runner import netns_runner
-from boothnet.validate.placement import run_placement
 from boothnet.validate.plan import COMMON_TCP, isolation_plan
 from boothnet.validate.profile import FULL
 from boothnet.validate.results import IsolationRow, ValidationResults
-from boothnet.validate.run import run_mtu, wait_converged
 from boothnet.validate.stage import run_validate
 from tests.helpers import ROOT, quiet, swap_host_cables
 from tests.integration.validate.planted import SEED, failed, inventory_of, nft, sh

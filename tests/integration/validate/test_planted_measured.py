@@ -16,10 +16,11 @@ from boothnet.poll import poll
 from boothnet.report.publish import publish
 from boothnet.run import Run
 from boothnet.validate.access import lab_access
+from boothnet.validate.checks.convergence import wait_converged
 from boothnet.validate.checks.throughput import CHECK as THROUGHPUT
+from boothnet.validate.checks.throughput import run_throughput_tests
 from boothnet.validate.plan import isolation_plan
 from boothnet.validate.results import ValidationResults
-from boothnet.validate.run import run_throughput_tests, wait_converged
 from tests.helpers import cpu_bound, frozen_once, iperf3_pids, quiet
 from tests.integration.validate.planted import SEED, failed, inventory_of, nft, nft_ruleset, sh, tc_state
 

@@ -22,12 +22,11 @@ from boothnet.lab.runner import detect_vlan_mode
 from boothnet.lab.scratch import copy_inventory
 from boothnet.run import Run
 from boothnet.validate.access import lab_access
-from boothnet.validate.isolation import run_isolation
+from boothnet.validate.checks.convergence import wait_converged
+from boothnet.validate.checks.isolation import batfish_answers, judge_batfish_agreement, run_isolation
 from boothnet.validate.plan import isolation_plan
 from boothnet.validate.replies import ReplyPaths
 from boothnet.validate.results import IsolationRow
-from boothnet.validate.run import batfish_answers, wait_converged
-from boothnet.validate.verdicts import judge_batfish_agreement
 from tests.helpers import ROOT, quiet, running_lab
 
 pytestmark = [

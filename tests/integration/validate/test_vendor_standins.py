@@ -15,11 +15,11 @@ from boothnet.lab.runner import detect_vlan_mode
 from boothnet.render.build import render_all
 from boothnet.run import Run
 from boothnet.validate.access import lab_access
+from boothnet.validate.checks.convergence import wait_converged
 from boothnet.validate.drift import lab_targets
 from boothnet.validate.floor import reach_floor
 from boothnet.validate.floor.ansible_runner import inventory_connections
 from boothnet.validate.plan import isolation_plan
-from boothnet.validate.run import wait_converged
 from tests.helpers import running_lab
 
 pytestmark = [

@@ -1,7 +1,7 @@
 """The VPN extension of the secured network, live: sc-booth in namespaces (as its own network
 "vpn-t"), strongSwan with kernel-libipsec on both gateways (root only).
 
-The checks come from boothnet.validate.vpn, the same code validate-lab runs; the planted
+The checks come from boothnet.validate.checks.vpn, the same code validate-lab runs; the planted
 faults here prove they can fail: an open firewall lets a misrouted flow out in clear, and a
 capture of cleartext is named as such.
 """
@@ -33,12 +33,14 @@ from boothnet.lab.scratch import copy_inventory  # noqa: E402
 from boothnet.locks import measurement_turn  # noqa: E402
 from boothnet.run import Run  # noqa: E402
 from boothnet.validate.access import lab_access  # noqa: E402
-from boothnet.validate.isolation import run_isolation  # noqa: E402
-from boothnet.validate.placement import run_placement  # noqa: E402
+from boothnet.validate.checks.convergence import wait_converged  # noqa: E402
+from boothnet.validate.checks.endpoints import run_placement  # noqa: E402
+from boothnet.validate.checks.isolation import run_isolation  # noqa: E402
+from boothnet.validate.checks.mtu import run_mtu  # noqa: E402
+from boothnet.validate.checks.production import production_under_load  # noqa: E402
+from boothnet.validate.checks.vpn import MARKER, VpnChecks, classify_capture, run_vpn  # noqa: E402
 from boothnet.validate.plan import isolation_flows  # noqa: E402
-from boothnet.validate.production import production_under_load  # noqa: E402
-from boothnet.validate.run import run_mtu, wait_converged  # noqa: E402
-from boothnet.validate.vpn import MARKER, VpnChecks, classify_capture, lab_vpn, run_vpn  # noqa: E402
+from boothnet.validate.vpn import lab_vpn  # noqa: E402
 from tests.helpers import ROOT, cpu_bound, frozen_once, iperf3_pids, quiet, running_lab, unjudged  # noqa: E402
 
 NETWORK = "vpn-t"

@@ -19,7 +19,7 @@ from boothnet.deploy.batch import Session
 from boothnet.deploy.lldp import intent_ports
 from boothnet.intent.model import Network
 from boothnet.validate.access import FloorDevices
-from boothnet.validate.placement import _HostSide, _judge_floor, _placed_in_ipv6, endpoint_rows
+from boothnet.validate.checks.endpoints import _HostSide, _judge_floor, _placed_in_ipv6, endpoint_rows
 from tests.helpers import ROOT
 
 RECORDED = ROOT / "tests" / "unit" / "deploy" / "recorded" / "napalm"

@@ -410,9 +410,10 @@ def test_a_commit_already_pending_on_the_switch_is_refused_before_anything_is_ap
 
 @pytest.mark.parametrize("device", ["core1", "rsw1"])
 def test_drift_on_a_switch_names_a_line_added_by_hand(device, configs, tmp_path):
-    """The validate stage's drift check (boothnet.validate.drift.check_drift) on IOS and EOS: the
+    """The validate stage's drift check (boothnet.validate.checks.drift.check_drift) on IOS and EOS: the
     same compare as a deploy's, read through the real NAPALM drivers."""
-    from boothnet.validate.drift import DriftTarget, check_drift
+    from boothnet.validate.checks.drift import check_drift
+    from boothnet.validate.drift import DriftTarget
 
     switch(device, configs)
     deploy(device, configs, tmp_path)

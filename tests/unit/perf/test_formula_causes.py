@@ -92,26 +92,26 @@ def _shaped_at(kbit: int):
 def test_a_slow_lab_aggregate_names_its_cable_only_where_the_labs_shaper_runs_it_slow(inventory_copy, monkeypatch):
     """Issue 42: a router on a stick forwarding in software carried 1,041-1,680 of 1,883 Mb/s, and
     the row said "a slower optic or DAC". In the lab the cable is a shaper, and it is read."""
-    from boothnet.validate.run import _judge_across
+    from boothnet.validate.checks.backbone import judge_across
 
     monkeypatch.setattr("boothnet.validate.counters.detect_vlan_mode", lambda: "segment")
     net, test = _backbone(inventory_copy)
     slow = judge(_row(0.55e9, 0), 0.94e9)
     assert slow.verdict == "FAIL" and not slow.explanation
-    lab_limit = _judge_across(net, _shaped_at(984395), test, slow, None)  # 1000 Mb/s at MTU 1500: at its speed
+    lab_limit = judge_across(net, _shaped_at(984395), test, slow, None)  # 1000 Mb/s at MTU 1500: at its speed
     assert lab_limit.verdict == "ERROR" and lab_limit.causes == ["lab_ceiling"]
     assert "yet the lab shapes" in lab_limit.explanation and "at its 1000 Mb/s on every end" in lab_limit.explanation
     assert "optic" not in lab_limit.explanation
-    tenth = _judge_across(net, _shaped_at(98439), test, slow, None)  # the planted tenth of its speed
+    tenth = judge_across(net, _shaped_at(98439), test, slow, None)  # the planted tenth of its speed
     assert tenth.verdict == "FAIL" and "the link runs below its 1000 Mb/s" in tenth.explanation
     assert "; the lab shapes r1 eth3 at 98 Mb/s" in tenth.explanation
-    floor = _judge_across(net, replace(_shaped_at(984395), kind="floor"), test, slow, None)  # real cables
+    floor = judge_across(net, replace(_shaped_at(984395), kind="floor"), test, slow, None)  # real cables
     assert floor.verdict == "FAIL" and "the link runs below its 1000 Mb/s" in floor.explanation
     # asking more than a stand-in router forwards here: judged against half of that, and said
-    carried = _judge_across(net, _shaped_at(984395), test, slow, 1.2e9)
+    carried = judge_across(net, _shaped_at(984395), test, slow, 1.2e9)
     assert carried.verdict == "PASS" and carried.explanation.startswith(
         "judged against what this lab's stand-in routers forward here, 600 Mb/s (1200 Mb/s for")
-    starved = _judge_across(net, _shaped_at(984395), test, judge(_row(0.3e9, 0), 0.94e9), 1.2e9)
+    starved = judge_across(net, _shaped_at(984395), test, judge(_row(0.3e9, 0), 0.94e9), 1.2e9)
     assert starved.verdict == "ERROR" and "can only be proven on the floor" in starved.explanation
 
 
@@ -119,19 +119,19 @@ def test_retransmits_of_a_lab_aggregate_asking_more_than_the_lab_forwards_are_th
         inventory_copy, monkeypatch):
     """CI (ci71): a 100 Gb/s aggregate through software forwarding retransmitted, and the row said
     "frames are lost ... a bad cable or a dropping port": the lab drops what it cannot forward."""
-    from boothnet.validate.run import _judge_across
+    from boothnet.validate.checks.backbone import judge_across
 
     monkeypatch.setattr("boothnet.validate.counters.detect_vlan_mode", lambda: "segment")
     net, test = _backbone(inventory_copy)
     lossy = judge(_row(0.3e9, 5000), 0.94e9, path_mtu=9000)
     assert lossy.verdict == "FAIL" and lossy.causes == ["lossy"] and "bad cable" in lossy.explanation
-    starved = _judge_across(net, _shaped_at(984395), test, lossy, 1.2e9)
+    starved = judge_across(net, _shaped_at(984395), test, lossy, 1.2e9)
     assert starved.verdict == "ERROR" and starved.causes == ["lab_ceiling"], starved.explanation
     assert "bad cable" not in starved.explanation and "runs below" not in starved.explanation
     assert starved.explanation.endswith("its 5000 retransmits are frames this lab's software forwarding could not "
                                         "carry, not a cable's")
-    carried = _judge_across(net, _shaped_at(984395), test, judge(_row(0.7e9, 5000), 0.94e9, path_mtu=9000), 1.2e9)
+    carried = judge_across(net, _shaped_at(984395), test, judge(_row(0.7e9, 5000), 0.94e9, path_mtu=9000), 1.2e9)
     assert carried.verdict == "PASS" and carried.causes == [] and "not a cable's" in carried.explanation
     # within what the lab forwards, or on a floor, lost frames stay the network's
-    assert _judge_across(net, _shaped_at(984395), test, lossy, 10e9) == lossy
-    assert _judge_across(net, replace(_shaped_at(984395), kind="floor"), test, lossy, 1.2e9) == lossy
+    assert judge_across(net, _shaped_at(984395), test, lossy, 10e9) == lossy
+    assert judge_across(net, replace(_shaped_at(984395), kind="floor"), test, lossy, 1.2e9) == lossy

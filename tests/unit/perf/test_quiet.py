@@ -103,9 +103,9 @@ def test_a_10g_host_path_above_one_streams_reach_here_is_judged_against_it_and_s
     where iperf3 carried 9.3-9.5. Here r2's host ports at 10 Gb/s, nuttcp measured at 9 Gb/s:
     nuttcp's h3 -> h4 is judged against 70 % of that, iperf3's (16 Gb/s) against the intent."""
     from boothnet.intent.validate import load_network
+    from boothnet.validate.checks.throughput import stream_limits
     from boothnet.validate.perf.calibrate import LabLimits
     from boothnet.validate.plan import throughput_tests
-    from boothnet.validate.run import stream_limits
 
     inv = inventory_copy("lab-mini")
     inv.edit("host_vars/r2.yml", lambda d: [port.update(speed=10000) for port in d["ports"] if port["name"] != "eth3"])

@@ -70,6 +70,7 @@ class MeasuredCheck(LiveCheck):
     """A check over measurements: its ``kinds`` of the results' throughput rows."""
 
     section = field = "throughput"
+    row_type = ThroughputResult
     kinds: ClassVar[frozenset[str]]
     measures = True
     rotates = True

@@ -4,10 +4,11 @@ should not load it (tests/unit/test_lazy_imports.py)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Protocol
 
 from boothnet.validate.perf.schema import ThroughputResult
-from boothnet.validate.results import IsolationRow
 
 GREEN, RED, GREY, AMBER = "#2e7d32", "#c62828", "#9e9e9e", "#f9a825"
 
@@ -115,14 +116,27 @@ def window_sweep_plot(results: list[ThroughputResult], rtt_ms: dict[str, float],
     return out
 
 
+class MatrixRow(Protocol):
+    """What the heatmap reads of an isolation row (the isolation check's row type)."""
+
+    @property
+    def src_zone(self) -> str: ...
+    @property
+    def dst_zone(self) -> str: ...
+    @property
+    def expected(self) -> str: ...
+    @property
+    def verdict(self) -> str | None: ...
+
+
 # cell codes for the heatmap
 _UNTESTED, _DENY, _PARTIAL, _PERMIT, _MISMATCH = range(5)
 _CELL_COLORS = ["#ffffff", "#cfd8dc", "#c5e1a5", "#66bb6a", "#e53935"]
 
 
-def matrix_cells(rows: list[IsolationRow], zones: list[str]) -> list[list[tuple[int, int, int]]]:
+def matrix_cells(rows: Sequence[MatrixRow], zones: list[str]) -> list[list[tuple[int, int, int]]]:
     """Per (src zone, dst zone): (code, number of flows, number of mismatches)."""
-    cells: dict[tuple[str, str], list[IsolationRow]] = {}
+    cells: dict[tuple[str, str], list[MatrixRow]] = {}
     for row in rows:
         cells.setdefault((row.src_zone, row.dst_zone), []).append(row)
     grid = []
@@ -147,7 +161,7 @@ def matrix_cells(rows: list[IsolationRow], zones: list[str]) -> list[list[tuple[
     return grid
 
 
-def reachability_heatmap(rows: list[IsolationRow], zones: list[str], out: Path) -> Path | None:
+def reachability_heatmap(rows: Sequence[MatrixRow], zones: list[str], out: Path) -> Path | None:
     if not rows:
         return None
     _agg()

@@ -8,7 +8,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import BaseModel
 
@@ -22,6 +22,9 @@ from boothnet.validate.profile import Profile
 from boothnet.validate.results import Failure, Stage, ValidationResults
 from boothnet.validate.verdicts import timed_stage
 from boothnet.validate.vpn import LabVpn
+
+if TYPE_CHECKING:
+    from boothnet.validate.run import LaneJob, Lanes
 
 
 @dataclass
@@ -111,7 +114,9 @@ class LiveCheck:
     in this machine's measurement turn. ``rotates``: a watch round probes a share of its rows, so a
     failing row clears only when probed again; else a round that ran the check clears its section.
     ``alarm``: in watch, a cause (its failure explains dependent ones on the same nodes) or an
-    effect. ``alarm_rank``: lower is announced first."""
+    effect. ``alarm_rank``: lower is announced first. ``rides``: the check whose lanes measure it
+    (``validate/run.py``): it runs no stage of its own, and puts its measurements in those lanes
+    through ``lane_jobs``, its rows stored with the host check's."""
 
     name: ClassVar[str]
     order: ClassVar[int]
@@ -125,6 +130,7 @@ class LiveCheck:
     rotates: ClassVar[bool] = False
     alarm: ClassVar[AlarmRole | None] = None
     alarm_rank: ClassVar[int] = 50
+    rides: ClassVar[str | None] = None
     stage_action: ClassVar[str] = "see the stage's section below"
     rows_first: ClassVar[Literal["not passed", "failed", None]] = "not passed"  # the table's order; None: as run
 
@@ -142,8 +148,15 @@ class LiveCheck:
         """Probe the network; its rows (appended to the results by ``execute``)."""
         raise NotImplementedError
 
+    def lane_jobs(self, lanes: Lanes) -> list[LaneJob]:
+        """Its measurements in the shared lanes (a check that ``rides`` another's, or hosts them):
+        each a test, a tool, a direction, and its own measure-and-judge."""
+        return []
+
     def execute(self, ctx: Context) -> None:
         """Run it as one timed stage (an exception makes the stage ERROR, never loses the others)."""
+        if self.rides is not None:
+            return  # measured in the lanes of the check it rides, through ``lane_jobs``
         if not self.applies(ctx) or self.measures and not ctx.profile.throughput:
             return  # a profile that does not measure says so once, for every measuring check
         if (why := self.skip(ctx)) is not None:

@@ -27,6 +27,7 @@ ROUND_PINGS = 10  # a watch round's series
 class WanRtt(LiveCheck):
     name = "wan rtt"
     section = field = "rtt"
+    row_type = RttRow
     order = 75
     title = "WAN paths: RTT"
     rows_first = None
