@@ -16,6 +16,7 @@ from boothnet.derive import DeviceModel
 from boothnet.derive.model import Route
 from boothnet.verify.acl_review.report import AclReview
 from boothnet.verify.acl_review.stage import review_intents
+from boothnet.verify.batfish.service import BatfishAsk
 from tests.helpers import ROOT
 
 PolicyEdit = Callable[[dict[str, Any]], None]
@@ -84,7 +85,8 @@ def review_change(tmp_path: Path, network: str, head: PolicyEdit | None = None, 
             shutil.copytree(ROOT / "inventories" / network, tmp_path / side)
             if edit is not None:
                 _edit_policy(tmp_path / side, edit)
-    return review_intents(tmp_path / "base", tmp_path / "head", tmp_path / build, "HEAD", host=host, edit_head=models)
+    return review_intents(tmp_path / "base", tmp_path / "head", tmp_path / build, "HEAD", ask=BatfishAsk(host),
+                          edit_head=models)
 
 
 def add_static(device: str, prefix: str, next_hop: str) -> Callable[[dict[str, DeviceModel]], None]:

@@ -10,6 +10,7 @@ import yaml
 
 from boothnet.verify.acl_review.report import BATFISH, OFFLINE, _groups
 from boothnet.verify.acl_review.stage import review_intents
+from boothnet.verify.batfish.service import BatfishAsk
 from tests.acl_changes import (
     NO_RESEARCH_TO_THEATER_WEB,
     add_static,
@@ -58,7 +59,7 @@ def test_batfish_and_offline_agree(host, tmp_path, change, exit_code):
     policy.write_text(yaml.safe_dump(data, sort_keys=False))
 
     def review(with_host, build):
-        return review_intents(tmp_path / "base", tmp_path / "head", tmp_path / build, "HEAD", host=with_host)
+        return review_intents(tmp_path / "base", tmp_path / "head", tmp_path / build, "HEAD", ask=BatfishAsk(with_host))
 
     live = review(host, "live")
     offline = review("127.0.0.1:1", "offline")  # a port nothing listens on: offline evaluation

@@ -9,6 +9,7 @@ import pytest
 
 from boothnet.verify.batfish.report import Status
 from boothnet.verify.batfish.review import review_change
+from boothnet.verify.batfish.service import BatfishAsk
 from boothnet.verify.batfish.verify import run_verify
 
 pytestmark = pytest.mark.batfish
@@ -45,7 +46,7 @@ def test_verify_change_breaks_isolation_and_secure_network(host, tmp_path):
 
 def test_review_change_vs_base_flags_both_permits(host, tmp_path):
     result = review_change(rec.configs_dir("base"), rec.configs_dir("change"),
-                           rec.booth_intent(), tmp_path, host=host, require=True)
+                           rec.booth_intent(), tmp_path, BatfishAsk(host, require=True))
     assert result.exit_code == 1
     assert {v.change.device for v in result.violations} == {"core1", "hgw"}
     assert (tmp_path / "review.html").exists()

@@ -60,8 +60,8 @@ def test_stage_uses_batfish_when_a_service_answers(tmp_path, monkeypatch):
                         lambda host, require: ServiceStatus("bf.test", 9996, True, "reachable"))
     seen = {}
 
-    def fake_review_change(base, change, intent, out_dir, **kwargs):
-        seen.update(base=base, change=change, network=kwargs["network"])
+    def fake_review_change(base, change, intent, out_dir, ask, **kwargs):
+        seen.update(base=base, change=change, network=ask.network)
         return recorded()
 
     monkeypatch.setattr(stage, "review_change", fake_review_change)

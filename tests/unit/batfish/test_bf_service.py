@@ -15,6 +15,7 @@ from boothnet.verify.batfish.report import Status
 from boothnet.verify.batfish.review import review_change
 from boothnet.verify.batfish.service import (
     DOCKER_COMMAND,
+    BatfishAsk,
     BatfishUnavailable,
     find_host,
     probe,
@@ -146,4 +147,4 @@ def test_review_without_service_is_skipped_with_exit_zero_and_report(tmp_path, n
 def test_review_with_require_raises(tmp_path, closed_port):
     with pytest.raises(BatfishUnavailable):
         review_change(configs_dir("base"), configs_dir("change"), booth_intent(), tmp_path,
-                      host=closed_port, require=True)
+                      BatfishAsk(closed_port, require=True))

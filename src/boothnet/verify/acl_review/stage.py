@@ -36,7 +36,7 @@ from boothnet.verify.batfish.blind import leave_out_blind
 from boothnet.verify.batfish.from_intent import batfish_context, verify_intent_from_model
 from boothnet.verify.batfish.report import Status
 from boothnet.verify.batfish.review import review_change
-from boothnet.verify.batfish.service import find_host, service_status
+from boothnet.verify.batfish.service import ANY_SERVICE, BatfishAsk, find_host, service_status
 from boothnet.verify.policy import PolicyPaths
 
 WORKING_TREE = "working tree"
@@ -59,8 +59,7 @@ def review_intents(
     build_root: Path,
     base_label: str,
     head_label: str = WORKING_TREE,
-    host: str | None = None,
-    require: bool = False,
+    ask: BatfishAsk = ANY_SERVICE,
     progress: Progress = lambda _: None,
     edit_head: Callable[[dict[str, DeviceModel]], None] | None = None,
 ) -> AclReview:
@@ -90,7 +89,7 @@ def review_intents(
     diff = diff_models(base_net, base_models, head_net, head_models)
     review.stats = {"e2e_flows": e2e.flows, "flows": diff.flows, "acls": diff.acls, "decisions": diff.decisions}
     zones = ZoneMap.from_networks(head_net, base_net)
-    status = service_status(find_host(host, Layout(build_root, head_net.name).batfish_service), require)
+    status = service_status(find_host(ask.host, Layout(build_root, head_net.name).batfish_service), ask.require)
     if status.reachable:
         progress(f"Batfish at {status.host}: differential review")
         views: dict[str, Path] = {}
@@ -106,8 +105,8 @@ def review_intents(
         asked = queries_for(review.flow_changes, review.depth, entries["head"])
         intent = verify_intent_from_model(head_net)
         result = review_change(views["base"], views["head"], intent, out_dir / "batfish",
-                               host=status.host, require=require, layer1_edges=list(intent.links),
-                               network=f"{head_net.name}-review", flows=asked.queries, progress=progress)
+                               BatfishAsk(status.host, ask.require, f"{head_net.name}-review"),
+                               layer1_edges=list(intent.links), flows=asked.queries, progress=progress)
         if result.status != Status.SKIPPED:
             review.method, review.batfish = BATFISH, f"ran at {status.host}"
             apply_answers(asked, result.flow_answers.get("base", []), result.flow_answers.get("change", []))
@@ -151,4 +150,5 @@ def run_acl_review(
         progress(f"intent at {base}")
         base_inv = stack.enter_context(inventory_at(inventory, base, build_root))
         head_inv = stack.enter_context(inventory_at(inventory, head, build_root)) if head else inventory
-        return review_intents(base_inv, head_inv, build_root, base, head or WORKING_TREE, host, require, progress)
+        return review_intents(base_inv, head_inv, build_root, base, head or WORKING_TREE, BatfishAsk(host, require),
+                              progress)

@@ -21,7 +21,7 @@ from boothnet.verify.batfish import frames as fr
 from boothnet.verify.batfish.intent import OPENING_PACKETS, VerifyIntent, ip_in
 from boothnet.verify.batfish.questions import opening_headers, secure_headers, zone_pair_headers
 from boothnet.verify.batfish.report import Status
-from boothnet.verify.batfish.service import open_session, service_status
+from boothnet.verify.batfish.service import ANY_SERVICE, BatfishAsk, open_session
 from boothnet.verify.batfish.snapshot import Edge, build_snapshot_dir, init_snapshot, snapshot_name
 from boothnet.verify.batfish.traces import FlowAnswer, FlowQuery, ask_flows
 
@@ -302,22 +302,20 @@ def review_change(
     change_configs: Path,
     intent: VerifyIntent,
     out_dir: Path,
-    host: str | None = None,
-    require: bool = False,
+    ask: BatfishAsk = ANY_SERVICE,
     layer1_edges: list[Edge] | None = None,
-    network: str = "boothnet-review",
     flows: Sequence[FlowQuery] = (),
     progress: Callable[[str], None] = lambda _: None,
 ) -> ReviewResult:
     """Ask Batfish what `change_configs` newly permits/denies versus `base_configs`; `flows`
     are traced in both snapshots (`flow_answers`)."""
-    status = service_status(host, require)
+    status = ask.status()
     if not status.reachable:
         result = ReviewResult(Status.SKIPPED, reason=status.skip_reason)
         write_review(result, out_dir)
         return result
     edges = layer1_edges or []
-    bf = open_session(status, network)
+    bf = open_session(status, ask.network)
     names = {side: snapshot_name(side, out_dir) for side in ("base", "change")}
     for side, cfg in (("base", base_configs), ("change", change_configs)):
         init_snapshot(bf, build_snapshot_dir(cfg, edges, out_dir / "snapshots" / side), names[side])

@@ -104,6 +104,22 @@ def probe(host: str | None = None, timeout: float = 2.0) -> ServiceStatus:
     return ServiceStatus(found, port, True, f"Batfish at {name}:{port} reachable")
 
 
+@dataclass(frozen=True)
+class BatfishAsk:
+    """Which Batfish service a review asks and how: its host (None: found as every command finds
+    it), whether one that does not answer is fatal, and the Batfish network the snapshots go in."""
+
+    host: str | None = None
+    require: bool = False
+    network: str = "boothnet-review"
+
+    def status(self) -> ServiceStatus:
+        return service_status(self.host, self.require)
+
+
+ANY_SERVICE = BatfishAsk()  # the service every command finds, not required
+
+
 def service_status(
     host: str | None = None, require: bool = False, timeout: float = 2.0
 ) -> ServiceStatus:
