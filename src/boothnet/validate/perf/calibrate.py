@@ -42,6 +42,7 @@ from boothnet.layout import Layout
 from boothnet.locks import measurement_turn
 from boothnet.progress import Progress
 from boothnet.validate.perf.ports import PortBlock
+from boothnet.validate.perf.quiet import MachineLoad, quiet_moment
 from boothnet.validate.perf.run import ToolName, ToolRequest, run_throughput
 from boothnet.validate.perf.runner import netns_runner
 from boothnet.validate.perf.wan_judges import effective_window
@@ -132,6 +133,10 @@ def window_factor(build_root: Path, progress: Progress) -> Callable[[str, int], 
 # the path's rate with its delay, as the lab builds them. A path that asks more can be proven only
 # on a floor; in the lab it is judged against the ceiling, and says so.
 CEILING_SECONDS, CEILING_OMIT_S = 4, 2
+# the higher of two runs, each at a quiet moment: a run slowed by the machine's other work
+# understates what the lab carries, and is cached for every later run (a CI run measured a delay
+# line at 273 Mb/s beside four live workers, then judged a 449 Mb/s stream against it)
+CEILING_RUNS = 2
 
 
 def _tunnel(ns: str, side: str, work: Path, psk: str) -> tuple[subprocess.Popen[bytes], CharonPaths]:
@@ -197,18 +202,27 @@ def _measure_ceiling(kind: str, path: WanPath, work: Path) -> dict[str, float]:
                                 f"10.98.{me}.1"], check=True)
             target = "10.98.2.1"
         netns_runner(names[0], ["ping", "-c", "3", "-W", "2", target], 15)
-        result = run_throughput(netns_runner, ToolRequest(
+        return _best_of_quiet_runs(kind, ToolRequest(
             "iperf3", names[1], names[0], target, PortBlock("ceiling", names[1], 5301, 1),
             duration=CEILING_SECONDS, omit=CEILING_OMIT_S, window=path.advised_window))
-        if not result.succeeded:
-            raise RuntimeError(f"the lab's {kind} carried no iperf3 stream: {result.error}")
-        return {"bps": round(result.throughput), "retransmits": result.retransmits or 0}
     finally:
         for pid in procs:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGTERM)
         for ns in names:
             remove_namespace(ns)
+
+
+def _best_of_quiet_runs(kind: str, request: ToolRequest) -> dict[str, float]:
+    runs = []
+    for _ in range(CEILING_RUNS):
+        quiet_moment(MachineLoad())
+        runs.append(run_throughput(netns_runner, request))
+    carried = [r for r in runs if r.succeeded]
+    if not carried:
+        raise RuntimeError(f"the lab's {kind} carried no iperf3 stream: {runs[-1].error}")
+    best = max(carried, key=lambda r: r.throughput)
+    return {"bps": round(best.throughput), "retransmits": best.retransmits or 0}
 
 
 def lab_ceiling(build_root: Path, progress: Progress) -> Callable[[str, WanPath], float]:

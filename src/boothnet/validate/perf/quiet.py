@@ -109,7 +109,7 @@ def measure_again(jobs: list[Job], results: list[ThroughputResult], measure: Cal
             if time.monotonic() > deadline:
                 progress(f"[throughput] out of time to measure again: {len(again) - done} test(s) keep their run")
                 return results
-            _quiet_moment(load)
+            quiet_moment(load)
             results[i] = measure(jobs[i]).model_copy(update={"retried": _first_run(first[i], round_)})
     return results
 
@@ -122,12 +122,12 @@ def until_settled(measure: Callable[[], ThroughputResult], first: ThroughputResu
     for tries in range(1, ROUNDS + 1):
         if not load_decided(result):
             break
-        _quiet_moment(load)
+        quiet_moment(load)
         result = measure().model_copy(update={"retried": _first_run(first, tries)})
     return result
 
 
-def _quiet_moment(load: MachineLoad) -> None:
+def quiet_moment(load: MachineLoad) -> None:
     """Until the cores have room, QUIET_WAIT_S at most (a machine busy with something else for
     longer is measured as it is, and said so)."""
     poll(load.busy, lambda busy: busy < CPU_SATURATED, QUIET_WAIT_S)
