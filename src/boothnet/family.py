@@ -70,6 +70,13 @@ ICMP_TYPES: dict[str, dict[Family, tuple[str, str, str]]] = {
     "timestamp-reply": {Family.V4: ("timestamp-reply",) * 3},
     "packet-too-big": {Family.V6: ("packet-too-big",) * 3},
 }
+# the types' numbers, as Batfish's headers and the wire say them
+ICMP_NUMBERS: dict[str, dict[Family, int]] = {
+    "echo-request": {Family.V4: 8, Family.V6: 128}, "echo-reply": {Family.V4: 0, Family.V6: 129},
+    "destination-unreachable": {Family.V4: 3, Family.V6: 1}, "time-exceeded": {Family.V4: 11, Family.V6: 3},
+    "parameter-problem": {Family.V4: 12, Family.V6: 4}, "redirect": {Family.V4: 5, Family.V6: 137},
+    "timestamp-request": {Family.V4: 13}, "timestamp-reply": {Family.V4: 14}, "packet-too-big": {Family.V6: 2},
+}
 # what a stateless device must let back for a permitted type: its reply (the request's state)
 ICMP_REPLY = {"echo-request": "echo-reply", "timestamp-request": "timestamp-reply"}
 

@@ -146,3 +146,17 @@ def test_the_property_names_the_rule_whose_type_was_widened(monkeypatch):
     assert re.search(r"-> \S+ icmp destination-unreachable: the intent denies it \(rule default\), but \w+ ACL \w+ "
                      r"permits it at '[^']*meta l4proto icmp counter accept' \(compiled from rule ping-anywhere\)",
                      str(failed.value)), str(failed.value)
+
+
+def test_batfish_is_asked_each_typed_icmp_flow_apart():
+    """The policy check's questions keep a rule's ICMP types apart: a ping and another type the
+    intent decides otherwise are asked as two services, each with its own ICMP type."""
+    from boothnet.verify.batfish.from_intent import policy_queries
+    from boothnet.verify.batfish.questions import typed_packet
+
+    net = ping_only("lab-mini")
+    queries = policy_queries(PolicyPaths(net, derive_network(net)))
+    asked = {(q.node, q.acl, q.proto, q.action) for q in queries if q.proto.startswith("icmp") and not q.reply}
+    assert ("r1", "USERS_IN", "icmp", "permit") in asked
+    assert ("r1", "USERS_IN", "icmp destination-unreachable", "deny") in asked
+    assert (typed_packet("icmp").icmp_type, typed_packet("icmp destination-unreachable").icmp_type) == (8, 3)
