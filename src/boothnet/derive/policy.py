@@ -186,10 +186,11 @@ class PolicyCompiler(Generic[P]):
                         for port in rule.ports
                     ] or [AclEntry("permit", "tcp", src, dst, rule.name, established=True, via_tunnel=via_tunnel)]
                 elif rule.proto == "icmp":
-                    # a request's reply (echo-reply for every type, or for the echo-request a rule names)
-                    entries += [AclEntry("permit", "icmp", src, dst, rule.name, icmp_type=ICMP_REPLY[kind or
-                                         "echo-request"], via_tunnel=via_tunnel)
-                                for kind in rule.icmp_types_in(self.family) if (kind or "echo-request") in ICMP_REPLY]
+                    # each request's reply: a rule for every type gets echo-reply, one naming types
+                    # gets the replies of the requests it names (none for an error type)
+                    replies = [ICMP_REPLY.get(kind or "echo-request") for kind in rule.icmp_types_in(self.family)]
+                    entries += [AclEntry("permit", "icmp", src, dst, rule.name, icmp_type=reply, via_tunnel=via_tunnel)
+                                for reply in replies if reply is not None]
                 elif rule.proto == "udp":
                     entries += [AclEntry("permit", "udp", src, dst, rule.name, src_port=port, via_tunnel=via_tunnel)
                                 for port in rule.ports]
