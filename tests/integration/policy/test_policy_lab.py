@@ -175,7 +175,8 @@ def test_a_removed_echo_request_line_is_named_by_the_isolation_matrix(lab, ping_
     load_policy(ping_only, vlan_mode, tmp_path)
     path = tmp_path / "nftables.nft"
     lines = path.read_text().splitlines()
-    planted = [line for line in lines if "ip saddr 10.20.10.0/24 icmp type echo-request counter accept" in line]
+    planted = [line for line in lines
+               if "ip saddr 10.20.10.0/24 ip daddr 10.120.1.0/24 icmp type echo-request counter accept" in line]
     assert len(planted) == 1, planted
     path.write_text("\n".join(line for line in lines if line not in planted) + "\n")
     subprocess.run(["ip", "netns", "exec", f"{NETWORK}-{FIREWALL}", "nft", "-f", str(path)], check=True)
