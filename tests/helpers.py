@@ -241,6 +241,20 @@ def lab_mini_in_both_families(inventory: Path) -> None:
         addresses6={"a": "2001:db8:d::1/64", "b": "2001:db8:d::2/64"}))
 
 
+def ping_only_policy(inventory: Path) -> None:
+    """A copy of lab-mini, eos-core or eos-core-ds whose `ping-anywhere` permits echo requests
+    only, after a rule that denies redirects and timestamps: "ping yes, redirects and timestamps
+    no" (issue 69); every other ICMP type falls to the default deny."""
+    def change(data: Any) -> None:
+        rules = data["policy"]["rules"]
+        at = next(i for i, rule in enumerate(rules) if rule["name"] == "ping-anywhere")
+        rules[at]["icmp_types"] = ["echo-request"]
+        rules.insert(at, {"name": "no-redirects-or-timestamps", "from": "any", "to": "any", "proto": "icmp",
+                          "icmp_types": ["redirect", "timestamp-request"], "action": "deny"})
+
+    edit_yaml(inventory, "group_vars/all/policy.yml", change)
+
+
 def iperf3_pids(namespace: str, argv_has: str, argv_lacks: str = "\0") -> list[int]:
     """iperf3 processes in ``namespace`` whose command line has ``argv_has`` and not ``argv_lacks``."""
     from boothnet.lab.services import _cmdline, pids_in_namespaces

@@ -3,7 +3,7 @@
 Each example takes a reference booth (router on a stick: fw-booth; two gateways: lab-mini; the
 secured network through a VPN: sc-booth), draws host groups and an ordered rule list from every
 selector the schema allows (zones, VLANs, groups, any, outside) on both sides, with protocols,
-ports, denies before permits and overlaps, and keeps only policies the intent accepts.
+ports, ICMP types, denies before permits and overlaps, and keeps only policies the intent accepts.
 """
 
 from __future__ import annotations
@@ -19,6 +19,8 @@ from boothnet.intent.model import Network, Policy
 from tests.helpers import INVENTORIES
 
 PORTS = (22, 80, 443, 5201)
+# ping and its reply, a type of each family only, and one more (the evaluator adds one named nowhere)
+ICMP_TYPES = ("echo-request", "echo-reply", "redirect", "timestamp-request", "packet-too-big")
 # sc-booth is the largest (6,900 flows): a third of the examples
 BOOTHS = ("fw-booth", "fw-booth", "lab-mini", "lab-mini", "sc-booth")
 
@@ -44,6 +46,8 @@ def rules(draw: Any, choices: list[str], index: int) -> dict[str, Any]:
                             "action": draw(st.sampled_from(["permit", "deny"]))}
     if proto in ("tcp", "udp") and draw(st.booleans()):
         rule["ports"] = sorted(draw(st.sets(st.sampled_from(PORTS), min_size=1, max_size=2)))
+    if proto == "icmp" and draw(st.booleans()):
+        rule["icmp_types"] = sorted(draw(st.sets(st.sampled_from(ICMP_TYPES), min_size=1, max_size=2)))
     if rule["from"] == "zone:outside":
         rule["action"] = "deny"  # the intent refuses a permit from outside (an error case of its own)
     return rule

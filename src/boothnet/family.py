@@ -50,3 +50,39 @@ class Family(IntEnum):
 
 
 FAMILIES = (Family.V4, Family.V6)
+
+
+# The ICMP types a rule may name (`icmp_types`: intent.model.Rule), by the name the intent and
+# the compiled model use, with the word each platform prints for it in each family it exists in:
+# (IOS, EOS, nftables). A type of one family only (timestamps: IPv4; packet-too-big: IPv6) gives
+# lines in that family only: no packet of the other family is of that type.
+ICMP_PLATFORMS = ("cisco_ios", "arista_eos", "frr_linux")
+ICMP_TYPES: dict[str, dict[Family, tuple[str, str, str]]] = {
+    "echo-request": {Family.V4: ("echo", "echo", "echo-request"),
+                     Family.V6: ("echo-request", "echo-request", "echo-request")},
+    "echo-reply": {Family.V4: ("echo-reply",) * 3, Family.V6: ("echo-reply",) * 3},
+    "destination-unreachable": {Family.V4: ("unreachable", "unreachable", "destination-unreachable"),
+                                Family.V6: ("unreachable", "unreachable", "destination-unreachable")},
+    "time-exceeded": {Family.V4: ("time-exceeded",) * 3, Family.V6: ("time-exceeded",) * 3},
+    "parameter-problem": {Family.V4: ("parameter-problem",) * 3, Family.V6: ("parameter-problem",) * 3},
+    "redirect": {Family.V4: ("redirect",) * 3, Family.V6: ("redirect", "redirect", "nd-redirect")},
+    "timestamp-request": {Family.V4: ("timestamp-request",) * 3},
+    "timestamp-reply": {Family.V4: ("timestamp-reply",) * 3},
+    "packet-too-big": {Family.V6: ("packet-too-big",) * 3},
+}
+# the types' numbers, as Batfish's headers and the wire say them
+ICMP_NUMBERS: dict[str, dict[Family, int]] = {
+    "echo-request": {Family.V4: 8, Family.V6: 128}, "echo-reply": {Family.V4: 0, Family.V6: 129},
+    "destination-unreachable": {Family.V4: 3, Family.V6: 1}, "time-exceeded": {Family.V4: 11, Family.V6: 3},
+    "parameter-problem": {Family.V4: 12, Family.V6: 4}, "redirect": {Family.V4: 5, Family.V6: 137},
+    "timestamp-request": {Family.V4: 13}, "timestamp-reply": {Family.V4: 14}, "packet-too-big": {Family.V6: 2},
+}
+# what a stateless device must let back for a permitted type: its reply (the request's state)
+ICMP_REPLY = {"echo-request": "echo-reply", "timestamp-request": "timestamp-reply"}
+
+
+def icmp_words(platform: str, family: Family) -> dict[str, str]:
+    """A platform's words for the ICMP types of one family, where they differ from the name."""
+    column = ICMP_PLATFORMS.index(platform)
+    return {name: words[family][column] for name, words in ICMP_TYPES.items()
+            if family in words and words[family][column] != name}

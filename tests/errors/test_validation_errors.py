@@ -658,3 +658,26 @@ def test_a_management_gateway_needs_every_switchs_management_port_in_a_vrf(inven
         "inv/group_vars/all/network.yml: network.management.gateway: '10.9.9.9': none while rsw1 keep(s) the "
         "management port in the default VRF (EOS Management1): a default route there would route booth traffic "
         "too; put the controller on the management subnet"]
+
+
+def test_icmp_types_unknown_on_another_protocol_twice_and_of_no_family_the_booth_has(inventory_copy):
+    inv = inventory_copy()  # lab-mini: IPv4 only
+
+    def change(data):
+        rules = data["policy"]["rules"]
+        rules[1]["icmp_types"] = ["echo-request"]  # admins-ssh-to-lab: tcp
+        rules[3]["icmp_types"] = ["echo-request", "ping", "echo-request"]  # ping-anywhere: icmp
+        rules.insert(0, {"name": "ptb", "from": "any", "to": "any", "proto": "icmp", "action": "permit",
+                         "icmp_types": ["packet-too-big"]})
+
+    inv.edit(POLICY, change)
+    allowed = ("echo-request, echo-reply, destination-unreachable, time-exceeded, parameter-problem, redirect, "
+               "timestamp-request, timestamp-reply, packet-too-big")
+    assert errors_of(inv) == [
+        "inv/group_vars/all/policy.yml: policy.rules[0].icmp_types: ['packet-too-big']: a type of a family the "
+        "booth's VLANs have (IPv4): the rule would match nothing",
+        "inv/group_vars/all/policy.yml: policy.rules[2].icmp_types: ['echo-request']: icmp_types only with proto icmp",
+        f"inv/group_vars/all/policy.yml: policy.rules[4].icmp_types[1]: 'ping': ICMP types: {allowed}",
+        "inv/group_vars/all/policy.yml: policy.rules[4].icmp_types[2]: 'echo-request': each type once (it is "
+        "listed earlier)",
+    ]

@@ -8,6 +8,7 @@ named with its device, line number and line."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -28,7 +29,7 @@ from boothnet.platforms.evidence import (
 )
 from boothnet.render.build import build
 from boothnet.tools.showfloor import floor_size, write_showfloor
-from tests.helpers import INVENTORIES, ROOT
+from tests.helpers import INVENTORIES, ROOT, edit_yaml, ping_only_policy
 
 
 @pytest.fixture(scope="module")
@@ -40,8 +41,12 @@ def rendered(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[str, str, P
     write_showfloor(floor, floor_size(60), "floor60")
     configs: list[tuple[str, str, Path]] = []
     acceptance = ROOT / "tests" / "acceptance"  # booths written from the docs (tests/acceptance/README.md)
+    icmp_types = root / "icmp-types"  # rules naming ICMP types, on IOS and EOS in both families (issue 69)
+    shutil.copytree(INVENTORIES / "eos-core-ds", icmp_types)
+    ping_only_policy(icmp_types)
+    edit_yaml(icmp_types, "group_vars/all/network.yml", lambda d: d["network"].update(name="icmp-types"))
     for inventory in [*sorted(p for p in INVENTORIES.iterdir() if p.is_dir()),
-                      *sorted(p for p in acceptance.iterdir() if p.is_dir()), floor]:
+                      *sorted(p for p in acceptance.iterdir() if p.is_dir()), floor, icmp_types]:
         result = build(inventory, root / "build", run_tools=False)
         assert result.ok, (inventory.name, result.findings)
         for device in load_network(inventory).devices.values():

@@ -18,6 +18,8 @@ from hypothesis import HealthCheck, Phase, find, given, settings
 from boothnet.derive import derive_network
 from boothnet.derive.model import AclEntry
 from boothnet.derive.policy import PolicyCompiler, dedupe, number
+from boothnet.intent.model import Network, Rule
+from boothnet.verify.flows import acl_views
 from boothnet.verify.policy import PolicyPaths
 from tests.policies import policies, reference
 
@@ -93,3 +95,68 @@ def test_a_network_with_more_flows_than_the_limit_is_sampled_and_says_so():
     assert len(sample.flows) <= 1000 and set(sample.flows) <= set(whole.flows)
     assert sample.sampled == f"a seeded sample of {len(sample.flows):,} of the 7,440 representative flows"
     assert sample.flows == PolicyPaths(net, models, limit=1000).flows  # seeded: the same sample again
+
+
+def ping_only(name: str) -> Network:
+    """A reference booth whose `ping-anywhere` permits echo requests only: every other ICMP type
+    falls to the default deny (the replies come back by the stateless return lines or state)."""
+    net = reference(name)
+    rules = [rule.model_copy(update={"icmp_types": ["echo-request"]}) if rule.name == "ping-anywhere" else rule
+             for rule in net.policy.rules]
+    return net.model_copy(update={"policy": net.policy.model_copy(update={"rules": rules})})
+
+
+@pytest.mark.parametrize(("name", "family"), [("lab-mini", 4), ("eos-core", 4), ("eos-core-ds", 6)])
+def test_a_ping_only_rule_permits_echo_requests_and_no_other_type(name, family):
+    net = ping_only(name)
+    paths = PolicyPaths(net, derive_network(net), family=family)
+    assert not paths.mismatches(), paths.mismatches()[0].describe()  # every ACL on every path, every type
+    # the whole path (eos-core-ds's admin is bound by MAC: its gateway matches the prefix, its port the host)
+    assert all(paths.compiled(f) == paths.intent(f) for f in paths.flows if f.proto == "icmp" and paths.on_path(f))
+    kinds = {f.icmp_type for f in paths.flows if f.proto == "icmp"}
+    assert kinds == {"echo-request", "destination-unreachable"}  # the one named, and one named nowhere
+    src, dst = next((f.src, f.dst) for f in paths.flows if f.proto == "icmp" and paths.on_path(f)
+                    and paths.intent(f) == "permit")
+    decided = {f.icmp_type: (paths.intent(f), paths.compiled(f)) for f in paths.flows
+               if (f.src, f.dst, f.proto) == (src, dst, "icmp")}
+    assert decided == {"echo-request": ("permit", "permit"), "destination-unreachable": ("deny", "deny")}
+
+
+def test_each_platform_prints_the_type_in_its_own_words():
+    words = {}
+    for name, family in (("lab-mini", 4), ("eos-core", 4), ("eos-core-ds", 6)):
+        net = ping_only(name)
+        for view in acl_views(derive_network(net), family).values():
+            for entry, lines in zip(view.acl.entries, view.lines, strict=True):
+                if entry.rule == "ping-anywhere":
+                    words.setdefault((view.device, family), set()).update(lines)
+    flat = {line for lines in words.values() for line in lines}
+    assert any(line.endswith("icmp type echo-request counter accept") for line in flat), flat  # nftables
+    assert any(line.startswith("permit icmp ") and line.endswith(" echo") for line in flat), flat  # IOS/EOS IPv4
+    assert any(line.startswith("permit icmpv6 ") and line.endswith(" echo-request") for line in flat), flat  # EOS v6
+    assert not any("meta l4proto icmp" in line or line.endswith(" any") for line in flat), flat  # never every type
+
+
+def test_the_property_names_the_rule_whose_type_was_widened(monkeypatch):
+    """The fault the property must catch: a rule's ICMP lines widened to every type."""
+    monkeypatch.setattr(Rule, "icmp_types_in", lambda self, family: [None])
+    net = ping_only("lab-mini")
+    with pytest.raises(AssertionError) as failed:
+        assert_compiled_equals_intent(PolicyPaths(net, derive_network(net)))
+    assert re.search(r"-> \S+ icmp destination-unreachable: the intent denies it \(rule default\), but \w+ ACL \w+ "
+                     r"permits it at '[^']*meta l4proto icmp counter accept' \(compiled from rule ping-anywhere\)",
+                     str(failed.value)), str(failed.value)
+
+
+def test_batfish_is_asked_each_typed_icmp_flow_apart():
+    """The policy check's questions keep a rule's ICMP types apart: a ping and another type the
+    intent decides otherwise are asked as two services, each with its own ICMP type."""
+    from boothnet.verify.batfish.from_intent import policy_queries
+    from boothnet.verify.batfish.questions import typed_packet
+
+    net = ping_only("lab-mini")
+    queries = policy_queries(PolicyPaths(net, derive_network(net)))
+    asked = {(q.node, q.acl, q.proto, q.action) for q in queries if q.proto.startswith("icmp") and not q.reply}
+    assert ("r1", "USERS_IN", "icmp", "permit") in asked
+    assert ("r1", "USERS_IN", "icmp destination-unreachable", "deny") in asked
+    assert (typed_packet("icmp").icmp_type, typed_packet("icmp destination-unreachable").icmp_type) == (8, 3)

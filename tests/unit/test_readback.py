@@ -22,7 +22,7 @@ from boothnet.readback import expected_facts, fidelity, mismatches, read_config
 from boothnet.render.build import build, render_all, single_file_configs
 from boothnet.verify.batfish.from_intent import batfish_context
 from tests.fuzz.test_valid_intents import _write, router_on_a_stick, valid_intents
-from tests.helpers import INVENTORIES, ROOT
+from tests.helpers import INVENTORIES, ROOT, ping_only_policy
 
 REFERENCES = ("sc-booth", "lab-mini", "fw-booth", "eos-core", "sc-booth-ds", "eos-core-ds")
 READBACK_EXAMPLES = int(os.environ.get("BOOTHNET_READBACK_EXAMPLES", "10"))
@@ -409,3 +409,17 @@ def test_port_securitys_violation_mode_reads_as_the_switch_runs_it_and_the_stand
     (tmp_path / "ios").mkdir()
     core1 = (_lab_configs(tmp_path / "ios", {}, "sc-booth") / "core1" / "nftables.nft").read_text()
     assert "errdisabled" not in core1 and 'ether saddr != 02:00:0a:0a:1e:0b drop' in core1
+
+
+@pytest.mark.parametrize("view", ["hardware", "batfish"])
+def test_rules_naming_icmp_types_read_back_as_their_model(view, tmp_path):
+    """IOS and EOS print `echo` for an IPv4 echo request, both families' other types by their
+    names (issue 69): each line reads back as the type its model names."""
+    inventory = tmp_path / "inv"
+    shutil.copytree(INVENTORIES / "eos-core-ds", inventory)
+    ping_only_policy(inventory)
+    net = load_network(inventory)
+    models = derive_network(net, batfish_context(net) if view == "batfish" else None)
+    typed = {e.icmp_type for m in models.values() for acl in m.acls for e in acl.entries if e.rule == "ping-anywhere"}
+    assert typed == {"echo-request"}
+    assert fidelity(models, _configs(models, net.name)) == []

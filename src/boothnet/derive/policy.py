@@ -12,7 +12,7 @@ from ipaddress import IPv4Network, IPv6Network, collapse_addresses
 from typing import Any, Generic, Literal, TypeVar, cast, overload
 
 from boothnet.derive.model import LINK_LOCAL6, UNSPECIFIED6, AclEntry
-from boothnet.family import Family
+from boothnet.family import ICMP_REPLY, Family
 from boothnet.intent.model import Endpoint, Network, Prefixes, Rule, Vlan, acl_name
 from boothnet.intent.prefix_index import PrefixIndex
 
@@ -137,9 +137,10 @@ class PolicyCompiler(Generic[P]):
     def _forward(self, rule: Rule, sources: Iterable[P], vlan: Vlan, destinations: list[P | None]) -> list[AclEntry]:
         ports = tuple(rule.ports)
         return [
-            AclEntry(rule.action, rule.proto, src, dst, rule.name, dst_ports=ports)
+            AclEntry(rule.action, rule.proto, src, dst, rule.name, dst_ports=ports, icmp_type=kind)
             for src in sources
             for dst in destinations
+            for kind in rule.icmp_types_in(self.family)  # one line per ICMP type the rule names
             if dst is None or not _within(dst, self.subnet(vlan))  # inside the VLAN: never reaches the router
         ]
 
@@ -185,8 +186,11 @@ class PolicyCompiler(Generic[P]):
                         for port in rule.ports
                     ] or [AclEntry("permit", "tcp", src, dst, rule.name, established=True, via_tunnel=via_tunnel)]
                 elif rule.proto == "icmp":
-                    entries.append(AclEntry("permit", "icmp", src, dst, rule.name, icmp_type="echo-reply",
-                                            via_tunnel=via_tunnel))
+                    # each request's reply: a rule for every type gets echo-reply, one naming types
+                    # gets the replies of the requests it names (none for an error type)
+                    replies = [ICMP_REPLY.get(kind or "echo-request") for kind in rule.icmp_types_in(self.family)]
+                    entries += [AclEntry("permit", "icmp", src, dst, rule.name, icmp_type=reply, via_tunnel=via_tunnel)
+                                for reply in replies if reply is not None]
                 elif rule.proto == "udp":
                     entries += [AclEntry("permit", "udp", src, dst, rule.name, src_port=port, via_tunnel=via_tunnel)
                                 for port in rule.ports]
@@ -257,9 +261,11 @@ class PolicyCompiler(Generic[P]):
                         dst,
                         rule.name,
                         dst_ports=tuple(rule.ports),
+                        icmp_type=kind,
                         via_tunnel=through_vpn,
                     )
                     for dst in local
+                    for kind in rule.icmp_types_in(self.family)
                 ]
         # the replies to what the secured network's own hosts open: the outbound ACL is the one
         # they meet on a stateless device (a bare deny would drop every reply)
@@ -484,14 +490,17 @@ def reply_permitted(entries: list[AclEntry], reply: AclEntry) -> bool:
 
 def acl_decision(
     entries: list[AclEntry], src: Prefix, dst: Prefix, proto: str, port: int | None = None,
-    via_tunnel: bool = False,
+    via_tunnel: bool = False, icmp_type: str = "echo-request",
 ) -> AclEntry | None:
     """The first line that matches a new flow's first packet, as the device evaluates it."""
-    return next((e for e in entries if matches(e, src, dst, proto, port, via_tunnel=via_tunnel)), None)
+    return next((e for e in entries if matches(e, src, dst, proto, port, icmp_type=icmp_type, via_tunnel=via_tunnel)),
+                None)
 
 
-def _rule_matches(compiler: PolicyCompiler, rule: Rule, dst: Prefix, proto: str, port: int | None) -> bool:
-    """Does a rule match this destination and service (its source is the caller's)?"""
+def _rule_matches(compiler: PolicyCompiler, rule: Rule, dst: Prefix, proto: str, port: int | None,
+                  icmp_type: str) -> bool:
+    """Does a rule match this destination and service (its source is the caller's; `icmp_type`:
+    an ICMP packet's type)?"""
     if rule.destination == "zone:outside":
         if any(_within(dst, p) for p in compiler.internal):
             return False
@@ -499,12 +508,14 @@ def _rule_matches(compiler: PolicyCompiler, rule: Rule, dst: Prefix, proto: str,
         return False
     if rule.proto != "ip" and rule.proto != proto:
         return False
+    if proto == "icmp" and not rule.matches_icmp(icmp_type):
+        return False
     return not rule.ports or port in rule.ports
 
 
 def source_decision(
     compiler: PolicyCompiler, src_vlan: Vlan, src: Prefix, dst: Prefix, proto: str, port: int | None = None,
-    at_gateway: bool = False,
+    at_gateway: bool = False, icmp_type: str = "echo-request",
 ) -> tuple[str, str]:
     """The first rule that matches a new flow from `src_vlan`: what the intent says of its source
     (a host a group names matches by its own address), or `at_gateway`, what its gateway's
@@ -512,13 +523,14 @@ def source_decision(
     the prefix there, its port's ACL narrowing it to the host)."""
     for rule in compiler.rules_for(src_vlan):
         sources = compiler.sources_in(rule, src_vlan) if at_gateway else compiler.part_in(rule.source, src_vlan)
-        if any(_within(src, s) for s in sources) and _rule_matches(compiler, rule, dst, proto, port):
+        if any(_within(src, s) for s in sources) and _rule_matches(compiler, rule, dst, proto, port, icmp_type):
             return rule.action, rule.name
     return compiler.net.policy.default_action, "default"
 
 
 def secure_decision(
-    compiler: PolicyCompiler, dst_vlan: Vlan, src: Prefix, dst: Prefix, proto: str, port: int | None = None
+    compiler: PolicyCompiler, dst_vlan: Vlan, src: Prefix, dst: Prefix, proto: str, port: int | None = None,
+    icmp_type: str = "echo-request",
 ) -> tuple[str, str]:
     """What the secured network admits: the first rule that names its source (`any` opens
     nothing into it) and matches; nothing else (the outbound ACL on its gateway)."""
@@ -526,7 +538,7 @@ def secure_decision(
         if rule.source == "any" or not any(_within(dst, p) for p in compiler.part_in(rule.destination, dst_vlan)):
             continue
         if any(s is not None and _within(src, s) for s in compiler.prefixes(rule.source)) and \
-                _rule_matches(compiler, rule, dst, proto, port):
+                _rule_matches(compiler, rule, dst, proto, port, icmp_type):
             return rule.action, rule.name
     return "deny", "default"
 
@@ -541,16 +553,17 @@ def secure_vlan_of(compiler: PolicyCompiler, dst: IPv4Network | IPv6Network) -> 
 
 
 def policy_decision(
-    compiler: PolicyCompiler, src_vlan: Vlan, src: Prefix, dst: Prefix, proto: str, port: int | None = None
+    compiler: PolicyCompiler, src_vlan: Vlan, src: Prefix, dst: Prefix, proto: str, port: int | None = None,
+    icmp_type: str = "echo-request",
 ) -> tuple[str, str]:
     """What the intent says about a new flow: (action, rule name). First match wins at the
     source; a flow into the secured network from elsewhere must also be admitted there."""
-    decided = source_decision(compiler, src_vlan, src, dst, proto, port)
+    decided = source_decision(compiler, src_vlan, src, dst, proto, port, icmp_type=icmp_type)
     secure = secure_vlan_of(compiler, dst)
     if secure is not None and secure is not src_vlan and compiler.family not in TUNNEL_FAMILIES:
         return "deny", NO_IPV6_INTO_SECURE
     if decided[0] == "permit" and secure is not None and secure is not src_vlan:
-        admitted = secure_decision(compiler, secure, src, dst, proto, port)
+        admitted = secure_decision(compiler, secure, src, dst, proto, port, icmp_type)
         if admitted[0] != "permit":
             return "deny", f"{admitted[1]} (the secured network admits only rules that name their source)"
     return decided

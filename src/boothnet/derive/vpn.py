@@ -7,6 +7,7 @@ from types import ModuleType
 from boothnet.derive.base import DeriverState, _split
 from boothnet.derive.model import Acl, AclEntry, DeviceModel, Interface, Route, VpnPeer
 from boothnet.derive.policy import number
+from boothnet.family import Family
 from boothnet.intent.model import Device
 from boothnet.platforms import platforms
 
@@ -71,8 +72,9 @@ class VpnDerive(DeriverState):
                 continue
             for src in clients:
                 entries += [
-                    AclEntry(rule.action, rule.proto, src, dst, rule.name, dst_ports=tuple(rule.ports))
+                    AclEntry(rule.action, rule.proto, src, dst, rule.name, dst_ports=tuple(rule.ports), icmp_type=kind)
                     for dst in vpn.remote_subnets
+                    for kind in rule.icmp_types_in(Family.V4)  # the tunnel carries IPv4
                 ]
         entries += [AclEntry("deny", "ip", None, dst, "default", log=True) for dst in vpn.remote_subnets]
         model.acls.append(Acl("TO_HOME", "out", vpn.outside_interface, number(entries)))

@@ -18,7 +18,7 @@ from typing import Annotated, Any, Literal, overload
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
-from boothnet.family import Family
+from boothnet.family import ICMP_TYPES, Family
 
 Zone = Literal["production", "research", "secure", "outside"]
 ZONES: tuple[str, ...] = ("production", "research", "secure", "outside")
@@ -252,7 +252,22 @@ class Rule(Strict):
     destination: str = Field(alias="to", description="as from")
     proto: Literal["ip", "icmp", "tcp", "udp"] = "ip"
     ports: list[int] = Field(default=[], description="tcp and udp: destination ports; none: every port")
+    icmp_types: list[str] = Field(default=[], description="icmp: the ICMP/ICMPv6 types it matches, by name "
+                                  "(echo-request, echo-reply, destination-unreachable, time-exceeded, "
+                                  "parameter-problem, redirect, timestamp-request, timestamp-reply, "
+                                  "packet-too-big); none: every type")
     action: Literal["permit", "deny"]
+
+    def matches_icmp(self, icmp_type: str) -> bool:
+        """Does the rule match an ICMP packet of this type (its protocol aside)?"""
+        return not self.icmp_types or icmp_type in self.icmp_types
+
+    def icmp_types_in(self, family: Family) -> list[str | None]:
+        """The ICMP types its lines name in one family (None: every type); empty: the rule names
+        only types of the other family and matches nothing here."""
+        if self.proto != "icmp" or not self.icmp_types:
+            return [None]
+        return [t for t in self.icmp_types if family in ICMP_TYPES.get(t, {})]
 
 
 class Policy(Strict):

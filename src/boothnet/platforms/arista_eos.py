@@ -5,7 +5,7 @@ from __future__ import annotations
 from ipaddress import IPv4Network, IPv6Network
 from typing import TYPE_CHECKING
 
-from boothnet.family import Family
+from boothnet.family import Family, icmp_words
 from boothnet.platforms import acl_syntax
 from boothnet.platforms.cisco_ios import svi_name
 
@@ -29,8 +29,9 @@ def _address(net: IPv4Network | IPv6Network | None) -> str:
 
 # EOS's `ipv6 access-list` says `ipv6` and `icmpv6`, and names ICMPv6 types in full
 NAMES: dict[Family, dict[str, str]] = {
-    Family.V4: {},
-    Family.V6: {"ip": "ipv6", "icmp": "icmpv6", "nd-ns": "neighbor-solicitation", "nd-na": "neighbor-advertisement"},
+    Family.V4: icmp_words("arista_eos", Family.V4),
+    Family.V6: {"ip": "ipv6", "icmp": "icmpv6", "nd-ns": "neighbor-solicitation", "nd-na": "neighbor-advertisement",
+                **icmp_words("arista_eos", Family.V6)},
 }
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ipaddress import IPv4Network, IPv6Network
 from typing import TYPE_CHECKING
 
-from boothnet.family import Family
+from boothnet.family import Family, icmp_words
 from boothnet.platforms import acl_syntax
 
 if TYPE_CHECKING:  # the derived model's type only: platforms sit below derive
@@ -32,7 +32,8 @@ def _address(net: IPv4Network | IPv6Network | None) -> str:
 
 # an `ipv6 access-list` matches every protocol with `ipv6`; its `icmp` is ICMPv6, whose types
 # keep the names the compiler gives them (nd-ns, nd-na, packet-too-big, ...)
-NAMES: dict[Family, dict[str, str]] = {Family.V4: {}, Family.V6: {"ip": "ipv6"}}
+NAMES: dict[Family, dict[str, str]] = {Family.V4: icmp_words("cisco_ios", Family.V4),
+                                       Family.V6: {"ip": "ipv6", **icmp_words("cisco_ios", Family.V6)}}
 
 
 def acl_lines(entry: AclEntry, family: Family) -> list[str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ipaddress import IPv6Network
 from typing import TYPE_CHECKING
 
-from boothnet.family import Family
+from boothnet.family import Family, icmp_words
 
 if TYPE_CHECKING:  # the derived model's type only: platforms sit below derive
     from boothnet.derive.model import AclEntry, PortBinding
@@ -94,7 +94,8 @@ NFT_ICMPV6 = {"nd-ns": "nd-neighbor-solicit", "nd-na": "nd-neighbor-advert", "ro
 
 # nftables' words for ICMP in each family: its type match, its protocol, its type names
 NFT_ICMP: dict[Family, tuple[str, str, dict[str, str]]] = {
-    Family.V4: ("icmp", "icmp", {}), Family.V6: ("icmpv6", "ipv6-icmp", NFT_ICMPV6)}
+    Family.V4: ("icmp", "icmp", icmp_words("frr_linux", Family.V4)),
+    Family.V6: ("icmpv6", "ipv6-icmp", {**NFT_ICMPV6, **icmp_words("frr_linux", Family.V6)})}
 
 
 def _nft_icmp(icmp_type: str | None, family: Family) -> str:

@@ -44,8 +44,11 @@ from boothnet.readback.facts import (
 READ_PLATFORMS = ("cisco_ios", "arista_eos")
 _HIER = {"cisco_ios": Platform.CISCO_IOS, "arista_eos": Platform.ARISTA_EOS}
 # an ACL's words, by family, for what the model calls ip and icmp, and EOS's full ICMPv6 type names
-ACL_WORDS: dict[Family, dict[str, str]] = {Family.V4: {}, Family.V6: {
-    "ipv6": "ip", "icmpv6": "icmp", "neighbor-solicitation": "nd-ns", "neighbor-advertisement": "nd-na"}}
+# (and the ICMP type names IOS and EOS share: `echo`, `unreachable`)
+ACL_WORDS: dict[Family, dict[str, str]] = {
+    Family.V4: {"echo": "echo-request", "unreachable": "destination-unreachable"},
+    Family.V6: {"ipv6": "ip", "icmpv6": "icmp", "neighbor-solicitation": "nd-ns", "neighbor-advertisement": "nd-na",
+                "unreachable": "destination-unreachable"}}
 # the out-of-band management port: routed, never a switch port (Catalyst Gi0/0, EOS Management1)
 _MGMT_PREFIX = {"cisco_ios": ("GigabitEthernet0/0",), "arista_eos": ("Management",)}
 # created by naming them; they start as the platform's `shutdown.logical` default

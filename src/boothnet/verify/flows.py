@@ -18,7 +18,7 @@ from boothnet.derive import DeviceModel
 from boothnet.derive.build import quirks
 from boothnet.derive.model import Acl, AclEntry
 from boothnet.derive.policy import acl_decision
-from boothnet.family import Family
+from boothnet.family import ICMP_REPLY, ICMP_TYPES, Family
 from boothnet.intent.model import Network
 
 # Probe ports for "any other port": the first not named by either policy.
@@ -40,8 +40,9 @@ def host_net(address: IPv4Address | IPv6Address) -> IPv4Network | IPv6Network:
 class Probe:
     src: IPv4Address | IPv6Address  # one family per probe
     dst: IPv4Address | IPv6Address
-    proto: str  # tcp, udp or icmp (echo-request)
+    proto: str  # tcp, udp or icmp
     port: int | None
+    icmp_type: str = "echo-request"  # icmp: the type (a ping unless a rule names others)
 
 
 @dataclass
@@ -64,7 +65,7 @@ class AclView:
         """(action, line text, policy rule) for the probe's first packet."""
         src, dst = host_net(probe.src), host_net(probe.dst)
         entry = acl_decision(self.acl.entries, src, dst, probe.proto, probe.port,
-                             via_tunnel=via_tunnel)
+                             via_tunnel=via_tunnel, icmp_type=probe.icmp_type)
         if entry is None:
             return "deny", "(no line matches: implicit deny at the end of the ACL)", None
         return entry.action, self._line(entry, probe.port), entry.rule
@@ -87,7 +88,8 @@ def reply_entry(request: Probe, via_tunnel: bool) -> AclEntry:
     return AclEntry("permit", request.proto, ip_network(request.dst), ip_network(request.src), "reply",
                     src_port=request.port if request.proto in ("tcp", "udp") else None,
                     established=request.proto == "tcp",
-                    icmp_type="echo-reply" if request.proto == "icmp" else None, via_tunnel=via_tunnel)
+                    icmp_type=ICMP_REPLY.get(request.icmp_type, "echo-reply") if request.proto == "icmp" else None,
+                    via_tunnel=via_tunnel)
 
 
 def acl_views(models: dict[str, DeviceModel], family: Family = Family.V4) -> dict[tuple[str, str], AclView]:
@@ -152,6 +154,20 @@ def probe_services(nets: Iterable[Network]) -> list[tuple[str, int | None]]:
         if rule.proto in ("tcp", "udp"):
             services |= {(rule.proto, p) for p in rule.ports} or {(rule.proto, other)}
     return sorted(services, key=lambda s: (s[0], s[1] or 0))
+
+
+def probe_icmp_types(nets: Iterable[Network], family: Family) -> list[str]:
+    """The ICMP types beyond ping a flow set probes: every type a rule names in this family, and,
+    when a rule names any, one it names nowhere (every rule's types must leave the rest alone).
+    A flow is its first packet: a reply type (echo-reply) opens nothing, and a stateless ACL lets
+    it back for every request it permits, whatever a later rule says of it, so it is not probed."""
+    replies = set(ICMP_REPLY.values())
+    named = {t for net in nets for rule in net.policy.rules for t in rule.icmp_types
+             if rule.proto == "icmp" and family in ICMP_TYPES.get(t, {})}
+    if not named:
+        return []
+    other = next(t for t in ICMP_TYPES if family in ICMP_TYPES[t] and t not in named | replies | {"echo-request"})
+    return sorted((named | {other}) - replies - {"echo-request"})
 
 
 def probes(nets: list[Network], models: list[dict[str, DeviceModel]], family: Family = Family.V4) -> list[Probe]:

@@ -38,6 +38,7 @@ from boothnet.verify.flows import (
     acl_views,
     host_net,
     probe_addresses,
+    probe_icmp_types,
     probe_services,
     tunnel_pairs,
 )
@@ -76,7 +77,8 @@ class Mismatch:
 
 
 def flow_text(flow: Probe) -> str:
-    return f"{flow.src} -> {flow.dst} {flow.proto}" + (f"/{flow.port}" if flow.port is not None else "")
+    kind = f" {flow.icmp_type}" if flow.proto == "icmp" and flow.icmp_type != "echo-request" else ""
+    return f"{flow.src} -> {flow.dst} {flow.proto}" + (f"/{flow.port}" if flow.port is not None else "") + kind
 
 
 class PolicyPaths:
@@ -112,6 +114,7 @@ class PolicyPaths:
         set), or, above `limit`, a seeded sample of sources, each with a sample of destinations."""
         addrs = probe_addresses([self.net], [self.models], self.family)
         services = probe_services([self.net])
+        kinds = probe_icmp_types([self.net], self.family)  # ICMP types a rule names, beyond ping
         home = {a: self.vlan_of(a) for a in addrs}
         together = Counter(id(v) for v in home.values() if v is not None)  # addresses per VLAN
 
@@ -119,12 +122,12 @@ class PolicyPaths:
             return [d for d in addrs if d != src and (home[d] is None or home[d] is not home[src])]
 
         total = sum(len(addrs) - (together[id(home[a])] if home[a] is not None else 1) for a in addrs)
-        total *= len(services)
+        total *= len(services) + len(kinds)
         sources = addrs
         keep: int | None = None
         if limit is not None and total > limit:
             # as many sources as destinations each: the Batfish questions grow with the sources
-            keep = max(1, math.isqrt(limit // len(services)))
+            keep = max(1, math.isqrt(limit // (len(services) + len(kinds))))
             rng = random.Random(seed)
             sources = sorted(rng.sample(addrs, min(keep, len(addrs))))
         per_source = {src: destinations(src) for src in sources}
@@ -132,6 +135,8 @@ class PolicyPaths:
             per_source = {src: sorted(rng.sample(dsts, min(keep, len(dsts)))) for src, dsts in per_source.items()}
         flows = [Probe(src, dst, proto, port) for src, dsts in per_source.items() for dst in dsts
                  for proto, port in services]
+        flows += [Probe(src, dst, "icmp", None, kind) for src, dsts in per_source.items() for dst in dsts
+                  for kind in kinds]
         return flows, total
 
     def vlan_of(self, address: IPv4Address | IPv6Address) -> Vlan | None:
@@ -172,11 +177,11 @@ class PolicyPaths:
             return found
         if src_vlan.routers or src_vlan is dst_vlan:
             return found  # transit VLAN: unfiltered by design; same VLAN: switched
-        expect(self._view(src_vlan, "in"), source_decision(self.compiler, src_vlan, src, dst,
-                                                           flow.proto, flow.port, at_gateway=True))
+        expect(self._view(src_vlan, "in"), source_decision(self.compiler, src_vlan, src, dst, flow.proto, flow.port,
+                                                           at_gateway=True, icmp_type=flow.icmp_type))
         if dst_vlan is not None and dst_vlan.zone == "secure" and dst_vlan is not src_vlan:
             expect(self._view(dst_vlan, "out"), ("deny", NO_IPV6_INTO_SECURE) if self.family not in TUNNEL_FAMILIES else
-                   secure_decision(self.compiler, dst_vlan, src, dst, flow.proto, flow.port))
+                   secure_decision(self.compiler, dst_vlan, src, dst, flow.proto, flow.port, flow.icmp_type))
         return found
 
     def expectations(self) -> list[Expectation]:
@@ -188,7 +193,7 @@ class PolicyPaths:
         if src_vlan is None:
             return "deny"
         return policy_decision(self.compiler, src_vlan, host_net(flow.src), host_net(flow.dst),
-                               flow.proto, flow.port)[0]
+                               flow.proto, flow.port, flow.icmp_type)[0]
 
     def compiled(self, flow: Probe) -> str:
         """What the compiled ACLs on the path decide together (offline evaluator)."""

@@ -12,12 +12,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from boothnet.derive.policy import PolicyCompiler
-from boothnet.intent.model import Network
+from boothnet.intent.model import Network, Rule
 from boothnet.verify.batfish.from_intent import render_batfish_view, verify_intent_from_model
 from boothnet.verify.batfish.report import Status, VerifyReport
 from boothnet.verify.batfish.verify import run_verify
 from tests.policies import policies, reference
-from tests.unit.test_policy_property import shadowing_inbound
+from tests.unit.test_policy_property import ping_only, shadowing_inbound
 
 pytestmark = pytest.mark.batfish
 
@@ -57,3 +57,19 @@ def test_batfish_decides_generated_policies_as_the_intent(host, tmp_path_factory
     report = verify(host, net, tmp_path_factory.mktemp("policy"), "generated")
     check = report.check("policy")
     assert check.status == Status.PASS, "\n".join(f.message for f in check.findings[:8])
+
+
+def test_batfish_decides_a_ping_only_rule_by_icmp_type_and_names_it_widened(host, tmp_path, monkeypatch):
+    """A rule naming ICMP types (issue 69) as Batfish reads the rendered configs: the ping-only
+    booth passes the policy check, asked for echo requests and for another type apart; its ICMP
+    lines widened to every type, the other type is named, with its rule and line."""
+    net = ping_only("lab-mini")
+    report = verify(host, net, tmp_path / "typed", "typed")
+    check = report.check("policy")
+    assert check.status == Status.PASS, "\n".join(f.message for f in check.findings[:8])
+    monkeypatch.setattr(Rule, "icmp_types_in", lambda self, family: [None])
+    widened = verify(host, net, tmp_path / "widened", "widened").check("policy")
+    assert widened.status == Status.FAIL
+    messages = [f.message for f in widened.findings]
+    assert any(" icmp destination-unreachable: the intent denies it (rule default), but " in m
+               and "permits it at" in m for m in messages), messages

@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterator
 from functools import cache
 
 from boothnet.errors import IntentError
+from boothnet.family import FAMILIES, ICMP_TYPES
 from boothnet.intent.checks.base import CheckBase
 from boothnet.intent.model import (
     ZONES,
@@ -31,6 +32,8 @@ def _rule_covers(prefixes: Callable[[str], Prefixes], earlier: Rule, later: Rule
     if earlier.proto != "ip" and earlier.proto != later.proto:
         return False
     if earlier.ports and not (later.ports and set(later.ports) <= set(earlier.ports)):
+        return False
+    if earlier.icmp_types and not (later.icmp_types and set(later.icmp_types) <= set(earlier.icmp_types)):
         return False
     return _selector_covers(prefixes, earlier.source, later.source) and _selector_covers(
         prefixes, earlier.destination, later.destination)
@@ -91,6 +94,7 @@ class PolicyChecks(CheckBase):
                 self.add(file, f"{path}.from", rule.source, "a source inside the booth for a permit (the booth "
                          "admits nothing new from the show network; zone:outside is a destination, or a deny)")
             self._check_ports(rule, file, path)
+            self._check_icmp_types(rule, file, path)
         groups_file = self.src["host_groups"]
         for group, members in sorted(self.net.host_groups.items()):
             for index, member in enumerate(members):
@@ -105,6 +109,20 @@ class PolicyChecks(CheckBase):
                 self.add(file, f"{path}.ports", port, "ports 1-65535")
             elif port in rule.ports[:index]:  # it would print the same ACL line twice
                 self.add(file, f"{path}.ports[{index}]", port, "each port once (it is listed earlier)")
+
+    def _check_icmp_types(self, rule: Rule, file: str, path: str) -> None:
+        if rule.icmp_types and rule.proto != "icmp":
+            self.add(file, f"{path}.icmp_types", rule.icmp_types, "icmp_types only with proto icmp")
+        for index, name in enumerate(rule.icmp_types):
+            if name not in ICMP_TYPES:
+                self.add(file, f"{path}.icmp_types[{index}]", name, "ICMP types: " + ", ".join(ICMP_TYPES))
+            elif name in rule.icmp_types[:index]:  # it would print the same ACL line twice
+                self.add(file, f"{path}.icmp_types[{index}]", name, "each type once (it is listed earlier)")
+        families = [f for f in FAMILIES if any(v.prefix(f) is not None for v in self.net.vlans)]
+        known = [t for t in rule.icmp_types if t in ICMP_TYPES]
+        if rule.proto == "icmp" and known and not any(rule.icmp_types_in(f) for f in families):
+            self.add(file, f"{path}.icmp_types", rule.icmp_types, "a type of a family the booth's VLANs have (IPv"
+                     + " and IPv".join(str(int(f)) for f in families) + "): the rule would match nothing")
 
     def unbound_address_rules(self) -> None:
         """A rule that admits listed hosts into the secured network by address rests on their

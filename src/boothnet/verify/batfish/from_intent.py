@@ -234,9 +234,14 @@ def policy_queries(paths: PolicyPaths) -> tuple[PolicyQuery, ...]:
     flow's reply at every ACL on its way back, which must permit it (reply_queries)."""
     decided: dict[tuple[str, str, str, str, str], dict[tuple[str, int | None], str]] = {}
     for e in paths.expectations():
-        key = (e.device, e.acl, e.flow.proto, e.action, str(e.flow.src))
+        key = (e.device, e.acl, service_of(e.flow), e.action, str(e.flow.src))
         decided.setdefault(key, {})[(str(e.flow.dst), e.flow.port)] = e.rule
     return _grouped(decided) + _grouped(reply_decisions(paths), reply=True)
+
+
+def service_of(flow: Probe) -> str:
+    """What a policy question asks for: tcp, udp, icmp (an echo request) or `icmp <type>`."""
+    return flow.proto if flow.proto != "icmp" or flow.icmp_type == "echo-request" else f"icmp {flow.icmp_type}"
 
 
 def reply_decisions(paths: PolicyPaths) -> dict[tuple[str, str, str, str, str], dict[tuple[str, int | None], str]]:
@@ -251,6 +256,8 @@ def reply_decisions(paths: PolicyPaths) -> dict[tuple[str, str, str, str, str], 
         met = paths.on_path(flow)
         if not met or paths.through_tunnel(flow) or paths.intent(flow) != "permit":
             continue
+        if flow.proto == "icmp" and flow.icmp_type != "echo-request":
+            continue  # a typed ICMP flow's reply, if it has one, is not asked (only an echo's is)
         rule = met[0][1].rule
         back = Probe(flow.dst, flow.src, flow.proto, flow.port)
         for view, _ in paths.on_path(back):

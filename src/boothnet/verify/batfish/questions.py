@@ -14,6 +14,7 @@ from typing import Any
 import pandas as pd
 import requests
 
+from boothnet.family import ICMP_NUMBERS, Family
 from boothnet.verify.batfish.intent import (
     OPENING_PACKETS,
     OpeningPacket,
@@ -202,6 +203,15 @@ def _ask_traces(asker: _Asker, q: Any, intent: VerifyIntent) -> dict[str, Future
     return traces
 
 
+def typed_packet(service: str) -> OpeningPacket:
+    """The first packet a policy question's service stands for: tcp, udp, icmp (an echo request),
+    or `icmp <type>`: an IPv4 ICMP packet of that type (a rule's icmp_types)."""
+    proto, _, kind = service.partition(" ")
+    if not kind:
+        return opening_packet(proto)
+    return OpeningPacket(f"ICMP {kind}", "ICMP", icmp_type=ICMP_NUMBERS[kind][Family.V4])
+
+
 def _ask_policy(asker: _Asker, q: Any, intent: VerifyIntent) -> list[tuple[PolicyQuery, Future[pd.DataFrame | None]]]:
     """Each ACL: any of the intent's flows it decides the other way (one question per group of
     flows the intent decides alike)."""
@@ -211,7 +221,7 @@ def _ask_policy(asker: _Asker, q: Any, intent: VerifyIntent) -> list[tuple[Polic
             headers = reply_headers(query.proto, ",".join(query.srcs), ",".join(query.dsts),
                                     ",".join(map(str, query.ports)) or None)
         else:
-            headers = opening_headers(opening_packet(query.proto), ",".join(query.srcs), ",".join(query.dsts),
+            headers = opening_headers(typed_packet(query.proto), ",".join(query.srcs), ",".join(query.dsts),
                                       ",".join(map(str, query.ports)) or None,
                                       EPHEMERAL_PORTS if query.proto in ("tcp", "udp") else None)
         what = f"searchFilters policy {query.node} {query.acl} {query.proto} {query.action}" + \

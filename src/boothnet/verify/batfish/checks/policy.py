@@ -128,8 +128,8 @@ def check_policy_decisions(answers: list[tuple[PolicyQuery, pd.DataFrame]]) -> l
             if query.reply:
                 found.append(_reply_finding(query, r, f, str(line)))
                 continue
-            port = None if query.proto == "icmp" else int(f["dstPort"])
-            service = query.proto + (f"/{port}" if port is not None else "")
+            port = None if query.proto.startswith("icmp") else int(f["dstPort"])
+            service = query.proto + (f"/{port}" if port is not None else "")  # icmp: `icmp <type>` (not a ping)
             found.append(Finding(
                 "policy", query.node,
                 f"{f['srcIp']} -> {f['dstIp']} {service}: the intent {VERB[query.action]} it "
