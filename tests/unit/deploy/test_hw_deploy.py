@@ -11,7 +11,7 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -87,6 +87,18 @@ def deploy(device: str, configs: Path, tmp_path: Path, check: bool = False, heal
                     steps.Secrets(given=SECRETS), revert_in=120, health_timeout=health_timeout)
     run = steps.deploy(job, check=check)
     return run, run.result(device, check, 0.0).outcome
+
+
+def deploy_edited(device: str, configs: Path, tmp_path: Path, edit: Callable[[str], str]
+                  ) -> tuple[steps.DeployRun, str]:
+    """A deploy of the device's rendered config with `edit` applied (the file restored after)."""
+    cfg = configs / f"{device}.cfg"
+    original = cfg.read_text()
+    try:
+        cfg.write_text(edit(original))
+        return deploy(device, configs, tmp_path)
+    finally:
+        cfg.write_text(original)
 
 
 @pytest.mark.parametrize("device", ["core1", "rsw1"])
@@ -431,14 +443,8 @@ def test_a_candidate_without_the_deploys_own_user_is_refused_before_any_change(d
     would shut the deploy out. The deploy names the user and touches nothing."""
     dev = switch(device, configs)
     before = dev.running
-    cfg = configs / f"{device}.cfg"
-    original = cfg.read_text()
-    try:
-        cfg.write_text("".join(line for line in original.splitlines(keepends=True)
-                               if not line.startswith("username boothnet ")))
-        run, outcome = deploy(device, configs, tmp_path)
-    finally:
-        cfg.write_text(original)
+    run, outcome = deploy_edited(device, configs, tmp_path, lambda text: "".join(
+        line for line in text.splitlines(keepends=True) if not line.startswith("username boothnet ")))
     assert outcome != "new-confirmed"
     assert run.error.startswith(f"refused before any change: the candidate would lock this deploy out of "
                                 f"{device}.booth: it has no a privilege-15 user 'boothnet'"), run.error
@@ -450,13 +456,8 @@ def test_an_ios_candidate_without_aaa_exec_authorization_is_refused_naming_the_s
     copy the next candidate, nor the health check this one; refused before any change."""
     dev = switch("core1", configs)
     before = dev.running
-    cfg = configs / "core1.cfg"
-    original = cfg.read_text()
-    try:
-        cfg.write_text(original.replace("aaa authorization exec default local\n", ""))
-        run, outcome = deploy("core1", configs, tmp_path)
-    finally:
-        cfg.write_text(original)
+    run, outcome = deploy_edited("core1", configs, tmp_path,
+                                 lambda text: text.replace("aaa authorization exec default local\n", ""))
     assert outcome != "new-confirmed"
     assert run.error.startswith("refused before any change: the candidate would lock this deploy out of core1.booth: "
                                 "it has no the SCP server (ip scp server enable with aaa authorization exec default "
@@ -471,13 +472,8 @@ def test_a_switch_that_loses_the_login_reverts_and_says_so(configs, tmp_path, mo
     dev = switch("core1", configs)
     before = sim.body(dev.running)
     monkeypatch.setattr(steps, "access_lost", lambda *_: None)
-    cfg = configs / "core1.cfg"
-    original = cfg.read_text()
-    try:
-        cfg.write_text(original.replace("username boothnet ", "username someone-else "))
-        run, outcome = deploy("core1", configs, tmp_path)
-    finally:
-        cfg.write_text(original)
+    run, outcome = deploy_edited("core1", configs, tmp_path,
+                                 lambda text: text.replace("username boothnet ", "username someone-else "))
     assert outcome == "reverted", (outcome, run.error, run.health)
     assert "Authentication failed for boothnet" in str(run.health), run.health
     assert sim.body(dev.running) == before
