@@ -45,6 +45,7 @@ from boothnet.validate.perf.ports import PortBlock
 from boothnet.validate.perf.quiet import MachineLoad, quiet_moment
 from boothnet.validate.perf.run import ToolName, ToolRequest, run_throughput
 from boothnet.validate.perf.runner import netns_runner
+from boothnet.validate.perf.schema import ThroughputResult
 from boothnet.validate.perf.wan_judges import effective_window
 from boothnet.validate.perf.wan_path import WanPath
 from boothnet.validate.perf.wan_tools import WanTest, run_iperf3, run_nuttcp
@@ -72,13 +73,7 @@ def _measure(tool: str, mtu: int, work: Path) -> dict[str, float]:
                 for ns, a in zip(names, ("10.99.7.1", "10.99.7.2"), strict=True)]
         path = WanPath("calibration", ends[0], ends[1], ("reference",), rtt_ms / 2, 0, 0, 1e9, mtu)
         run = {"iperf3": run_iperf3, "nuttcp": run_nuttcp}[tool]
-        factors = []
-        for share in WINDOW_SHARES:
-            window = int(path.bdp * share)
-            result = run(netns_runner, (names[0], names[1]), path, WanTest("sweep", 3, 1, window))
-            used = effective_window(result) or window
-            if result.succeeded and used:
-                factors.append(result.throughput / (used * 8 / (rtt_ms / 1000)))
+        factors = [k for share in WINDOW_SHARES if (k := _window_factor(run, names, path, int(path.bdp * share)))]
         if not factors:
             raise RuntimeError(f"the reference path carried no {tool} stream")
         return {"k": round(statistics.median(factors), 3), "rtt_ms": rtt_ms, "runs": len(factors)}
@@ -88,6 +83,21 @@ def _measure(tool: str, mtu: int, work: Path) -> dict[str, float]:
                 os.kill(pid, signal.SIGTERM)
         for ns in names:
             remove_namespace(ns)
+
+
+def _window_factor(run: Callable[..., ThroughputResult], names: tuple[str, str], path: WanPath,
+                   window: int) -> float:
+    """k at ``window``: the higher of CEILING_RUNS runs, each at a quiet moment (a sender starved by
+    the machine's other work understates k, and the figure is cached: a CI run measured 1.11 beside
+    four live workers where 1.37 is this machine's, then failed a sweep row at 116% of it); 0: none ran."""
+    best = 0.0
+    for _ in range(CEILING_RUNS):
+        quiet_moment(MachineLoad())
+        result = run(netns_runner, names, path, WanTest("sweep", 3, 1, window))
+        used = effective_window(result) or window
+        if result.succeeded and used:
+            best = max(best, result.throughput / (used * 8 / (2 * path.one_way_ms / 1000)))
+    return best
 
 
 def _cached(build_root: Path, key: str, measure: Callable[[Path], dict[str, float]], says: str,
