@@ -90,14 +90,20 @@ def _window_factor(run: Callable[..., ThroughputResult], names: tuple[str, str],
     """k at ``window``: the higher of CEILING_RUNS runs, each at a quiet moment (a sender starved by
     the machine's other work understates k, and the figure is cached: a CI run measured 1.11 beside
     four live workers where 1.37 is this machine's, then failed a sweep row at 116% of it); 0: none ran."""
-    best = 0.0
+    factors = [result.throughput / (used * 8 / (2 * path.one_way_ms / 1000))
+               for result in _quiet_runs(lambda: run(netns_runner, names, path, WanTest("sweep", 3, 1, window)))
+               if result.succeeded and (used := effective_window(result) or window)]
+    return max(factors, default=0.0)
+
+
+def _quiet_runs(measure: Callable[[], ThroughputResult]) -> list[ThroughputResult]:
+    """CEILING_RUNS runs of ``measure``, each at a quiet moment; a figure kept for every later run
+    is the best of them (a run slowed by the machine's other work understates the lab)."""
+    runs = []
     for _ in range(CEILING_RUNS):
         quiet_moment(MachineLoad())
-        result = run(netns_runner, names, path, WanTest("sweep", 3, 1, window))
-        used = effective_window(result) or window
-        if result.succeeded and used:
-            best = max(best, result.throughput / (used * 8 / (2 * path.one_way_ms / 1000)))
-    return best
+        runs.append(measure())
+    return runs
 
 
 def _cached(build_root: Path, key: str, measure: Callable[[Path], dict[str, float]], says: str,
@@ -224,10 +230,7 @@ def _measure_ceiling(kind: str, path: WanPath, work: Path) -> dict[str, float]:
 
 
 def _best_of_quiet_runs(kind: str, request: ToolRequest) -> dict[str, float]:
-    runs = []
-    for _ in range(CEILING_RUNS):
-        quiet_moment(MachineLoad())
-        runs.append(run_throughput(netns_runner, request))
+    runs = _quiet_runs(lambda: run_throughput(netns_runner, request))
     carried = [r for r in runs if r.succeeded]
     if not carried:
         raise RuntimeError(f"the lab's {kind} carried no iperf3 stream: {runs[-1].error}")
